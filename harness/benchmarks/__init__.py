@@ -1,0 +1,42 @@
+"""One module per benchmark: tasks, candidates, job construction, metrics inputs and the
+published numbers. A benchmark never starts a process (it hands jobs to the executor)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What is checked for a task: a gold solution or one sample of a model's output.
+
+    Attributes:
+        task_id: upstream task id.
+        model: model name (``gold`` for the gold solution, ``canary:<name>`` for canaries).
+        sample: sample index (0-based) among the model's samples for the task.
+        output: the raw text to check.
+        origin: where it came from (``gold``, ``bundled:<path>``, ``canary``,
+            ``predictions:<file>:<line>``).
+    """
+
+    task_id: str
+    model: str
+    sample: int
+    output: str
+    origin: str
+
+
+BENCHMARKS = ("casp",)
+
+
+def get_benchmark(name: str):
+    """Return the benchmark module ``name``.
+
+    Raises:
+        ValueError: unknown benchmark (lists the known ones).
+    """
+    if name == "casp":
+        from . import casp
+
+        return casp
+    raise ValueError(f"unknown benchmark {name!r}; available: {', '.join(BENCHMARKS)}")

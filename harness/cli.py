@@ -1,0 +1,134 @@
+"""Command line: ``verikit run|validate|list`` (also ``python -m harness``).
+
+Exit codes: 0 success; 1 validation problems; 2 usage or input error (message names the
+file and line); 3 canaries failed; 4 infra errors remain; 5 bad prediction lines skipped
+with ``--keep-going``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__, datasets, toolchains
+from .benchmarks import BENCHMARKS, get_benchmark
+from .results import validate_run_dir
+from .sandbox import Limits, get_sandbox
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="verikit", description=__doc__.splitlines()[0])
+    p.add_argument("--version", action="version", version=f"verikit {__version__}")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    r = sub.add_parser("run", help="verify candidates of a benchmark and write run.json, records.jsonl, report.json")
+    r.add_argument("benchmark", choices=BENCHMARKS)
+    r.add_argument("--dataset", help="dataset name (default: the benchmark's offline default)")
+    r.add_argument("--mode", action="append", dest="modes",
+                   help="mode to run; repeat for several (default: all modes of the benchmark)")
+    r.add_argument("--predictions", help="predictions JSONL (schemas/predictions.schema.json); needs one --mode")
+    r.add_argument("--sandbox", default="host", choices=["host"], help="where jobs run (default: host)")
+    r.add_argument("-j", "--jobs", type=int, default=1, help="jobs run in parallel (default 1)")
+    r.add_argument("--out", type=Path, default=Path("out"), help="run directory (default ./out)")
+    r.add_argument("--timeout", type=float, default=600.0, help="wall-time limit per job, seconds (default 600)")
+    r.add_argument("--memory", type=int, default=4096, help="memory limit per job, MiB (default 4096)")
+    r.add_argument("--cache-dir", type=Path, help="result cache (default $VERIKIT_CACHE or the user cache dir)")
+    r.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
+    r.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
+    r.add_argument("--keep-going", action="store_true", help="run the good prediction lines, record the bad ones")
+    r.add_argument("--seed", type=int, default=0, help="seed for bootstrap confidence intervals (recorded)")
+
+    v = sub.add_parser("validate", help="check a run directory against the schemas")
+    v.add_argument("run_dir", type=Path)
+
+    ls = sub.add_parser("list", help="benchmarks, datasets and toolchains with probed versions")
+    ls.add_argument("--sandbox", default="host", choices=["host"])
+    ls.add_argument("--json", action="store_true", help="machine-readable output")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``verikit`` console script. Returns the exit code."""
+    args = _parser().parse_args(argv)
+    console = Console(stderr=True)
+    if args.cmd == "run":
+        return _run(args, console, argv)
+    if args.cmd == "validate":
+        problems = validate_run_dir(args.run_dir)
+        for prob in problems:
+            console.print(f"[red]invalid[/red] {prob}", markup=True, highlight=False)
+        if not problems:
+            console.print(f"{args.run_dir}: valid (run.json, records.jsonl, report.json)")
+        return 1 if problems else 0
+    if args.cmd == "list":
+        return _list(args)
+    return 2
+
+
+def _run(args, console: Console, argv) -> int:
+    from .runner import RunError, RunOptions, run
+
+    bench = get_benchmark(args.benchmark)
+    opts = RunOptions(
+        benchmark=args.benchmark, dataset=args.dataset, modes=args.modes or list(bench.MODES),
+        predictions=args.predictions, sandbox=args.sandbox, parallel=args.jobs,
+        limits=Limits(wall_s=args.timeout, mem_mb=args.memory), out=args.out, cache_dir=args.cache_dir,
+        use_cache=not args.no_cache, data_dir=args.data_dir, keep_going=args.keep_going, seed=args.seed,
+        command=["verikit", *(argv if argv is not None else sys.argv[1:])],
+    )
+    try:
+        _, _, code = run(opts, console)
+    except RunError as exc:
+        console.print(f"error: {exc}", markup=False, highlight=False)
+        return 2
+    except KeyboardInterrupt:
+        console.print("interrupted: finished jobs are kept; re-run the same command to resume", markup=False)
+        return 130
+    return code
+
+
+def _list(args) -> int:
+    sandbox = get_sandbox(args.sandbox)
+    info = {"benchmarks": {}, "datasets": {}, "toolchains": {}}
+    for name in BENCHMARKS:
+        b = get_benchmark(name)
+        info["benchmarks"][name] = {"modes": list(b.MODES), "datasets": list(b.DATASETS), "verifier": b.VERIFIER}
+    for name, ds in datasets.REGISTRY.items():
+        info["datasets"][name] = {"source": f"{ds.source.kind}:{ds.source.repo}@{ds.source.revision}",
+                                  "files": len(ds.files), "description": ds.description.splitlines()[0]}
+    for name in toolchains.load_pins()["toolchains"]:
+        info["toolchains"][name] = toolchains.probe(name, sandbox).to_json()
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    console = Console()
+    t = Table(title="benchmarks")
+    for col in ("benchmark", "modes", "datasets", "verifier"):
+        t.add_column(col)
+    for name, b in info["benchmarks"].items():
+        t.add_row(name, ", ".join(b["modes"]), ", ".join(b["datasets"]), b["verifier"])
+    console.print(t)
+    t = Table(title="datasets")
+    for col in ("dataset", "source", "files", "description"):
+        t.add_column(col, overflow="fold")
+    for name, d in info["datasets"].items():
+        t.add_row(name, d["source"], str(d["files"]), d["description"])
+    console.print(t)
+    t = Table(title=f"toolchains (probed in sandbox '{args.sandbox}')")
+    for col in ("toolchain", "tool", "probed", "published", "match"):
+        t.add_column(col)
+    for name, tc in info["toolchains"].items():
+        for tool, v in tc["tools"].items():
+            match = {True: "yes", False: "NO", None: "-"}[v["match"]]
+            t.add_row(name, tool, v["version"] or "missing", v["published"] or "-", match)
+    console.print(t)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,240 @@
+"""Scheduling, limits, cache lookup, resume and infra-only retries.
+
+The executor knows neither tools nor datasets: a benchmark hands it :class:`Job` objects
+(files to verify, verifier options, integrity checks already made) and a ``judge``
+callback; a verifier module builds the command and parses the output; a sandbox runs it.
+
+Resume is by content (DESIGN.md): a job's key is the sha256 of the canonical JSON of the
+benchmark name and version, mode, task hash, candidate hash, toolchain fingerprint,
+verifier options and limits. A job whose key is already in the run's ``records.jsonl``
+or in the result cache is not run again. Only ``infra_error`` is retried (``retries``
+times, with backoff); it is never cached, so a later run retries it too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Callable
+
+from .results import SCHEMA_VERSION, RecordLog, ResultCache
+from .sandbox import Limits
+from .toolchains import ProbedToolchain, canonical_json
+from .verifiers import VerifierResult
+
+LOG_TAIL_CHARS = 4000
+
+
+def sha256_text(text: str | bytes) -> str:
+    """sha256 hex digest of a str (UTF-8) or bytes."""
+    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
+
+
+@dataclass
+class Job:
+    """One verification job: (task, candidate, toolchain, limits, options).
+
+    Attributes:
+        benchmark, benchmark_version: benchmark module name and version.
+        dataset: ``{"name", "revision"}``.
+        mode: benchmark mode (e.g. ``gold``).
+        task_id: upstream task id; task_sha256: hash of the task content.
+        candidate: ``{"model", "sample", "sha256", "origin"}``.
+        files: files for the verifier, relative path -> text (e.g. ``candidate.c``).
+        options: verifier options (from ``verifier.options``); part of the key.
+        checks: integrity checks made before running, ``[{"name", "ok", "detail"}]``.
+        precheck: ``(verdict, reason)`` decided without running the tool (e.g. the
+            candidate changed the code it must specify), or None to run it.
+    """
+
+    benchmark: str
+    benchmark_version: str
+    dataset: dict
+    mode: str
+    task_id: str
+    task_sha256: str
+    candidate: dict
+    files: dict[str, str]
+    options: dict
+    checks: list[dict] = field(default_factory=list)
+    precheck: tuple[str, str] | None = None
+
+    def key(self, toolchain: ProbedToolchain, limits: Limits) -> str:
+        """The content address of this job's result (sha256 hex)."""
+        return sha256_text(canonical_json({
+            "benchmark": self.benchmark, "benchmark_version": self.benchmark_version, "mode": self.mode,
+            "task_sha256": self.task_sha256, "candidate_sha256": self.candidate["sha256"],
+            "files_sha256": {k: sha256_text(v) for k, v in sorted(self.files.items())},
+            "toolchain": toolchain.fingerprint, "options": self.options,
+            "limits": {"wall_s": limits.wall_s, "mem_mb": limits.mem_mb, "cpus": limits.cpus},
+        }))
+
+
+@dataclass
+class RunStats:
+    """What a run did: ``jobs`` distinct jobs, ``ran`` started a verifier, ``cached`` came
+    from the result cache, ``resumed`` were already in records.jsonl, ``infra_error``
+    still failed on our side after retries, ``verifier_runs`` counts every tool start
+    (retries included)."""
+
+    jobs: int = 0
+    ran: int = 0
+    cached: int = 0
+    resumed: int = 0
+    infra_error: int = 0
+    verifier_runs: int = 0
+
+    def to_json(self) -> dict:
+        """The counters as a dict."""
+        return dict(self.__dict__)
+
+
+class Executor:
+    """Runs jobs through one verifier in one sandbox with one probed toolchain.
+
+    Args:
+        verifier: verifier module instance (``command``/``parse``).
+        sandbox: sandbox instance (``run``/``cancel``).
+        toolchain: the :class:`ProbedToolchain` of that sandbox.
+        shared_files: files every job gets (e.g. ``why3.conf`` from ``verifier.prepare``).
+        limits: per-job :class:`Limits`.
+        parallel: number of jobs run at once (``-j``).
+        retries: extra attempts for ``infra_error``.
+        cache: :class:`ResultCache`, or None to disable the cache.
+    """
+
+    def __init__(self, verifier, sandbox, toolchain: ProbedToolchain, *, shared_files: dict | None = None,
+                 limits: Limits = Limits(), parallel: int = 1, retries: int = 2,
+                 cache: ResultCache | None = None):
+        self.verifier = verifier
+        self.sandbox = sandbox
+        self.toolchain = toolchain
+        self.shared_files = shared_files or {}
+        self.limits = limits
+        self.parallel = max(1, parallel)
+        self.retries = retries
+        self.cache = cache
+        self.stats = RunStats()
+
+    def run(self, jobs: list[Job], log: RecordLog, judge: Callable[[Job, VerifierResult], tuple[str, str]],
+            progress: Callable[[dict], None] | None = None) -> list[dict]:
+        """Run ``jobs``, appending one record per job to ``log``.
+
+        Args:
+            jobs: the jobs (duplicates by key are run once).
+            log: the run's :class:`RecordLog` (already-present keys are resumed).
+            judge: benchmark callback turning the verifier's reading into the final
+                ``(verdict, reason)`` (e.g. a failed smoke test -> ``rejected``).
+            progress: called with each new record (for a progress bar).
+
+        Returns:
+            The records of ``jobs`` in job order (one per distinct key).
+        """
+        keyed: dict[str, Job] = {}
+        for job in jobs:
+            keyed.setdefault(job.key(self.toolchain, self.limits), job)
+        self.stats.jobs = len(keyed)
+        todo = []
+        for key, job in keyed.items():
+            if key in log.done:
+                self.stats.resumed += 1
+                if progress:
+                    progress(log.done[key])
+                continue
+            cached = self.cache.get(key) if self.cache else None
+            if cached is not None:
+                self.stats.cached += 1
+                log.append(cached)
+                if progress:
+                    progress(cached)
+                continue
+            todo.append((key, job))
+        if todo:
+            self._run_pending(todo, log, judge, progress)
+        return [log.records[k] for k in keyed if k in log.records]
+
+    def _run_pending(self, todo, log, judge, progress) -> None:
+        pool = ThreadPoolExecutor(max_workers=self.parallel, thread_name_prefix="verikit-job")
+        pending = {pool.submit(self._execute, key, job, judge): key for key, job in todo}
+        try:
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    pending.pop(fut)
+                    record = fut.result()
+                    log.append(record)
+                    if self.cache:
+                        self.cache.put(record)
+                    if record["verdict"] == "infra_error":
+                        self.stats.infra_error += 1
+                    if progress:
+                        progress(record)
+        except BaseException:
+            for fut in pending:
+                fut.cancel()
+            cancel = getattr(self.sandbox, "cancel", None)
+            if cancel:
+                cancel()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _execute(self, key: str, job: Job, judge) -> dict:
+        if job.precheck is not None:
+            verdict, reason = job.precheck
+            return self._record(key, job, verdict, reason, None, None, [], attempts=0)
+        argv, env, collect = self.verifier.command(job.options)
+        attempts = 0
+        while True:
+            attempts += 1
+            self.stats.verifier_runs += 1
+            self.stats.ran += attempts == 1
+            proc = self.sandbox.run(argv, files={**self.shared_files, **job.files}, env=env,
+                                    collect=collect, limits=self.limits)
+            result = self.verifier.parse(proc)
+            if result.verdict != "infra_error" or attempts > self.retries:
+                break
+            time.sleep(0.5 * attempts)
+        verdict, reason = judge(job, result) if result.verdict != "infra_error" else (result.verdict, result.reason)
+        return self._record(key, job, verdict, reason, result, proc, argv, attempts=attempts)
+
+    def _record(self, key, job: Job, verdict, reason, result: VerifierResult | None, proc, argv, attempts) -> dict:
+        log = ""
+        if proc is not None:
+            log = (proc.stdout + ("\n[stderr]\n" + proc.stderr if proc.stderr else ""))[-LOG_TAIL_CHARS:]
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "key": key,
+            "benchmark": job.benchmark,
+            "benchmark_version": job.benchmark_version,
+            "dataset": job.dataset,
+            "mode": job.mode,
+            "task_id": job.task_id,
+            "task_sha256": job.task_sha256,
+            "candidate": job.candidate,
+            "verdict": verdict,
+            "reason": reason,
+            "goals": result.goals.to_json() if result and result.goals else None,
+            "goal_results": result.goal_results if result else [],
+            "vacuous": result.vacuous if result else [],
+            "checks": job.checks,
+            "verifier": {
+                "name": self.verifier.name, "argv": list(argv), "options": job.options,
+                "exit_code": proc.returncode if proc is not None else None,
+                "messages": result.messages if result else [],
+                "extra": result.extra if result else {},
+                "log_tail": log,
+            },
+            "toolchain": self.toolchain.to_json(),
+            "limits": self.limits.to_json(),
+            "timings": {
+                "wall_s": round(proc.wall_s, 3) if proc else 0.0,
+                "cpu_s": round(proc.cpu_s, 3) if proc else 0.0,
+                "max_rss_mb": proc.max_rss_mb if proc else 0.0,
+            },
+            "attempts": attempts,
+            "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        }

@@ -1,0 +1,120 @@
+"""Metrics: verdict counts and rates, pass@k (unbiased estimator), bootstrap CIs.
+
+pass@k follows Chen et al. 2021, "Evaluating Large Language Models Trained on Code"
+(the unbiased estimator ``1 - C(n-c, k) / C(n, k)`` per task, averaged over tasks).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+from math import comb
+
+from .verifiers import VERDICTS
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k for one task with ``n`` samples of which ``c`` are correct.
+
+    Raises:
+        ValueError: ``k > n`` (too few samples for k; never silently dropped), or
+            ``c`` outside ``0..n``.
+    """
+    if not 0 <= c <= n:
+        raise ValueError(f"c={c} must be within 0..n={n}")
+    if k > n:
+        raise ValueError(f"pass@{k} needs at least {k} samples per task, got n={n}")
+    if n - c < k:
+        return 1.0
+    return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def mean_pass_at_k(per_task: dict[str, tuple[int, int]], k: int) -> float:
+    """pass@k averaged over tasks; ``per_task`` maps task -> (n, c).
+
+    Raises:
+        ValueError: a task has fewer than k samples (names it), or no tasks.
+    """
+    if not per_task:
+        raise ValueError("no tasks")
+    total = 0.0
+    for task, (n, c) in per_task.items():
+        try:
+            total += pass_at_k(n, c, k)
+        except ValueError as exc:
+            raise ValueError(f"task {task}: {exc}") from exc
+    return total / len(per_task)
+
+
+def bootstrap_ci(values: list[float], *, iters: int = 2000, alpha: float = 0.05, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap confidence interval of the mean of ``values``.
+
+    Args:
+        values: per-task scores (e.g. 0/1 verified, or per-task pass@k).
+        iters: resamples; alpha: 1 - confidence level; seed: RNG seed (recorded by callers).
+
+    Returns:
+        (low, high); (nan, nan) for an empty list.
+    """
+    if not values:
+        return (float("nan"), float("nan"))
+    rng = random.Random(seed)
+    n = len(values)
+    means = sorted(sum(rng.choice(values) for _ in range(n)) / n for _ in range(iters))
+    return (means[int(alpha / 2 * iters)], means[min(iters - 1, int((1 - alpha / 2) * iters))])
+
+
+def verdict_counts(records: list[dict]) -> dict:
+    """Counts for a group of records.
+
+    Returns:
+        ``{"n", "verified", "rate", "by_verdict", "infra_error"}``; ``n`` and ``rate``
+        exclude ``infra_error`` (our failures are never model failures); ``rate`` is None
+        when ``n`` is 0.
+    """
+    by = Counter(r["verdict"] for r in records)
+    n = sum(v for k, v in by.items() if k != "infra_error")
+    return {
+        "n": n,
+        "verified": by.get("verified", 0),
+        "rate": (by.get("verified", 0) / n) if n else None,
+        "by_verdict": {v: by.get(v, 0) for v in VERDICTS},
+    }
+
+
+def group_metrics(records: list[dict], *, seed: int = 0) -> dict:
+    """Per-mode metrics: overall and per model, with pass@k for every k up to the
+    smallest per-task sample count when models have several samples, and a 95% bootstrap
+    CI of the verified rate (over tasks, ``seed`` recorded).
+
+    Returns:
+        ``{mode: {"overall": counts, "per_model": {model: counts + pass_at_k + ci95}}}``.
+    """
+    out: dict = {}
+    by_mode: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        by_mode[r["mode"]].append(r)
+    for mode, recs in sorted(by_mode.items()):
+        per_model: dict = {}
+        by_model: dict[str, list[dict]] = defaultdict(list)
+        for r in recs:
+            by_model[r["candidate"]["model"]].append(r)
+        for model, mrecs in sorted(by_model.items()):
+            counts = verdict_counts(mrecs)
+            tasks: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+            for r in mrecs:
+                if r["verdict"] == "infra_error":
+                    continue
+                tasks[r["task_id"]][0] += 1
+                tasks[r["task_id"]][1] += r["verdict"] == "verified"
+            if tasks:
+                kmax = min(n for n, _ in tasks.values())
+                counts["pass_at_k"] = {str(k): mean_pass_at_k({t: tuple(v) for t, v in tasks.items()}, k)
+                                       for k in (1, 2, 4, 8, 16) if k <= kmax}
+                lo, hi = bootstrap_ci([c / n for n, c in tasks.values()], seed=seed)
+                counts["ci95"] = [lo, hi]
+                counts["tasks"] = len(tasks)
+            per_model[model] = counts
+        scored = [r for r in recs if not r["candidate"]["model"].startswith("canary:")]
+        out[mode] = {"overall": verdict_counts(scored), "per_model": per_model}
+    return out

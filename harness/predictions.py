@@ -1,0 +1,140 @@
+"""Reading a predictions JSONL file: one candidate a line, validated by
+``schemas/predictions.schema.json``.
+
+Every problem is reported with the file and the 1-based line: a line that is not JSON,
+not UTF-8, binary (NUL bytes), over the size limit, missing a field, naming an unknown
+task, or repeating a (task_id, model, sample) already seen. With ``keep_going`` the bad
+lines are collected and the good ones returned; otherwise all bad lines are reported in
+one :class:`PredictionsError` before anything runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .benchmarks import Candidate
+from .results import ValidationError, validate
+
+MAX_OUTPUT_CHARS = 1_000_000  # same limit as predictions.schema.json "output".maxLength
+MAX_LINE_BYTES = 4 * MAX_OUTPUT_CHARS + 65536  # worst case: every character \u-escaped
+
+
+@dataclass
+class InputError:
+    """One bad input line: ``file``, 1-based ``line`` (None: the whole file), ``error``."""
+
+    file: str
+    line: int | None
+    error: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.error}" if self.line else f"{self.file}: {self.error}"
+
+    def to_json(self) -> dict:
+        """As stored in run.json ``input_errors``."""
+        return {"file": self.file, "line": self.line, "error": self.error}
+
+
+class PredictionsError(ValueError):
+    """Bad predictions file; ``errors`` lists every bad line."""
+
+    def __init__(self, errors: list[InputError]):
+        self.errors = errors
+        shown = "\n".join(f"  {e}" for e in errors[:20])
+        more = f"\n  ... and {len(errors) - 20} more" if len(errors) > 20 else ""
+        super().__init__(f"{len(errors)} bad line(s) in predictions:\n{shown}{more}\n"
+                         "(use --keep-going to run the good lines and record the bad ones)")
+
+
+@dataclass
+class Predictions:
+    """A loaded predictions file: ``candidates``, ``errors`` (kept-going lines),
+    ``path``, ``sha256`` of the file bytes, ``lines`` (non-empty lines read)."""
+
+    path: str
+    sha256: str
+    lines: int
+    candidates: list[Candidate] = field(default_factory=list)
+    errors: list[InputError] = field(default_factory=list)
+
+    def manifest(self) -> dict:
+        """The run.json ``predictions`` entry."""
+        return {"path": self.path, "sha256": self.sha256, "lines": self.lines,
+                "candidates": len(self.candidates), "bad_lines": len(self.errors)}
+
+
+def load(path: str | Path, task_ids: set[str], *, mode: str | None = None, keep_going: bool = False) -> Predictions:
+    """Read and validate a predictions JSONL file.
+
+    Args:
+        path: the file.
+        task_ids: ids of the tasks of the dataset being run (others are errors).
+        mode: the run's mode; a line whose optional ``mode`` differs is an error.
+        keep_going: collect bad lines instead of raising.
+
+    Returns:
+        :class:`Predictions`.
+
+    Raises:
+        PredictionsError: bad lines and not ``keep_going`` (or no good line at all).
+        FileNotFoundError: the file does not exist.
+    """
+    path = Path(path)
+    name = str(path)
+    digest = hashlib.sha256()
+    preds = Predictions(path=name, sha256="", lines=0)
+    seen: dict[tuple, int] = {}
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            digest.update(raw)
+            if not raw.strip():
+                continue
+            preds.lines += 1
+            err = None
+            if len(raw) > MAX_LINE_BYTES:
+                err = f"line is {len(raw):,} bytes; an output may have at most {MAX_OUTPUT_CHARS:,} characters"
+            elif b"\x00" in raw:
+                err = "binary data (NUL byte) in the line"
+            if err is None:
+                try:
+                    obj = json.loads(raw.decode("utf-8"))
+                except UnicodeDecodeError as exc:
+                    err = f"not UTF-8 (byte {exc.start}): binary data?"
+                except json.JSONDecodeError as exc:
+                    err = f"not valid JSON: {exc.msg} (column {exc.colno})"
+            if err is None:
+                err = _check(obj, name, lineno, task_ids, mode, seen)
+            if err:
+                preds.errors.append(InputError(name, lineno, err))
+                continue
+            seen[(obj["task_id"], obj["model"], obj["sample"])] = lineno
+            preds.candidates.append(Candidate(task_id=obj["task_id"], model=obj["model"], sample=obj["sample"],
+                                              output=obj["output"], origin=f"predictions:{path.name}:{lineno}"))
+    preds.sha256 = digest.hexdigest()
+    if preds.lines == 0:
+        preds.errors.append(InputError(name, None, "no predictions in the file"))
+    if preds.errors and (not keep_going or not preds.candidates):
+        raise PredictionsError(preds.errors)
+    return preds
+
+
+def _check(obj, name: str, lineno: int, task_ids: set[str], mode: str | None, seen: dict) -> str | None:
+    if not isinstance(obj, dict):
+        return f"expected a JSON object, got {type(obj).__name__}"
+    try:
+        validate("predictions", obj, f"{name}:{lineno}")
+    except ValidationError as exc:
+        return str(exc).split(": ", 1)[1] if ": " in str(exc) else str(exc)
+    if "\x00" in obj["output"]:
+        return "binary data (NUL character) in output"
+    if obj["task_id"] not in task_ids:
+        return f"unknown task_id {obj['task_id']!r} (not in this dataset)"
+    if mode and obj.get("mode") not in (None, mode):
+        return f"mode {obj['mode']!r} does not match the run's mode {mode!r}"
+    key = (obj["task_id"], obj["model"], obj["sample"])
+    if key in seen:
+        return f"duplicate (task_id, model, sample) {key}, first at line {seen[key]}"
+    return None

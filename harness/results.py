@@ -1,0 +1,257 @@
+"""Result records, JSON Schema validation and stores.
+
+A run directory holds ``run.json`` (manifest), ``records.jsonl`` (one record per job) and
+``report.json`` (metrics); each is validated against ``schemas/*.schema.json`` (JSON
+Schema 2020-12) before it is written. Records are also kept in a content-addressed cache
+(``<cache>/<key[:2]>/<key>.json``) so a job already done anywhere is never run again.
+
+Crash safety: records are appended to ``records.jsonl`` one line at a time and flushed;
+a run killed with SIGKILL can leave at most one torn last line, which
+:func:`load_records` drops. :meth:`RecordLog.finalize` rewrites the file atomically with
+exactly one record per key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+import platformdirs
+from jsonschema import Draft202012Validator, FormatChecker
+from referencing import Registry, Resource
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMAS_DIR = ROOT / "schemas"
+SCHEMA_VERSION = "1.0"
+KINDS = ("predictions", "record", "run", "report", "toolchain")
+
+
+class ValidationError(ValueError):
+    """A document does not match its schema. ``str()`` names the file/line and the field."""
+
+
+@lru_cache(maxsize=1)
+def _registry() -> Registry:
+    resources = []
+    for kind in KINDS:
+        schema = json.loads((SCHEMAS_DIR / f"{kind}.schema.json").read_text())
+        resources.append((schema["$id"], Resource.from_contents(schema)))
+    return Registry().with_resources(resources)
+
+
+@lru_cache(maxsize=None)
+def validator(kind: str) -> Draft202012Validator:
+    """Validator for ``schemas/<kind>.schema.json`` (kind in :data:`KINDS`)."""
+    schema = json.loads((SCHEMAS_DIR / f"{kind}.schema.json").read_text())
+    return Draft202012Validator(schema, registry=_registry(), format_checker=FormatChecker())
+
+
+def validate(kind: str, obj, where: str = "") -> None:
+    """Validate ``obj`` against the ``kind`` schema.
+
+    Args:
+        kind: one of :data:`KINDS`.
+        obj: the decoded JSON document.
+        where: location for the message, e.g. ``"out/records.jsonl:12"``.
+
+    Raises:
+        ValidationError: with the location, the JSON path of the offending field and the
+            schema's complaint (the first three errors).
+    """
+    errors = sorted(validator(kind).iter_errors(obj), key=lambda e: list(e.absolute_path))
+    if errors:
+        parts = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message[:300]}" for e in errors[:3]]
+        more = f" (+{len(errors) - 3} more)" if len(errors) > 3 else ""
+        raise ValidationError(f"{where or kind}: does not match {kind}.schema.json: " + "; ".join(parts) + more)
+
+
+def write_json_atomic(path: Path, obj, *, kind: str | None = None) -> None:
+    """Validate (if ``kind``) then write ``obj`` as indented JSON via temp file + rename.
+
+    Raises:
+        ValidationError: the document is invalid; nothing is written.
+    """
+    if kind:
+        validate(kind, obj, str(path))
+    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=True) + "\n")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temp file in the same directory, fsync, rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_records(path: Path) -> list[dict]:
+    """Read a ``records.jsonl``, dropping a torn last line left by a killed run.
+
+    Raises:
+        ValidationError: a line other than the last one is not valid JSON (names the line).
+    """
+    path = Path(path)
+    if not path.exists():
+        return []
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lines = text.split("\n")
+    out = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            if i == len(lines):  # no newline after it: the line a kill cut short
+                break
+            raise ValidationError(f"{path}:{i}: not valid JSON: {exc.msg}") from exc
+    return out
+
+
+class RecordLog:
+    """Append-only ``records.jsonl`` of a run directory.
+
+    ``done`` maps job key -> record for records already present (from an interrupted
+    run); infra errors are not in ``done`` so that they are retried.
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.records: dict[str, dict] = {r["key"]: r for r in load_records(self.path) if "key" in r}
+        # Rewrite without a torn tail before appending to it.
+        if self.path.exists():
+            self._rewrite()
+        self._fh = open(self.path, "a", encoding="utf-8")
+
+    @property
+    def done(self) -> dict[str, dict]:
+        """Key -> record of the jobs that need not run again."""
+        return {k: r for k, r in self.records.items() if r.get("verdict") != "infra_error"}
+
+    def append(self, record: dict) -> None:
+        """Validate and append one record (flushed, so a SIGKILL after it keeps it).
+
+        Raises:
+            ValidationError: the record does not match record.schema.json.
+        """
+        validate("record", record, f"{self.path} (job {record.get('key', '?')[:12]})")
+        self._fh.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
+        self._fh.flush()
+        self.records[record["key"]] = record
+
+    def finalize(self, order: list[str] | None = None) -> list[dict]:
+        """Rewrite the file atomically with one record per key (in ``order`` if given).
+
+        Returns:
+            The records written.
+        """
+        self._fh.close()
+        self._rewrite(order)
+        self._fh = open(self.path, "a", encoding="utf-8")
+        return self.ordered(order)
+
+    def ordered(self, order: list[str] | None = None) -> list[dict]:
+        """Records in ``order`` (keys), then any others sorted by key."""
+        order = [k for k in (order or []) if k in self.records]
+        rest = sorted(set(self.records) - set(order))
+        return [self.records[k] for k in order + rest]
+
+    def _rewrite(self, order: list[str] | None = None) -> None:
+        text = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in self.ordered(order))
+        write_text_atomic(self.path, text)
+
+    def close(self) -> None:
+        """Close the file handle."""
+        self._fh.close()
+
+
+def default_cache_dir() -> Path:
+    """``VERIKIT_CACHE`` or ``<user cache dir>/verikit/results``."""
+    env = os.environ.get("VERIKIT_CACHE")
+    return Path(env) if env else Path(platformdirs.user_cache_dir("verikit")) / "results"
+
+
+class ResultCache:
+    """Content-addressed cache of records: ``<root>/<key[:2]>/<key>.json``.
+
+    Infra errors are never stored (they must be retried).
+    """
+
+    def __init__(self, root: Path | None = None):
+        self.root = Path(root) if root else default_cache_dir()
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict | None:
+        """The cached record for ``key``, or None (also None for an unreadable entry)."""
+        try:
+            rec = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            return None
+        return rec if rec.get("key") == key else None
+
+    def put(self, record: dict) -> None:
+        """Store a record atomically (skipped for ``infra_error``)."""
+        if record["verdict"] == "infra_error":
+            return
+        write_text_atomic(self._path(record["key"]), json.dumps(record, sort_keys=True) + "\n")
+
+
+def validate_run_dir(path: Path) -> list[str]:
+    """Check a run directory: run.json, records.jsonl (every line), report.json.
+
+    Returns:
+        A list of problems (empty when the directory is valid): missing files, schema
+        errors with file:line, duplicate job keys, records whose count disagrees with
+        run.json.
+    """
+    path = Path(path)
+    problems: list[str] = []
+    docs = {}
+    for name, kind in (("run.json", "run"), ("report.json", "report")):
+        f = path / name
+        try:
+            docs[name] = json.loads(f.read_text())
+            validate(kind, docs[name], str(f))
+        except FileNotFoundError:
+            problems.append(f"{f}: missing")
+        except json.JSONDecodeError as exc:
+            problems.append(f"{f}:{exc.lineno}: not valid JSON: {exc.msg}")
+        except ValidationError as exc:
+            problems.append(str(exc))
+    rec_path = path / "records.jsonl"
+    keys: dict[str, int] = {}
+    if not rec_path.exists():
+        problems.append(f"{rec_path}: missing")
+    else:
+        for i, line in enumerate(rec_path.read_text(encoding="utf-8").splitlines(), 1):
+            try:
+                rec = json.loads(line)
+                validate("record", rec, f"{rec_path}:{i}")
+            except json.JSONDecodeError as exc:
+                problems.append(f"{rec_path}:{i}: not valid JSON: {exc.msg}")
+                continue
+            except ValidationError as exc:
+                problems.append(str(exc))
+                continue
+            if rec["key"] in keys:
+                problems.append(f"{rec_path}:{i}: duplicate job key {rec['key'][:12]} (first at line {keys[rec['key']]})")
+            keys.setdefault(rec["key"], i)
+    run = docs.get("run.json")
+    if run and rec_path.exists() and run.get("counts", {}).get("jobs") != len(keys):
+        problems.append(f"{path / 'run.json'}: counts.jobs={run.get('counts', {}).get('jobs')} "
+                        f"but records.jsonl has {len(keys)} distinct jobs")
+    return problems

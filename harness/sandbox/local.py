@@ -1,0 +1,212 @@
+"""Host sandbox: run a command as a subprocess in a fresh scratch directory, with limits.
+
+The process starts in its own session (so in its own process group); a watchdog thread
+polls the tree every ``POLL_S`` seconds with psutil and kills the whole tree (process
+group, then any descendant that left it) when the wall-time limit, the memory limit
+(RSS summed over the tree) or the output cap is exceeded. The scratch directory is
+removed afterwards, so nothing the job wrote survives except the files asked for.
+
+This sandbox gives no network isolation and no read-only root: it is meant for trusted
+gold solutions and for checkers whose input is data (C files given to Frama-C). Untrusted
+code that executes (Python specs, proof scripts with tactics) belongs in the container
+sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+from . import Limits, ProcResult
+
+POLL_S = 0.05
+
+
+def _tree(proc: psutil.Process) -> list[psutil.Process]:
+    try:
+        return [proc, *proc.children(recursive=True)]
+    except psutil.Error:
+        return []
+
+
+def _kill_tree(popen: subprocess.Popen, known: list[psutil.Process]) -> None:
+    """SIGKILL the process group and every descendant seen, including ones that setsid'ed."""
+    try:
+        os.killpg(popen.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for p in known:
+        try:
+            p.kill()
+        except psutil.Error:
+            pass
+
+
+class HostSandbox:
+    """Runs jobs as host subprocesses. ``name == "host"``; ``image`` is always None."""
+
+    name = "host"
+    image = None
+    image_digest = None
+
+    def __init__(self) -> None:
+        self._running: dict[int, tuple[subprocess.Popen, dict]] = {}
+        self._lock = threading.Lock()
+
+    def cancel(self) -> None:
+        """Kill every job this sandbox is running (used on Ctrl-C / errors); idempotent."""
+        with self._lock:
+            running = list(self._running.values())
+        for popen, known in running:
+            _kill_tree(popen, list(known.values()))
+
+    def run(
+        self,
+        argv: list[str],
+        *,
+        files: dict[str, str | bytes] | None = None,
+        limits: Limits = Limits(),
+        collect: list[str] | tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
+    ) -> ProcResult:
+        """Run ``argv`` in a new scratch directory holding ``files``.
+
+        Args:
+            argv: command and arguments; ``argv[0]`` is looked up on PATH.
+            files: relative path -> content (str is written as UTF-8) put in the scratch dir.
+            limits: wall time, memory, CPUs, output cap (see :class:`Limits`).
+            collect: relative paths of output files to return in ``ProcResult.files``
+                (missing ones are left out).
+            env: extra environment variables (added to a minimal environment: PATH,
+                LANG=C.UTF-8, HOME=scratch dir, TMPDIR=scratch/tmp).
+
+        Returns:
+            ProcResult; ``start_error`` is set (and ``returncode`` None) when the command
+            could not be started, e.g. the tool is not installed.
+        """
+        with tempfile.TemporaryDirectory(prefix="verikit-job-") as scratch:
+            root = Path(scratch)
+            for rel, content in (files or {}).items():
+                target = root / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if isinstance(content, str):
+                    content = content.encode("utf-8")
+                target.write_bytes(content)
+            (root / "tmp").mkdir(exist_ok=True)
+            run_env = {
+                "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+                "LANG": "C.UTF-8",
+                "LC_ALL": "C.UTF-8",
+                "HOME": str(root),
+                "TMPDIR": str(root / "tmp"),
+            }
+            run_env.update(env or {})
+            result = self._run_in(root, argv, run_env, limits)
+            for rel in collect:
+                path = root / rel
+                if path.is_file():
+                    result.files[rel] = path.read_bytes()
+            return result
+
+    def _run_in(self, root: Path, argv: list[str], env: dict[str, str], limits: Limits) -> ProcResult:
+        out_path, err_path = root / ".stdout", root / ".stderr"
+        t0 = time.monotonic()
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            try:
+                popen = subprocess.Popen(
+                    argv, cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                    start_new_session=True,
+                )
+            except OSError as exc:
+                return ProcResult(argv=list(argv), returncode=None, start_error=f"{type(exc).__name__}: {exc}")
+            state = {"timed_out": False, "memout": False, "truncated": False, "rss": 0.0, "cpu": 0.0}
+            known: dict[int, psutil.Process] = {}
+            with self._lock:
+                self._running[popen.pid] = (popen, known)
+            stop = threading.Event()
+
+            def watchdog() -> None:
+                try:
+                    top = psutil.Process(popen.pid)
+                except psutil.Error:
+                    return
+                cpu_seen: dict[int, float] = {}
+                while not stop.is_set():
+                    procs = _tree(top)
+                    rss = 0
+                    for p in procs:
+                        known.setdefault(p.pid, p)
+                        try:
+                            rss += p.memory_info().rss
+                            t = p.cpu_times()
+                            cpu_seen[p.pid] = t.user + t.system
+                        except psutil.Error:
+                            pass
+                    state["rss"] = max(state["rss"], rss / 2**20)
+                    state["cpu"] = max(state["cpu"], sum(cpu_seen.values()))
+                    reason = None
+                    if time.monotonic() - t0 > limits.wall_s:
+                        reason = "timed_out"
+                    elif rss > limits.mem_mb * 2**20:
+                        reason = "memout"
+                    elif max(_size(out_path), _size(err_path)) > limits.output_bytes:
+                        reason = "truncated"
+                    if reason:
+                        state[reason] = True
+                        _kill_tree(popen, list(known.values()))
+                        return
+                    stop.wait(POLL_S)
+
+            thread = threading.Thread(target=watchdog, daemon=True)
+            thread.start()
+            try:
+                # wait4 gives this child's own rusage (with the descendants it reaped),
+                # exact per job even when several jobs run in parallel threads.
+                _, status, rusage = os.wait4(popen.pid, 0)
+                returncode = os.waitstatus_to_exitcode(status)
+                popen.returncode = returncode
+            except BaseException:
+                _kill_tree(popen, list(known.values()))
+                popen.wait()
+                raise
+            finally:
+                stop.set()
+                thread.join()
+                with self._lock:
+                    self._running.pop(popen.pid, None)
+            # Reap anything left in the group (e.g. a prover the tool forgot to wait for).
+            _kill_tree(popen, [p for p in known.values() if p.pid != popen.pid])
+            cpu = max(state["cpu"], rusage.ru_utime + rusage.ru_stime)
+        wall = time.monotonic() - t0
+        return ProcResult(
+            argv=list(argv),
+            returncode=returncode,
+            stdout=_read_capped(out_path, limits.output_bytes),
+            stderr=_read_capped(err_path, limits.output_bytes),
+            wall_s=wall,
+            cpu_s=cpu,
+            max_rss_mb=round(state["rss"], 1),
+            timed_out=state["timed_out"],
+            memout=state["memout"],
+            output_truncated=state["truncated"],
+        )
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _read_capped(path: Path, cap: int) -> str:
+    with open(path, "rb") as fh:
+        data = fh.read(cap)
+    return data.decode("utf-8", errors="replace")

@@ -1,0 +1,175 @@
+"""Toolchain pins, version probes, fingerprints and drift detection.
+
+``images/toolchains.json`` is the only place where versions are written. This module
+reads it, probes the versions actually present in a sandbox (by running each tool's
+``probe`` command *inside* that sandbox), computes a fingerprint of what was probed and
+compares it with the published pins (``pin_match``).
+
+Vocabulary (DESIGN.md): flavor ``nix`` = exact published versions, ``debian`` = closest
+Debian packages, ``host`` = whatever is on PATH. A reproduction is bit-exact only when
+``pin_match`` is true.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from .sandbox import Limits
+
+ROOT = Path(__file__).resolve().parent.parent
+PINS_FILE = ROOT / "images" / "toolchains.json"
+PROBE_LIMITS = Limits(wall_s=30.0, mem_mb=2048, cpus=1, output_bytes=64 * 1024)
+
+
+class ToolchainError(RuntimeError):
+    """Unknown toolchain or malformed ``images/toolchains.json``."""
+
+
+@lru_cache(maxsize=1)
+def load_pins(path: str | None = None) -> dict:
+    """Return the parsed ``images/toolchains.json`` (dict with key ``toolchains``).
+
+    Raises:
+        ToolchainError: the file is missing or not valid JSON (message names the file
+            and, for JSON errors, the line).
+    """
+    file = Path(path) if path else PINS_FILE
+    try:
+        data = json.loads(file.read_text())
+    except FileNotFoundError as exc:
+        raise ToolchainError(f"{file}: missing (it is the single source of truth for versions)") from exc
+    except json.JSONDecodeError as exc:
+        raise ToolchainError(f"{file}:{exc.lineno}: invalid JSON: {exc.msg}") from exc
+    if "toolchains" not in data:
+        raise ToolchainError(f"{file}: no 'toolchains' key")
+    return data
+
+
+def toolchain_spec(name: str) -> dict:
+    """Return the pins of toolchain ``name`` (``{"description", "papers", "tools": {...}}``).
+
+    Raises:
+        ToolchainError: unknown toolchain (lists the known ones).
+    """
+    tcs = load_pins()["toolchains"]
+    if name not in tcs:
+        raise ToolchainError(f"unknown toolchain {name!r}; known: {', '.join(sorted(tcs))}")
+    return tcs[name]
+
+
+def version_matches(pin: str | None, probed: str | None) -> bool | None:
+    """Whether a probed version satisfies a published pin.
+
+    A pin matches when its dot-separated components are a prefix of the probed ones
+    (pin ``1.8`` matches ``1.8``; pin ``30.0`` does not match ``25.0-beta``).
+
+    Returns:
+        None when there is no pin (the paper gave no version), else True/False.
+    """
+    if pin is None:
+        return None
+    if probed is None:
+        return False
+    p = re.split(r"[.\-+~ ]", pin)
+    q = re.split(r"[.\-+~ ]", probed)
+    return q[: len(p)] == p
+
+
+@dataclass
+class ProbedToolchain:
+    """What a sandbox really has for one toolchain.
+
+    Attributes:
+        name: toolchain name (key of images/toolchains.json).
+        flavor: ``host``, ``debian`` or ``nix``.
+        sandbox: sandbox name that ran the probes.
+        tools: tool -> {"version": str|None, "raw": first output line or error,
+            "published": pin or None, "match": True/False/None}.
+        image, image_digest: container image and digest (None on the host).
+    """
+
+    name: str
+    flavor: str
+    sandbox: str
+    tools: dict[str, dict] = field(default_factory=dict)
+    image: str | None = None
+    image_digest: str | None = None
+
+    @property
+    def versions(self) -> dict[str, str | None]:
+        """Tool -> probed version (None: not installed)."""
+        return {t: v["version"] for t, v in self.tools.items()}
+
+    @property
+    def pin_match(self) -> bool:
+        """True only when every published pin of the toolchain is met by the probe."""
+        return all(v["match"] is not False for v in self.tools.values())
+
+    @property
+    def drift(self) -> list[dict]:
+        """Tools whose probed version differs from the published pin:
+        ``[{"tool", "published", "probed"}]`` (probed None = tool missing)."""
+        return [
+            {"tool": t, "published": v["published"], "probed": v["version"]}
+            for t, v in sorted(self.tools.items())
+            if v["match"] is False
+        ]
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 (hex) of the canonical JSON of name, flavor, probed versions and image digest."""
+        payload = {"name": self.name, "flavor": self.flavor, "versions": self.versions,
+                   "image_digest": self.image_digest}
+        return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
+
+    def to_json(self) -> dict:
+        """JSON-able manifest of the probe (as stored in results and run manifests)."""
+        return {
+            "name": self.name, "flavor": self.flavor, "sandbox": self.sandbox,
+            "image": self.image, "image_digest": self.image_digest,
+            "fingerprint": self.fingerprint, "pin_match": self.pin_match,
+            "drift": self.drift, "tools": self.tools,
+        }
+
+
+def canonical_json(obj) -> str:
+    """Canonical JSON: sorted keys, no whitespace, UTF-8 kept (used for keys and hashes)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def probe(name: str, sandbox, flavor: str = "host") -> ProbedToolchain:
+    """Probe every tool of toolchain ``name`` inside ``sandbox``.
+
+    Runs each tool's ``probe`` argv from images/toolchains.json through ``sandbox.run``
+    (so versions are those of the sandbox that will run jobs), extracts the version with
+    the tool's ``pattern`` and compares it with the published pin.
+
+    Returns:
+        ProbedToolchain; a tool that is missing or whose output does not match the
+        pattern gets ``version`` None.
+    """
+    spec = toolchain_spec(name)
+    probed = ProbedToolchain(name=name, flavor=flavor, sandbox=sandbox.name,
+                             image=getattr(sandbox, "image", None),
+                             image_digest=getattr(sandbox, "image_digest", None))
+    for tool, tspec in spec["tools"].items():
+        res = sandbox.run(list(tspec["probe"]), limits=PROBE_LIMITS)
+        text = (res.stdout + "\n" + res.stderr).strip()
+        if res.start_error:
+            version, raw = None, res.start_error
+        else:
+            m = re.search(tspec["pattern"], text, flags=re.M)
+            version = m.group(1) if m else None
+            raw = text.splitlines()[0] if text else ""
+        probed.tools[tool] = {
+            "version": version,
+            "raw": raw[:200],
+            "published": tspec.get("published"),
+            "match": version_matches(tspec.get("published"), version),
+        }
+    return probed

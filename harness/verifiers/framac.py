@@ -1,0 +1,258 @@
+"""Frama-C WP (+ RTE) verifier module.
+
+Command line (the CASP paper, 000_d6c7d26d38965c5d.txt, section "Verifying and Curating
+CASP source files": Frama-C 30.0 WP + RTE, provers Z3 4.8.12, Alt-Ergo 2.6.0, CVC4 1.8,
+500000 steps and 60 s per goal)::
+
+    frama-c -wp -wp-rte -wp-prover alt-ergo,z3,cvc4 -wp-steps 500000 -wp-timeout 60
+            -wp-par <cpus> -wp-cache none -wp-report-json wp-report.json
+            [-wp-smoke-tests] FILE.c
+
+with ``WHY3CONFIG`` pointing at a ``why3.conf`` produced by ``why3 config detect`` in the
+same sandbox (:meth:`FramaC.prepare`). Provers that the sandbox does not have are left
+out of ``-wp-prover`` and the omission is recorded (drift from the pins).
+
+Output parsing understands both log dialects:
+
+- Frama-C 25 (Debian bookworm): one line per goal,
+  ``[wp] [Z3 4.8.12] Goal typed_f_ensures : Valid (20ms)``, failures as
+  ``[wp] [Failed] Goal typed_g_ensures`` followed by indented prover lines, smoke tests as
+  ``[wp] [Passed|Failed] Smoke-test NAME``.
+- Frama-C >= 26 (e.g. 30.0 as in the CASP study logs): only unproved goals are listed,
+  ``[wp] [Timeout] typed_f_assert_rte_mem_access (Qed 35ms) (Alt-Ergo)``, and the summary
+  counts ``Terminating`` and ``Unreachable`` goals that 25.0 does not generate.
+
+Both end with ``[wp] Proved goals: P / T``, which is the tool's own count and is taken as
+the authority; the JSON report (``-wp-report-json``) gives per-property counts and is used
+to split off the smoke tests.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ..sandbox import Limits, ProcResult
+from . import GoalCounts, VerifierResult
+
+NAME = "framac"
+TOOLCHAIN = "framac"
+SOURCE = "candidate.c"
+REPORT = "wp-report.json"
+WHY3CONF = "why3.conf"
+
+#: WP options of the CASP paper (steps per goal, seconds per goal, provers in pin order).
+PAPER_OPTIONS = {"wp_steps": 500000, "wp_timeout_s": 60, "provers": ["alt-ergo", "z3", "cvc4"], "rte": True}
+
+_SUMMARY = re.compile(r"^\[wp\] Proved goals:\s+(\d+)\s*/\s*(\d+)", re.M)
+_SUMMARY_ITEM = re.compile(r"^\s{2,}([A-Za-z][\w .+-]*?):\s+(\d+)\b", re.M)
+_GOAL25 = re.compile(r"^\[wp\] \[([^\]]+)\] Goal (\S+)(?: : (\w+))?(.*)$")
+_SMOKE = re.compile(r"^\[wp\] \[(Passed|Failed)\] Smoke-test (\S+)")
+_GOAL30 = re.compile(r"^\[wp\] \[(Timeout|Failed|Unknown|Stepout|Unsuccess|Doomed|Unreachable)\] (typed_\S+)(.*)$")
+_PROVER_LINE = re.compile(r"^\s+([A-Za-z][\w .+-]*?):\s+(\w+)")
+_ERROR = re.compile(r"^\[(kernel|wp|rte)[^\]]*\].*(error|Error|Failure|aborted|Warning)", re.M)
+_LOCATED = re.compile(r"(?:^|\s)(\S+\.c):(\d+):")
+
+
+def parse_version(raw: str | None) -> tuple[int, int]:
+    """``"25.0-beta (Manganese)"`` -> ``(25, 0)``; unknown -> ``(0, 0)``."""
+    m = re.match(r"\s*(\d+)\.(\d+)", raw or "")
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+class FramaC:
+    """Frama-C WP verifier. ``name = "framac"``, toolchain ``framac``."""
+
+    name = NAME
+    toolchain = TOOLCHAIN
+
+    def prepare(self, sandbox, probed) -> dict[str, bytes]:
+        """Detect the provers in ``sandbox`` once per run.
+
+        Runs ``why3 config detect`` with ``WHY3CONFIG=why3.conf`` inside the sandbox and
+        returns ``{"why3.conf": bytes}`` to ship with every job (empty dict when why3 is
+        missing: Frama-C then proves with Qed only and the drift is recorded).
+        """
+        if probed.versions.get("why3") is None:
+            return {}
+        res = sandbox.run(["why3", "config", "detect"], env={"WHY3CONFIG": WHY3CONF},
+                          collect=[WHY3CONF], limits=Limits(wall_s=120, mem_mb=2048))
+        return {WHY3CONF: res.files[WHY3CONF]} if WHY3CONF in res.files else {}
+
+    def options(self, probed, *, smoke: bool, cpus: int = 1, **overrides) -> dict:
+        """The WP options for a job: paper options, provers present in ``probed``.
+
+        Returns:
+            dict with ``wp_steps``, ``wp_timeout_s``, ``provers`` (present ones, pin order),
+            ``provers_missing``, ``rte``, ``smoke_tests``, ``wp_par``, ``framac_version``.
+        """
+        opts = dict(PAPER_OPTIONS, **overrides)
+        versions = probed.versions
+        opts["provers_missing"] = [p for p in opts["provers"] if versions.get(p) is None]
+        opts["provers"] = [p for p in opts["provers"] if versions.get(p) is not None]
+        opts["smoke_tests"] = smoke
+        opts["wp_par"] = cpus
+        opts["framac_version"] = versions.get("frama-c")
+        return opts
+
+    def command(self, options: dict) -> tuple[list[str], dict[str, str], list[str]]:
+        """Build the command for ``candidate.c`` in the job's scratch directory.
+
+        Returns:
+            (argv, env, files to collect).
+        """
+        argv = ["frama-c", "-wp"]
+        if options.get("rte", True):
+            argv.append("-wp-rte")
+        if options["provers"]:
+            argv += ["-wp-prover", ",".join(options["provers"])]
+        argv += ["-wp-steps", str(options["wp_steps"]), "-wp-timeout", str(options["wp_timeout_s"]),
+                 "-wp-par", str(options.get("wp_par", 1))]
+        if parse_version(options.get("framac_version")) >= (21, 0):
+            argv += ["-wp-cache", "none"]  # never reuse a proof from outside the job
+        argv += ["-wp-report-json", REPORT]
+        if options.get("smoke_tests"):
+            argv.append("-wp-smoke-tests")
+        argv.append(SOURCE)
+        return argv, {"WHY3CONFIG": WHY3CONF}, [REPORT]
+
+    def parse(self, proc: ProcResult) -> VerifierResult:
+        """Turn a finished Frama-C run into a :class:`VerifierResult`.
+
+        Verdicts: ``infra_error`` (tool missing or crashed), ``timeout``/``memout``
+        (job-level limit), ``invalid`` (C or ACSL does not parse/typecheck: Frama-C
+        "invalid user input"), ``verified`` (all goals proved, no failed smoke test),
+        ``failed`` otherwise. Failed smoke tests are listed in ``vacuous`` for the
+        benchmark to reject.
+        """
+        log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
+        messages = _messages(log)
+        if proc.start_error:
+            return VerifierResult("infra_error", f"frama-c did not start: {proc.start_error}")
+        if proc.timed_out:
+            return VerifierResult("timeout", f"job killed at the wall-time limit after {proc.wall_s:.1f} s",
+                                  messages=messages)
+        if proc.memout:
+            return VerifierResult("memout", f"job killed at the memory limit ({proc.max_rss_mb:.0f} MiB seen)",
+                                  messages=messages)
+        if proc.output_truncated:
+            return VerifierResult("failed", "output exceeded the cap; the run was stopped", messages=messages)
+        if proc.returncode != 0:
+            if "invalid user input" in log or "syntax error" in log:
+                first = next((m for m in messages if _LOCATED.search(m)), messages[0] if messages else "")
+                return VerifierResult("invalid", f"Frama-C rejected the input: {first}".strip(), messages=messages)
+            return VerifierResult("infra_error", f"frama-c exited {proc.returncode}: "
+                                  f"{messages[-1] if messages else log.strip()[-200:]}", messages=messages)
+        return _parse_goals(log, proc.files.get(REPORT), messages)
+
+
+def _messages(log: str) -> list[str]:
+    """Error/warning lines, each joined with its indented continuation line."""
+    lines = log.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        if _ERROR.match(line) and "Smoke-test" not in line and "Failed smoke-test" not in line:
+            nxt = lines[i + 1].strip() if i + 1 < len(lines) and lines[i + 1].startswith("  ") else ""
+            out.append(f"{line.strip()} {nxt}".strip())
+    return out[:20]
+
+
+def _parse_goals(log: str, report: bytes | None, messages: list[str]) -> VerifierResult:
+    goal_results: dict[str, dict] = {}
+    smoke: dict[str, str] = {}
+    lines = log.splitlines()
+    for i, line in enumerate(lines):
+        m = _SMOKE.match(line)
+        if m:
+            smoke[m.group(2)] = "passed" if m.group(1) == "Passed" else "doomed"
+            continue
+        m = _GOAL25.match(line)
+        if m:
+            tag, name, status, rest = m.groups()
+            if status is None:  # "[wp] [Failed] Goal X" + indented prover lines
+                status, prover = tag, None
+                for follow in lines[i + 1:]:
+                    pm = _PROVER_LINE.match(follow)
+                    if not pm:
+                        break
+                    prover, status = pm.group(1), pm.group(2)
+                    if status == "Timeout":
+                        break
+            else:
+                prover = tag
+            goal_results[name] = {"name": name, "status": status.lower(), "prover": prover,
+                                  "time_s": _time(rest)}
+            continue
+        m = _GOAL30.match(line)
+        if m:
+            status, name, rest = m.groups()
+            goal_results[name] = {"name": name, "status": status.lower(), "prover": None, "time_s": _time(rest)}
+    summary = _SUMMARY.search(log)
+    items = {k.strip(): int(v) for k, v in _SUMMARY_ITEM.findall(log[summary.end():])} if summary else {}
+    json_counts = _report_counts(report)
+    n_smoke = len(smoke) or json_counts.get("smoke_total", 0)
+    smoke_passed = sum(1 for s in smoke.values() if s == "passed")
+    if summary:
+        proved_all, total_all = int(summary.group(1)), int(summary.group(2))
+        proved, total = proved_all - smoke_passed, total_all - n_smoke
+    elif json_counts:
+        proved, total = json_counts["valid"], json_counts["total"]
+    else:
+        proved = total = 0
+    statuses = [g["status"] for g in goal_results.values() if "_wp_smoke_" not in g["name"]]
+    goals = GoalCounts(
+        proved=proved,
+        total=total,
+        timeout=max(items.get("Timeout", 0), statuses.count("timeout")),
+        failed=max(items.get("Failed", 0), statuses.count("failed") - statuses.count("timeout")),
+        unknown=statuses.count("unknown"),
+    )
+    vacuous = sorted(n for n, s in smoke.items() if s == "doomed")
+    extra = {k: items[k] for k in ("Terminating", "Unreachable") if k in items}
+    if n_smoke:
+        extra["smoke_tests"] = n_smoke
+    if json_counts.get("functions"):
+        extra["functions"] = json_counts["functions"]
+    unproved = [g for g in goal_results.values() if g["status"] != "valid" and "_wp_smoke_" not in g["name"]]
+    if summary is None and not json_counts:
+        return VerifierResult("infra_error", "no WP summary in the output", messages=messages)
+    if total == 0:
+        verdict, reason = "failed", "WP generated no proof obligation"
+    elif proved == total:
+        verdict, reason = "verified", f"all {total} goals proved"
+    else:
+        names = ", ".join(g["name"] for g in unproved[:3])
+        verdict, reason = "failed", f"{proved}/{total} goals proved" + (f"; not proved: {names}" if names else "")
+    return VerifierResult(verdict, reason, goals=goals, goal_results=sorted(unproved, key=lambda g: g["name"]),
+                          vacuous=vacuous, messages=messages, extra=extra)
+
+
+def _time(rest: str) -> float | None:
+    """Largest duration in a goal line's tail, in seconds (``(20ms)``, ``(2s)``)."""
+    best = None
+    for num, unit in re.findall(r"(\d+(?:\.\d+)?)(ms|s)\b", rest or ""):
+        t = float(num) / (1000 if unit == "ms" else 1)
+        best = t if best is None else max(best, t)
+    return best
+
+
+def _report_counts(report: bytes | None) -> dict:
+    """Totals from ``-wp-report-json``: non-smoke ``total``/``valid`` and ``smoke_total``."""
+    if not report:
+        return {}
+    try:
+        data = json.loads(report)
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    total = valid = smoke = 0
+    for props in data.get("wp:functions", {}).values():
+        for prop, stats in props.items():
+            if prop == "wp:section":
+                continue
+            main = stats.get("wp:main", {})
+            if "_wp_smoke_" in prop:
+                smoke += main.get("total", 0)
+            else:
+                total += main.get("total", 0)
+                valid += main.get("valid", 0)
+    return {"total": total, "valid": valid, "smoke_total": smoke, "functions": len(data.get("wp:functions", {}))}

@@ -1,0 +1,436 @@
+"""Tests of harness/datasets.py against the real read-only mirror of upstream files.
+
+The mirror comes only from ``VERIKIT_DATA_MIRRORS`` (CI sets it to ../shared/data beside
+the checkout); tests that need it skip when it is unset. No test touches the network:
+``urllib.request.urlopen`` and ``huggingface_hub.hf_hub_download`` are replaced by
+recorders that fail, and the download tests substitute local bytes for the remote side.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import huggingface_hub
+import platformdirs
+import pytest
+
+from harness import datasets as D
+
+SAMPLE = "casp-sample10"
+SAMPLE_PREFIX = ("github/AbdelbasetKABOU/CASP-LLM-Verification-Study/"
+                 "2dd260bfecc15e4a4614bdea2e3001021bf2d646")
+REAL_MIRRORS = os.environ.get("VERIKIT_DATA_MIRRORS")
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch, tmp_path):
+    """No user cache, no offline flags from the caller's shell, and no network."""
+    monkeypatch.setenv("VERIKIT_DATA", str(tmp_path / "default-cache"))
+    monkeypatch.delenv("VERIKIT_OFFLINE", raising=False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    calls: list[str] = []
+
+    def no_urlopen(url, *a, **k):
+        calls.append(str(url))
+        raise urllib.error.URLError("network disabled in tests")
+
+    def no_hub(*a, **k):
+        calls.append(f"hf:{a}")
+        raise OSError("network disabled in tests")
+
+    monkeypatch.setattr(urllib.request, "urlopen", no_urlopen)
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", no_hub)
+    return calls
+
+
+@pytest.fixture
+def mirror() -> Path:
+    """The real mirror root holding the casp-sample10 files."""
+    if not REAL_MIRRORS:
+        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror "
+                    "(../shared/data beside the checkout) is needed for this test")
+    for entry in REAL_MIRRORS.split(os.pathsep):
+        if entry and (Path(entry) / SAMPLE_PREFIX / "README.md").is_file():
+            return Path(entry).absolute()
+    pytest.skip(f"no mirror in VERIKIT_DATA_MIRRORS={REAL_MIRRORS!r} holds {SAMPLE_PREFIX}")
+
+
+def _sample_ds() -> D.Dataset:
+    return D.REGISTRY[SAMPLE]
+
+
+# --- registry and layout ---------------------------------------------------------------
+
+def test_layout_prefix_and_urls():
+    gh = D.Source("github", "owner/repo", "c0ffee")
+    assert gh.layout_prefix() == "github/owner/repo/c0ffee"
+    assert gh.url("a/b.c") == "https://raw.githubusercontent.com/owner/repo/c0ffee/a/b.c"
+    hf = D.Source("hf", "nicher92/CASP_dataset", "main")
+    assert hf.layout_prefix() == "hf/datasets/nicher92/CASP_dataset/main"
+    assert hf.url("data/x.parquet") == (
+        "https://huggingface.co/datasets/nicher92/CASP_dataset/resolve/main/data/x.parquet")
+    model = D.Source("hf", "org/m", "abc", repo_type="model")
+    assert model.layout_prefix() == "hf/models/org/m/abc"
+    assert model.url("w.bin") == "https://huggingface.co/org/m/resolve/abc/w.bin"
+    assert _sample_ds().source.layout_prefix() == SAMPLE_PREFIX
+    assert _sample_ds().layout_path("README.md") == f"{SAMPLE_PREFIX}/README.md"
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"kind": "gitlab", "repo": "a/b", "revision": "x"},
+    {"kind": "github", "repo": "noslash", "revision": "x"},
+    {"kind": "github", "repo": "a/../b", "revision": "x"},
+    {"kind": "github", "repo": "a/b", "revision": ""},
+    {"kind": "hf", "repo": "a/b", "revision": "main", "repo_type": "space"},
+])
+def test_source_rejects_bad_values(kwargs):
+    with pytest.raises(ValueError):
+        D.Source(**kwargs)
+
+
+@pytest.mark.parametrize("path", ["", "/etc/passwd", "../x", "a/../../x", "a/./b", "a\\b"])
+def test_fileref_rejects_paths_escaping_the_layout(path):
+    with pytest.raises(ValueError):
+        D.FileRef(path)
+
+
+def test_fileref_rejects_bad_digest():
+    with pytest.raises(ValueError):
+        D.FileRef("a", "ABC")
+    with pytest.raises(ValueError):
+        D.FileRef("a", "A" * 64)
+
+
+def test_sample_registry_is_literal_sorted_and_complete():
+    ds = _sample_ds()
+    paths = [f.path for f in ds.files]
+    assert paths == sorted(paths)
+    assert len(paths) == 112
+    assert all(f.sha256 and len(f.sha256) == 64 and f.size for f in ds.files)
+    assert {"README.md", "framac_results.csv"} <= set(paths)
+
+
+def test_sample_registry_matches_the_mirror_tree(mirror):
+    root = mirror / SAMPLE_PREFIX
+    on_disk = {p.relative_to(root).as_posix(): p for p in root.rglob("*") if p.is_file()}
+    refs = {f.path: f for f in _sample_ds().files}
+    assert set(on_disk) == set(refs)
+    for path, ref in refs.items():
+        assert on_disk[path].stat().st_size == ref.size, path
+
+
+def test_casp_entry_is_marked_unpinned():
+    ds = D.REGISTRY["casp"]
+    assert ds.source == D.Source("hf", "nicher92/CASP_dataset", "main", "dataset")
+    assert [f.path for f in ds.files] == ["data/train-00000-of-00001.parquet"]
+    assert all(f.sha256 is None for f in ds.files)
+    assert "NOT pinned" in ds.description
+    assert "2508.18798" in ds.citation
+
+
+# --- fetching from the mirror ------------------------------------------------------------
+
+def test_fetch_sample_from_mirror_verifies_every_file(mirror, tmp_path):
+    cache = tmp_path / "cache"
+    fetched = D.fetch(SAMPLE, data_dir=cache, offline=True)
+    ds = fetched.dataset
+    assert set(fetched.files) == {f.path for f in ds.files}
+    assert fetched.root == mirror / SAMPLE_PREFIX
+    for ref in ds.files:
+        local = fetched.files[ref.path]
+        assert local == mirror / SAMPLE_PREFIX / ref.path
+        assert hashlib.sha256(local.read_bytes()).hexdigest() == ref.sha256
+        assert fetched.sha256[ref.path] == ref.sha256
+    pairs = {p.split("/")[1] for p in fetched.files if p.startswith("casp_10/")}
+    assert len(pairs) == 10
+    candidates = [p for p in fetched.files
+                  if p.startswith("casp_10/") and "/code_with_llm_spec_" in p
+                  and p.endswith(".c")]
+    assert len(candidates) == 40
+    assert all(f"casp_10/{d}/code.c" in fetched.files for d in pairs)
+    assert set(fetched.locations.values()) == {f"mirror:{mirror}"}
+    assert not cache.exists(), "a mirror hit must not write into the cache"
+
+
+def test_resolve_file_from_mirror(mirror, tmp_path):
+    ds = _sample_ds()
+    ref = next(f for f in ds.files if f.path == "framac_results.csv")
+    got = D.resolve_file(ds, ref, data_dir=tmp_path / "cache", offline=True)
+    assert got == mirror / SAMPLE_PREFIX / "framac_results.csv"
+    assert got.read_bytes().startswith(b"directory,file,filename,provider,model")
+
+
+def test_corrupted_mirror_copy_before_real_one_raises(mirror, tmp_path, monkeypatch):
+    bad = tmp_path / "bad-mirror"
+    target = bad / SAMPLE_PREFIX / "casp_10" / "03_379" / "spec.acsl"
+    target.parent.mkdir(parents=True)
+    original = (mirror / SAMPLE_PREFIX / "casp_10/03_379/spec.acsl").read_bytes()
+    target.write_bytes(original + b"\n/* tampered */\n")
+    monkeypatch.setenv("VERIKIT_DATA_MIRRORS", f"{bad}{os.pathsep}{mirror}")
+    expected = next(f.sha256 for f in _sample_ds().files
+                    if f.path == "casp_10/03_379/spec.acsl")
+    with pytest.raises(D.HashMismatch) as info:
+        D.fetch(SAMPLE, data_dir=tmp_path / "cache", offline=True)
+    err = info.value
+    assert err.path == str(target)
+    assert err.expected == expected
+    assert err.actual == hashlib.sha256(target.read_bytes()).hexdigest()
+    assert str(target) in str(err) and expected in str(err) and err.actual in str(err)
+    assert isinstance(err, D.DatasetError)
+
+
+def test_cache_copy_takes_precedence_over_mirrors(mirror, tmp_path, monkeypatch):
+    monkeypatch.setenv("VERIKIT_DATA_MIRRORS", str(mirror))
+    cache = tmp_path / "cache"
+    dest = cache / SAMPLE_PREFIX / "README.md"
+    dest.parent.mkdir(parents=True)
+    shutil.copyfile(mirror / SAMPLE_PREFIX / "README.md", dest)
+    fetched = D.fetch(SAMPLE, data_dir=cache, offline=True)
+    assert fetched.files["README.md"] == dest
+    assert fetched.locations["README.md"] == "cache"
+    assert fetched.files["framac_results.csv"] == mirror / SAMPLE_PREFIX / "framac_results.csv"
+    assert fetched.root is None, "files split between cache and mirror have no single root"
+    assert fetched.provenance()["locations"] == ["cache", f"mirror:{mirror}"]
+
+
+def test_corrupted_cache_copy_raises_not_falls_back(mirror, tmp_path, monkeypatch):
+    monkeypatch.setenv("VERIKIT_DATA_MIRRORS", str(mirror))
+    dest = tmp_path / "cache" / SAMPLE_PREFIX / "README.md"
+    dest.parent.mkdir(parents=True)
+    dest.write_text("not the upstream README\n")
+    with pytest.raises(D.HashMismatch, match="README.md"):
+        D.fetch(SAMPLE, data_dir=tmp_path / "cache", offline=True)
+
+
+def test_provenance_is_stable_and_json_serialisable(mirror, tmp_path):
+    a = D.fetch(SAMPLE, data_dir=tmp_path / "cache", offline=True)
+    b = D.fetch(SAMPLE, data_dir=tmp_path / "cache", offline=True)
+    pa = a.provenance()
+    assert pa == a.provenance() == b.provenance()
+    assert json.loads(json.dumps(pa, sort_keys=True)) == pa
+    lines = sorted(f"{f.path}\t{f.sha256}\n" for f in a.dataset.files)
+    assert pa == {
+        "name": SAMPLE,
+        "source": {"kind": "github", "repo": "AbdelbasetKABOU/CASP-LLM-Verification-Study",
+                   "revision": "2dd260bfecc15e4a4614bdea2e3001021bf2d646",
+                   "repo_type": "dataset"},
+        "files_sha256": hashlib.sha256("".join(lines).encode()).hexdigest(),
+        "n_files": 112,
+        "unpinned": [],
+        "locations": [f"mirror:{mirror}"],
+    }
+
+
+# --- missing files -----------------------------------------------------------------------
+
+def _missing_ds(n: int) -> D.Dataset:
+    return D.Dataset(
+        name="test-missing", description="files that exist nowhere",
+        source=D.Source("github", "owner/repo", "0123abcd"),
+        files=tuple(D.FileRef(f"dir/missing_{i:02d}.txt", "0" * 64, 1) for i in range(n)),
+        citation="test")
+
+
+def test_missing_file_offline_names_url_cache_path_and_mirror_env(tmp_path, _isolated):
+    ds = _missing_ds(1)
+    cache = tmp_path / "cache"
+    with pytest.raises(D.DatasetUnavailable) as info:
+        D.resolve_file(ds, ds.files[0], data_dir=cache, offline=True)
+    msg = str(info.value)
+    assert "test-missing" in msg
+    assert ("https://raw.githubusercontent.com/owner/repo/0123abcd/dir/missing_00.txt"
+            in msg)
+    assert str(cache / "github/owner/repo/0123abcd/dir/missing_00.txt") in msg
+    assert "VERIKIT_DATA_MIRRORS" in msg
+    assert info.value.missing == ["dir/missing_00.txt"]
+    assert _isolated == [], "offline=True must not touch the network"
+
+
+def test_fetch_lists_all_missing_files_at_once(tmp_path, monkeypatch, _isolated):
+    ds = _missing_ds(13)
+    monkeypatch.setitem(D.REGISTRY, ds.name, ds)
+    monkeypatch.setenv("VERIKIT_OFFLINE", "1")
+    with pytest.raises(D.DatasetUnavailable) as info:
+        D.fetch(ds.name, data_dir=tmp_path / "cache")
+    msg = str(info.value)
+    assert info.value.missing == [f.path for f in ds.files]
+    assert "13 of 13" in msg
+    assert "missing_09.txt" in msg and "missing_10.txt" not in msg
+    assert "and 3 more" in msg
+    assert _isolated == []
+
+
+def test_casp_offline_is_a_clear_unavailable_error(tmp_path, monkeypatch, _isolated):
+    monkeypatch.setenv("VERIKIT_OFFLINE", "1")
+    monkeypatch.setenv("VERIKIT_DATA_MIRRORS", str(tmp_path / "empty-mirror"))
+    cache = tmp_path / "cache"
+    with pytest.raises(D.DatasetUnavailable) as info:
+        D.fetch("casp", data_dir=cache)
+    msg = str(info.value)
+    assert "'casp'" in msg and "nicher92/CASP_dataset" in msg
+    assert ("https://huggingface.co/datasets/nicher92/CASP_dataset/resolve/main/"
+            "data/train-00000-of-00001.parquet") in msg
+    assert str(cache / "hf/datasets/nicher92/CASP_dataset/main/"
+               "data/train-00000-of-00001.parquet") in msg
+    assert "VERIKIT_DATA_MIRRORS" in msg and str(tmp_path / "empty-mirror") in msg
+    assert _isolated == [], "VERIKIT_OFFLINE=1 must prevent any download attempt"
+
+
+def test_hf_hub_offline_applies_to_hf_sources(tmp_path, monkeypatch, _isolated):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(D.DatasetUnavailable, match="HF_HUB_OFFLINE=1"):
+        D.fetch("casp", data_dir=tmp_path / "cache")
+    assert _isolated == []
+
+
+def test_unknown_name_lists_known_names():
+    with pytest.raises(D.DatasetError) as info:
+        D.fetch("no-such-dataset")
+    assert not isinstance(info.value, D.DatasetUnavailable)
+    msg = str(info.value)
+    assert "no-such-dataset" in msg and "casp-sample10" in msg and "casp," in msg
+
+
+# --- downloads (remote side replaced by local bytes) -------------------------------------
+
+class _Resp(io.BytesIO):
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def test_github_download_is_verified_and_atomic(mirror, tmp_path, monkeypatch):
+    monkeypatch.setenv("VERIKIT_DATA_MIRRORS", "")
+    ds = _sample_ds()
+    ref = next(f for f in ds.files if f.path == "casp_10/00_327/meta.txt")
+    body = (mirror / SAMPLE_PREFIX / ref.path).read_bytes()
+    seen = []
+
+    def fake_urlopen(url, timeout=None):
+        seen.append((url, timeout))
+        return _Resp(body)
+
+    monkeypatch.setattr(urllib.request, "urlopen", fake_urlopen)
+    cache = tmp_path / "cache"
+    got = D.resolve_file(ds, ref, data_dir=cache)
+    assert got == cache / SAMPLE_PREFIX / ref.path
+    assert got.read_bytes() == body
+    assert seen == [(ds.source.url(ref.path), 15)]
+    assert [p.name for p in got.parent.iterdir()] == ["meta.txt"], "temp file left behind"
+
+
+def test_github_download_with_wrong_bytes_is_not_kept(tmp_path, monkeypatch):
+    monkeypatch.setenv("VERIKIT_DATA_MIRRORS", "")
+    ds = _sample_ds()
+    ref = ds.files[0]
+    monkeypatch.setattr(urllib.request, "urlopen", lambda url, timeout=None: _Resp(b"x"))
+    with pytest.raises(D.HashMismatch) as info:
+        D.resolve_file(ds, ref, data_dir=tmp_path / "cache", offline=False)
+    assert info.value.actual == hashlib.sha256(b"x").hexdigest()
+    assert ds.source.url(ref.path) in str(info.value)
+    folder = tmp_path / "cache" / SAMPLE_PREFIX
+    assert not any(p.is_file() for p in folder.rglob("*")), "bad download left in cache"
+
+
+def test_network_failure_is_unavailable_and_not_retried_per_file(
+        tmp_path, monkeypatch, _isolated):
+    ds = _missing_ds(5)
+    monkeypatch.setitem(D.REGISTRY, ds.name, ds)
+    with pytest.raises(D.DatasetUnavailable) as info:
+        D.fetch(ds.name, data_dir=tmp_path / "cache", offline=False)
+    assert len(_isolated) == 1, "after one network failure no more downloads are tried"
+    msg = str(info.value)
+    assert "network disabled in tests" in msg and "5 of 5" in msg
+
+
+def test_hf_download_copies_into_layout_and_warns_unpinned(tmp_path, monkeypatch):
+    upstream = tmp_path / "hub-cache" / "train.parquet"
+    upstream.parent.mkdir()
+    upstream.write_bytes(b"PAR1 fake parquet bytes PAR1")
+    calls = []
+
+    def fake_hub(repo_id, filename, *, repo_type=None, revision=None, **kw):
+        calls.append((repo_id, filename, repo_type, revision))
+        return str(upstream)
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake_hub)
+    cache = tmp_path / "cache"
+    with pytest.warns(D.UnpinnedFileWarning, match="not pinned"):
+        fetched = D.fetch("casp", data_dir=cache)
+    path = "data/train-00000-of-00001.parquet"
+    assert calls == [("nicher92/CASP_dataset", path, "dataset", "main")]
+    dest = cache / "hf/datasets/nicher92/CASP_dataset/main" / path
+    assert fetched.files[path] == dest and dest.read_bytes() == upstream.read_bytes()
+    prov = fetched.provenance()
+    assert prov["unpinned"] == [path] and prov["locations"] == ["download"]
+    digest = hashlib.sha256(upstream.read_bytes()).hexdigest()
+    assert fetched.sha256[path] == digest
+    assert prov["files_sha256"] == hashlib.sha256(f"{path}\t{digest}\n".encode()).hexdigest()
+    with pytest.warns(D.UnpinnedFileWarning):
+        again = D.fetch("casp", data_dir=cache, offline=True)
+    assert again.locations[path] == "cache" and len(calls) == 1
+
+
+def test_unpinned_mirror_file_warns_and_is_recorded(mirror, tmp_path, monkeypatch):
+    ds = D.Dataset(name="test-unpinned", description="", source=_sample_ds().source,
+                   files=(D.FileRef("README.md"),), citation="test")
+    monkeypatch.setitem(D.REGISTRY, ds.name, ds)
+    with pytest.warns(D.UnpinnedFileWarning, match="README.md"):
+        fetched = D.fetch(ds.name, data_dir=tmp_path / "cache", offline=True)
+    assert fetched.provenance()["unpinned"] == ["README.md"]
+    real = next(f.sha256 for f in _sample_ds().files if f.path == "README.md")
+    assert fetched.sha256["README.md"] == real
+
+
+# --- directories and hashing -------------------------------------------------------------
+
+def test_cache_dir_precedence(tmp_path, monkeypatch):
+    monkeypatch.setenv("VERIKIT_DATA", str(tmp_path / "env"))
+    assert D.cache_dir(tmp_path / "arg") == tmp_path / "arg"
+    assert D.cache_dir(str(tmp_path / "arg")) == tmp_path / "arg"
+    assert D.cache_dir() == tmp_path / "env"
+    monkeypatch.delenv("VERIKIT_DATA")
+    assert D.cache_dir() == Path(platformdirs.user_cache_dir("verikit")) / "data"
+    monkeypatch.setenv("VERIKIT_DATA", "")
+    assert D.cache_dir() == Path(platformdirs.user_cache_dir("verikit")) / "data"
+
+
+def test_mirror_dirs_parsing(tmp_path, monkeypatch):
+    monkeypatch.delenv("VERIKIT_DATA_MIRRORS", raising=False)
+    assert D.mirror_dirs() == []
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("VERIKIT_DATA_MIRRORS", f"rel{os.pathsep}{os.pathsep}/abs/m{os.pathsep}")
+    assert D.mirror_dirs() == [tmp_path / "rel", Path("/abs/m")]
+
+
+def test_sha256_file_streams_across_chunks(tmp_path):
+    data = os.urandom(3 * (1 << 20) + 17)
+    p = tmp_path / "blob"
+    p.write_bytes(data)
+    assert D.sha256_file(p) == hashlib.sha256(data).hexdigest()
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    assert D.sha256_file(str(empty)) == hashlib.sha256(b"").hexdigest()
+
+
+def test_provenance_does_not_depend_on_file_order():
+    ds = _sample_ds()
+    refs = list(ds.files)
+
+    def build(order):
+        return D.FetchedDataset(
+            ds, None, {f.path: Path("/x") / f.path for f in order},
+            sha256={f.path: f.sha256 for f in order},
+            locations={f.path: "cache" for f in order}).provenance()
+
+    assert build(refs) == build(refs[::-1])
+    assert build(refs)["n_files"] == 112

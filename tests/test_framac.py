@@ -1,0 +1,439 @@
+"""Tests of harness/verifiers/framac.py.
+
+Part A (``recorded``): the Frama-C 30-era logs of the CASP LLM verification study, read
+from the data mirror (``VERIKIT_DATA_MIRRORS``), parsed by ``FramaC.parse`` and compared
+with the study's own ``framac_results.csv``.
+
+Part B (``realtool``): the real Frama-C installed here (Debian's 25.0, why3 1.5.1, z3,
+cvc4) run through ``HostSandbox`` on small C files written for these tests. A goal that
+is expected to fail runs with ``wp_timeout_s=5`` so no test waits for the paper's 60 s.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from harness import toolchains
+from harness.sandbox import Limits, ProcResult
+from harness.sandbox.local import HostSandbox
+from harness.verifiers import VERDICTS, get_verifier
+from harness.verifiers.framac import PAPER_OPTIONS, REPORT, SOURCE, WHY3CONF, FramaC, parse_version
+
+# --------------------------------------------------------------------------------------
+# Part A: recorded Frama-C 30 logs of the CASP study
+# --------------------------------------------------------------------------------------
+
+CASP = Path("github/AbdelbasetKABOU/CASP-LLM-Verification-Study/2dd260bfecc15e4a4614bdea2e3001021bf2d646")
+BEGIN = "# --- Begin frama-c output ---"
+MIRRORS = os.environ.get("VERIKIT_DATA_MIRRORS")
+LOCATION = re.compile(r"(\S+\.c):(\d+):")
+
+
+def _casp_root() -> Path | None:
+    for mirror in (MIRRORS or "").split(":"):
+        if mirror and (Path(mirror) / CASP / "framac_results.csv").is_file():
+            return Path(mirror) / CASP
+    return None
+
+
+def _casp_rows() -> list[dict]:
+    root = _casp_root()
+    if root is None:
+        return []
+    with open(root / "framac_results.csv", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+CASP_ROOT = _casp_root()
+CASP_ROWS = _casp_rows()
+
+
+def _row_id(row: dict) -> str:
+    return f"{row['directory']}-{row['provider']}-{row['model']}-rc{row['returncode']}"
+
+
+def _count(cell: str) -> int:
+    """A CSV count cell: '' -> 0, '14.0' -> 14."""
+    return int(float(cell)) if cell.strip() else 0
+
+
+def _log_body(row: dict) -> str:
+    path = CASP_ROOT / "casp_10" / row["directory"] / f"framac_log_{row['provider']}_{row['model']}.log"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.rstrip("\n") == BEGIN]
+    assert len(starts) == 1, f"{path}: expected one '{BEGIN}' line"
+    return "".join(lines[starts[0] + 1:])
+
+
+def _need_mirror() -> None:
+    if not MIRRORS:
+        pytest.skip("VERIKIT_DATA_MIRRORS is unset: no data mirror to read the CASP study logs from")
+    if CASP_ROOT is None:
+        pytest.fail(f"no mirror in VERIKIT_DATA_MIRRORS={MIRRORS!r} holds {CASP}/framac_results.csv")
+
+
+@pytest.mark.recorded
+def test_casp_mirror_has_all_40_logs():
+    _need_mirror()
+    assert len(CASP_ROWS) == 40
+    assert {r["returncode"] for r in CASP_ROWS} == {"0", "1"}
+    for row in CASP_ROWS:
+        assert BEGIN not in _log_body(row)  # header fully stripped, body follows
+
+
+@pytest.mark.recorded
+@pytest.mark.parametrize("row", CASP_ROWS, ids=_row_id)
+def test_casp_log_parses_like_the_study_csv(row):
+    _need_mirror()
+    body = _log_body(row)
+    res = FramaC().parse(ProcResult(argv=[], returncode=int(row["returncode"]), stdout=body))
+    assert res.verdict in VERDICTS
+    if row["returncode"] == "1":
+        assert res.verdict == "invalid", res.reason
+        assert res.goals is None
+        first = LOCATION.search(body)
+        assert first, "the recorded log names no file:line (test data assumption)"
+        assert f"{first.group(1)}:{first.group(2)}" in res.reason
+        assert LOCATION.search(res.reason)
+        return
+    assert row["returncode"] == "0"
+    proved, total = _count(row["proved_goals"]), _count(row["total_goals"])
+    assert res.goals is not None
+    assert (res.goals.proved, res.goals.total) == (proved, total)
+    assert res.verdict == ("verified" if proved == total else "failed"), res.reason
+    assert res.goals.timeout == _count(row["timeout"])
+    for key, column in (("Terminating", "terminating"), ("Unreachable", "unreachable")):
+        if row[column].strip():
+            assert res.extra[key] == _count(row[column])
+        else:
+            assert key not in res.extra
+    # every '[wp] [Timeout] NAME' line of the log is an unproved goal of the result
+    timed_out = set(re.findall(r"^\[wp\] \[Timeout\] (\S+)", body, flags=re.M))
+    assert {g["name"] for g in res.goal_results} == timed_out
+    assert all(g["status"] == "timeout" for g in res.goal_results)
+    assert res.vacuous == []
+
+
+# --------------------------------------------------------------------------------------
+# Part B: the real Frama-C of this machine through HostSandbox
+# --------------------------------------------------------------------------------------
+
+CORRECT = """\
+/*@ requires n >= 0;
+    requires \\valid(a + (0 .. n-1));
+    assigns a[0 .. n-1];
+    ensures \\forall integer k; 0 <= k < n ==> a[k] == 0;
+*/
+void zero(int *a, int n) {
+  /*@ loop invariant 0 <= i <= n;
+      loop invariant \\forall integer k; 0 <= k < i ==> a[k] == 0;
+      loop assigns i, a[0 .. n-1];
+      loop variant n - i;
+  */
+  for (int i = 0; i < n; i++) a[i] = 0;
+}
+"""
+
+WRONG_POST = """\
+/*@ assigns \\nothing;
+    ensures \\result == 0;
+*/
+int one(void) {
+  return 1;
+}
+"""
+
+VACUOUS = """\
+/*@ requires x > 0 && x < 0;
+    assigns \\nothing;
+    ensures \\result == x;
+*/
+int id(int x) {
+  return x;
+}
+"""
+
+SYNTAX_ERROR = """\
+/* a C syntax error on line 4 */
+
+int f(int x) {
+  int y = x +;
+  return y;
+}
+"""
+
+ACSL_ERROR = """\
+/* an unknown logic function on line 4 */
+
+/*@ requires x >= 0;
+    ensures \\result == no_such_logic_function(x);
+*/
+int f(int x) {
+  return x;
+}
+"""
+
+HARD_NONLINEAR = """\
+/*@ requires 1 <= x <= 100000 && 1 <= y <= 100000 && 1 <= z <= 100000;
+    assigns \\nothing;
+    ensures \\result == 1;
+*/
+int fermat3(int x, int y, int z) {
+  //@ assert (integer)x*x*x + (integer)y*y*y != (integer)z*z*z;
+  return 1;
+}
+"""
+
+
+class Env:
+    """The probed toolchain of this machine and the prepared why3.conf."""
+
+    def __init__(self):
+        self.sandbox = HostSandbox()
+        self.probed = toolchains.probe("framac", self.sandbox)
+        self.framac = FramaC()
+        self.prepared = self.framac.prepare(self.sandbox, self.probed)
+        self._cache: dict = {}
+
+    def run(self, src: str, *, smoke: bool = False, limits: Limits = Limits(wall_s=180), **overrides):
+        """Run Frama-C on ``src`` as candidate.c; returns (argv, ProcResult, VerifierResult).
+
+        Identical runs are shared between tests (each costs a real Frama-C call).
+        """
+        key = (src, smoke, limits, tuple(sorted(overrides.items())))
+        if key not in self._cache:
+            opts = self.framac.options(self.probed, smoke=smoke, **overrides)
+            argv, env, collect = self.framac.command(opts)
+            proc = self.sandbox.run(argv, files={**self.prepared, SOURCE: src}, env=env,
+                                    collect=collect, limits=limits)
+            self._cache[key] = (argv, proc, self.framac.parse(proc))
+        return self._cache[key]
+
+
+@pytest.fixture(scope="module")
+def fc() -> Env:
+    if shutil.which("frama-c") is None:
+        pytest.skip("frama-c is not installed on this machine")
+    env = Env()
+    assert env.probed.versions["frama-c"], env.probed.tools["frama-c"]
+    return env
+
+
+def _goal_lines(stdout: str) -> list[str]:
+    """Frama-C 25 prints one '[wp] [PROVER] Goal NAME ...' line per goal (smoke excluded)."""
+    return re.findall(r"^\[wp\] \[[^\]]+\] Goal (\S+)", stdout, flags=re.M)
+
+
+@pytest.mark.realtool
+def test_prepare_detects_installed_provers(fc):
+    assert fc.probed.versions["why3"], "why3 is expected on this machine"
+    conf = fc.prepared[WHY3CONF].decode()
+    for prover, name in (("z3", "Z3"), ("cvc4", "CVC4")):
+        if shutil.which(prover):
+            assert f'name = "{name}"' in conf
+
+
+@pytest.mark.realtool
+def test_command_line_has_the_paper_options(fc):
+    opts = fc.framac.options(fc.probed, smoke=False)
+    argv, env, collect = fc.framac.command(opts)
+    assert argv[0] == "frama-c" and argv[-1] == SOURCE
+    assert "-wp" in argv and "-wp-rte" in argv
+    pairs = dict(zip(argv, argv[1:]))
+    assert pairs["-wp-steps"] == "500000"
+    assert pairs["-wp-timeout"] == "60"
+    assert pairs["-wp-report-json"] == REPORT
+    assert pairs["-wp-cache"] == "none"  # Frama-C 25 >= 21: no proof reused from outside
+    assert "-wp-smoke-tests" not in argv
+    installed = [p for p in PAPER_OPTIONS["provers"] if shutil.which(p)]
+    assert installed, "no SMT prover installed"
+    assert pairs["-wp-prover"].split(",") == installed  # only installed ones, pin order
+    assert opts["provers_missing"] == [p for p in PAPER_OPTIONS["provers"] if p not in installed]
+    if shutil.which("alt-ergo") is None:
+        assert opts["provers_missing"] == ["alt-ergo"]
+        assert "alt-ergo" not in pairs["-wp-prover"]
+    assert env == {"WHY3CONFIG": WHY3CONF}
+    assert collect == [REPORT]
+    assert opts["framac_version"] == fc.probed.versions["frama-c"]
+
+
+@pytest.mark.realtool
+def test_command_line_overrides(fc):
+    opts = fc.framac.options(fc.probed, smoke=True, cpus=3, wp_timeout_s=5)
+    argv, _, _ = fc.framac.command(opts)
+    pairs = dict(zip(argv, argv[1:]))
+    assert pairs["-wp-timeout"] == "5" and pairs["-wp-par"] == "3"
+    assert "-wp-smoke-tests" in argv
+    assert PAPER_OPTIONS["wp_timeout_s"] == 60  # the override did not leak into the pins
+
+
+@pytest.mark.realtool
+def test_correct_program_is_verified(fc):
+    _, proc, res = fc.run(CORRECT, wp_timeout_s=5)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert res.verdict == "verified", res.reason
+    assert res.goals.total > 0
+    assert res.goals.proved == res.goals.total
+    assert res.goals.total == len(_goal_lines(proc.stdout))
+    assert res.goal_results == [] and res.vacuous == []
+    report = json.loads(proc.files[REPORT])
+    assert "zero" in report["wp:functions"]
+
+
+@pytest.mark.realtool
+def test_wrong_postcondition_fails(fc):
+    _, proc, res = fc.run(WRONG_POST, wp_timeout_s=5)
+    assert proc.returncode == 0
+    assert res.verdict == "failed", res.reason
+    assert res.goals.proved < res.goals.total
+    by_name = {g["name"]: g for g in res.goal_results}
+    assert "typed_one_ensures" in by_name, res.goal_results
+    assert by_name["typed_one_ensures"]["status"] != "valid"
+    assert "typed_one_ensures" in res.reason
+    assert REPORT in proc.files
+
+
+@pytest.mark.realtool
+def test_smoke_test_flags_vacuous_precondition(fc):
+    argv, proc, res = fc.run(VACUOUS, smoke=True, wp_timeout_s=5)
+    assert "-wp-smoke-tests" in argv
+    doomed = set(re.findall(r"^\[wp\] \[Failed\] Smoke-test (\S+)", proc.stdout, flags=re.M))
+    assert doomed, "Frama-C reported no failed smoke test for 'requires x > 0 && x < 0'"
+    assert set(res.vacuous) == doomed
+    assert any("requires" in name for name in res.vacuous)
+    assert res.extra.get("smoke_tests", 0) >= 1
+    # smoke tests are not counted as goals
+    assert res.goals.total == len(_goal_lines(proc.stdout))
+
+
+@pytest.mark.realtool
+def test_without_smoke_tests_nothing_is_vacuous(fc):
+    argv, proc, res = fc.run(VACUOUS, smoke=False, wp_timeout_s=5)
+    assert "-wp-smoke-tests" not in argv
+    assert "Smoke-test" not in proc.stdout
+    assert res.vacuous == []
+    assert res.verdict == "verified"  # a false precondition proves anything
+
+
+@pytest.mark.realtool
+@pytest.mark.xfail(strict=True, reason=(
+    "harness/verifiers/framac.py FramaC.parse/_parse_goals (line ~220): a failed smoke "
+    "test (vacuous contract) still yields verdict 'verified', although the parse "
+    "docstring says 'verified (all goals proved, no failed smoke test), failed otherwise'"))
+def test_vacuous_contract_is_not_verified(fc):
+    _, _, res = fc.run(VACUOUS, smoke=True, wp_timeout_s=5)
+    assert res.vacuous
+    assert res.verdict != "verified"
+
+
+@pytest.mark.realtool
+@pytest.mark.slow
+def test_passed_smoke_tests_do_not_change_goal_counts(fc):
+    _, plain_proc, plain = fc.run(CORRECT, wp_timeout_s=5)
+    _, proc, res = fc.run(CORRECT, smoke=True, wp_timeout_s=5)
+    passed = re.findall(r"^\[wp\] \[Passed\] Smoke-test (\S+)", proc.stdout, flags=re.M)
+    assert passed, "expected passed smoke tests on a consistent contract"
+    assert res.verdict == "verified" and res.vacuous == []
+    assert (res.goals.proved, res.goals.total) == (plain.goals.proved, plain.goals.total)
+    assert res.extra["smoke_tests"] == len(set(passed))
+
+
+INVALID_CASES = [
+    pytest.param(SYNTAX_ERROR, id="c-syntax-error"),
+    pytest.param(ACSL_ERROR, id="acsl-unknown-logic-function"),
+]
+
+
+@pytest.mark.realtool
+@pytest.mark.parametrize("src", INVALID_CASES)
+def test_invalid_input(fc, src):
+    _, proc, res = fc.run(src, wp_timeout_s=5)
+    assert proc.returncode not in (0, None)
+    assert res.verdict == "invalid", res.reason
+    assert res.goals is None
+    assert res.messages
+
+
+@pytest.mark.realtool
+@pytest.mark.parametrize("src", [
+    pytest.param(SYNTAX_ERROR, id="c-syntax-error", marks=pytest.mark.xfail(strict=True, reason=(
+        "harness/verifiers/framac.py _ERROR (line 53) only matches a header line that itself "
+        "contains error/Failure/Warning; Frama-C 25 prints a C syntax error as "
+        "'[kernel] candidate.c:4: ' + indented '  syntax error:', so the located line is "
+        "dropped and the reason is '[kernel] Frama-C aborted: invalid user input.'"))),
+    pytest.param(ACSL_ERROR, id="acsl-unknown-logic-function"),
+])
+def test_invalid_input_reason_names_the_line(fc, src):
+    _, proc, res = fc.run(src, wp_timeout_s=5)
+    assert "candidate.c:4:" in proc.stdout  # Frama-C itself locates the error on line 4
+    assert res.verdict == "invalid"
+    assert "candidate.c:4" in res.reason, res.reason
+
+
+def _orphans_since(t0: float) -> list[str]:
+    """Live processes started after ``t0`` whose HOME is a job scratch dir that is gone."""
+    found = []
+    for p in psutil.process_iter(["create_time", "status", "name"]):
+        try:
+            if p.info["create_time"] < t0 - 1 or p.info["status"] == psutil.STATUS_ZOMBIE:
+                continue
+            home = p.environ().get("HOME", "")
+        except psutil.Error:
+            continue
+        if "verikit-job-" in home and not os.path.exists(home):
+            found.append(f"{p.pid} {p.info['name']}")
+    return found
+
+
+@pytest.mark.realtool
+def test_wall_limit_gives_timeout(fc):
+    t0 = time.time()
+    _, proc, res = fc.run(HARD_NONLINEAR, wp_timeout_s=30, limits=Limits(wall_s=1))
+    assert proc.timed_out is True
+    assert res.verdict == "timeout", res.reason
+    assert res.goals is None
+    deadline = time.monotonic() + 3
+    while _orphans_since(t0) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _orphans_since(t0) == [], "Frama-C or a prover outlived the killed job"
+
+
+@pytest.mark.parametrize("flags, verdict", [
+    ({"timed_out": True}, "timeout"),
+    ({"memout": True}, "memout"),
+    ({"start_error": "FileNotFoundError: [Errno 2] No such file or directory: 'frama-c'"}, "infra_error"),
+])
+def test_job_level_outcomes(flags, verdict):
+    proc = ProcResult(argv=["frama-c"], returncode=None if "start_error" in flags else -9, **flags)
+    res = get_verifier("framac").parse(proc)
+    assert res.verdict == verdict
+    assert res.goals is None
+    if verdict == "infra_error":
+        assert "FileNotFoundError" in res.reason
+
+
+def test_missing_frama_c_binary_is_infra_error():
+    proc = HostSandbox().run(["verikit-no-such-frama-c", "-version"])
+    res = FramaC().parse(proc)
+    assert proc.start_error
+    assert res.verdict == "infra_error"
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("25.0-beta (Manganese)", (25, 0)),
+    ("30.0 (Zinc)", (30, 0)),
+    ("27.1", (27, 1)),
+    (None, (0, 0)),
+    ("unknown", (0, 0)),
+])
+def test_parse_version(raw, expected):
+    assert parse_version(raw) == expected
