@@ -31,6 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--dataset", help="dataset name (default: the benchmark's offline default)")
     r.add_argument("--mode", action="append", dest="modes",
                    help="mode to run; repeat for several (default: all modes of the benchmark)")
+    r.add_argument("--task", action="append", dest="task_ids", help="run only this task id; repeatable")
     r.add_argument("--predictions", help="predictions JSONL (schemas/predictions.schema.json); needs one --mode")
     r.add_argument("--sandbox", default="host", choices=["host"], help="where jobs run (default: host)")
     r.add_argument("-j", "--jobs", type=int, default=1, help="jobs run in parallel (default 1)")
@@ -78,7 +79,7 @@ def _run(args, console: Console, argv) -> int:
         benchmark=args.benchmark, dataset=args.dataset, modes=args.modes or list(bench.MODES),
         predictions=args.predictions, sandbox=args.sandbox, parallel=args.jobs,
         limits=Limits(wall_s=args.timeout, mem_mb=args.memory), out=args.out, cache_dir=args.cache_dir,
-        use_cache=not args.no_cache, data_dir=args.data_dir, keep_going=args.keep_going, seed=args.seed,
+        use_cache=not args.no_cache, data_dir=args.data_dir, keep_going=args.keep_going, seed=args.seed, task_ids=args.task_ids,
         command=["verikit", *(argv if argv is not None else sys.argv[1:])],
     )
     try:

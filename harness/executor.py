@@ -14,6 +14,7 @@ times, with backoff); it is never cached, so a later run retries it too.
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -63,7 +64,17 @@ class Job:
     precheck: tuple[str, str] | None = None
 
     def key(self, toolchain: ProbedToolchain, limits: Limits) -> str:
-        """The content address of this job's result (sha256 hex)."""
+        """The job's key (sha256 hex): :meth:`verification_key` plus the candidate's
+        identity (model, sample, origin), so every candidate gets its own record."""
+        return sha256_text(canonical_json({
+            "verification": self.verification_key(toolchain, limits),
+            "model": self.candidate["model"], "sample": self.candidate["sample"],
+            "origin": self.candidate["origin"]}))
+
+    def verification_key(self, toolchain: ProbedToolchain, limits: Limits) -> str:
+        """The content address of the verification (sha256 hex): benchmark name and
+        version, mode, task hash, candidate content hash, files, toolchain fingerprint,
+        options and limits. Two candidates with the same text share it (one tool run)."""
         return sha256_text(canonical_json({
             "benchmark": self.benchmark, "benchmark_version": self.benchmark_version, "mode": self.mode,
             "task_sha256": self.task_sha256, "candidate_sha256": self.candidate["sha256"],
@@ -71,6 +82,12 @@ class Job:
             "toolchain": toolchain.fingerprint, "options": self.options,
             "limits": {"wall_s": limits.wall_s, "mem_mb": limits.mem_mb, "cpus": limits.cpus},
         }))
+
+
+def with_identity(record: dict, key: str, job: Job) -> dict:
+    """A copy of a verification's record for one candidate: its job ``key`` and its
+    ``candidate`` (model, sample, hash, origin); the verification fields are shared."""
+    return {**record, "key": key, "candidate": dict(job.candidate), "task_id": job.task_id}
 
 
 @dataclass
@@ -118,6 +135,7 @@ class Executor:
         self.retries = retries
         self.cache = cache
         self.stats = RunStats()
+        self._lock = threading.Lock()
 
     def run(self, jobs: list[Job], log: RecordLog, judge: Callable[[Job, VerifierResult], tuple[str, str]],
             progress: Callable[[dict], None] | None = None) -> list[dict]:
@@ -137,41 +155,45 @@ class Executor:
         for job in jobs:
             keyed.setdefault(job.key(self.toolchain, self.limits), job)
         self.stats.jobs = len(keyed)
-        todo = []
+        todo: dict[str, list[tuple[str, Job]]] = {}  # verification key -> jobs sharing it
         for key, job in keyed.items():
             if key in log.done:
                 self.stats.resumed += 1
                 if progress:
                     progress(log.done[key])
                 continue
-            cached = self.cache.get(key) if self.cache else None
+            vkey = job.verification_key(self.toolchain, self.limits)
+            cached = self.cache.get(vkey) if self.cache else None
             if cached is not None:
                 self.stats.cached += 1
-                log.append(cached)
-                if progress:
-                    progress(cached)
+                self._emit(log, with_identity(cached, key, job), progress)
                 continue
-            todo.append((key, job))
+            todo.setdefault(vkey, []).append((key, job))
         if todo:
             self._run_pending(todo, log, judge, progress)
         return [log.records[k] for k in keyed if k in log.records]
 
-    def _run_pending(self, todo, log, judge, progress) -> None:
+    def _emit(self, log: RecordLog, record: dict, progress) -> None:
+        log.append(record)
+        if progress:
+            progress(record)
+
+    def _run_pending(self, todo: dict, log, judge, progress) -> None:
         pool = ThreadPoolExecutor(max_workers=self.parallel, thread_name_prefix="verikit-job")
-        pending = {pool.submit(self._execute, key, job, judge): key for key, job in todo}
+        pending = {pool.submit(self._execute, vkey, group[0][1], judge): vkey for vkey, group in todo.items()}
         try:
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
-                    pending.pop(fut)
-                    record = fut.result()
-                    log.append(record)
+                    vkey = pending.pop(fut)
+                    result = fut.result()
                     if self.cache:
-                        self.cache.put(record)
-                    if record["verdict"] == "infra_error":
-                        self.stats.infra_error += 1
-                    if progress:
-                        progress(record)
+                        self.cache.put(vkey, result)
+                    for key, job in todo[vkey]:
+                        record = with_identity(result, key, job)
+                        if record["verdict"] == "infra_error":
+                            self.stats.infra_error += 1
+                        self._emit(log, record, progress)
         except BaseException:
             for fut in pending:
                 fut.cancel()
@@ -182,16 +204,18 @@ class Executor:
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def _execute(self, key: str, job: Job, judge) -> dict:
+    def _execute(self, vkey: str, job: Job, judge) -> dict:
+        """Run one verification (with infra retries) and return its record."""
         if job.precheck is not None:
             verdict, reason = job.precheck
-            return self._record(key, job, verdict, reason, None, None, [], attempts=0)
+            return self._record(vkey, job, verdict, reason, None, None, [], attempts=0)
         argv, env, collect = self.verifier.command(job.options)
         attempts = 0
         while True:
             attempts += 1
-            self.stats.verifier_runs += 1
-            self.stats.ran += attempts == 1
+            with self._lock:
+                self.stats.verifier_runs += 1
+                self.stats.ran += attempts == 1
             proc = self.sandbox.run(argv, files={**self.shared_files, **job.files}, env=env,
                                     collect=collect, limits=self.limits)
             result = self.verifier.parse(proc)
@@ -199,15 +223,16 @@ class Executor:
                 break
             time.sleep(0.5 * attempts)
         verdict, reason = judge(job, result) if result.verdict != "infra_error" else (result.verdict, result.reason)
-        return self._record(key, job, verdict, reason, result, proc, argv, attempts=attempts)
+        return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=attempts)
 
-    def _record(self, key, job: Job, verdict, reason, result: VerifierResult | None, proc, argv, attempts) -> dict:
+    def _record(self, vkey, job: Job, verdict, reason, result: VerifierResult | None, proc, argv, attempts) -> dict:
         log = ""
         if proc is not None:
             log = (proc.stdout + ("\n[stderr]\n" + proc.stderr if proc.stderr else ""))[-LOG_TAIL_CHARS:]
         return {
             "schema_version": SCHEMA_VERSION,
-            "key": key,
+            "key": vkey,
+            "verification_key": vkey,
             "benchmark": job.benchmark,
             "benchmark_version": job.benchmark_version,
             "dataset": job.dataset,

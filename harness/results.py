@@ -203,11 +203,11 @@ class ResultCache:
             return None
         return rec if rec.get("key") == key else None
 
-    def put(self, record: dict) -> None:
-        """Store a record atomically (skipped for ``infra_error``)."""
+    def put(self, key: str, record: dict) -> None:
+        """Store ``record`` under ``key`` atomically (skipped for ``infra_error``)."""
         if record["verdict"] == "infra_error":
             return
-        write_text_atomic(self._path(record["key"]), json.dumps(record, sort_keys=True) + "\n")
+        write_text_atomic(self._path(key), json.dumps({**record, "key": key}, sort_keys=True) + "\n")
 
 
 def validate_run_dir(path: Path) -> list[str]:

@@ -44,6 +44,7 @@ class RunOptions:
         out: output directory; cache_dir: result cache (None: default); use_cache.
         data_dir: data cache; keep_going: record good prediction lines despite bad ones.
         seed: seed for bootstrap CIs (recorded); command: argv recorded in run.json.
+        task_ids: run only these tasks (None: all); unknown ids are an error.
     """
 
     benchmark: str = "casp"
@@ -61,6 +62,7 @@ class RunOptions:
     seed: int = 0
     command: list[str] = field(default_factory=list)
     progress: bool = True
+    task_ids: list[str] | None = None
 
 
 def git_commit() -> str | None:
@@ -122,6 +124,11 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
     except datasets.DatasetError as exc:
         raise RunError(str(exc)) from exc
     tasks = bench.load_tasks(fetched)
+    if opts.task_ids:
+        unknown = sorted(set(opts.task_ids) - {t.task_id for t in tasks})
+        if unknown:
+            raise RunError(f"unknown task id(s) {unknown} in {dataset}")
+        tasks = [t for t in tasks if t.task_id in set(opts.task_ids)]
     by_id = {t.task_id: t for t in tasks}
     preds = None
     if opts.predictions:

@@ -325,10 +325,6 @@ def test_without_smoke_tests_nothing_is_vacuous(fc):
 
 
 @pytest.mark.realtool
-@pytest.mark.xfail(strict=True, reason=(
-    "harness/verifiers/framac.py FramaC.parse/_parse_goals (line ~220): a failed smoke "
-    "test (vacuous contract) still yields verdict 'verified', although the parse "
-    "docstring says 'verified (all goals proved, no failed smoke test), failed otherwise'"))
 def test_vacuous_contract_is_not_verified(fc):
     _, _, res = fc.run(VACUOUS, smoke=True, wp_timeout_s=5)
     assert res.vacuous
@@ -365,11 +361,7 @@ def test_invalid_input(fc, src):
 
 @pytest.mark.realtool
 @pytest.mark.parametrize("src", [
-    pytest.param(SYNTAX_ERROR, id="c-syntax-error", marks=pytest.mark.xfail(strict=True, reason=(
-        "harness/verifiers/framac.py _ERROR (line 53) only matches a header line that itself "
-        "contains error/Failure/Warning; Frama-C 25 prints a C syntax error as "
-        "'[kernel] candidate.c:4: ' + indented '  syntax error:', so the located line is "
-        "dropped and the reason is '[kernel] Frama-C aborted: invalid user input.'"))),
+    pytest.param(SYNTAX_ERROR, id="c-syntax-error"),
     pytest.param(ACSL_ERROR, id="acsl-unknown-logic-function"),
 ])
 def test_invalid_input_reason_names_the_line(fc, src):

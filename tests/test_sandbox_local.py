@@ -164,11 +164,6 @@ def test_setsid_orphan_killed_when_run_ends(sandbox):
     assert _survivors([cpid]) == [], "the orphaned setsid'ed child outlived the run"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "harness/sandbox/local.py: the watchdog only knows descendants it saw at a 50 ms "
-    "poll, so a grandchild that double-forks and setsid()s (intermediate exits at once, "
-    "grandchild reparented to init) is never in the tree and survives the wall limit "
-    "and the end of the run; needs PR_SET_CHILD_SUBREAPER or a cgroup"))
 def test_double_forked_daemon_killed_at_wall_limit(sandbox):
     marker = f"{90 + uuid.uuid4().int % 1000 / 1000:.3f}"  # unique 'sleep 90.xyz' argv
     # five independent escapes, so a lucky watchdog poll cannot catch them all
@@ -302,10 +297,6 @@ def test_cancel_kills_running_jobs(sandbox):
     sandbox.cancel()  # idempotent after the job is gone
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "harness/sandbox/local.py HostSandbox.run writes files[rel] to root / rel without "
-    "checking that it stays inside the scratch dir: '../x' (or an absolute path) is "
-    "written outside it; collect has the same hole for reading"))
 def test_files_cannot_escape_scratch(sandbox, tmp_path, monkeypatch):
     root = tmp_path / "scratch-parent"
     root.mkdir()

@@ -222,7 +222,7 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
     return [
         (c("gold-code", t.code), ("verified",)),
         (c("contract-changed", "/*@ assigns \\nothing; */\n" + t.code), ("rejected",)),
-        (c("axiom", "/*@ axiomatic Cheat { axiom cheat: \\false; } */\n" + t.code), ("rejected",)),
+        (c("axiom", "/*@ axiomatic Cheat { axiom cheat: \\false; } */\n" + t.contract + "\n" + t.code), ("rejected",)),
         (c("admit", fn_sig + "{\n  //@ admit \\false;\n  return 0;\n}\n"), ("rejected",)),
         (c("wrong-code", fn_sig + "{ return 1; }\n"), ("failed",)),
     ]

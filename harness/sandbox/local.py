@@ -94,7 +94,7 @@ class HostSandbox:
         with tempfile.TemporaryDirectory(prefix="verikit-job-") as scratch:
             root = Path(scratch)
             for rel, content in (files or {}).items():
-                target = root / rel
+                target = _inside(root, rel)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 if isinstance(content, str):
                     content = content.encode("utf-8")
@@ -106,11 +106,12 @@ class HostSandbox:
                 "LC_ALL": "C.UTF-8",
                 "HOME": str(root),
                 "TMPDIR": str(root / "tmp"),
+                MARK: root.name,
             }
             run_env.update(env or {})
             result = self._run_in(root, argv, run_env, limits)
             for rel in collect:
-                path = root / rel
+                path = _inside(root, rel)
                 if path.is_file():
                     result.files[rel] = path.read_bytes()
             return result
@@ -160,7 +161,7 @@ class HostSandbox:
                         reason = "truncated"
                     if reason:
                         state[reason] = True
-                        _kill_tree(popen, list(known.values()))
+                        _kill_tree(popen, list(known.values()) + _marked(env[MARK]))
                         return
                     stop.wait(POLL_S)
 
@@ -181,8 +182,9 @@ class HostSandbox:
                 thread.join()
                 with self._lock:
                     self._running.pop(popen.pid, None)
-            # Reap anything left in the group (e.g. a prover the tool forgot to wait for).
-            _kill_tree(popen, [p for p in known.values() if p.pid != popen.pid])
+            # Reap anything left: the group, descendants seen, and daemons that double-forked
+            # away from the tree but still carry this job's mark in their environment.
+            _kill_tree(popen, [p for p in known.values() if p.pid != popen.pid] + _marked(env[MARK]))
             cpu = max(state["cpu"], rusage.ru_utime + rusage.ru_stime)
         wall = time.monotonic() - t0
         return ProcResult(
@@ -197,6 +199,33 @@ class HostSandbox:
             memout=state["memout"],
             output_truncated=state["truncated"],
         )
+
+
+MARK = "VERIKIT_JOB"
+
+
+def _marked(mark: str) -> list[psutil.Process]:
+    """Processes whose environment carries ``VERIKIT_JOB=mark`` (escaped daemons)."""
+    out = []
+    for p in psutil.process_iter():
+        try:
+            if p.environ().get(MARK) == mark:
+                out.append(p)
+        except psutil.Error:
+            continue
+    return out
+
+
+def _inside(root: Path, rel: str) -> Path:
+    """``root / rel``, refusing absolute paths and ``..`` that would leave ``root``.
+
+    Raises:
+        ValueError: the path escapes the scratch directory.
+    """
+    target = (root / rel).resolve()
+    if not target.is_relative_to(root.resolve()):
+        raise ValueError(f"path {rel!r} leaves the job's scratch directory")
+    return target
 
 
 def _size(path: Path) -> int:

@@ -50,7 +50,7 @@ _GOAL25 = re.compile(r"^\[wp\] \[([^\]]+)\] Goal (\S+)(?: : (\w+))?(.*)$")
 _SMOKE = re.compile(r"^\[wp\] \[(Passed|Failed)\] Smoke-test (\S+)")
 _GOAL30 = re.compile(r"^\[wp\] \[(Timeout|Failed|Unknown|Stepout|Unsuccess|Doomed|Unreachable)\] (typed_\S+)(.*)$")
 _PROVER_LINE = re.compile(r"^\s+([A-Za-z][\w .+-]*?):\s+(\w+)")
-_ERROR = re.compile(r"^\[(kernel|wp|rte)[^\]]*\].*(error|Error|Failure|aborted|Warning)", re.M)
+_ERROR = re.compile(r"^\[(kernel|wp|rte)[^\]]*\].*(error|Error|Failure|aborted|Warning|\.c:\d+:\s*$)", re.M)
 _LOCATED = re.compile(r"(?:^|\s)(\S+\.c):(\d+):")
 
 
@@ -216,7 +216,9 @@ def _parse_goals(log: str, report: bytes | None, messages: list[str]) -> Verifie
     unproved = [g for g in goal_results.values() if g["status"] != "valid" and "_wp_smoke_" not in g["name"]]
     if summary is None and not json_counts:
         return VerifierResult("infra_error", "no WP summary in the output", messages=messages)
-    if total == 0:
+    if vacuous:  # fail closed: an inconsistent contract never counts as verified
+        verdict, reason = "failed", f"smoke test(s) failed: {', '.join(vacuous[:3])} (inconsistent contract or dead code)"
+    elif total == 0:
         verdict, reason = "failed", "WP generated no proof obligation"
     elif proved == total:
         verdict, reason = "verified", f"all {total} goals proved"
