@@ -180,7 +180,10 @@ class Executor:
 
     def _run_pending(self, todo: dict, log, judge, progress) -> None:
         pool = ThreadPoolExecutor(max_workers=self.parallel, thread_name_prefix="verikit-job")
-        pending = {pool.submit(self._execute, vkey, group[0][1], judge): vkey for vkey, group in todo.items()}
+        # Longest first (input size as the estimate of proof effort) so that with -j N the
+        # slowest job does not start last and leave the other slots idle.
+        order = sorted(todo, key=lambda v: -sum(len(t) for t in todo[v][0][1].files.values()))
+        pending = {pool.submit(self._execute, vkey, todo[vkey][0][1], judge): vkey for vkey in order}
         try:
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
