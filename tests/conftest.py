@@ -1,0 +1,115 @@
+"""Shared fixtures of the verikit tests.
+
+- The data mirror comes ONLY from ``VERIKIT_DATA_MIRRORS`` (CI: the absolute path of
+  ../shared/data beside the checkout); fixtures that need it skip with a clear reason
+  when it is unset or does not hold the CASP sample.
+- ``VERIKIT_CACHE`` (result cache) and ``VERIKIT_DATA`` (data cache) always point at
+  per-test (or per-session, for read-only data) temporary directories, so no test reads
+  results cached by another test or by the user.
+- Tests that verify run the real Frama-C installed here through ``HostSandbox``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+CASP_SAMPLE = "casp-sample10"
+CASP_PREFIX = ("github/AbdelbasetKABOU/CASP-LLM-Verification-Study/"
+               "2dd260bfecc15e4a4614bdea2e3001021bf2d646")
+CASP_TASK_IDS = ["00_327", "01_57", "02_12", "03_379", "04_140", "05_125", "06_114", "07_71", "08_377",
+                 "09_52"]
+
+
+def _mirror_root() -> Path | None:
+    for entry in (os.environ.get("VERIKIT_DATA_MIRRORS") or "").split(os.pathsep):
+        if entry and (Path(entry) / CASP_PREFIX / "framac_results.csv").is_file():
+            return Path(entry).absolute()
+    return None
+
+
+@pytest.fixture(scope="session")
+def casp_mirror() -> Path:
+    """The mirror root (from ``VERIKIT_DATA_MIRRORS``) holding the casp-sample10 files."""
+    raw = os.environ.get("VERIKIT_DATA_MIRRORS")
+    if not raw:
+        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror (../shared/data beside "
+                    "the checkout) is needed for this test")
+    root = _mirror_root()
+    if root is None:
+        pytest.skip(f"no mirror in VERIKIT_DATA_MIRRORS={raw!r} holds {CASP_PREFIX}")
+    return root
+
+
+@pytest.fixture(scope="session")
+def casp_sample_dir(casp_mirror) -> Path:
+    """``<mirror>/<layout prefix>`` of casp-sample10 (holds ``casp_10/<task>/...``)."""
+    return casp_mirror / CASP_PREFIX
+
+
+@pytest.fixture(scope="session")
+def casp_fetched(casp_mirror, tmp_path_factory):
+    """casp-sample10 fetched (read-only, from the mirror) with a throw-away data cache."""
+    from harness import datasets
+
+    return datasets.fetch(CASP_SAMPLE, data_dir=tmp_path_factory.mktemp("verikit-data"))
+
+
+@pytest.fixture(scope="session")
+def casp_tasks(casp_fetched) -> dict:
+    """task_id -> :class:`harness.benchmarks.casp.Task` of casp-sample10."""
+    from harness.benchmarks import casp
+
+    return {t.task_id: t for t in casp.load_tasks(casp_fetched)}
+
+
+@pytest.fixture
+def isolated_cache(monkeypatch, tmp_path) -> dict:
+    """Point ``VERIKIT_CACHE`` and ``VERIKIT_DATA`` at fresh directories of this test.
+
+    Returns:
+        An environment for subprocesses (``os.environ`` + the two variables, with the
+        mirror kept from the caller's ``VERIKIT_DATA_MIRRORS``).
+    """
+    cache = tmp_path / "verikit-cache"
+    data = tmp_path / "verikit-data"
+    monkeypatch.setenv("VERIKIT_CACHE", str(cache))
+    monkeypatch.setenv("VERIKIT_DATA", str(data))
+    env = dict(os.environ)
+    env["VERIKIT_CACHE"] = str(cache)
+    env["VERIKIT_DATA"] = str(data)
+    return env
+
+
+@dataclass
+class FramaCHost:
+    """The real Frama-C on this host: sandbox, probed toolchain, verifier, shared files."""
+
+    sandbox: object
+    probed: object
+    framac: object
+    shared: dict = field(default_factory=dict)
+
+    def options(self, *, smoke: bool, **overrides) -> dict:
+        """WP options for a job (paper options unless overridden)."""
+        return self.framac.options(self.probed, smoke=smoke, **overrides)
+
+
+@pytest.fixture(scope="session")
+def framac_host() -> FramaCHost:
+    """Real Frama-C through ``HostSandbox`` (skips when frama-c is not installed)."""
+    if shutil.which("frama-c") is None:
+        pytest.skip("frama-c is not installed on this machine")
+    from harness import toolchains
+    from harness.sandbox.local import HostSandbox
+    from harness.verifiers.framac import FramaC
+
+    sandbox = HostSandbox()
+    probed = toolchains.probe("framac", sandbox)
+    assert probed.versions["frama-c"], probed.tools["frama-c"]
+    framac = FramaC()
+    return FramaCHost(sandbox=sandbox, probed=probed, framac=framac, shared=framac.prepare(sandbox, probed))

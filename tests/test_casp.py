@@ -1,0 +1,478 @@
+"""Tests of harness/benchmarks/casp.py on the real casp-sample10 files (from the mirror in
+``VERIKIT_DATA_MIRRORS``) and, for verdicts, with the real Frama-C through the harness.
+
+Runs that verify are restricted to task 01_57 (where the canaries live) and to quick gold
+pairs; candidates with a false postcondition get ``wp_timeout_s`` lowered so no goal waits
+for the paper's 60 s.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from harness.benchmarks import Candidate, casp
+from harness.executor import Executor, sha256_text
+from harness.results import RecordLog, ResultCache, validate
+from harness.runner import RunOptions, run
+from harness.sandbox import Limits
+from harness.verifiers import VERDICTS
+
+CASP_TASK_IDS = ["00_327", "01_57", "02_12", "03_379", "04_140", "05_125", "06_114", "07_71", "08_377",
+                 "09_52"]
+DS = {"name": "casp-sample10", "revision": "2dd260bfecc15e4a4614bdea2e3001021bf2d646"}
+MODELS = {"deepseek/deepseek-chat", "gemini/gemini-2.5-flash", "openai/gpt-4o-mini", "openai/gpt-5.2"}
+OPTIONS = {"opt": 1}  # build_job only stores the options; verification tests use real ones
+
+
+def cand(task_id: str, output: str, model: str = "m", sample: int = 0) -> Candidate:
+    return Candidate(task_id=task_id, model=model, sample=sample, output=output, origin="test")
+
+
+def job(task, output: str, mode: str, model: str = "m"):
+    return casp.build_job(task, cand(task.task_id, output, model), mode, OPTIONS, DS)
+
+
+def check(job_, name: str) -> dict:
+    return next(c for c in job_.checks if c["name"] == name)
+
+
+# --- tasks ----------------------------------------------------------------------------------
+
+
+def test_load_tasks_sample(casp_tasks, casp_sample_dir):
+    assert sorted(casp_tasks) == CASP_TASK_IDS
+    for tid, t in casp_tasks.items():
+        d = casp_sample_dir / "casp_10" / tid
+        assert t.prelude + t.contract == (d / "spec.acsl").read_text(), tid
+        assert t.code == (d / "code.c").read_text(), tid
+        assert t.spec == t.prelude + t.contract
+        assert t.gold == t.spec + "\n" + t.code
+        assert t.sha256 == sha256_text(t.gold)
+        assert t.contract.startswith("/*@") and t.contract.rstrip().endswith("*/"), tid
+        assert t.published["verified"] is True
+        assert t.published["verified_goals"] == t.published["total_goals"] > 0
+    assert casp_tasks["00_327"].published == {"file_name": "frama_c_files_v2/test_frama_c_1030.c",
+                                              "verified": True, "verified_goals": 13, "total_goals": 13}
+    assert casp_tasks["09_52"].published["total_goals"] == 52
+    assert {tid: t.function for tid, t in casp_tasks.items()} == {
+        "00_327": "array_zero", "01_57": "divmult", "02_12": "matcher", "03_379": "selectioninnerloop",
+        "04_140": "g", "05_125": "noneBool", "06_114": "max_abs", "07_71": "decypher", "08_377": "check",
+        "09_52": "mv_mult2"}
+
+
+def test_prelude_of_pairs_with_dependencies(casp_tasks):
+    t = casp_tasks["06_114"]
+    assert "axiomatic abs" in t.prelude and "int max(int x, int y);" in t.prelude
+    assert t.contract == "/*@ ensures \\result >= 0;\n  @ assigns \\nothing;\n*/"
+    assert casp_tasks["01_57"].prelude == ""
+    assert casp_tasks["02_12"].prelude.startswith("#include <limits.h>")
+
+
+def test_split_spec():
+    assert casp.split_spec("#include <a.h>\n/*@ logic integer z = 0; */\n/*@ ensures \\result == 0; */\n") == (
+        "#include <a.h>\n/*@ logic integer z = 0; */\n", "/*@ ensures \\result == 0; */\n")
+    assert casp.split_spec("/*@ requires a; */") == ("", "/*@ requires a; */")
+    # something other than whitespace after the last annotation: no contract
+    assert casp.split_spec("/*@ requires a; */\nint f(int a);\n") == ("/*@ requires a; */\nint f(int a);\n", "")
+    assert casp.split_spec("") == ("", "")
+    assert casp.split_spec("#define N 3\n") == ("#define N 3\n", "")
+
+
+def test_make_task_names_the_file():
+    with pytest.raises(casp.TaskError, match="somewhere/code.c"):
+        casp.make_task("x", "/*@ requires 1; */", "int x = 3;\n", {}, "somewhere/code.c")
+    with pytest.raises(casp.TaskError, match=r"somewhere/code.c: line 2"):
+        casp.make_task("x", "", "int f(void) { return 0; }\n/* open", {}, "somewhere/code.c")
+
+
+# --- candidates -----------------------------------------------------------------------------
+
+
+def test_bundled_candidates(casp_fetched, casp_sample_dir):
+    cands = casp.bundled_candidates(casp_fetched, "spec-from-code")
+    assert len(cands) == 40
+    assert Counter(c.model for c in cands) == {m: 10 for m in MODELS}
+    assert Counter(c.task_id for c in cands) == {t: 4 for t in CASP_TASK_IDS}
+    assert len({(c.task_id, c.model) for c in cands}) == 40
+    for c in cands:
+        assert c.sample == 0
+        provider, model = c.model.split("/")
+        rel = f"casp_10/{c.task_id}/code_with_llm_spec_{provider}_{model}.c"
+        assert c.origin == f"bundled:{rel}"
+        assert c.output == (casp_sample_dir / rel).read_text()
+    assert casp.bundled_candidates(casp_fetched, "gold") == []
+    assert casp.bundled_candidates(casp_fetched, "code-from-spec") == []
+
+
+def test_gold_candidates(casp_tasks):
+    tasks = list(casp_tasks.values())
+    t = casp_tasks["01_57"]
+    for mode, expected in (("gold", t.gold), ("spec-from-code", t.contract + "\n" + t.code),
+                           ("code-from-spec", t.code)):
+        cands = {c.task_id: c for c in casp.gold_candidates(tasks, mode)}
+        assert len(cands) == 10
+        assert cands["01_57"].output == expected
+        assert cands["01_57"].model == "gold" and cands["01_57"].origin == "gold"
+
+
+# --- build_job: gold ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tid", CASP_TASK_IDS)
+def test_gold_job_file_is_spec_newline_code(casp_tasks, casp_sample_dir, tid):
+    t = casp_tasks[tid]
+    j = job(t, t.gold, "gold", model="gold")
+    d = casp_sample_dir / "casp_10" / tid
+    assert j.files == {"candidate.c": (d / "spec.acsl").read_text() + "\n" + (d / "code.c").read_text()}
+    assert j.precheck is None and j.checks == []
+    assert (j.benchmark, j.benchmark_version, j.mode, j.task_id) == ("casp", casp.VERSION, "gold", tid)
+    assert j.task_sha256 == t.sha256
+    assert j.candidate == {"model": "gold", "sample": 0, "sha256": sha256_text(t.gold), "origin": "test"}
+
+
+def test_unknown_mode(casp_tasks):
+    with pytest.raises(ValueError, match="unknown CASP mode"):
+        job(casp_tasks["01_57"], "x", "proof")
+
+
+# --- build_job: spec-from-code --------------------------------------------------------------
+
+
+def test_spec_from_code_uses_the_tasks_function_verbatim(casp_fetched, casp_tasks):
+    t = casp_tasks["00_327"]
+    c = next(c for c in casp.bundled_candidates(casp_fetched, "spec-from-code")
+             if c.task_id == "00_327" and c.model == "openai/gpt-5.2")
+    assert t.code not in c.output and "a[i] = 0;" in c.output  # the candidate reformatted the function
+    j = casp.build_job(t, c, "spec-from-code", OPTIONS, DS)
+    assert j.precheck is None
+    assert check(j, "body-unchanged")["ok"] is True
+    src = j.files["candidate.c"]
+    assert src.endswith(t.code)
+    assert "a[i] = 0;" not in src and "loop invariant 0 <= i <= n;\n" not in src
+    header = c.output[: c.output.index("void array_zero")]
+    assert src == t.prelude + header + t.code
+    assert j.candidate["model"] == "openai/gpt-5.2" and j.candidate["sha256"] == sha256_text(c.output)
+
+
+def test_spec_from_code_gold_contract_passes_checks(casp_tasks):
+    t = casp_tasks["01_57"]
+    j = job(t, t.contract + "\n" + t.code, "spec-from-code")
+    assert j.precheck is None
+    assert {c["name"]: c["ok"] for c in j.checks} == {
+        "body-unchanged": True, "contract-not-trivial": True, "requires-not-false": True, "no-admit": True}
+    assert j.files["candidate.c"] == t.gold
+
+
+def test_spec_from_code_body_changed_is_rejected(casp_tasks):
+    t = casp_tasks["01_57"]
+    changed = t.code.replace("(a / b) * b + (a % b)", "a")
+    j = job(t, t.contract + "\n" + changed, "spec-from-code")
+    assert j.precheck[0] == "rejected"
+    assert "body-unchanged" in j.precheck[1]
+    assert check(j, "body-unchanged")["ok"] is False
+    assert "return a;" not in j.files["candidate.c"]  # the task's function is still what would be checked
+
+
+def test_spec_from_code_reformatted_body_with_comments_is_accepted(casp_tasks):
+    t = casp_tasks["01_57"]
+    out = (t.contract + "\nint divmult(int a, int b) {\n  // keep\n  /*@ assert b != 0; */\n"
+           "  return (a/b)*b+(a%b);\n}\n")
+    j = job(t, out, "spec-from-code")
+    assert j.precheck is None and check(j, "body-unchanged")["ok"]
+    assert "assert b != 0" not in j.files["candidate.c"]
+
+
+@pytest.mark.parametrize("contract, failed", [
+    ("/*@ assigns \\nothing; */", "contract-not-trivial"),
+    ("/*@ requires b != 0;\n    ensures \\true; */", "contract-not-trivial"),
+    ("/*@ requires \\false;\n    ensures \\result == a; */", "requires-not-false"),
+    ("/*@ requires b != 0;\n  requires false;\n  ensures \\result == a; */", "requires-not-false"),
+    ("/*@ requires b != 0; ensures \\result == a; */\n//@ admit \\false;", "no-admit"),
+])
+def test_spec_from_code_bad_contracts_are_rejected(casp_tasks, contract, failed):
+    t = casp_tasks["01_57"]
+    j = job(t, contract + "\n" + t.code, "spec-from-code")
+    assert j.precheck is not None and j.precheck[0] == "rejected", j.checks
+    assert failed in j.precheck[1]
+    assert check(j, failed)["ok"] is False
+
+
+def test_spec_from_code_contract_only_output_is_accepted(casp_tasks):
+    t = casp_tasks["01_57"]
+    j = job(t, t.contract, "spec-from-code")
+    assert j.precheck is None
+    assert check(j, "body-unchanged") == {"name": "body-unchanged", "ok": True,
+                                          "detail": "contract only; task's function used"}
+    assert j.files["candidate.c"] == t.gold
+
+
+def test_spec_from_code_without_acsl_is_invalid(casp_tasks):
+    t = casp_tasks["01_57"]
+    j = job(t, t.code, "spec-from-code")
+    assert j.precheck == ("invalid", "the candidate contains no ACSL contract")
+    j = job(t, "Sorry, I cannot help with that.", "spec-from-code")
+    assert j.precheck[0] == "invalid"
+
+
+def test_spec_from_code_unlexable_candidate_is_invalid(casp_tasks):
+    t = casp_tasks["01_57"]
+    j = job(t, "/*@ requires b != 0;\n ensures \\result == a;\n" + t.code, "spec-from-code")
+    assert j.precheck[0] == "invalid"
+    assert "cannot be lexed" in j.precheck[1] and "line 1" in j.precheck[1]
+
+
+def test_spec_from_code_struct_return_type(casp_tasks):
+    t = casp_tasks["05_125"]
+    j = job(t, t.contract + "\n" + t.code, "spec-from-code")
+    assert j.precheck is None and check(j, "contract-not-trivial")["ok"]
+    assert j.files["candidate.c"] == t.gold
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "casp.py:279-280 (via cfront.py:127-129): a plain comment between the candidate's contract and "
+    "the function hides the contract from find_function, so a correct spec-from-code "
+    "candidate is rejected with 'contract-not-trivial: no ensures clause' (Frama-C attaches "
+    "the contract through the comment and verifies it)"))
+def test_spec_from_code_comment_between_contract_and_function(casp_tasks):
+    t = casp_tasks["01_57"]
+    j = job(t, t.contract + "\n// divmult: the function to specify\n" + t.code, "spec-from-code")
+    assert j.precheck is None, j.precheck
+
+
+# --- build_job: code-from-spec --------------------------------------------------------------
+
+
+def test_code_from_spec_keeps_the_tasks_contract_verbatim(casp_tasks):
+    t = casp_tasks["06_114"]
+    relaid = "/*@\n  ensures \\result >= 0;\n  assigns \\nothing;\n*/"  # same contract, other layout
+    code = "int max_abs(int x, int y) {\n  return max(abs(x), abs(y));\n}"
+    j = job(t, relaid + "\n" + code, "code-from-spec")
+    assert j.precheck is None
+    assert check(j, "contract-unchanged")["ok"] is True
+    assert j.files["candidate.c"] == t.prelude + t.contract + "\n" + code + "\n"
+    assert relaid not in j.files["candidate.c"]
+
+
+def test_code_from_spec_code_only(casp_tasks):
+    t = casp_tasks["01_57"]
+    j = job(t, "// my solution\n" + t.code + "\n// end\n", "code-from-spec")
+    assert j.precheck is None
+    assert check(j, "contract-unchanged")["detail"] == "no contract; task's used"
+    assert j.files["candidate.c"] == "// my solution\n" + t.contract + "\n" + t.code + "\n"
+
+
+@pytest.mark.parametrize("output, failed", [
+    ("/*@ requires b != 0;\n    assigns \\nothing;\n    ensures \\result == a; */\n", "contract-unchanged"),
+    ("/*@ axiomatic C { axiom c: \\false; } */\nint unused;\n", "no-axiom-or-admit"),
+    ("/*@ axiomatic C { logic integer z; } */\nint unused;\n", "no-axiom-or-admit"),
+    # right before the function the block is read as its contract: rejected as changed
+    ("/*@ axiomatic C { axiom c: \\false; } */\n", "contract-unchanged"),
+])
+def test_code_from_spec_changed_contract_or_axiom_is_rejected(casp_tasks, output, failed):
+    t = casp_tasks["01_57"]
+    j = job(t, output + t.code, "code-from-spec")
+    assert j.precheck[0] == "rejected", j.checks
+    assert failed in j.precheck[1]
+
+
+def test_code_from_spec_admit_in_body_is_rejected(casp_tasks):
+    t = casp_tasks["01_57"]
+    j = job(t, "int divmult(int a, int b)\n{\n  //@ admit \\false;\n  return 0;\n}\n", "code-from-spec")
+    assert j.precheck[0] == "rejected" and "admit" in j.precheck[1]
+
+
+def test_code_from_spec_missing_function_is_invalid(casp_tasks):
+    t = casp_tasks["01_57"]
+    for out in ("int other(int a, int b) { return a; }", "int divmult(int a, int b);", ""):
+        j = job(t, out, "code-from-spec")
+        assert j.precheck == ("invalid", "the candidate defines no function divmult()"), out
+
+
+# --- published study results and canaries ---------------------------------------------------
+
+
+def test_study_results(casp_fetched):
+    study = casp.study_results(casp_fetched)
+    assert len(study) == 40
+    assert {m for _, m in study} == MODELS
+    assert {v["verdict"] for v in study.values()} <= set(VERDICTS)
+    bad = {k: v for k, v in study.items() if k[0] == "02_12"}
+    assert len(bad) == 4
+    for (tid, model), v in bad.items():
+        assert v["verdict"] == "invalid" and v["returncode"] == 1
+        assert re.search(r"\.c:\d+", v["reason"]), v["reason"]
+    v = study[("00_327", "openai/gpt-5.2")]
+    assert (v["verdict"], v["proved"], v["total"]) == ("verified", 15, 15)
+    assert study[("00_327", "openai/gpt-4o-mini")]["verdict"] == "failed"
+
+
+def test_canaries_expected_verdicts(casp_tasks):
+    tasks = list(casp_tasks.values())
+    assert casp.canaries(tasks, "gold") == []
+    sfc = {c.model: (c, exp) for c, exp in casp.canaries(tasks, "spec-from-code")}
+    assert {m: e for m, (_, e) in sfc.items()} == {
+        "canary:gold-contract": ("verified",), "canary:requires-false": ("rejected",),
+        "canary:inconsistent-requires": ("rejected",), "canary:no-ensures": ("rejected",),
+        "canary:body-changed": ("rejected",)}
+    cfs = {c.model: (c, exp) for c, exp in casp.canaries(tasks, "code-from-spec")}
+    assert {m: e for m, (_, e) in cfs.items()} == {
+        "canary:gold-code": ("verified",), "canary:contract-changed": ("rejected",),
+        "canary:axiom": ("rejected",), "canary:admit": ("rejected",), "canary:wrong-code": ("failed",)}
+    for mode, table in (("spec-from-code", sfc), ("code-from-spec", cfs)):
+        for model, (c, expected) in table.items():
+            assert c.task_id == casp.CANARY_TASK == "01_57" and c.origin == "canary"
+            j = casp.build_job(casp_tasks["01_57"], c, mode, OPTIONS, DS)
+            if model in ("canary:gold-contract", "canary:gold-code", "canary:inconsistent-requires",
+                         "canary:wrong-code"):
+                assert j.precheck is None, model  # only the real tool can tell
+            else:
+                assert j.precheck is not None and j.precheck[0] == expected[0], model
+
+
+# --- real Frama-C -----------------------------------------------------------------------------
+
+
+def _run_jobs(fc, jobs, tmp_path, name="records.jsonl"):
+    ex = Executor(fc.framac, fc.sandbox, fc.probed, shared_files=fc.shared, limits=Limits(wall_s=300),
+                  parallel=2, cache=ResultCache(tmp_path / "cache"))
+    log = RecordLog(tmp_path / name)
+    try:
+        recs = ex.run(jobs, log, casp.judge)
+    finally:
+        log.close()
+    for r in recs:
+        validate("record", r)
+    return recs
+
+
+def _run(tmp_path: Path, **kw):
+    opts = RunOptions(benchmark="casp", out=tmp_path / "out", cache_dir=tmp_path / "cache",
+                      data_dir=tmp_path / "data", progress=False, parallel=2, command=["pytest"], **kw)
+    return run(opts, Console(file=io.StringIO(), width=200))
+
+
+def _write_predictions(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.mark.realtool
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["spec-from-code", "code-from-spec"])
+def test_canaries_get_their_verdicts(casp_tasks, framac_host, isolated_cache, tmp_path, mode):
+    t = casp_tasks["01_57"]
+    output = t.contract + "\n" + t.code if mode == "spec-from-code" else t.code
+    preds = _write_predictions(tmp_path / "p.jsonl", [{"task_id": "01_57", "model": "m", "sample": 0,
+                                                       "output": output, "mode": mode}])
+    report, manifest, code = _run(tmp_path, modes=[mode], task_ids=["01_57"], predictions=str(preds))
+    assert code == 0
+    can = report["canaries"]
+    assert can["ok"] is True, can
+    got = {x["model"]: x["verdict"] for x in can["results"]}
+    expected = {c.model: exp[0] for c, exp in casp.canaries([t], mode)}
+    assert got == expected
+    assert report["metrics"][mode]["per_model"]["m"]["verified"] == 1
+    assert report["metrics"][mode]["overall"]["n"] == 1  # canaries are not scored
+    if mode == "spec-from-code":
+        reason = next(x["reason"] for x in can["results"] if x["model"] == "canary:inconsistent-requires")
+        assert "smoke" in reason  # rejected by the WP smoke test, not by a precheck
+
+
+@pytest.mark.realtool
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, raises=KeyError, reason=(
+    "runner.py:158: with --task/task_ids the bundled spec-from-code candidates are not "
+    "filtered to the selected tasks, so by_id[c.task_id] raises KeyError: '00_327' at "
+    "runner.py:162 (`verikit run casp --mode spec-from-code --task 01_57` crashes with a traceback)"))
+def test_spec_from_code_run_on_the_canary_task(casp_tasks, framac_host, isolated_cache, tmp_path):
+    report, _, code = _run(tmp_path, modes=["spec-from-code"], task_ids=["01_57"])
+    assert report["canaries"]["ok"] is True
+    got = {x["model"]: x["verdict"] for x in report["canaries"]["results"]}
+    assert got == {"canary:gold-contract": "verified", "canary:requires-false": "rejected",
+                   "canary:inconsistent-requires": "rejected", "canary:no-ensures": "rejected",
+                   "canary:body-changed": "rejected"}
+    assert code == 0
+
+
+@pytest.mark.realtool
+def test_gold_run_on_quick_pairs(casp_tasks, framac_host, isolated_cache, tmp_path):
+    tids = ["00_327", "04_140", "06_114"]
+    report, manifest, code = _run(tmp_path, modes=["gold"], task_ids=tids)
+    assert code == 0
+    assert report["metrics"]["gold"]["overall"]["verified"] == 3
+    assert report["canaries"] == {"ok": True, "results": []}
+    rows = {r["task_id"]: r for r in report["comparison"]}
+    assert sorted(rows) == tids
+    major = int(framac_host.probed.versions["frama-c"].split(".")[0])
+    for tid, row in rows.items():
+        assert row["agree"] is True and row["reproduced"]["verdict"] == "verified"
+        assert row["published"]["total"] == casp_tasks[tid].published["total_goals"]
+        assert row["reproduced"]["proved"] == row["reproduced"]["total"]
+        for d in row["differences"]:
+            assert d["field"] == "goals.total", d  # proved differs exactly as much as total
+            if major < 26:
+                # Frama-C 30 adds a 'Terminating' and an 'Unreachable' goal per function
+                assert d["published"] - d["reproduced"] == 2, d
+                assert "Terminating" in d["explanation"] and "Unreachable" in d["explanation"], d
+    if major < 26:
+        assert all(row["differences"] for row in rows.values())
+    recs = [json.loads(x) for x in (tmp_path / "out" / "records.jsonl").read_text().splitlines()]
+    assert sorted(r["task_id"] for r in recs) == sorted(tids)
+    assert all(r["verifier"]["options"]["smoke_tests"] is False for r in recs)  # paper protocol
+
+
+@pytest.mark.realtool
+def test_gold_goal_difference_not_explained_by_terminating(casp_tasks, framac_host, isolated_cache, tmp_path):
+    """01_57: the published Frama-C 30 total is 12 (10 scheduled + Terminating + Unreachable,
+    see the study's log); Frama-C 25 makes 9 goals. The report must still explain the
+    difference, as toolchain drift."""
+    report, _, code = _run(tmp_path, modes=["gold"], task_ids=["01_57"])
+    assert code == 0
+    (row,) = report["comparison"]
+    assert row["agree"] is True
+    for d in row["differences"]:
+        assert d["field"] == "goals.total"
+        assert d["explanation"]
+        if d["published"] - d["reproduced"] != 2:
+            assert "toolchain drift" in d["explanation"]
+            assert f"{d['published'] - d['reproduced']:+d}" in d["explanation"]
+
+
+@pytest.mark.realtool
+@pytest.mark.xfail(strict=True, reason=(
+    "casp.py:290-300: in code-from-spec the candidate's text before its function (`before`) is "
+    "copied into the verified file with only an axiom/admit keyword check; a prototype of the "
+    "same function carrying an extra contract (`requires a == 0;`) is merged by Frama-C with the "
+    "task's contract, so `return 0;` is 'verified' against divmult's contract instead of rejected"))
+def test_code_from_spec_prototype_contract_cannot_strengthen_the_precondition(casp_tasks, framac_host,
+                                                                                tmp_path):
+    t = casp_tasks["01_57"]
+    out = ("/*@ requires a == 0;\n    assigns \\nothing;\n    ensures \\result == a; */\n"
+           "int divmult(int a, int b);\n\nint divmult(int a, int b)\n{\n  return 0;\n}\n")
+    opts = framac_host.options(smoke=True, wp_timeout_s=10)
+    j = casp.build_job(t, cand("01_57", out), "code-from-spec", opts, DS)
+    (rec,) = _run_jobs(framac_host, [j], tmp_path)
+    assert rec["verdict"] == "rejected", (rec["verdict"], rec["reason"])
+
+
+@pytest.mark.realtool
+@pytest.mark.xfail(strict=True, reason=(
+    "casp.py:274-282: in spec-from-code the candidate's header is placed before the task's "
+    "function without checking preprocessor directives; `#define return return 0;` rewrites the "
+    "function that must stay verbatim, so the wrong contract `ensures \\result == 0` is 'verified'"))
+def test_spec_from_code_header_cannot_redefine_the_tasks_code(casp_tasks, framac_host, tmp_path):
+    t = casp_tasks["01_57"]
+    out = ("#define return return 0;\n/*@ requires b != 0; requires b != -1; assigns \\nothing;\n"
+           "    ensures \\result == 0; */\n" + t.code)
+    opts = framac_host.options(smoke=True, wp_timeout_s=10)
+    j = casp.build_job(t, cand("01_57", out), "spec-from-code", opts, DS)
+    assert j.files["candidate.c"].endswith(t.code)
+    (rec,) = _run_jobs(framac_host, [j], tmp_path)
+    assert rec["verdict"] != "verified", rec["reason"]

@@ -1,0 +1,238 @@
+"""Tests of harness/executor.py with the real Frama-C through HostSandbox on quick CASP
+gold pairs (04_140, 06_114): job keys, one tool run per distinct verification, resume
+from records.jsonl, the content-addressed cache, infra-only retries, prechecks."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from harness.benchmarks import Candidate, casp
+from harness.executor import Executor
+from harness.results import RecordLog, ResultCache, load_records, validate
+from harness.sandbox import Limits
+from harness.verifiers.framac import FramaC
+
+pytestmark = pytest.mark.realtool
+
+DS = {"name": "casp-sample10", "revision": "2dd260bfecc15e4a4614bdea2e3001021bf2d646"}
+LIMITS = Limits(wall_s=300)
+
+
+def gold_job(task, fc, model="gold", sample=0, origin="gold"):
+    c = Candidate(task_id=task.task_id, model=model, sample=sample, output=task.gold, origin=origin)
+    return casp.build_job(task, c, "gold", fc.options(smoke=False), DS)
+
+
+def executor(fc, *, cache=None, verifier=None, sandbox=None, limits=LIMITS, parallel=1, retries=2):
+    return Executor(verifier or fc.framac, sandbox or fc.sandbox, fc.probed, shared_files=fc.shared,
+                    limits=limits, parallel=parallel, retries=retries, cache=cache)
+
+
+class CountingSandbox:
+    """The real HostSandbox, counting the commands it starts."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.name = inner.name
+        self.calls: list[list[str]] = []
+
+    def run(self, argv, **kw):
+        self.calls.append(list(argv))
+        return self.inner.run(argv, **kw)
+
+    def cancel(self):
+        self.inner.cancel()
+
+
+class MissingFramaC(FramaC):
+    """The real Frama-C module whose command names a binary that does not exist: the
+    sandbox cannot start it, and the real ``FramaC.parse`` maps that to ``infra_error``."""
+
+    def command(self, options):
+        argv, env, collect = super().command(options)
+        return ["/nonexistent/verikit-test/frama-c", *argv[1:]], env, collect
+
+
+def test_job_key_and_verification_key(casp_tasks, framac_host):
+    t = casp_tasks["04_140"]
+    a = gold_job(t, framac_host, model="a")
+    b = gold_job(t, framac_host, model="b")
+    a1 = gold_job(t, framac_host, model="a", sample=1)
+    ao = gold_job(t, framac_host, model="a", origin="other")
+    tc = framac_host.probed
+    assert a.files == b.files
+    assert a.key(tc, LIMITS) != b.key(tc, LIMITS)
+    assert len({j.key(tc, LIMITS) for j in (a, b, a1, ao)}) == 4
+    assert len({j.verification_key(tc, LIMITS) for j in (a, b, a1, ao)}) == 1
+    assert a.key(tc, LIMITS) == gold_job(t, framac_host, model="a").key(tc, LIMITS)  # deterministic
+    # the verification depends on limits, options and content
+    assert a.verification_key(tc, Limits(wall_s=10)) != a.verification_key(tc, LIMITS)
+    other_opts = casp.build_job(t, Candidate(t.task_id, "a", 0, t.gold, "gold"), "gold",
+                                framac_host.options(smoke=False, wp_timeout_s=5), DS)
+    assert other_opts.verification_key(tc, LIMITS) != a.verification_key(tc, LIMITS)
+    other_text = casp.build_job(t, Candidate(t.task_id, "a", 0, t.gold + "\n", "gold"), "gold",
+                                framac_host.options(smoke=False), DS)
+    assert other_text.verification_key(tc, LIMITS) != a.verification_key(tc, LIMITS)
+    for k in (a.key(tc, LIMITS), a.verification_key(tc, LIMITS)):
+        assert len(k) == 64 and int(k, 16) >= 0
+
+
+@pytest.fixture(scope="module")
+def first_run(casp_tasks, framac_host, tmp_path_factory):
+    """Two candidates with the same text (models a, b) on 04_140, run with -j 2 into a
+    fresh records.jsonl and a fresh result cache."""
+    base = tmp_path_factory.mktemp("executor")
+    jobs = [gold_job(casp_tasks["04_140"], framac_host, model="a"),
+            gold_job(casp_tasks["04_140"], framac_host, model="b")]
+    sandbox = CountingSandbox(framac_host.sandbox)
+    ex = executor(framac_host, cache=ResultCache(base / "cache"), sandbox=sandbox, parallel=2)
+    log = RecordLog(base / "run1" / "records.jsonl")
+    seen = []
+    records = ex.run(jobs, log, casp.judge, progress=seen.append)
+    log.close()
+    return {"base": base, "jobs": jobs, "stats": ex.stats.to_json(), "records": records, "seen": seen,
+            "calls": sandbox.calls, "log": base / "run1" / "records.jsonl"}
+
+
+def test_same_text_runs_the_tool_once(first_run, framac_host):
+    st, recs, jobs = first_run["stats"], first_run["records"], first_run["jobs"]
+    tc = framac_host.probed
+    assert st["jobs"] == 2
+    assert st["verifier_runs"] == 1 and st["ran"] == 1
+    assert len(first_run["calls"]) == 1
+    assert st["cached"] == st["resumed"] == st["infra_error"] == 0
+    assert [r["key"] for r in recs] == [j.key(tc, LIMITS) for j in jobs]
+    a, b = recs
+    assert a["key"] != b["key"]
+    assert a["verification_key"] == b["verification_key"] == jobs[0].verification_key(tc, LIMITS)
+    assert (a["candidate"]["model"], b["candidate"]["model"]) == ("a", "b")
+    assert a["task_id"] == b["task_id"] == "04_140"
+    for r in recs:
+        validate("record", r)
+        assert r["verdict"] == "verified", r["reason"]
+        assert r["attempts"] == 1
+        assert r["goals"]["proved"] == r["goals"]["total"] > 0
+        assert r["verifier"]["argv"][0] == "frama-c" and r["verifier"]["exit_code"] == 0
+        assert r["toolchain"]["fingerprint"] == tc.fingerprint
+    assert len(first_run["seen"]) == 2
+    on_disk = load_records(first_run["log"])
+    assert sorted(r["key"] for r in on_disk) == sorted(r["key"] for r in recs)
+
+
+def test_parallel_jobs_come_back_in_job_order(casp_tasks, framac_host, tmp_path):
+    jobs = [gold_job(casp_tasks["04_140"], framac_host), gold_job(casp_tasks["06_114"], framac_host)]
+    ex = executor(framac_host, cache=ResultCache(tmp_path / "cache"), parallel=2)
+    log = RecordLog(tmp_path / "records.jsonl")
+    recs = ex.run(jobs, log, casp.judge)
+    log.close()
+    assert [r["task_id"] for r in recs] == ["04_140", "06_114"]
+    assert ex.stats.verifier_runs == 2 and ex.stats.jobs == 2
+    assert len({r["verification_key"] for r in recs}) == 2
+    for r in recs:
+        validate("record", r)
+        assert r["verdict"] == "verified", r["reason"]
+
+
+def test_resume_from_the_same_record_log(first_run, framac_host, tmp_path):
+    path = tmp_path / "records.jsonl"
+    shutil.copy(first_run["log"], path)
+    ex = executor(framac_host, cache=None)
+    log = RecordLog(path)
+    recs = ex.run(first_run["jobs"], log, casp.judge)
+    log.close()
+    st = ex.stats.to_json()
+    assert st["resumed"] == 2 and st["verifier_runs"] == 0 and st["ran"] == 0 and st["cached"] == 0
+    assert recs == first_run["records"]
+    assert len(path.read_text().splitlines()) == 2  # nothing appended
+
+
+def test_new_record_log_gets_everything_from_the_cache(first_run, casp_tasks, framac_host, tmp_path):
+    sandbox = CountingSandbox(framac_host.sandbox)
+    ex = executor(framac_host, cache=ResultCache(first_run["base"] / "cache"), sandbox=sandbox)
+    log = RecordLog(tmp_path / "run2" / "records.jsonl")
+    # a third candidate with the same text, never seen before, also comes from the cache
+    jobs = first_run["jobs"] + [gold_job(casp_tasks["04_140"], framac_host, model="c", origin="predictions:p:9")]
+    recs = ex.run(jobs, log, casp.judge)
+    log.close()
+    st = ex.stats.to_json()
+    assert st["cached"] == 3 and st["verifier_runs"] == 0 and st["ran"] == 0 and sandbox.calls == []
+    tc = framac_host.probed
+    assert [r["key"] for r in recs] == [j.key(tc, LIMITS) for j in jobs]
+    assert len({r["key"] for r in recs}) == 3
+    assert [r["candidate"]["model"] for r in recs] == ["a", "b", "c"]
+    assert recs[2]["candidate"]["origin"] == "predictions:p:9"
+    for new, old in zip(recs, first_run["records"]):
+        assert new["candidate"] == old["candidate"]
+        assert new["verdict"] == old["verdict"] and new["goals"] == old["goals"]
+        assert new["verification_key"] == old["verification_key"]
+    for r in recs:
+        validate("record", r)
+    assert len(load_records(tmp_path / "run2" / "records.jsonl")) == 3
+
+
+@pytest.mark.parametrize("retries", [0, 2])
+def test_infra_error_is_retried_then_recorded_but_not_cached(casp_tasks, framac_host, tmp_path, retries):
+    t = casp_tasks["04_140"]
+    job = gold_job(t, framac_host)
+    cache = ResultCache(tmp_path / "cache")
+    ex = executor(framac_host, cache=cache, verifier=MissingFramaC(), retries=retries)
+    path = tmp_path / "records.jsonl"
+    log = RecordLog(path)
+    (rec,) = ex.run([job], log, casp.judge)
+    log.close()
+    validate("record", rec)
+    assert rec["verdict"] == "infra_error"
+    assert "did not start" in rec["reason"]
+    assert rec["attempts"] == 1 + retries
+    assert rec["verifier"]["argv"][0] == "/nonexistent/verikit-test/frama-c"
+    st = ex.stats.to_json()
+    assert st["verifier_runs"] == 1 + retries and st["ran"] == 1 and st["infra_error"] == 1
+    assert cache.get(rec["verification_key"]) is None
+    assert not any((tmp_path / "cache").rglob("*.json"))
+    # a later run with a working tool retries it (not resumed, not cached) and replaces it
+    ex2 = executor(framac_host, cache=cache)
+    log = RecordLog(path)
+    assert rec["key"] not in log.done
+    (rec2,) = ex2.run([job], log, casp.judge)
+    log.finalize([rec["key"]])
+    log.close()
+    assert ex2.stats.resumed == 0 and ex2.stats.cached == 0 and ex2.stats.verifier_runs == 1
+    assert rec2["key"] == rec["key"] and rec2["verdict"] == "verified"
+    assert [r["verdict"] for r in load_records(path)] == ["verified"]
+    assert cache.get(rec["verification_key"])["verdict"] == "verified"
+
+
+def test_precheck_job_runs_no_tool(casp_tasks, framac_host, tmp_path):
+    t = casp_tasks["01_57"]
+    out = t.contract + "\nint divmult(int a, int b)\n{\n\treturn a;\n}"
+    job = casp.build_job(t, Candidate("01_57", "m", 0, out, "test"), "spec-from-code",
+                         framac_host.options(smoke=True), DS)
+    assert job.precheck[0] == "rejected"
+    sandbox = CountingSandbox(framac_host.sandbox)
+    cache = ResultCache(tmp_path / "cache")
+    ex = executor(framac_host, cache=cache, sandbox=sandbox)
+    log = RecordLog(tmp_path / "records.jsonl")
+    (rec,) = ex.run([job], log, casp.judge)
+    log.close()
+    validate("record", rec)
+    assert sandbox.calls == [] and ex.stats.verifier_runs == 0 and ex.stats.ran == 0
+    assert rec["verdict"] == "rejected" and "body-unchanged" in rec["reason"]
+    assert rec["attempts"] == 0 and rec["goals"] is None
+    assert rec["verifier"]["exit_code"] is None and rec["verifier"]["argv"] == []
+    assert rec["checks"] == job.checks
+    assert cache.get(rec["verification_key"])["verdict"] == "rejected"  # a decided verdict is cached
+
+
+def test_wall_limit_gives_timeout_and_is_not_retried(casp_tasks, framac_host, tmp_path):
+    t = casp_tasks["04_140"]
+    limits = Limits(wall_s=0.1)
+    ex = executor(framac_host, cache=ResultCache(tmp_path / "cache"), limits=limits)
+    log = RecordLog(tmp_path / "records.jsonl")
+    (rec,) = ex.run([gold_job(t, framac_host)], log, casp.judge)
+    log.close()
+    validate("record", rec)
+    assert rec["verdict"] == "timeout"
+    assert rec["attempts"] == 1 and ex.stats.verifier_runs == 1
+    assert rec["limits"]["wall_s"] == 0.1
