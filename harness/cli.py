@@ -56,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``verikit`` console script. Returns the exit code."""
     args = _parser().parse_args(argv)
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)  # never split a file:line message across lines
     if args.cmd == "run":
         return _run(args, console, argv)
     if args.cmd == "validate":

@@ -79,6 +79,7 @@ def verdict_counts(records: list[dict]) -> dict:
         "verified": by.get("verified", 0),
         "rate": (by.get("verified", 0) / n) if n else None,
         "by_verdict": {v: by.get(v, 0) for v in VERDICTS},
+        "infra_error": by.get("infra_error", 0),
     }
 
 

@@ -63,9 +63,17 @@ def validate(kind: str, obj, where: str = "") -> None:
     """
     errors = sorted(validator(kind).iter_errors(obj), key=lambda e: list(e.absolute_path))
     if errors:
-        parts = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message[:300]}" for e in errors[:3]]
+        parts = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {_message(e)}" for e in errors[:3]]
         more = f" (+{len(errors) - 3} more)" if len(errors) > 3 else ""
         raise ValidationError(f"{where or kind}: does not match {kind}.schema.json: " + "; ".join(parts) + more)
+
+
+def _message(err) -> str:
+    """jsonschema's message, or, when it would quote a huge value, the rule it broke."""
+    if len(err.message) <= 300:
+        return err.message
+    return f"value ({type(err.instance).__name__} of length {len(str(err.instance)):,}) violates " \
+           f"{err.validator}={err.validator_value!r}"
 
 
 def write_json_atomic(path: Path, obj, *, kind: str | None = None) -> None:
@@ -164,7 +172,7 @@ class RecordLog:
 
     def ordered(self, order: list[str] | None = None) -> list[dict]:
         """Records in ``order`` (keys), then any others sorted by key."""
-        order = [k for k in (order or []) if k in self.records]
+        order = [k for k in dict.fromkeys(order or []) if k in self.records]
         rest = sorted(set(self.records) - set(order))
         return [self.records[k] for k in order + rest]
 

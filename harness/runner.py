@@ -114,6 +114,7 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
     dataset = opts.dataset or bench.DEFAULT_DATASET
     if dataset not in bench.DATASETS:
         raise RunError(f"dataset {dataset!r} is not a {bench.NAME} dataset; choose from {', '.join(bench.DATASETS)}")
+    opts.modes = list(dict.fromkeys(opts.modes))  # a mode given twice runs once
     bad_modes = [m for m in opts.modes if m not in bench.MODES]
     if bad_modes:
         raise RunError(f"unknown mode(s) {bad_modes}; {bench.NAME} modes: {', '.join(bench.MODES)}")
@@ -139,7 +140,7 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
         except FileNotFoundError as exc:
             raise RunError(f"{opts.predictions}: no such file") from exc
         for e in preds.errors:
-            console.print(f"[yellow]skipped[/yellow] {e}")
+            console.print(f"skipped {e}", markup=False, highlight=False, soft_wrap=True)
 
     sandbox = get_sandbox(opts.sandbox)
     verifier = get_verifier(bench.VERIFIER)
@@ -155,7 +156,8 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
         elif mode == "gold":
             cands = bench.gold_candidates(tasks, mode)
         else:
-            cands = bench.gold_candidates(tasks, mode) + bench.bundled_candidates(fetched, mode)
+            cands = bench.gold_candidates(tasks, mode) + [
+                c for c in bench.bundled_candidates(fetched, mode) if c.task_id in by_id]
         for cand, expected in bench.canaries(tasks, mode):
             cands.append(cand)
             expected_canaries[(mode, cand.model)] = expected

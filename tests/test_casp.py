@@ -166,7 +166,8 @@ def test_spec_from_code_gold_contract_passes_checks(casp_tasks):
     j = job(t, t.contract + "\n" + t.code, "spec-from-code")
     assert j.precheck is None
     assert {c["name"]: c["ok"] for c in j.checks} == {
-        "body-unchanged": True, "contract-not-trivial": True, "requires-not-false": True, "no-admit": True}
+        "body-unchanged": True, "contract-not-trivial": True, "requires-not-false": True, "no-admit": True,
+        "no-preprocessor-directives": True, "no-contract-on-declaration": True}
     assert j.files["candidate.c"] == t.gold
 
 
@@ -235,11 +236,6 @@ def test_spec_from_code_struct_return_type(casp_tasks):
     assert j.files["candidate.c"] == t.gold
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "casp.py:279-280 (via cfront.py:127-129): a plain comment between the candidate's contract and "
-    "the function hides the contract from find_function, so a correct spec-from-code "
-    "candidate is rejected with 'contract-not-trivial: no ensures clause' (Frama-C attaches "
-    "the contract through the comment and verifies it)"))
 def test_spec_from_code_comment_between_contract_and_function(casp_tasks):
     t = casp_tasks["01_57"]
     j = job(t, t.contract + "\n// divmult: the function to specify\n" + t.code, "spec-from-code")
@@ -387,10 +383,6 @@ def test_canaries_get_their_verdicts(casp_tasks, framac_host, isolated_cache, tm
 
 @pytest.mark.realtool
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, raises=KeyError, reason=(
-    "runner.py:158: with --task/task_ids the bundled spec-from-code candidates are not "
-    "filtered to the selected tasks, so by_id[c.task_id] raises KeyError: '00_327' at "
-    "runner.py:162 (`verikit run casp --mode spec-from-code --task 01_57` crashes with a traceback)"))
 def test_spec_from_code_run_on_the_canary_task(casp_tasks, framac_host, isolated_cache, tmp_path):
     report, _, code = _run(tmp_path, modes=["spec-from-code"], task_ids=["01_57"])
     assert report["canaries"]["ok"] is True
@@ -446,11 +438,6 @@ def test_gold_goal_difference_not_explained_by_terminating(casp_tasks, framac_ho
 
 
 @pytest.mark.realtool
-@pytest.mark.xfail(strict=True, reason=(
-    "casp.py:290-300: in code-from-spec the candidate's text before its function (`before`) is "
-    "copied into the verified file with only an axiom/admit keyword check; a prototype of the "
-    "same function carrying an extra contract (`requires a == 0;`) is merged by Frama-C with the "
-    "task's contract, so `return 0;` is 'verified' against divmult's contract instead of rejected"))
 def test_code_from_spec_prototype_contract_cannot_strengthen_the_precondition(casp_tasks, framac_host,
                                                                                 tmp_path):
     t = casp_tasks["01_57"]
@@ -463,10 +450,6 @@ def test_code_from_spec_prototype_contract_cannot_strengthen_the_precondition(ca
 
 
 @pytest.mark.realtool
-@pytest.mark.xfail(strict=True, reason=(
-    "casp.py:274-282: in spec-from-code the candidate's header is placed before the task's "
-    "function without checking preprocessor directives; `#define return return 0;` rewrites the "
-    "function that must stay verbatim, so the wrong contract `ensures \\result == 0` is 'verified'"))
 def test_spec_from_code_header_cannot_redefine_the_tasks_code(casp_tasks, framac_host, tmp_path):
     t = casp_tasks["01_57"]
     out = ("#define return return 0;\n/*@ requires b != 0; requires b != -1; assigns \\nothing;\n"

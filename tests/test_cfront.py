@@ -79,10 +79,6 @@ def test_comment_opener_inside_string_is_fine():
     assert find_function(src, "f") is not None
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "cfront.py:67: tokens() only detects unterminated comments; an unterminated string or "
-    "character literal is lexed as a lone '\"' / \"'\" punct token without error, although "
-    "the docstring (cfront.py:54) promises CSyntaxError for an unterminated literal"))
 @pytest.mark.parametrize("src", ['char *s = "abc;\nint f(void) { return 0; }\n',
                                  "char c = '{;\nint f(void) { return 0; }\n"])
 def test_unterminated_literal_raises(src):
@@ -160,22 +156,12 @@ def test_loop_annotations_inside_body_are_not_the_contract():
     assert fdef.end == len(src) - 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "cfront.py:127-129: the contract is only taken when the token right before the return "
-    "type is an ACSL block; an ordinary comment between the contract and the function "
-    "(which Frama-C ignores: it still attaches the contract) makes contract None, so CASP "
-    "spec-from-code rejects a valid candidate with 'no ensures clause'"))
 @pytest.mark.parametrize("between", ["// the function\n", "/* the function */\n"])
 def test_comment_between_contract_and_function(between):
     src = "/*@ requires x > 0;\n    ensures \\result == x; */\n" + between + "int f(int x) { return x; }\n"
     assert find_function(src, "f").contract == "/*@ requires x > 0;\n    ensures \\result == x; */"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "cfront.py:22: the pp alternative `^[ \\t]*\\#[^\\n]*(?:\\\\\\n[^\\n]*)*` never consumes a "
-    "backslash-newline continuation (the greedy `[^\\n]*` already ate the backslash), so the "
-    "continuation lines of a multi-line #define are lexed as code; a '{' there unbalances the "
-    "brace depth and find_function() returns None for a function defined after it"))
 def test_multiline_define_is_one_preprocessor_token():
     src = "#define BEGIN \\\n  {\nint f(void) { return 0; }\n"
     assert [t.kind for t in tokens(src)][0] == "pp"
@@ -223,11 +209,6 @@ def test_normalize_acsl_layout():
     assert normalize_acsl(b) != normalize_acsl("/*@ requires b != 1;\n ensures \\result == a; */")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "cfront.py:191: normalize_acsl strips '@' only at the start of a line; an '@' just before "
-    "'*/' on the same line (`... a; @*/`), which Frama-C 25 treats as blank (checked: it "
-    "parses and proves such a contract), is kept, so CASP code-from-spec rejects a candidate "
-    "that repeated the task's contract with that layout as 'contract differs'"))
 def test_normalize_acsl_at_before_close():
     assert normalize_acsl("/*@ requires x > 0; ensures \\result == x; @*/") == \
         normalize_acsl("/*@ requires x > 0; ensures \\result == x; */")

@@ -117,9 +117,6 @@ def test_verdict_counts_only_infra_errors():
     assert c["n"] == 0 and c["rate"] is None and c["verified"] == 0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "metrics.py:70-71: verdict_counts() documents the keys {n, verified, rate, by_verdict, "
-    "infra_error} but returns no 'infra_error' key (the count is only in by_verdict)"))
 def test_verdict_counts_has_the_documented_infra_error_key():
     assert verdict_counts([_rec("infra_error"), _rec("verified")])["infra_error"] == 1
 

@@ -146,11 +146,6 @@ def test_output_just_over_the_schema_limit_names_line_and_field(tmp_path):
     assert len(str(err)) < 2000  # the message does not echo the 1 MB output
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "results.py:66: validate() keeps only e.message[:300]; jsonschema's maxLength message starts "
-    "with the whole offending value (\"'yyyy...' is too long\"), so for an output over 1,000,000 "
-    "characters (but under MAX_LINE_BYTES) the error shows 300 characters of the output and never "
-    "says that it is too long or what the limit is"))
 def test_output_just_over_the_schema_limit_says_too_long(tmp_path):
     p = write(tmp_path, line(output="y" * (MAX_OUTPUT_CHARS + 1)))
     err = single_error(p, 1).errors[0].error

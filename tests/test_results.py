@@ -153,11 +153,6 @@ def test_record_log_infra_error_is_not_done_and_finalize_keeps_one_per_key(tmp_p
     assert written == lines
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "results.py:167: RecordLog.ordered() keeps duplicate keys of `order`, so finalize(order) "
-    "writes a record once per occurrence; runner.py:151 passes one key per job, so "
-    "`verikit run casp --mode gold --mode gold` leaves duplicate keys in records.jsonl and "
-    "`verikit validate` fails on the run's own output"))
 def test_finalize_with_repeated_keys_in_order_writes_one_line_per_key(tmp_path):
     recs = make_records(tmp_path, 2)
     p = tmp_path / "records.jsonl"

@@ -206,11 +206,6 @@ def test_bad_predictions_stop_the_run_before_anything_is_written(env, casp_tasks
     assert not (out / "run.json").exists() and not (out / "records.jsonl").exists()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "cli.py:59/88 (and runner.py:108, 'skipped' lines): errors go through rich.Console(stderr=True), "
-    "which wraps at 80 columns when stderr is not a terminal (CI logs, pipes) and folds long "
-    "words, so '<file>:<line>' of a bad predictions line is split across two lines of stderr "
-    "(no soft_wrap) and cannot be found or clicked as printed"))
 def test_bad_predictions_error_names_file_line_on_one_line(env, casp_tasks, tmp_path):
     p = _predictions(casp_tasks, tmp_path / LONG_DIR)
     res = cli([*PRED_ARGS, "--predictions", str(p), "--out", str(tmp_path / "D")], env, tmp_path)
@@ -285,10 +280,6 @@ def test_unknown_mode(env, tmp_path):
     assert "unknown mode(s) ['proof']" in unwrapped(res.stderr)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "runner.py:151 runs every --mode as given and results.py:167 (RecordLog.ordered) keeps "
-    "repeated keys: `run casp --mode gold --mode gold` exits 0 but writes each record twice, "
-    "and `validate` then reports duplicate job keys in the run's own records.jsonl"))
 def test_repeated_mode_gives_a_valid_run_dir(env, tmp_path):
     out = tmp_path / "D"
     res = cli(["run", "casp", "--mode", "gold", "--mode", "gold", "--task", "04_140", "--out", str(out)],

@@ -44,7 +44,8 @@ from ..verifiers.framac import FramaC
 
 framac_parser = FramaC()
 from . import Candidate
-from .cfront import CSyntaxError, acsl_blocks, code_tokens, find_function, function_name, normalize_acsl
+from .cfront import (CSyntaxError, acsl_blocks, code_tokens, contracts_on_declarations, find_function,
+                     function_name, normalize_acsl, preprocessor_lines)
 
 NAME = "casp"
 VERSION = "1"
@@ -251,6 +252,21 @@ def _keyword_check(name: str, text: str, keywords: tuple[str, ...]) -> dict:
     return {"name": name, "ok": not found, "detail": f"candidate ACSL uses {', '.join(found)}" if found else "none"}
 
 
+def _candidate_text_checks(text: str) -> list[dict]:
+    """Checks on the text a candidate adds to the verified file (both candidate modes):
+    no preprocessor directive but ``#include`` (a macro can rewrite the fixed part), and
+    no ACSL contract on a function declared without a body (trusted, never proved)."""
+    pp = preprocessor_lines(text)
+    trusted = contracts_on_declarations(text)
+    return [
+        {"name": "no-preprocessor-directives", "ok": not pp,
+         "detail": f"candidate uses {pp[0]!r}" if pp else "only #include, if any"},
+        {"name": "no-contract-on-declaration", "ok": not trusted,
+         "detail": f"contract on body-less declaration of {', '.join(trusted)} (assumed, never proved)"
+         if trusted else "none"},
+    ]
+
+
 def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: dict) -> Job:
     """Turn (task, candidate, mode) into a :class:`Job` with its integrity checks.
 
@@ -279,6 +295,7 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
             contract = find_function(header + task.code, task.function)
             checks += _contract_checks((contract.contract or "") if contract else "")
             checks.append(_keyword_check("no-admit", header, ("admit",)))
+            checks += _candidate_text_checks(header)
             source = task.prelude + header + ("\n" if header and not header.endswith("\n") else "") + task.code
             if not header.strip():
                 precheck = ("invalid", "the candidate contains no ACSL contract")
@@ -295,8 +312,9 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
                                    else "the candidate's contract differs from the task's"})
                 else:
                     checks.append({"name": "contract-unchanged", "ok": True, "detail": "no contract; task's used"})
-                checks.append(_keyword_check("no-axiom-or-admit", before + out[fdef.start: fdef.end],
-                                             ("axiom", "axiomatic", "admit")))
+                added = before + out[fdef.start: fdef.end]
+                checks.append(_keyword_check("no-axiom-or-admit", added, ("axiom", "axiomatic", "admit")))
+                checks += _candidate_text_checks(added)
                 source = (task.prelude + before + task.contract + "\n" + out[fdef.start: fdef.end] + "\n")
         else:
             raise ValueError(f"unknown CASP mode {mode!r}; modes: {', '.join(MODES)}")

@@ -19,7 +19,7 @@ _TOKEN = re.compile(
     (?P<acsl>/\*@.*?\*/|//@[^\n]*)
   | (?P<comment>/\*.*?\*/|//[^\n]*)
   | (?P<string>"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')
-  | (?P<pp>^[ \t]*\#[^\n]*(?:\\\n[^\n]*)*)
+  | (?P<pp>^[ \t]*\#(?:\\\n|[^\n])*)
   | (?P<ws>\s+)
   | (?P<ident>[A-Za-z_]\w*)
   | (?P<number>\.?\d(?:[\w.]|[eEpP][+-])*)
@@ -67,6 +67,9 @@ def tokens(src: str) -> list[Token]:
     for t in out:
         if t.kind == "punct" and t.text in ("/", "*") and src.startswith("/*", t.start):
             raise CSyntaxError("unterminated comment", src.count("\n", 0, t.start) + 1)
+        if t.kind == "punct" and t.text in ('"', "'"):
+            what = "string" if t.text == '"' else "character"
+            raise CSyntaxError(f"unterminated {what} literal", src.count("\n", 0, t.start) + 1)
     return out
 
 
@@ -126,7 +129,10 @@ def find_function(src: str, name: str) -> FunctionDef | None:
         first = i
         while first > 0 and toks[first - 1].kind in ("ident", "punct") and toks[first - 1].text not in (";", "}", "{", ")") :
             first -= 1
-        contract_tok = toks[first - 1] if first > 0 and toks[first - 1].kind == "acsl" else None
+        before = first - 1
+        while before >= 0 and toks[before].kind == "comment":  # plain comments between contract and function
+            before -= 1
+        contract_tok = toks[before] if before >= 0 and toks[before].kind == "acsl" else None
         return FunctionDef(
             name=name,
             start=toks[first].start,
@@ -189,4 +195,39 @@ def normalize_acsl(text: str) -> str:
     body = body[3:-2] if body.startswith("/*@") else body[3:]
     body = re.sub(r"//[^\n]*", " ", body)  # line comments inside the annotation
     body = re.sub(r"(?m)^\s*@", " ", body)
+    body = body.rstrip().rstrip("@")  # "/*@ ... @*/" closes like "/*@ ... */"
     return " ".join(body.split())
+
+
+def contracts_on_declarations(src: str) -> list[str]:
+    """Names of functions *declared without a body* that carry an ACSL contract in ``src``.
+
+    Such a contract is trusted, not proved: a candidate that adds one can make any caller
+    verify (e.g. a prototype ``ensures \\result == 0``), so benchmarks reject it.
+    """
+    toks = tokens(src)
+    names, depth = [], 0
+    for i, t in enumerate(toks):
+        if t.kind == "punct" and t.text in "{}":
+            depth += 1 if t.text == "{" else -1
+            continue
+        if depth or t.kind != "acsl":
+            continue
+        j = _skip_noncode(toks, i + 1)
+        name = None
+        while j < len(toks) and toks[j].kind in ("ident", "punct") and toks[j].text not in ("(", ";", "{", "}"):
+            name = toks[j].text if toks[j].kind == "ident" else name
+            j += 1
+        if name is None or j >= len(toks) or toks[j].text != "(":
+            continue
+        close = _match(toks, j, "(", ")")
+        k = _skip_noncode(toks, close + 1) if close is not None else len(toks)
+        if k < len(toks) and toks[k].text == ";":
+            names.append(name)
+    return names
+
+
+def preprocessor_lines(src: str) -> list[str]:
+    """Preprocessor directives in ``src`` other than ``#include`` (each stripped)."""
+    return [t.text.strip() for t in tokens(src)
+            if t.kind == "pp" and not re.match(r"#\s*include\b", t.text.strip())]
