@@ -25,8 +25,11 @@ def _setup(session: nox.Session, extras: str = "dev") -> None:
 
 @nox.session(python=PY)
 def tests(session: nox.Session) -> None:
-    """Install everything and run the test suite (real Frama-C, real data mirror)."""
+    """Install everything and run the test suite (real Frama-C, real data mirror, Nix
+    evaluator from Debian's nix-bin for the flake checks)."""
     _setup(session)
+    session.run("bash", "-c", "command -v nix-instantiate >/dev/null || apt-get install -y -q nix-bin "
+                "|| (apt-get update -q && apt-get install -y -q nix-bin)", external=True)
     args = session.posargs or ["-q", "-ra", "--durations=10", "tests"]
     session.run("pytest", *args, env={"PYTHONDONTWRITEBYTECODE": "1"})
 

@@ -57,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``verikit`` console script. Returns the exit code."""
     args = _parser().parse_args(argv)
     console = Console(stderr=True, soft_wrap=True)  # never split a file:line message across lines
+    if not console.is_terminal:
+        console.width = 160  # logs and pipes: wide enough that the summary tables stay readable
     if args.cmd == "run":
         return _run(args, console, argv)
     if args.cmd == "validate":

@@ -187,6 +187,11 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
     notes = [f"toolchain drift from the published pins: "
              + (", ".join(f"{d['tool']} {d['probed'] or 'missing'} vs {d['published']}" for d in probed.drift) or "none")
              + ("; this is NOT a bit-exact reproduction" if not probed.pin_match else "")]
+    dead = {r["task_id"]: r["verifier"]["extra"]["dead_code"] for r in records
+            if r["candidate"]["model"] == "gold" and r["verifier"].get("extra", {}).get("dead_code")}
+    for task_id, names in sorted(dead.items()):
+        notes.append(f"WP smoke tests find unreachable code or calls under the gold contract of {task_id}: "
+                     f"{', '.join(names)} (not a rejection: the precondition is consistent)")
     if stale:
         notes.append(f"{len(stale)} record(s) of another command were in {opts.out}/records.jsonl; "
                      "they were dropped from it (still in the result cache)")

@@ -192,7 +192,7 @@ def test_spec_from_code_reformatted_body_with_comments_is_accepted(casp_tasks):
 
 @pytest.mark.parametrize("contract, failed", [
     ("/*@ assigns \\nothing; */", "contract-not-trivial"),
-    ("/*@ requires b != 0;\n    ensures \\true; */", "contract-not-trivial"),
+    ("/*@ requires \\true;\n    ensures \\true; */", "contract-not-trivial"),
     ("/*@ requires \\false;\n    ensures \\result == a; */", "requires-not-false"),
     ("/*@ requires b != 0;\n  requires false;\n  ensures \\result == a; */", "requires-not-false"),
     ("/*@ requires b != 0; ensures \\result == a; */\n//@ admit \\false;", "no-admit"),
@@ -459,3 +459,15 @@ def test_spec_from_code_header_cannot_redefine_the_tasks_code(casp_tasks, framac
     assert j.files["candidate.c"].endswith(t.code)
     (rec,) = _run_jobs(framac_host, [j], tmp_path)
     assert rec["verdict"] != "verified", rec["reason"]
+
+
+def test_precondition_only_contract_is_a_safety_contract(casp_tasks):
+    """CASP's own gold pair 02_12 has only a requires clause (a safety contract: it makes
+    the RTE goals provable); such a contract is not trivial."""
+    t = casp_tasks["01_57"]
+    j = job(t, "/*@ requires b != 0;\n    ensures \\true; */\n" + t.code, "spec-from-code")
+    assert j.precheck is None
+    assert check(j, "contract-not-trivial")["ok"] is True
+    gold = casp_tasks["02_12"]
+    j = job(gold, gold.contract + "\n" + gold.code, "spec-from-code")
+    assert j.precheck is None, j.checks

@@ -429,3 +429,27 @@ def test_missing_frama_c_binary_is_infra_error():
 ])
 def test_parse_version(raw, expected):
     assert parse_version(raw) == expected
+
+
+DEAD_BRANCH = """\
+/*@ requires y > 10;
+    assigns \\nothing;
+    ensures \\result >= 0; */
+int g(int y) {
+  int x = 0;
+  if (y > 0) { x = 50; } else { x = -1; }
+  return x;
+}
+"""
+
+
+@pytest.mark.realtool
+def test_dead_branch_under_a_consistent_precondition_is_not_vacuous(fc):
+    """CASP pair 04_140's shape: a strong precondition makes a branch dead. The smoke
+    test on the branch fails, the one on the precondition passes: reported, not vacuous."""
+    _, proc, res = fc.run(DEAD_BRANCH, smoke=True, wp_timeout_s=5)
+    failed = re.findall(r"^\[wp\] \[Failed\] Smoke-test (\S+)", proc.stdout, flags=re.M)
+    assert failed and all("requires" not in n for n in failed)
+    assert res.vacuous == []
+    assert res.extra["dead_code"] == sorted(set(failed))
+    assert res.verdict == "verified", res.reason

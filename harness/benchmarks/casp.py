@@ -236,12 +236,18 @@ _CLAUSE = re.compile(r"\b(requires|ensures)\b(.*?);", re.S)
 
 
 def _contract_checks(contract_text: str) -> list[dict]:
+    """A contract is trivial when it has no ``requires`` and no ``ensures`` other than
+    ``\\true``: it then states nothing (``assigns`` alone is a frame, not a spec). A
+    precondition-only contract is a safety contract, as CASP's own gold pairs use (02_12)."""
     clauses = [(k, normalize_acsl("/*@" + v + "*/")) for k, v in _CLAUSE.findall(contract_text)]
-    ensures = [v for k, v in clauses if k == "ensures"]
+    stated = [v for k, v in clauses if not _TRIVIAL_ENSURES.match(v)]
+    n_ens = sum(k == "ensures" for k, _ in clauses)
+    n_req = sum(k == "requires" for k, _ in clauses)
     false_req = [v for k, v in clauses if k == "requires" and v.strip() in ("\\false", "false", "0")]
     return [
-        {"name": "contract-not-trivial", "ok": any(not _TRIVIAL_ENSURES.match(e) for e in ensures),
-         "detail": f"{len(ensures)} ensures clause(s)" if ensures else "no ensures clause"},
+        {"name": "contract-not-trivial", "ok": bool(stated),
+         "detail": f"{n_req} requires, {n_ens} ensures clause(s)" if stated
+         else "no requires or ensures clause other than \\true"},
         {"name": "requires-not-false", "ok": not false_req,
          "detail": "requires \\false" if false_req else "no literal false precondition"},
     ]

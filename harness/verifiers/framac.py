@@ -39,6 +39,9 @@ NAME = "framac"
 TOOLCHAIN = "framac"
 SOURCE = "candidate.c"
 REPORT = "wp-report.json"
+#: Version of this module's command line and parser; part of every job key, so results
+#: cached under an older reading of the output are never reused. Bump on any change.
+MODULE_VERSION = "1"
 WHY3CONF = "why3.conf"
 
 #: WP options of the CASP paper (steps per goal, seconds per goal, provers in pin order).
@@ -49,6 +52,7 @@ _SUMMARY_ITEM = re.compile(r"^\s{2,}([A-Za-z][\w .+-]*?):\s+(\d+)\b", re.M)
 _GOAL25 = re.compile(r"^\[wp\] \[([^\]]+)\] Goal (\S+)(?: : (\w+))?(.*)$")
 _SMOKE = re.compile(r"^\[wp\] \[(Passed|Failed)\] Smoke-test (\S+)")
 _GOAL30 = re.compile(r"^\[wp\] \[(Timeout|Failed|Unknown|Stepout|Unsuccess|Doomed|Unreachable)\] (typed_\S+)(.*)$")
+_REQUIRES_SMOKE = re.compile(r"_wp_smoke_\w*requires")
 _PROVER_LINE = re.compile(r"^\s+([A-Za-z][\w .+-]*?):\s+(\w+)")
 _ERROR = re.compile(r"^\[(kernel|wp|rte)[^\]]*\].*(error|Error|Failure|aborted|Warning|\.c:\d+:\s*$)", re.M)
 _LOCATED = re.compile(r"(?:^|\s)(\S+\.c):(\d+):")
@@ -84,7 +88,8 @@ class FramaC:
 
         Returns:
             dict with ``wp_steps``, ``wp_timeout_s``, ``provers`` (present ones, pin order),
-            ``provers_missing``, ``rte``, ``smoke_tests``, ``wp_par``, ``framac_version``.
+            ``provers_missing``, ``rte``, ``smoke_tests``, ``wp_par``, ``framac_version``,
+            ``verifier_module`` (this module's version, so the job key changes with it).
         """
         opts = dict(PAPER_OPTIONS, **overrides)
         versions = probed.versions
@@ -93,6 +98,7 @@ class FramaC:
         opts["smoke_tests"] = smoke
         opts["wp_par"] = cpus
         opts["framac_version"] = versions.get("frama-c")
+        opts["verifier_module"] = f"{NAME}/{MODULE_VERSION}"
         return opts
 
     def command(self, options: dict) -> tuple[list[str], dict[str, str], list[str]]:
@@ -207,17 +213,24 @@ def _parse_goals(log: str, report: bytes | None, messages: list[str]) -> Verifie
         failed=max(items.get("Failed", 0), statuses.count("failed") - statuses.count("timeout")),
         unknown=statuses.count("unknown"),
     )
-    vacuous = sorted(n for n, s in smoke.items() if s == "doomed")
+    doomed = sorted(n for n, s in smoke.items() if s == "doomed")
+    # A doomed smoke test on a precondition means the contract is inconsistent (vacuous).
+    # Dead code, loops or calls under a consistent contract are reported, not rejected:
+    # a strong precondition legitimately makes a branch dead (CASP pair 04_140).
+    vacuous = [n for n in doomed if _REQUIRES_SMOKE.search(n)]
+    dead = [n for n in doomed if n not in vacuous]
     extra = {k: items[k] for k in ("Terminating", "Unreachable") if k in items}
     if n_smoke:
         extra["smoke_tests"] = n_smoke
+    if dead:
+        extra["dead_code"] = dead
     if json_counts.get("functions"):
         extra["functions"] = json_counts["functions"]
     unproved = [g for g in goal_results.values() if g["status"] != "valid" and "_wp_smoke_" not in g["name"]]
     if summary is None and not json_counts:
         return VerifierResult("infra_error", "no WP summary in the output", messages=messages)
     if vacuous:  # fail closed: an inconsistent contract never counts as verified
-        verdict, reason = "failed", f"smoke test(s) failed: {', '.join(vacuous[:3])} (inconsistent contract or dead code)"
+        verdict, reason = "failed", f"smoke test(s) failed: {', '.join(vacuous[:3])} (inconsistent precondition)"
     elif total == 0:
         verdict, reason = "failed", "WP generated no proof obligation"
     elif proved == total:
