@@ -8,6 +8,7 @@ machines, where GitHub and the Hub cannot be reached).
 """
 
 import os
+from pathlib import Path
 
 import nox
 
@@ -23,15 +24,54 @@ def _setup(session: nox.Session, extras: str = "dev") -> None:
     session.install("-e", f".[{extras}]")
 
 
+SOCKET = Path(".verikit/podman/podman.sock").resolve()
+
+
+def _engine(session: nox.Session) -> dict:
+    """Start Podman's Docker-API service on a socket under the work tree (unless
+    DOCKER_HOST is already set) and build the images the tests need. Returns the env."""
+    if os.environ.get("DOCKER_HOST"):
+        env = {"DOCKER_HOST": os.environ["DOCKER_HOST"]}
+    else:
+        session.run("bash", "scripts/podman-service.sh", "start", str(SOCKET), external=True)
+        env = {"DOCKER_HOST": f"unix://{SOCKET}"}
+    session.run("verikit", "images", "build", "framac", env=env)
+    return env
+
+
+def _stop_engine(session: nox.Session) -> None:
+    if not os.environ.get("DOCKER_HOST"):
+        session.run("bash", "scripts/podman-service.sh", "stop", str(SOCKET), external=True)
+
+
 @nox.session(python=PY)
 def tests(session: nox.Session) -> None:
-    """Install everything and run the test suite (real Frama-C, real data mirror, Nix
-    evaluator from Debian's nix-bin for the flake checks)."""
+    """Install everything and run the test suite: real Frama-C on the host and in the
+    Debian image under Podman, the real data mirror, and the Nix evaluator from Debian's
+    nix-bin for the flake checks."""
     _setup(session)
     session.run("bash", "-c", "command -v nix-instantiate >/dev/null || apt-get install -y -q nix-bin "
                 "|| (apt-get update -q && apt-get install -y -q nix-bin)", external=True)
-    args = session.posargs or ["-q", "-ra", "--durations=10", "tests"]
-    session.run("pytest", *args, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    env = _engine(session)
+    try:
+        args = session.posargs or ["-q", "-ra", "--durations=10", "tests"]
+        # VERIKIT_REQUIRE_ENGINE turns "no engine" skips into failures: CI must run them.
+        session.run("pytest", *args, env={"PYTHONDONTWRITEBYTECODE": "1", "VERIKIT_REQUIRE_ENGINE": "1", **env})
+    finally:
+        _stop_engine(session)
+
+
+@nox.session(python=PY)
+def images(session: nox.Session) -> None:
+    """Build (or reuse) the Debian toolchain images under Podman and verify them."""
+    _setup(session)
+    env = _engine(session)
+    try:
+        for name in session.posargs or ["framac"]:
+            session.run("verikit", "images", "build", name, env=env)
+        session.run("verikit", "images", "verify", env=env)
+    finally:
+        _stop_engine(session)
 
 
 @nox.session(python=PY)
@@ -47,14 +87,20 @@ def casp(session: nox.Session) -> None:
 
 @nox.session(python=PY)
 def bench(session: nox.Session) -> None:
-    """Kit wall time vs the same bare frama-c commands, at -j 1 and -j 2 (ratios)."""
+    """Kit wall time vs the same bare frama-c commands at -j 1 and -j 2 (ratios), then the
+    container sandbox's per-job overhead over the host and warm exec vs one container per job."""
     _setup(session)
     session.run("python", "scripts/bench_casp.py", *session.posargs)
+    env = _engine(session)
+    try:
+        session.run("python", "scripts/bench_container.py", env=env)
+    finally:
+        _stop_engine(session)
 
 
 @nox.session(python=PY)
 def lint(session: nox.Session) -> None:
     """Static checks: ruff on the package, tests and scripts."""
     session.install("ruff")
-    session.run("ruff", "check", "--select", "E,F,W", "--line-length", "120", "harness", "tests", "scripts",
+    session.run("ruff", "check", "--select", "E,F,W", "--line-length", "130", "harness", "tests", "scripts",
                 "noxfile.py", "tasks.py")

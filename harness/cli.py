@@ -33,7 +33,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="mode to run; repeat for several (default: all modes of the benchmark)")
     r.add_argument("--task", action="append", dest="task_ids", help="run only this task id; repeatable")
     r.add_argument("--predictions", help="predictions JSONL (schemas/predictions.schema.json); needs one --mode")
-    r.add_argument("--sandbox", default="host", choices=["host"], help="where jobs run (default: host)")
+    r.add_argument("--sandbox", choices=["host", "container"],
+                   help="where jobs run (default: container when a Docker-API engine answers at DOCKER_HOST "
+                        "or the default socket; otherwise the run stops and says how to start one)")
     r.add_argument("-j", "--jobs", type=int, default=1, help="jobs run in parallel (default 1)")
     r.add_argument("--out", type=Path, default=Path("out"), help="run directory (default ./out)")
     r.add_argument("--timeout", type=float, default=600.0, help="wall-time limit per job, seconds (default 600)")
@@ -48,8 +50,20 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("run_dir", type=Path)
 
     ls = sub.add_parser("list", help="benchmarks, datasets and toolchains with probed versions")
-    ls.add_argument("--sandbox", default="host", choices=["host"])
+    ls.add_argument("--sandbox", default="host", choices=["host", "container"])
     ls.add_argument("--json", action="store_true", help="machine-readable output")
+    im = sub.add_parser("images", help="toolchain images (Debian flavor): build, list, verify, save")
+    im_sub = im.add_subparsers(dest="images_cmd", required=True)
+    b = im_sub.add_parser("build", help="build (or reuse) the image of a toolchain")
+    b.add_argument("name")
+    b.add_argument("--force", action="store_true", help="rebuild even if the fingerprint tag exists")
+    b.add_argument("--engine", default="podman", help="CLI used to import the debootstrap base (podman|docker)")
+    im_sub.add_parser("list", help="verikit images in the engine")
+    vf = im_sub.add_parser("verify", help="probe an image and report its drift from the published pins")
+    vf.add_argument("name", nargs="?", help="toolchain (default: all with a Debian image)")
+    sv = im_sub.add_parser("save", help="write an image archive and print its sha256")
+    sv.add_argument("name")
+    sv.add_argument("-o", "--output", type=Path, required=True)
     return p
 
 
@@ -70,13 +84,54 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if problems else 0
     if args.cmd == "list":
         return _list(args)
+    if args.cmd == "images":
+        return _images(args, console)
     return 2
+
+
+def _images(args, console: Console) -> int:
+    from .sandbox import SandboxError
+    from .sandbox import images
+
+    try:
+        if args.images_cmd == "build":
+            images.build(args.name, force=args.force, engine=args.engine,
+                         log=lambda m: console.print(m, markup=False, highlight=False))
+        elif args.images_cmd == "list":
+            for img in images.list_images():
+                print(f"{img['tag']}\t{img['id'][:19]}\t{img['toolchain']}\t"
+                      f"{'current' if img['current'] else 'stale (pins changed)'}")
+        elif args.images_cmd == "verify":
+            names = [args.name] if args.name else [n for n, t in toolchains.load_pins()["toolchains"].items()
+                                                   if (t.get("images") or {}).get("debian")]
+            for name in names:
+                v = images.verify(name)
+                drift = ", ".join(f"{d['tool']} {d['probed'] or 'missing'} vs published {d['published']}"
+                                  for d in v["drift"]) or "none"
+                print(f"{v['image']} ({v['image_id'][:19]}): pin_match={str(v['pin_match']).lower()}; "
+                      f"drift: {drift}; manifest {'matches' if v['manifest_matches_probe'] else 'DIFFERS FROM'} "
+                      f"the live probe; Debian packages {'as pinned' if v['packages_match'] else 'NOT as pinned'}")
+        elif args.images_cmd == "save":
+            info = images.save(args.name, args.output)
+            print(json.dumps(info, indent=2))
+    except SandboxError as exc:
+        console.print(f"error: {exc}", markup=False, highlight=False)
+        return 2
+    return 0
 
 
 def _run(args, console: Console, argv) -> int:
     from .runner import RunError, RunOptions, run
+    from .sandbox.container import EngineUnavailable, connect
 
     bench = get_benchmark(args.benchmark)
+    if args.sandbox is None:
+        try:
+            connect().close()
+        except EngineUnavailable as exc:
+            console.print(f"error: the default sandbox is 'container', but {exc}", markup=False, highlight=False)
+            return 2
+        args.sandbox = "container"
     opts = RunOptions(
         benchmark=args.benchmark, dataset=args.dataset, modes=args.modes or list(bench.MODES),
         predictions=args.predictions, sandbox=args.sandbox, parallel=args.jobs,
@@ -96,7 +151,8 @@ def _run(args, console: Console, argv) -> int:
 
 
 def _list(args) -> int:
-    sandbox = get_sandbox(args.sandbox)
+    from .sandbox import SandboxError
+
     info = {"benchmarks": {}, "datasets": {}, "toolchains": {}}
     for name in BENCHMARKS:
         b = get_benchmark(name)
@@ -105,7 +161,16 @@ def _list(args) -> int:
         info["datasets"][name] = {"source": f"{ds.source.kind}:{ds.source.repo}@{ds.source.revision}",
                                   "files": len(ds.files), "description": ds.description.splitlines()[0]}
     for name in toolchains.load_pins()["toolchains"]:
-        info["toolchains"][name] = toolchains.probe(name, sandbox).to_json()
+        try:
+            sandbox = get_sandbox(args.sandbox, toolchain=name)
+        except SandboxError as exc:  # container: image not built, or no engine
+            info["toolchains"][name] = {"error": str(exc).splitlines()[0], "tools": {}}
+            continue
+        try:
+            info["toolchains"][name] = toolchains.probe(
+                name, sandbox, flavor="host" if args.sandbox == "host" else "debian").to_json()
+        finally:
+            getattr(sandbox, "close", lambda: None)()
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
@@ -126,6 +191,8 @@ def _list(args) -> int:
     for col in ("toolchain", "tool", "probed", "published", "match"):
         t.add_column(col)
     for name, tc in info["toolchains"].items():
+        if "error" in tc:
+            t.add_row(name, "-", tc["error"], "-", "-")
         for tool, v in tc["tools"].items():
             match = {True: "yes", False: "NO", None: "-"}[v["match"]]
             t.add_row(name, tool, v["version"] or "missing", v["published"] or "-", match)

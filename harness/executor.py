@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from typing import Callable
 
 from .results import SCHEMA_VERSION, RecordLog, ResultCache
-from .sandbox import Limits
+from .sandbox import Limits, ProcResult, SandboxError
 from .toolchains import ProbedToolchain, canonical_json
 from .verifiers import VerifierResult
 
@@ -219,8 +219,11 @@ class Executor:
             with self._lock:
                 self.stats.verifier_runs += 1
                 self.stats.ran += attempts == 1
-            proc = self.sandbox.run(argv, files={**self.shared_files, **job.files}, env=env,
-                                    collect=collect, limits=self.limits)
+            try:
+                proc = self.sandbox.run(argv, files={**self.shared_files, **job.files}, env=env,
+                                        collect=collect, limits=self.limits)
+            except SandboxError as exc:  # our side failed (e.g. a worker died): infra_error, retried
+                proc = ProcResult(argv=list(argv), returncode=None, start_error=f"sandbox: {exc}")
             result = self.verifier.parse(proc)
             if result.verdict != "infra_error" or attempts > self.retries:
                 break

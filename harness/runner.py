@@ -25,7 +25,7 @@ from .benchmarks import get_benchmark
 from .executor import Executor
 from .report import build_report, canary_results, compare_gold, compare_study, print_summary
 from .results import ROOT, SCHEMA_VERSION, RecordLog, ResultCache, write_json_atomic
-from .sandbox import Limits, get_sandbox
+from .sandbox import Limits, SandboxError, get_sandbox
 from .verifiers import get_verifier
 
 
@@ -142,8 +142,20 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
         for e in preds.errors:
             console.print(f"skipped {e}", markup=False, highlight=False, soft_wrap=True)
 
-    sandbox = get_sandbox(opts.sandbox)
     verifier = get_verifier(bench.VERIFIER)
+    try:
+        sandbox = get_sandbox(opts.sandbox, toolchain=verifier.toolchain, slots=opts.parallel)
+    except SandboxError as exc:
+        raise RunError(str(exc)) from exc
+    try:
+        return _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds, sandbox, verifier)
+    finally:
+        close = getattr(sandbox, "close", None)
+        if close:
+            close()
+
+
+def _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds, sandbox, verifier):
     probed = toolchains.probe(verifier.toolchain, sandbox, flavor="host" if opts.sandbox == "host" else "debian")
     shared = verifier.prepare(sandbox, probed)
     ds_ref = {"name": dataset, "revision": fetched.dataset.source.revision}
@@ -184,7 +196,7 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
 
     comparison = compare_gold(records, by_id) + compare_study(records, bench.study_results(fetched))
     canaries = canary_results(records, expected_canaries)
-    notes = [f"toolchain drift from the published pins: "
+    notes = ["toolchain drift from the published pins: "
              + (", ".join(f"{d['tool']} {d['probed'] or 'missing'} vs {d['published']}" for d in probed.drift) or "none")
              + ("; this is NOT a bit-exact reproduction" if not probed.pin_match else "")]
     dead = {r["task_id"]: r["verifier"]["extra"]["dead_code"] for r in records

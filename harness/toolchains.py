@@ -23,7 +23,7 @@ from .sandbox import Limits
 
 ROOT = Path(__file__).resolve().parent.parent
 PINS_FILE = ROOT / "images" / "toolchains.json"
-PROBE_LIMITS = Limits(wall_s=30.0, mem_mb=2048, cpus=1, output_bytes=64 * 1024)
+PROBE_LIMITS = Limits(wall_s=30.0, output_bytes=64 * 1024)  # default memory/CPUs: reuses a run's workers
 
 
 class ToolchainError(RuntimeError):
@@ -91,6 +91,8 @@ class ProbedToolchain:
         tools: tool -> {"version": str|None, "raw": first output line or error,
             "published": pin or None, "match": True/False/None}.
         image, image_digest: container image and digest (None on the host).
+        image_manifest: for images, the baked ``/etc/verikit/toolchain.json`` summary:
+            ``{"fingerprint", "packages", "matches_probe"}`` (None on the host).
     """
 
     name: str
@@ -99,6 +101,7 @@ class ProbedToolchain:
     tools: dict[str, dict] = field(default_factory=dict)
     image: str | None = None
     image_digest: str | None = None
+    image_manifest: dict | None = None
 
     @property
     def versions(self) -> dict[str, str | None]:
@@ -134,6 +137,7 @@ class ProbedToolchain:
             "image": self.image, "image_digest": self.image_digest,
             "fingerprint": self.fingerprint, "pin_match": self.pin_match,
             "drift": self.drift, "tools": self.tools,
+            **({"image_manifest": self.image_manifest} if self.image_manifest is not None else {}),
         }
 
 
@@ -172,4 +176,11 @@ def probe(name: str, sandbox, flavor: str = "host") -> ProbedToolchain:
             "published": tspec.get("published"),
             "match": version_matches(tspec.get("published"), version),
         }
+    read = getattr(sandbox, "read_file", None)
+    if read is not None:
+        raw = read("/etc/verikit/toolchain.json")
+        manifest = json.loads(raw) if raw else {}
+        baked = {t: v.get("version") for t, v in manifest.get("tools", {}).items()}
+        probed.image_manifest = {"fingerprint": manifest.get("fingerprint"), "packages": manifest.get("packages"),
+                                 "matches_probe": baked == probed.versions}
     return probed

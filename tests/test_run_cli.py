@@ -32,6 +32,10 @@ def env(casp_mirror, framac_host, isolated_cache) -> dict:
 
 
 def cli(args: list[str], env: dict, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run the CLI; ``run`` without ``--sandbox`` gets ``--sandbox host`` (these tests are
+    about the host sandbox; the default-sandbox choice has its own tests below)."""
+    if args and args[0] == "run" and "--sandbox" not in args:
+        args = [*args, "--sandbox", "host"]
     return subprocess.run([sys.executable, "-m", "harness", *args], env=env, cwd=cwd, capture_output=True,
                           text=True, timeout=timeout)
 
@@ -127,10 +131,13 @@ def _kill_run(proc: subprocess.Popen) -> None:
 
 
 @pytest.mark.slow
-def test_sigkill_then_resume_loses_and_duplicates_nothing(env, tmp_path):
+@pytest.mark.parametrize("sandbox", ["host", pytest.param("container", marks=pytest.mark.container)])
+def test_sigkill_then_resume_loses_and_duplicates_nothing(env, tmp_path, sandbox):
+    if sandbox == "container":
+        _need_engine_image(env)
     tasks = ["00_327", "01_57", "04_140", "06_114", "08_377"]
     out = tmp_path / "D"
-    args = ["run", "casp", "--mode", "gold", *task_args(tasks), "-j", "1", "--out", str(out)]
+    args = ["run", "casp", "--mode", "gold", *task_args(tasks), "-j", "1", "--out", str(out), "--sandbox", sandbox]
     rec_path = out / "records.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "harness", *args], env=env, cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -167,6 +174,59 @@ def test_sigkill_then_resume_loses_and_duplicates_nothing(env, tmp_path):
     counts = json.loads((out / "run.json").read_text())["counts"]
     assert counts["ran"] == 0 and counts["verifier_runs"] == 0 and counts["resumed"] == 5
     assert [r["key"] for r in records(out)] == [r["key"] for r in recs]
+
+
+def _need_engine_image(env) -> None:
+    from harness.sandbox import SandboxError, images
+    from harness.sandbox.container import engine_reachable
+
+    try:
+        if not engine_reachable():
+            raise SandboxError("no Docker-API engine")
+        images.resolve("framac")
+    except SandboxError as exc:
+        if os.environ.get("VERIKIT_REQUIRE_ENGINE") == "1":
+            pytest.fail(f"{exc} (VERIKIT_REQUIRE_ENGINE=1)")
+        pytest.skip(str(exc))
+
+
+def _workers_of_dead_runs() -> list:
+    from harness.sandbox.container import LABEL, connect
+
+    return [c for c in connect().containers.list(all=True, filters={"label": LABEL})
+            if not psutil.pid_exists(int(c.labels.get("verikit.owner", "x:0").split(":")[-1]))]
+
+
+@pytest.mark.container
+def test_sigkill_leaves_workers_that_the_next_run_removes(env, tmp_path):
+    _need_engine_image(env)
+    out = tmp_path / "D"
+    args = ["run", "casp", "--mode", "gold", "--task", "08_377", "--task", "00_327", "-j", "1",
+            "--out", str(out), "--sandbox", "container"]
+    proc = subprocess.Popen([sys.executable, "-m", "harness", *args], env=env, cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    from harness.sandbox.container import LABEL, connect
+
+    deadline = time.monotonic() + 120
+    while not [c for c in connect().containers.list(filters={"label": LABEL})
+               if c.labels.get("verikit.owner", "").endswith(f":{proc.pid}")]:
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.1)
+    _kill_run(proc)
+    assert _workers_of_dead_runs(), "a SIGKILLed run's worker should still exist before the next run"
+    res = cli(args, env, tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert _workers_of_dead_runs() == []
+
+
+def test_default_sandbox_without_engine_says_how_to_start_one(env, tmp_path):
+    e = dict(env, DOCKER_HOST="unix:///nonexistent/verikit-test.sock")
+    res = subprocess.run([sys.executable, "-m", "harness", "run", "casp", "--mode", "gold", "--task", "01_57",
+                          "--out", str(tmp_path / "D")], env=e, cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 2
+    err = unwrapped(res.stderr)
+    assert "podman system service" in err and "--sandbox host" in err and "/nonexistent/verikit-test.sock" in err
+    assert not (tmp_path / "D" / "run.json").exists()
 
 
 # --- predictions ------------------------------------------------------------------------------

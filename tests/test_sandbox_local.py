@@ -148,7 +148,7 @@ def test_setsid_child_killed_at_wall_limit(sandbox):
     res = sandbox.run([PY, "-c", code], limits=Limits(wall_s=1))
     assert res.timed_out is True
     roles = _parse_roles(res.stdout)
-    (ppid, psid), (cpid, csid) = roles["parent"], roles["child"]
+    (_ppid, psid), (cpid, csid) = roles["parent"], roles["child"]
     assert csid == cpid and csid != psid, "the child did not leave the job's session"
     assert _survivors([cpid]) == [], "a setsid'ed child survived the wall limit"
 

@@ -41,11 +41,11 @@ from ..executor import Job, sha256_text
 from ..sandbox import ProcResult
 from ..verifiers import VerifierResult
 from ..verifiers.framac import FramaC
-
-framac_parser = FramaC()
 from . import Candidate
 from .cfront import (CSyntaxError, acsl_blocks, code_tokens, contracts_on_declarations, find_function,
                      function_name, normalize_acsl, preprocessor_lines)
+
+framac_parser = FramaC()  # reads the study's recorded logs exactly as live runs are read
 
 NAME = "casp"
 VERSION = "1"

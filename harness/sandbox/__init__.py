@@ -6,8 +6,10 @@ argv and parse the result; the executor picks the sandbox. Implementations:
 
 - :mod:`harness.sandbox.local` -- the host (``--sandbox host``): a subprocess in its own
   session/process group, wall-time and memory watchdog, output caps.
-
-Later: ``container.py`` (Docker Engine API, Docker or Podman) and ``batch.py``.
+- :mod:`harness.sandbox.container` -- containers through the Docker Engine API (Docker
+  or Podman), warm worker per slot, no network, read-only root (``--sandbox container``).
+- :mod:`harness.sandbox.images` -- building, listing, verifying and saving the toolchain
+  images.
 """
 
 from __future__ import annotations
@@ -74,14 +76,29 @@ class SandboxError(RuntimeError):
     """The sandbox itself failed (our side): counts as ``infra_error``, is retried."""
 
 
-def get_sandbox(name: str):
-    """Return a sandbox instance by name (``"host"``).
+SANDBOXES = ("host", "container")
+
+
+def get_sandbox(name: str, *, toolchain: str | None = None, slots: int = 1, image: str | None = None):
+    """Return a sandbox instance.
+
+    Args:
+        name: ``host`` or ``container``.
+        toolchain: for ``container``: the toolchain whose current Debian image to use.
+        slots: for ``container``: number of warm workers (= parallel jobs).
+        image: for ``container``: an explicit image reference instead.
 
     Raises:
         ValueError: unknown sandbox name.
+        SandboxError: (container) no engine or no image; the message says what to do.
     """
     if name == "host":
         from .local import HostSandbox
 
         return HostSandbox()
-    raise ValueError(f"unknown sandbox {name!r}; available: host")
+    if name == "container":
+        from .container import ContainerSandbox
+        from .images import resolve
+
+        return ContainerSandbox(image or resolve(toolchain), slots=slots)
+    raise ValueError(f"unknown sandbox {name!r}; available: {', '.join(SANDBOXES)}")

@@ -80,7 +80,7 @@ class FramaC:
         if probed.versions.get("why3") is None:
             return {}
         res = sandbox.run(["why3", "config", "detect"], env={"WHY3CONFIG": WHY3CONF},
-                          collect=[WHY3CONF], limits=Limits(wall_s=120, mem_mb=2048))
+                          collect=[WHY3CONF], limits=Limits(wall_s=120))
         return {WHY3CONF: res.files[WHY3CONF]} if WHY3CONF in res.files else {}
 
     def options(self, probed, *, smoke: bool, cpus: int = 1, **overrides) -> dict:

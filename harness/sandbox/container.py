@@ -1,0 +1,382 @@
+"""Container sandbox: jobs run in containers through the Docker Engine API.
+
+The same code drives Docker on a user's machine and Podman's Docker-compatible service
+(``podman system service --time=0 unix://PATH``) here; the engine is found through
+``DOCKER_HOST`` or the default socket.
+
+Workers, not one container per job (DESIGN.md: on Podman 4.3 a ``podman run`` costs
+about 170 ms and an SDK round trip about 450 ms): the sandbox keeps one long-lived worker
+container per parallel slot, created with
+
+- no network (``network_mode=none``), a read-only root filesystem,
+- one writable bind mount, the worker's scratch root (``/scratch``); each job gets its
+  own ``/scratch/job-<id>`` as working directory, ``HOME`` and ``TMPDIR``, removed after
+  the job,
+- memory (no swap), CPU and pids limits from :class:`~harness.sandbox.Limits`,
+
+and ``exec``-s each job into it as user ``nobody`` (so the root-owned scratch root and
+tmpfs mounts are not writable: the job directory is the only place it can write). A job
+is wrapped by ``/bin/sh`` so that, when it ends,
+its CPU time is read from the shell's ``times`` and every process it left behind is
+killed (``kill -9 -1``: all but the worker's PID 1). At the wall-time or output limit the
+worker is killed and replaced; an exit status of 137 that is not ours is a memory kill
+(``memout``: on cgroup v1 Podman reports OOM as 137 with ``OOMKilled`` false). Workers
+are removed at the end of a run, on Ctrl-C and on errors (``close``/context manager) and
+carry the label ``verikit.worker`` so that ``cleanup_workers`` finds leftovers.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import socket
+import re
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+from . import Limits, ProcResult, SandboxError
+
+LABEL = "verikit.worker"
+OWNER = f"{socket.gethostname()}:{os.getpid()}"  # lets a later run remove a killed run's workers
+JOB_USER = "65534:65534"  # nobody: cannot write the worker's root-owned mounts
+SCRATCH = "/scratch"
+TIMES_FILE = ".verikit-times"
+# "$@" runs the job; `times` prints the shell's and its children's user/system CPU time.
+WRAPPER = ('"$@"; rc=$?; times > ' + TIMES_FILE + '; kill -9 -1 2>/dev/null; exit $rc')
+
+
+class EngineUnavailable(SandboxError):
+    """No container engine answers; the message says how to start one."""
+
+
+def engine_hint() -> str:
+    """How to make an engine reachable, for error messages."""
+    return ("start one, e.g. Podman's Docker-compatible service as root:\n"
+            "  podman system service --time=0 unix:///run/podman/podman.sock &\n"
+            "  export DOCKER_HOST=unix:///run/podman/podman.sock\n"
+            "or Docker (its default socket is found automatically); or pass --sandbox host")
+
+
+def connect(base_url: str | None = None):
+    """A ``docker.DockerClient`` for ``base_url``, ``DOCKER_HOST`` or the default socket.
+
+    Raises:
+        EngineUnavailable: nothing answers (message names the address and how to start one).
+    """
+    import docker
+
+    url = base_url or os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+    try:
+        client = docker.DockerClient(base_url=url, timeout=120)
+        client.ping()
+    except Exception as exc:  # docker raises several unrelated types for "not there"
+        raise EngineUnavailable(f"no container engine at {url} ({type(exc).__name__}); {engine_hint()}") from exc
+    return client
+
+
+def engine_reachable(base_url: str | None = None) -> bool:
+    """True when a Docker-API engine answers at ``base_url``/``DOCKER_HOST``/default."""
+    try:
+        connect(base_url).close()
+        return True
+    except EngineUnavailable:
+        return False
+
+
+def _parse_times(text: str) -> float:
+    """CPU seconds of the children from POSIX ``times`` output (second line: user sys)."""
+    lines = text.strip().splitlines()
+    if len(lines) < 2:
+        return 0.0
+    total = 0.0
+    for m, s in re.findall(r"(\d+)m([\d.]+)s", lines[1]):
+        total += int(m) * 60 + float(s)
+    return total
+
+
+class _Worker:
+    def __init__(self, client, image: str, limits: Limits, run_id: str):
+        self.dir = Path(tempfile.mkdtemp(prefix="verikit-worker-"))
+        for sub in ("scratch", "empty", "empty-var"):
+            (self.dir / sub).mkdir()
+            (self.dir / sub).chmod(0o755)  # root-owned: a job (nobody) can enter, not write
+        self.scratch = self.dir / "scratch"
+        self.limits = limits
+        try:
+            self.container = client.containers.run(
+                image, ["sleep", "infinity"], detach=True, network_mode="none", read_only=True,
+                mem_limit=f"{limits.mem_mb}m", memswap_limit=f"{limits.mem_mb}m",
+                nano_cpus=int(limits.cpus * 1e9), pids_limit=1024,
+                # /tmp and /var/tmp: an empty read-only directory instead of the engine's
+                # writable tmpfs (Podman makes those 1777 whatever the mode asked);
+                # /dev/shm root-only. Jobs run as nobody: their job directory is the only
+                # place they can write (TMPDIR points into it).
+                volumes={str(self.dir / "scratch"): {"bind": SCRATCH, "mode": "rw"},
+                         str(self.dir / "empty"): {"bind": "/tmp", "mode": "ro"},
+                         str(self.dir / "empty-var"): {"bind": "/var/tmp", "mode": "ro"}},
+                tmpfs={"/dev/shm": "rw,mode=755,size=1m"},
+                labels={LABEL: "1", "verikit.run": run_id, "verikit.owner": OWNER},
+                init=True,  # a real init as PID 1 reaps the zombies that killed jobs leave
+            )
+        except Exception as exc:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            raise SandboxError(f"cannot start a worker from image {image}: {exc}") from exc
+
+    def kill(self) -> None:
+        try:
+            self.container.kill()
+        except Exception:
+            pass
+
+    def remove(self) -> None:
+        try:
+            self.container.remove(force=True)
+        except Exception:
+            pass
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class ContainerSandbox:
+    """Runs jobs in warm worker containers of one image.
+
+    Args:
+        image: image reference (e.g. ``verikit/framac:debian-<fp>``).
+        slots: number of workers (= parallel jobs).
+        base_url: engine address (default ``DOCKER_HOST`` or the default socket).
+
+    Attributes:
+        name: ``"container"``; image: the image reference; image_digest: the image ID
+        (``sha256:...``) as the engine reports it; manifest: the image's
+        ``/etc/verikit/toolchain.json`` (dict) or None.
+
+    Raises:
+        EngineUnavailable: no engine answers.
+        SandboxError: the image does not exist (message says how to build it).
+    """
+
+    name = "container"
+
+    def __init__(self, image: str, *, slots: int = 1, base_url: str | None = None):
+        self.client = connect(base_url)
+        try:
+            img = self.client.images.get(image)
+        except Exception as exc:
+            raise SandboxError(f"image {image} not found in the engine; build it with "
+                               f"'verikit images build {image.split('/')[-1].split(':')[0]}'") from exc
+        remove_orphan_workers(self.client)
+        self.image = image
+        self.image_digest = img.id
+        self.labels = img.labels or {}
+        self.slots = max(1, slots)
+        self.run_id = uuid.uuid4().hex[:12]
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._all: set[_Worker] = set()
+        self._lock = threading.Lock()
+        self._busy: set[_Worker] = set()
+        self.recycled = 0
+
+    # ------------------------------------------------------------------ workers
+    def _acquire(self, limits: Limits) -> _Worker:
+        with self._lock:
+            can_create = len(self._all) < self.slots
+        try:
+            w = self._idle.get_nowait()
+        except queue.Empty:
+            w = None if can_create else self._idle.get()
+        if w is not None and (w.limits.mem_mb, w.limits.cpus) != (limits.mem_mb, limits.cpus):
+            # memory and CPUs are the worker's cgroup: a job with other ones needs another worker
+            self._discard(w)
+            w = None
+        if w is None:
+            w = _Worker(self.client, self.image, limits, self.run_id)
+            with self._lock:
+                self._all.add(w)
+        with self._lock:
+            self._busy.add(w)
+        return w
+
+    def _release(self, w: _Worker, broken: bool) -> None:
+        with self._lock:
+            self._busy.discard(w)
+        if broken:
+            self._discard(w)
+            self.recycled += 1
+        else:
+            self._idle.put(w)
+
+    def _discard(self, w: _Worker) -> None:
+        w.remove()
+        with self._lock:
+            self._all.discard(w)
+
+    def cancel(self) -> None:
+        """Kill the workers that are running jobs (Ctrl-C); they are replaced if reused."""
+        with self._lock:
+            busy = list(self._busy)
+        for w in busy:
+            w.kill()
+
+    def close(self) -> None:
+        """Remove every worker of this sandbox (idempotent)."""
+        with self._lock:
+            workers = list(self._all)
+            self._all.clear()
+        for w in workers:
+            w.remove()
+        while not self._idle.empty():
+            self._idle.get_nowait()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def read_file(self, path: str) -> bytes | None:
+        """Read a file of the image (e.g. ``/etc/verikit/toolchain.json``) in a worker;
+        None when it does not exist."""
+        res = self.run(["cat", path], limits=Limits(wall_s=60, output_bytes=1 << 20))
+        return res.stdout.encode() if res.returncode == 0 else None
+
+    # ------------------------------------------------------------------ jobs
+    def run(self, argv: list[str], *, files: dict[str, str | bytes] | None = None, limits: Limits = Limits(),
+            collect: list[str] | tuple[str, ...] = (), env: dict[str, str] | None = None) -> ProcResult:
+        """Run ``argv`` in a worker, in a fresh ``/scratch/job-<id>`` holding ``files``.
+
+        Same contract as :meth:`harness.sandbox.local.HostSandbox.run`. ``max_rss_mb`` is
+        not measured per job here (0.0); ``cpu_s`` comes from the shell's ``times``.
+        """
+        w = self._acquire(limits)
+        job = f"job-{uuid.uuid4().hex[:12]}"
+        host_dir, cdir = w.scratch / job, f"{SCRATCH}/{job}"
+        broken = False
+        try:
+            host_dir.mkdir()
+            (host_dir / "tmp").mkdir()
+            for rel, content in (files or {}).items():
+                target = (host_dir / rel).resolve()
+                if not target.is_relative_to(host_dir.resolve()):
+                    raise ValueError(f"path {rel!r} leaves the job's scratch directory")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(content.encode() if isinstance(content, str) else content)
+            for dirpath, dirnames, filenames in os.walk(host_dir):  # the job runs as nobody
+                os.chmod(dirpath, 0o777)
+                for f in filenames:
+                    os.chmod(os.path.join(dirpath, f), 0o666)
+            run_env = {"HOME": cdir, "TMPDIR": f"{cdir}/tmp", "PWD": cdir, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+                       "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", **(env or {})}
+            result, broken = self._exec(w, ["/bin/sh", "-c", WRAPPER, "sh", *argv], cdir, run_env, limits)
+            result.argv = list(argv)
+            times = host_dir / TIMES_FILE
+            if times.exists():
+                result.cpu_s = _parse_times(times.read_text())
+            for rel in collect:
+                path = (host_dir / rel).resolve()
+                if path.is_relative_to(host_dir.resolve()) and path.is_file():
+                    result.files[rel] = path.read_bytes()
+            return result
+        except SandboxError:
+            broken = True
+            raise
+        except Exception as exc:
+            broken = True
+            if isinstance(exc, ValueError):
+                raise
+            raise SandboxError(f"container job failed on our side: {type(exc).__name__}: {exc}") from exc
+        finally:
+            shutil.rmtree(host_dir, ignore_errors=True)
+            self._release(w, broken)
+
+    def _exec(self, w: _Worker, cmd: list[str], workdir: str, env: dict, limits: Limits) -> tuple[ProcResult, bool]:
+        api = self.client.api
+        state = {"timed_out": False, "truncated": False}
+        t0 = time.monotonic()
+        exec_id = api.exec_create(w.container.id, cmd, workdir=workdir, environment=env, user=JOB_USER)["Id"]
+        timer = threading.Timer(limits.wall_s, lambda: (state.__setitem__("timed_out", True), w.kill()))
+        timer.daemon = True
+        timer.start()
+        out, err = bytearray(), bytearray()
+        try:
+            for chunk_out, chunk_err in api.exec_start(exec_id, stream=True, demux=True):
+                if chunk_out:
+                    out += chunk_out
+                if chunk_err:
+                    err += chunk_err
+                if len(out) > limits.output_bytes or len(err) > limits.output_bytes:
+                    state["truncated"] = True
+                    w.kill()
+                    break
+        except Exception:
+            if not (state["timed_out"] or state["truncated"]):
+                raise
+        finally:
+            timer.cancel()
+        wall = time.monotonic() - t0
+        try:
+            code = api.exec_inspect(exec_id).get("ExitCode")
+        except Exception:
+            code = None
+        killed_by_us = state["timed_out"] or state["truncated"]
+        if not killed_by_us and code in (137, None):
+            # 137 is either the OOM killer inside a live worker (memout) or the worker itself
+            # dying (crash, external kill): the latter is ours, an infra error to retry.
+            try:
+                w.container.reload()
+                alive = w.container.status == "running"
+            except Exception:
+                alive = False
+            if not alive:
+                raise SandboxError(f"worker container {w.container.short_id} died during the job (exit {code})")
+        memout = (code == 137 and not killed_by_us)
+        if killed_by_us and code in (None, 0):
+            code = -9
+        result = ProcResult(
+            argv=cmd, returncode=code, stdout=bytes(out[: limits.output_bytes]).decode("utf-8", "replace"),
+            stderr=bytes(err[: limits.output_bytes]).decode("utf-8", "replace"), wall_s=wall,
+            timed_out=state["timed_out"], memout=memout, output_truncated=state["truncated"],
+        )
+        if code == 127 and b"not found" in err:
+            result.start_error = err.decode("utf-8", "replace").strip()[-300:]
+            result.returncode = None
+        return result, killed_by_us or memout
+
+
+def remove_orphan_workers(client) -> int:
+    """Remove workers whose owning process (on this host) is gone: what a run killed with
+    SIGKILL could not remove itself. Returns how many were removed."""
+    import psutil
+
+    host = socket.gethostname()
+    n = 0
+    for c in client.containers.list(all=True, filters={"label": LABEL}):
+        owner_host, _, pid = c.labels.get("verikit.owner", ":").rpartition(":")
+        if owner_host == host and pid.isdigit() and not psutil.pid_exists(int(pid)):
+            sources = [m.get("Source", "") for m in c.attrs.get("Mounts", [])]
+            try:
+                c.remove(force=True)
+                n += 1
+            except Exception:
+                continue
+            for src in sources:  # the worker's host directories (scratch, empty mounts)
+                parent = Path(src).parent
+                if parent.name.startswith("verikit-worker-"):
+                    shutil.rmtree(parent, ignore_errors=True)
+    return n
+
+
+def cleanup_workers(base_url: str | None = None) -> int:
+    """Remove every container labelled ``verikit.worker`` (leftovers of killed runs).
+
+    Returns:
+        How many were removed.
+    """
+    client = connect(base_url)
+    n = 0
+    for c in client.containers.list(all=True, filters={"label": LABEL}):
+        c.remove(force=True)
+        n += 1
+    return n

