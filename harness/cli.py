@@ -64,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     sv = im_sub.add_parser("save", help="write an image archive and print its sha256")
     sv.add_argument("name")
     sv.add_argument("-o", "--output", type=Path, required=True)
+    sv.add_argument("--engine", default="podman", help="CLI that writes the archive (podman|docker)")
     return p
 
 
@@ -112,7 +113,7 @@ def _images(args, console: Console) -> int:
                       f"drift: {drift}; manifest {'matches' if v['manifest_matches_probe'] else 'DIFFERS FROM'} "
                       f"the live probe; Debian packages {'as pinned' if v['packages_match'] else 'NOT as pinned'}")
         elif args.images_cmd == "save":
-            info = images.save(args.name, args.output)
+            info = images.save(args.name, args.output, engine=args.engine)
             print(json.dumps(info, indent=2))
     except SandboxError as exc:
         console.print(f"error: {exc}", markup=False, highlight=False)

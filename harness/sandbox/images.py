@@ -237,19 +237,28 @@ def verify(name: str, base_url: str | None = None) -> dict:
     }
 
 
-def save(name: str, path: Path, base_url: str | None = None) -> dict:
-    """Write the image of toolchain ``name`` as an archive (``docker save`` format, which
-    Docker >= 25 writes as an OCI image layout) and return ``{"image", "path", "sha256",
-    "bytes"}``."""
-    client = connect(base_url)
+def save(name: str, path: Path, *, engine: str = "podman", base_url: str | None = None) -> dict:
+    """Write the image of toolchain ``name`` as an OCI archive and return
+    ``{"image", "image_id", "path", "format", "sha256", "bytes"}``.
+
+    Podman: ``podman save --format oci-archive``; Docker: ``docker save`` (an OCI image
+    layout since Docker 25).
+
+    Raises:
+        SandboxError: the image is not built or saving failed.
+    """
     tag = resolve(name, base_url)
-    img = _find(client, tag)
-    h = hashlib.sha256()
-    n = 0
+    image_id = _find(connect(base_url), tag).id
     path = Path(path)
-    with open(path, "wb") as fh:
-        for chunk in img.save(named=True):
-            fh.write(chunk)
+    argv = [engine, "save", "-o", str(path), tag]
+    if engine == "podman":
+        argv[2:2] = ["--format", "oci-archive"]
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SandboxError(f"{' '.join(argv)} failed: {proc.stderr[-1000:]}")
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
-            n += len(chunk)
-    return {"image": tag, "image_id": img.id, "path": str(path), "sha256": h.hexdigest(), "bytes": n}
+    return {"image": tag, "image_id": image_id, "path": str(path), "format": "oci-archive",
+            "sha256": h.hexdigest(), "bytes": path.stat().st_size}
