@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import __version__, datasets, toolchains
-from .benchmarks import BENCHMARKS, get_benchmark
+from .benchmarks import BENCHMARKS, REPRODUCIBLE, get_benchmark
 from .results import validate_run_dir
 from .sandbox import Limits, get_sandbox
 
@@ -45,6 +45,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
     r.add_argument("--keep-going", action="store_true", help="run the good prediction lines, record the bad ones")
     r.add_argument("--seed", type=int, default=0, help="seed for bootstrap confidence intervals (recorded)")
+
+    rp = sub.add_parser("reproduce", help="rescore a paper's published per-item data; paper vs kit side by side")
+    rp.add_argument("benchmark", choices=REPRODUCIBLE)
+    rp.add_argument("--out", type=Path, help="also write the comparison as JSON to this file")
+    rp.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
 
     v = sub.add_parser("validate", help="check a run directory against the schemas")
     v.add_argument("run_dir", type=Path)
@@ -87,7 +92,46 @@ def main(argv: list[str] | None = None) -> int:
         return _list(args)
     if args.cmd == "images":
         return _images(args, console)
+    if args.cmd == "reproduce":
+        return _reproduce(args, console)
     return 2
+
+
+def _reproduce(args, console: Console) -> int:
+    """Print published vs reproduced figures; exit 1 when any reproducible figure differs."""
+    bench = get_benchmark(args.benchmark)
+    try:
+        fetched = datasets.fetch(bench.DEFAULT_DATASET, data_dir=args.data_dir)
+    except datasets.DatasetError as exc:
+        console.print(f"error: {exc}", markup=False, highlight=False)
+        return 2
+    rep = bench.reproduce(fetched)
+    table = Table(title=f"{args.benchmark}: paper vs kit (from the pinned published files)")
+    for col in ("figure", "paper", "kit", "status"):
+        table.add_column(col, overflow="fold")
+
+    def fmt(v):
+        if isinstance(v, dict) and "passed" in v:
+            pct = f" = {v['percent']:.2f} %" if v.get("percent") is not None else ""
+            return f"{v['passed']}/{v['total']}{pct}"
+        return "-" if v is None else str(v)
+
+    for f in rep["figures"]:
+        status = {"reproduced": "equal", "differs": "DIFFERS", "not_reproducible": "not reproducible"}[f["status"]]
+        table.add_row(f"{f['table']} {f['row']} ({f['column']})", fmt(f["published"]), fmt(f["reproduced"]), status)
+    Console().print(table)
+    for note in rep.get("notes", []):
+        console.print(f"note: {note}", markup=False, highlight=False)
+    s = rep["summary"]
+    console.print(f"{s['reproduced']} reproduced exactly, {s['differs']} differ, "
+                  f"{s['not_reproducible']} not reproducible from the published data", markup=False)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(rep, indent=2, sort_keys=True) + "\n")
+    if s["differs"]:
+        console.print("error: the kit does not reproduce the paper on the figures marked DIFFERS", markup=False)
+        return 1
+    return 0
 
 
 def _images(args, console: Console) -> int:

@@ -616,6 +616,45 @@ _CASP_SAMPLE10_FILES: tuple[FileRef, ...] = (
         "ed391de8497446c4df001e842e5b3182714143311103174852908a2a25f1725e", 12517),
 )
 
+_NTP4VC_FILES: tuple[FileRef, ...] = (
+    FileRef("README.md",
+        "2d13f8cca936d5f03d5725214e627278b43486402156ddee3bb68915432fda1e", 7200),
+    FileRef("data/why3/NTP4VC-SH.db.csv",
+        "7f3e3aad5642610bc3853391e5741f5b33d938e648e8a85f226559b8b6710517", 1392688),
+    FileRef("data/why3/frama_c/airborne/why3_auto_level_3.db.csv",
+        "9b0a3bf95bf5c7387e07b4d70c55973d4209eb652d004fdde499e9be5dc28132", 24287),
+    FileRef("data/why3/frama_c/contiki_list/why3_auto_level_3.db.csv",
+        "362cbf4ce9ded8b23ac0c7588e329b4f4d5ee6b895b73d784b255a5fddbd1164", 82978),
+    FileRef("data/why3/frama_c/contiki_memb/why3_auto_level_3.db.csv",
+        "cbd465adf81256d7b19dbfcdb7b8f574dd85392c7002498ac77a314942d5259e", 9513),
+    FileRef("data/why3/frama_c/klibc_stdio/why3_auto_level_3.db.csv",
+        "3c841950d43f6a5a3ecc9bc8aa45b6ef449ad402c2b1ef3f8521011c7e819dfd", 74741),
+    FileRef("data/why3/frama_c/klibc_string/why3_auto_level_3.db.csv",
+        "3e57ca3eeb3867c1c4d9223520bcd6748f730033b48d21fe8ce29a3af5e50700", 72584),
+    FileRef("data/why3/frama_c/should_we_balance/why3_auto_level_3.db.csv",
+        "235655e33a07c7d614d034fcebbe1a56bd16b76d5ae055ce55c6fd6b12c98979", 21556),
+    FileRef("data/why3/frama_c/standard_algorithms/why3_auto_level_3.db.csv",
+        "21095107249bb03eeb68f75e9e824faff5c05ccbf18a58570a766fc75e064c55", 111423),
+    FileRef("data/why3/frama_c/verker/why3_auto_level_3.db.csv",
+        "ae59237544c76a654b44d1456a1a56b58daf9d034631ce55673b8599d49fa322", 72477),
+    FileRef("data/why3/frama_c/x509_parser/why3_auto_level_3.db.csv",
+        "029da017ce2f5c76a50427c1d612ae6364dbfe1148926d45ccd4d8bedd0be269", 281796),
+    FileRef("data/why3/pearl/why3_auto_level_3.db.csv",
+        "4d220fea9e7f9caa674197c2f871481eb60d0e8883cf4ae1a8484b6d654ac486", 300173),
+    FileRef("statistics/all-meta-data.csv",
+        "b870b24ad2f46cb0b3db7755e0def10433eeded1ddc3a9d72bde6b6135d394fe", 3340959),
+    FileRef("statistics/meta-data.csv",
+        "3d5fa2ee39ffe0e7adb86bc59f9b29e9b2a1f920f45a8ae301243cc16b7d0f3e", 300886),
+    FileRef("statistics/statistics_VC.csv",
+        "40b4c198695632bc19eb28ec6a2d5b25b75cc7dfbabf9c96eddcb48665148ec4", 2272),
+    FileRef("test_set.isabelle.lst",
+        "b289bc03dbe402dcbd0ccedac5b32ceb74d1ec7e2e168e86f49d9b014354c7b6", 67084),
+    FileRef("test_set.lean.txt.lst",
+        "0db4c4719408cf21bfb40ba7f4dc6d792699c3e06d64f56e278d3c8cff456afc", 65278),
+    FileRef("test_set.rocq.lst",
+        "6607c6bf159462d45bea7292508e0d74779ba69b045a804c8ae09b961a91b4d0", 63484),
+)
+
 REGISTRY: dict[str, Dataset] = {
     d.name: d
     for d in (
@@ -658,6 +697,28 @@ REGISTRY: dict[str, Dataset] = {
                 "CASP_dataset"
             ),
             license=None,  # not stated in any stored copy of the dataset card
+        ),
+        Dataset(
+            name="ntp4vc",
+            description=(
+                "NTP4VC: 600 verification conditions (300 Why3 'pearls of programs', 300 "
+                "from Frama-C projects), each as an Isabelle, Lean and Rocq file. Only the "
+                "files the rescoring reads are registered: the three test-set manifests, "
+                "the per-goal Why3 Auto_level_3 results (data/why3/**/"
+                "why3_auto_level_3.db.csv), the per-item Sledgehammer results "
+                "(data/why3/NTP4VC-SH.db.csv), statistics/*.csv and README.md "
+                "(18 files, pinned at a fixed commit)."
+            ),
+            source=Source("github", "xqyww123/NTP4VC",
+                          "dcfadfaa85f3c5ccc3657bab4b6e59e2119cf348"),
+            files=_NTP4VC_FILES,
+            citation=(
+                "Neural Theorem Proving for Verification Conditions (NTP4VC), ICLR 2026, "
+                "https://github.com/xqyww123/NTP4VC "
+                "(commit dcfadfaa85f3c5ccc3657bab4b6e59e2119cf348)."
+            ),
+            license=None,  # hybrid, per path (LICENSE): manifests, statistics, README MIT;
+            # data/why3/pearl LGPL-2.1; the Frama-C projects their own licences
         ),
     )
 }

@@ -26,7 +26,8 @@ class Candidate:
     origin: str
 
 
-BENCHMARKS = ("casp",)
+BENCHMARKS = ("casp",)  # benchmarks with jobs (`verikit run`)
+REPRODUCIBLE = ("ntp4vc",)  # benchmarks whose published numbers are rescored (`verikit reproduce`)
 
 
 def get_benchmark(name: str):
@@ -39,4 +40,8 @@ def get_benchmark(name: str):
         from . import casp
 
         return casp
-    raise ValueError(f"unknown benchmark {name!r}; available: {', '.join(BENCHMARKS)}")
+    if name == "ntp4vc":
+        from . import ntp4vc
+
+        return ntp4vc
+    raise ValueError(f"unknown benchmark {name!r}; available: {', '.join(BENCHMARKS + REPRODUCIBLE)}")

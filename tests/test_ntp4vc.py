@@ -1,0 +1,272 @@
+"""Tests of harness/benchmarks/ntp4vc.py on the real NTP4VC files (dataset ``ntp4vc``,
+fetched from the mirror in ``VERIKIT_DATA_MIRRORS``): tasks, exact rescoring of the
+published Auto_level_3 and Sledgehammer results, and published-vs-reproduced."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness import datasets
+from harness.benchmarks import ntp4vc
+
+X_ITEMS = {
+    "frama_c/klibc_stdio/__fflush_Why3_ide::__fflush_Why3_ide_VC__fflush_call_write_pre_goal31",
+    "frama_c/klibc_stdio/_fwrite_Why3_ide::_fwrite_Why3_ide_VC_fwrite_call___fflush_pre_part1_goal15",
+    "frama_c/klibc_stdio/_fwrite_Why3_ide::_fwrite_Why3_ide_VC_fwrite_call___fflush_pre_part4_goal16",
+    "frama_c/verker/__tolower_Why3_ide::__tolower_Why3_ide_VC__tolower_post_goal0",
+    "frama_c/verker/__toupper_Why3_ide::__toupper_Why3_ide_VC__toupper_post_goal0",
+    "frama_c/x509_parser/_parse_arc_Why3_ide::_parse_arc_Why3_ide_VC_parse_arc_assert_rte_mem_access_part1_goal5",
+}
+DUP_SH = ("data/why3/frama_c/klibc_string/memmem_Why3_ide_vcg/isabelle/"
+          "memmem_Why3_ide_VCmemmem_disjoint_occr_not_occur_err_part1_goal1.thy")
+PAPER = Path(__file__).resolve().parents[1] / "results" / "published" / "ntp4vc.json"
+
+
+@pytest.fixture(scope="module")
+def fetched(tmp_path_factory):
+    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
+        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror (../shared/data beside "
+                    "the checkout) is needed for the NTP4VC tests")
+    try:
+        return datasets.fetch("ntp4vc", data_dir=tmp_path_factory.mktemp("verikit-data"),
+                              offline=True)
+    except datasets.DatasetUnavailable as exc:
+        pytest.skip(f"no mirror in VERIKIT_DATA_MIRRORS holds the ntp4vc files: {exc}")
+
+
+@pytest.fixture(scope="module")
+def tasks(fetched):
+    return ntp4vc.load_tasks(fetched)
+
+
+@pytest.fixture(scope="module")
+def al3(fetched, tasks):
+    return ntp4vc.rescore_auto_level_3(fetched, tasks)
+
+
+@pytest.fixture(scope="module")
+def sh(fetched, tasks):
+    return ntp4vc.rescore_sledgehammer(fetched, tasks)
+
+
+@pytest.fixture(scope="module")
+def published():
+    return json.loads(PAPER.read_text())
+
+
+def fig(published, name):
+    (f,) = [f for f in published["figures"] if f["name"] == name]
+    return f
+
+
+def copy_files(fetched, dest: Path, rels) -> Path:
+    for rel in rels:
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(fetched.files[rel], dest / rel)
+        os.chmod(dest / rel, 0o644)
+    return dest
+
+
+# --- registry and tasks -----------------------------------------------------------------
+
+def test_registry_entry_is_fully_pinned():
+    ds = datasets.REGISTRY["ntp4vc"]
+    assert ds.source.repo == "xqyww123/NTP4VC" and len(ds.source.revision) == 40
+    paths = {f.path for f in ds.files}
+    assert {"test_set.isabelle.lst", "test_set.lean.txt.lst", "test_set.rocq.lst",
+            "data/why3/NTP4VC-SH.db.csv", "README.md"} <= paths
+    assert sum(p.endswith("why3_auto_level_3.db.csv") for p in paths) == 10
+    assert all(f.sha256 and f.size for f in ds.files)
+
+
+def test_600_tasks_300_per_source(tasks):
+    assert len(tasks) == 600
+    assert len({t.task_id for t in tasks}) == 600
+    assert sum(t.source == "pearl" for t in tasks) == 300
+    assert sum(t.source == "frama_c" for t in tasks) == 300
+    for t in tasks:
+        assert t.isabelle.endswith(".thy") and t.lean.endswith(".lean") and t.rocq.endswith(".v")
+        assert t.goal in Path(t.lean).stem
+        assert t.category is None  # not derivable from the released data
+
+
+def test_table3_project_counts(tasks):
+    counts = {}
+    for t in tasks:
+        if t.table3_project:
+            counts[t.table3_project] = counts.get(t.table3_project, 0) + 1
+    assert counts == {"contiki_list": 78, "contiki_memb": 21, "standard_algorithms": 53,
+                      "x509_parser": 9, "should_we_balance": 24, "verker": 85, "klibc": 14,
+                      "airborne": 16}
+
+
+def test_x_prefix_normalized(tasks):
+    x = {t.task_id: t for t in tasks if t.x_prefixed}
+    assert set(x) == X_ITEMS
+    for t in x.values():
+        assert t.x_prefixed == ("isabelle", "rocq")  # Lean's file has no X
+        assert Path(t.isabelle).stem == "X" + t.goal
+        assert Path(t.rocq).stem == "X" + t.goal
+        assert Path(t.lean).stem == t.goal
+        assert t.source == "frama_c"
+
+
+def test_malformed_manifest_line_names_file_and_line(fetched, tmp_path):
+    root = copy_files(fetched, tmp_path, ntp4vc.MANIFESTS.values())
+    lst = root / "test_set.rocq.lst"
+    lines = lst.read_text().splitlines()
+    lines[41] = lines[41].replace("/rocq/", "/coq/")
+    lst.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ntp4vc.ManifestError, match=rf"{lst}:42: malformed manifest line"):
+        ntp4vc.load_tasks(root)
+
+
+def test_item_missing_from_one_manifest_is_an_error(fetched, tmp_path):
+    root = copy_files(fetched, tmp_path, ntp4vc.MANIFESTS.values())
+    lst = root / "test_set.isabelle.lst"
+    lines = lst.read_text().splitlines()
+    lst.write_text("\n".join(lines[:-1] + [lines[0]]) + "\n")  # last item replaced: duplicate
+    with pytest.raises(ntp4vc.ManifestError, match=rf"{lst}:600: duplicate item"):
+        ntp4vc.load_tasks(root)
+    lst.write_text("\n".join(lines[:-1]) + "\n")
+    with pytest.raises(ntp4vc.ManifestError, match="not in all three manifests"):
+        ntp4vc.load_tasks(root)
+
+
+# --- Auto_level_3 (Table 2) -------------------------------------------------------------
+
+def test_auto_level_3_reproduces_table2(al3, published):
+    assert al3["overall"] == {"passed": 132, "total": 600, "percent": 22.00}
+    assert al3["by_source"]["pearl"]["passed"] == 59
+    assert al3["by_source"]["frama_c"]["passed"] == 73
+    assert sum(al3["per_task"].values()) == 132 and len(al3["per_task"]) == 600
+    for name, got in (("table2.auto_level_3.total", al3["overall"]),
+                      ("table2.auto_level_3.source.pearl", al3["by_source"]["pearl"]),
+                      ("table2.auto_level_3.source.frama_c", al3["by_source"]["frama_c"])):
+        f = fig(published, name)
+        assert (got["passed"], got["total"], got["percent"]) == (f["passed"], f["total"], f["percent"])
+
+
+def test_auto_level_3_one_row_per_item_and_conflicts_rejected(fetched, tasks, al3, tmp_path):
+    """Each item joins exactly one goal row; a second, contradicting row for a proved item
+    is an error rather than silently and-ed or overwritten."""
+    assert set(al3["goals_per_task"].values()) == {1}
+    al3_files = [p for p in fetched.files if p.endswith("why3_auto_level_3.db.csv")]
+    root = copy_files(fetched, tmp_path, al3_files)
+    proved = next(t for t in tasks if t.source == "pearl"
+                  and ntp4vc.rescore_auto_level_3(fetched, [t])["per_task"][t.task_id])
+    csv_path = root / "data/why3/pearl/why3_auto_level_3.db.csv"
+    with open(csv_path, "a") as fh:
+        fh.write(f"{proved.mlw},{proved.goal},False\n")
+    with pytest.raises(ntp4vc.ManifestError, match="conflicting results"):
+        ntp4vc.rescore_auto_level_3(root, tasks)
+
+
+def test_table2_category_rows_are_not_reproducible(al3, published):
+    rows = [f for f in published["figures"] if f["name"].startswith("table2.auto_level_3.category.")]
+    assert {f["row"] for f in rows} == {c for cs in ntp4vc.CATEGORIES.values() for c in cs}
+    # the paper's rows add up to what is reproduced per source
+    pearl = sum(f["passed"] for f in rows if f["row"] in ntp4vc.CATEGORIES["pearl"])
+    real_c = sum(f["passed"] for f in rows if f["row"] in ntp4vc.CATEGORIES["frama_c"])
+    assert (pearl, real_c) == (al3["by_source"]["pearl"]["passed"],
+                               al3["by_source"]["frama_c"]["passed"])
+    for f in rows:
+        assert "category labels are not in the released data" in f["not_reproducible"]
+        assert al3["by_category"][f["row"]]["passed"] is None
+
+
+# --- Sledgehammer (Table 5) ---------------------------------------------------------------
+
+def test_sledgehammer_reproduces_table5(sh, published):
+    f = fig(published, "table5.sledgehammer.isabelle.pass_at_1")
+    assert sh["overall"] == {"passed": 108, "total": 600, "percent": 18.00}
+    assert (f["passed"], f["percent"]) == (108, 18.00)
+    assert sh["by_source"]["pearl"]["passed"] + sh["by_source"]["frama_c"]["passed"] == 108
+
+
+def test_sledgehammer_duplicate_row_counted_once(sh):
+    assert list(sh["duplicates"]) == [DUP_SH]
+    assert sh["duplicates"][DUP_SH]["rows"] == 2
+    assert sh["naive_success_rows_in_test_set"] == 109  # counting rows would be wrong
+    assert sh["outside_test_set"] == {"files": 75, "success": 44}
+    assert any("counted once" in n for n in sh["notes"])
+
+
+def test_sledgehammer_conflicting_duplicate_is_an_error(fetched, tasks, tmp_path):
+    root = copy_files(fetched, tmp_path, [ntp4vc.SLEDGEHAMMER_CSV])
+    path = root / ntp4vc.SLEDGEHAMMER_CSV
+    with open(path, "a", newline="") as fh:
+        fh.write(f"{DUP_SH}:14,Status.FAIL,1,[1.0],x,END\n")
+    with pytest.raises(ntp4vc.ManifestError, match="conflicting statuses"):
+        ntp4vc.rescore_sledgehammer(root, tasks)
+
+
+def test_hammer_union_is_not_reproducible(fetched, published, sh):
+    rep = ntp4vc.reproduce(fetched, published)
+    union = [f for f in rep["figures"] if f["name"].startswith("table6.hammers.")]
+    assert len(union) == 12
+    total = next(f for f in union if f["name"] == "table6.hammers.overall.total")
+    assert total["published"]["passed"] == 114
+    for f in union:
+        assert f["status"] == "not_reproducible" and f["reproduced"] is None and f["equal"] is None
+        assert "CoqHammer" in f["notes"][0]
+    coq = next(f for f in rep["figures"] if f["name"] == "table5.coqhammer.rocq.pass_at_1")
+    assert coq["status"] == "not_reproducible"
+    assert all(c["ok"] for c in rep["consistency"])  # Sledgehammer alone <= the union
+
+
+# --- published vs reproduced -----------------------------------------------------------
+
+def test_reproduce_equal_for_every_reproducible_figure(fetched, published):
+    rep = ntp4vc.reproduce(fetched)
+    assert len(rep["figures"]) == len(published["figures"])
+    done = [f for f in rep["figures"] if f["status"] != "not_reproducible"]
+    names = {f["name"] for f in done}
+    assert {"table2.auto_level_3.total", "table2.auto_level_3.source.pearl",
+            "table2.auto_level_3.source.frama_c", "table5.sledgehammer.isabelle.pass_at_1",
+            "table3.vcs.total"} <= names
+    for f in done:
+        assert f["equal"] is True, f
+        assert f["reproduced"] == f["published"], f
+    assert rep["summary"]["differs"] == 0 and rep["summary"]["all_reproducible_equal"]
+    assert rep["dataset"]["name"] == "ntp4vc"
+
+
+def test_reproduce_detects_a_wrong_published_figure(fetched, published):
+    bad = json.loads(json.dumps(published))
+    fig(bad, "table5.sledgehammer.isabelle.pass_at_1")["passed"] = 109
+    rep = ntp4vc.reproduce(fetched, bad)
+    f = next(f for f in rep["figures"] if f["name"] == "table5.sledgehammer.isabelle.pass_at_1")
+    assert f["equal"] is False and f["status"] == "differs"
+    assert not rep["summary"]["all_reproducible_equal"]
+
+
+def test_published_json_references(published):
+    assert published["benchmark"] == "ntp4vc"
+    assert published["source"]["file"].endswith("001_fb0027e113adb610.txt")
+    for f in published["figures"]:
+        assert f["table"] in ("Table 2", "Table 3", "Table 5", "Table 6") and f["row"]
+        if "passed" in f:
+            assert round(100 * f["passed"] / f["total"], 2) == f["percent"], f
+
+
+def test_cli_reproduce_prints_paper_and_kit_and_exits_0(tmp_path):
+    import subprocess
+    import sys
+
+    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
+        pytest.skip("VERIKIT_DATA_MIRRORS is not set")
+    out = tmp_path / "rep.json"
+    env = dict(os.environ, VERIKIT_DATA=str(tmp_path / "data"), COLUMNS="200")
+    res = subprocess.run([sys.executable, "-m", "harness", "reproduce", "ntp4vc", "--out", str(out)],
+                         capture_output=True, text=True, env=env)
+    assert res.returncode == 0, res.stderr
+    assert "132/600 = 22.00 %" in res.stdout and "108/600 = 18.00 %" in res.stdout
+    assert "13 reproduced exactly, 0 differ" in res.stderr
+    rep = json.loads(out.read_text())
+    assert rep["summary"]["differs"] == 0 and rep["summary"]["reproduced"] == 13
