@@ -33,13 +33,14 @@ def _framac_major(tc: dict) -> int:
 def _explain_goals(pub_total: int, rep_total: int, record: dict) -> str:
     d = pub_total - rep_total
     tc = record["toolchain"]
-    fc = (tc.get("tools", {}).get("frama-c", {}) or {}).get("version")
+    fc_tool = tc.get("tools", {}).get("frama-c", {}) or {}
+    fc, pin = fc_tool.get("version"), fc_tool.get("published")
     n_fun = record["verifier"].get("extra", {}).get("functions")
     if n_fun and d == 2 * n_fun and _framac_major(tc) < 26:
-        return (f"goal-count change between Frama-C versions: Frama-C 30 adds one 'Terminating' and one "
-                f"'Unreachable' goal per function (the study's Frama-C 30 logs count them), Frama-C {fc} "
+        return (f"goal-count change between Frama-C versions: Frama-C {pin} adds one 'Terminating' and one "
+                f"'Unreachable' goal per function (the study's Frama-C logs count them), Frama-C {fc} "
                 f"generates neither: {n_fun} function(s) x 2 = {d}")
-    return f"toolchain drift: Frama-C {fc} vs published 30.0; goal total differs by {d:+d}"
+    return f"toolchain drift: Frama-C {fc} vs published {pin}; goal total differs by {d:+d}"
 
 
 def compare_gold(records: list[dict], tasks: dict) -> list[dict]:
@@ -51,7 +52,7 @@ def compare_gold(records: list[dict], tasks: dict) -> list[dict]:
         pub = tasks[r["task_id"]].published
         published = {"verdict": "verified" if pub.get("verified") else "failed",
                      "proved": pub.get("verified_goals"), "total": pub.get("total_goals"),
-                     "source": "dataset (meta.txt / parquet columns), Frama-C 30.0"}
+                     "source": "dataset (meta.txt / parquet columns), counted by the published Frama-C"}
         goals = r["goals"] or {}
         reproduced = {"verdict": r["verdict"], "proved": goals.get("proved"), "total": goals.get("total")}
         diffs = []
