@@ -349,3 +349,32 @@ def test_repeated_mode_gives_a_valid_run_dir(env, tmp_path):
         v = cli(["validate", str(out)], env, tmp_path)
         assert v.returncode == 0, v.stderr
         assert len((out / "records.jsonl").read_text().splitlines()) == 1
+
+
+@pytest.mark.container
+def test_ctrl_c_removes_workers_and_keeps_finished_records(env, tmp_path):
+    _need_engine_image(env)
+    from harness.sandbox.container import LABEL, connect
+
+    out = tmp_path / "D"
+    proc = subprocess.Popen([sys.executable, "-m", "harness", "run", "casp", "--mode", "gold", "--sandbox", "container",
+                             "-j", "2", "--out", str(out)], env=env, cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    mine = {"label": f"{LABEL}", "status": "running"}
+    deadline = time.monotonic() + 120
+    while not [c for c in connect().containers.list(filters=mine)
+               if c.labels.get("verikit.owner", "").endswith(f":{proc.pid}")]:
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.1)
+    while _complete_lines(out / "records.jsonl") < 1:
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    output, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, output
+    assert "re-run the same command to resume" in output
+    left = [c for c in connect().containers.list(all=True, filters={"label": LABEL})
+            if c.labels.get("verikit.owner", "").endswith(f":{proc.pid}")]
+    assert left == []
+    kept = _complete_lines(out / "records.jsonl")
+    assert 1 <= kept < 10
