@@ -424,7 +424,7 @@ def reproduce(fetched, published: dict | None = None) -> dict:
               "consistency": consistency,
               "notes": scores["auto_level_3"]["notes"] + scores["sledgehammer"]["notes"]
               + [(f"X prefix dropped from the id of {sum(bool(t.x_prefixed) for t in tasks)} "
-                 f"items (file names in {sorted({l for t in tasks for l in t.x_prefixed})})")]}
+                 f"items (file names in {sorted({lang for t in tasks for lang in t.x_prefixed})})")]}
     if isinstance(fetched, datasets.FetchedDataset):
         report["dataset"] = fetched.provenance()
     return report

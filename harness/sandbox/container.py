@@ -38,7 +38,7 @@ import time
 import uuid
 from pathlib import Path
 
-from . import Limits, ProcResult, SandboxError
+from . import Limits, ProcResult, SandboxError, collect_files, write_files
 
 LABEL = "verikit.worker"
 OWNER = f"{socket.gethostname()}:{os.getpid()}"  # lets a later run remove a killed run's workers
@@ -257,12 +257,7 @@ class ContainerSandbox:
         try:
             host_dir.mkdir()
             (host_dir / "tmp").mkdir()
-            for rel, content in (files or {}).items():
-                target = (host_dir / rel).resolve()
-                if not target.is_relative_to(host_dir.resolve()):
-                    raise ValueError(f"path {rel!r} leaves the job's scratch directory")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(content.encode() if isinstance(content, str) else content)
+            write_files(host_dir, files)
             for dirpath, dirnames, filenames in os.walk(host_dir):  # the job runs as nobody
                 os.chmod(dirpath, 0o777)
                 for f in filenames:
@@ -274,18 +269,15 @@ class ContainerSandbox:
             times = host_dir / TIMES_FILE
             if times.exists():
                 result.cpu_s = _parse_times(times.read_text())
-            for rel in collect:
-                path = (host_dir / rel).resolve()
-                if path.is_relative_to(host_dir.resolve()) and path.is_file():
-                    result.files[rel] = path.read_bytes()
+            result.files.update(collect_files(host_dir, collect))
             return result
+        except ValueError:  # a bad path from the caller: the worker is fine
+            raise
         except SandboxError:
             broken = True
             raise
         except Exception as exc:
             broken = True
-            if isinstance(exc, ValueError):
-                raise
             raise SandboxError(f"container job failed on our side: {type(exc).__name__}: {exc}") from exc
         finally:
             shutil.rmtree(host_dir, ignore_errors=True)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import psutil
 
-from . import Limits, ProcResult
+from . import Limits, ProcResult, collect_files, write_files
 
 POLL_S = 0.05
 
@@ -93,12 +93,7 @@ class HostSandbox:
         """
         with tempfile.TemporaryDirectory(prefix="verikit-job-") as scratch:
             root = Path(scratch)
-            for rel, content in (files or {}).items():
-                target = _inside(root, rel)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if isinstance(content, str):
-                    content = content.encode("utf-8")
-                target.write_bytes(content)
+            write_files(root, files)
             (root / "tmp").mkdir(exist_ok=True)
             run_env = {
                 "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
@@ -110,10 +105,7 @@ class HostSandbox:
             }
             run_env.update(env or {})
             result = self._run_in(root, argv, run_env, limits)
-            for rel in collect:
-                path = _inside(root, rel)
-                if path.is_file():
-                    result.files[rel] = path.read_bytes()
+            result.files.update(collect_files(root, collect))
             return result
 
     def _run_in(self, root: Path, argv: list[str], env: dict[str, str], limits: Limits) -> ProcResult:
@@ -214,18 +206,6 @@ def _marked(mark: str) -> list[psutil.Process]:
         except psutil.Error:
             continue
     return out
-
-
-def _inside(root: Path, rel: str) -> Path:
-    """``root / rel``, refusing absolute paths and ``..`` that would leave ``root``.
-
-    Raises:
-        ValueError: the path escapes the scratch directory.
-    """
-    target = (root / rel).resolve()
-    if not target.is_relative_to(root.resolve()):
-        raise ValueError(f"path {rel!r} leaves the job's scratch directory")
-    return target
 
 
 def _size(path: Path) -> int:
