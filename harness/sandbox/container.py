@@ -22,7 +22,9 @@ killed (``kill -9 -1``: all but the worker's PID 1). At the wall-time or output 
 worker is killed and replaced; an exit status of 137 that is not ours is a memory kill
 (``memout``: on cgroup v1 Podman reports OOM as 137 with ``OOMKilled`` false). Workers
 are removed at the end of a run, on Ctrl-C and on errors (``close``/context manager) and
-carry the label ``verikit.worker`` so that ``cleanup_workers`` finds leftovers.
+carry the label ``verikit.worker`` and their owner's host:PID, so that
+:func:`remove_orphan_workers` (run by every new sandbox) removes what a run killed with
+SIGKILL left behind.
 """
 
 from __future__ import annotations
@@ -357,18 +359,4 @@ def remove_orphan_workers(client) -> int:
                 parent = Path(src).parent
                 if parent.name.startswith("verikit-worker-"):
                     shutil.rmtree(parent, ignore_errors=True)
-    return n
-
-
-def cleanup_workers(base_url: str | None = None) -> int:
-    """Remove every container labelled ``verikit.worker`` (leftovers of killed runs).
-
-    Returns:
-        How many were removed.
-    """
-    client = connect(base_url)
-    n = 0
-    for c in client.containers.list(all=True, filters={"label": LABEL}):
-        c.remove(force=True)
-        n += 1
     return n
