@@ -29,8 +29,9 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="verify candidates of a benchmark and write run.json, records.jsonl, report.json")
     r.add_argument("benchmark", choices=BENCHMARKS)
     r.add_argument("--dataset", help="dataset name (default: the benchmark's offline default)")
-    r.add_argument("--mode", action="append", dest="modes",
-                   help="mode to run; repeat for several (default: all modes of the benchmark)")
+    r.add_argument("--mode", "--lang", action="append", dest="modes",
+                   help="mode to run; repeat for several (default: the benchmark's default modes). "
+                        "ntp4vc: the proof language, rocq|lean|isabelle (default rocq)")
     r.add_argument("--task", action="append", dest="task_ids", help="run only this task id; repeatable")
     r.add_argument("--predictions", help="predictions JSONL (schemas/predictions.schema.json); needs one --mode")
     r.add_argument("--sandbox", choices=["host", "container"],
@@ -178,7 +179,7 @@ def _run(args, console: Console, argv) -> int:
             return 2
         args.sandbox = "container"
     opts = RunOptions(
-        benchmark=args.benchmark, dataset=args.dataset, modes=args.modes or list(bench.MODES),
+        benchmark=args.benchmark, dataset=args.dataset, modes=args.modes or list(getattr(bench, "DEFAULT_MODES", bench.MODES)),
         predictions=args.predictions, sandbox=args.sandbox, parallel=args.jobs,
         limits=Limits(wall_s=args.timeout, mem_mb=args.memory), out=args.out, cache_dir=args.cache_dir,
         use_cache=not args.no_cache, data_dir=args.data_dir, keep_going=args.keep_going, seed=args.seed, task_ids=args.task_ids,
@@ -201,7 +202,9 @@ def _list(args) -> int:
     info = {"benchmarks": {}, "datasets": {}, "toolchains": {}}
     for name in BENCHMARKS:
         b = get_benchmark(name)
-        info["benchmarks"][name] = {"modes": list(b.MODES), "datasets": list(b.DATASETS), "verifier": b.VERIFIER}
+        verifiers = sorted({b.verifier_for(m) for m in b.MODES} if hasattr(b, "verifier_for") else {b.VERIFIER})
+        info["benchmarks"][name] = {"modes": list(b.MODES), "datasets": list(b.DATASETS),
+                                    "verifier": ", ".join(verifiers)}
     for name, ds in datasets.REGISTRY.items():
         info["datasets"][name] = {"source": f"{ds.source.kind}:{ds.source.repo}@{ds.source.revision}",
                                   "files": len(ds.files), "description": ds.description.splitlines()[0]}

@@ -655,6 +655,55 @@ _NTP4VC_FILES: tuple[FileRef, ...] = (
         "6607c6bf159462d45bea7292508e0d74779ba69b045a804c8ae09b961a91b4d0", 63484),
 )
 
+# OSVBench (lishangyu-hkust/OSVBench at 3247b75e): every file of the published artifacts
+# (harness/benchmarks/osvbench.py). bench_prompts/benchmark.json is not valid JSON at this
+# commit (one trailing comma): pinned as is, never edited; the loader accepts it with a warning.
+_OSVBENCH_FILES: tuple[FileRef, ...] = (
+    FileRef("FULL_PROMPT_EXAMPLE_5_SHOTS",
+        "7ba606f09ad2d4ad937cf791808279133cf5cd6f75658fc205051ac3003483ed", 98404),
+    FileRef("README.md",
+        "29b272e8e6114b54d0ae055c3af97daf6f05c3491e4ec5a11f071968581e4af4", 9939),
+    FileRef("bench_prompts/1_shot_example",
+        "5f79de8aabf9aaa9568d7f62efaa410f577baaa13b3b589ff29fe6034e248aad", 5987),
+    FileRef("bench_prompts/3_shots_examples",
+        "25005c58682cdc16008d75b07ed30c17f6c9fe04cfa96422684a4f3cf7d0d01d", 33292),
+    FileRef("bench_prompts/5_shots_examples",
+        "8885e3cb875eeb899bb2314202787eeabe98a04491065bffe78725a7af1c2a61", 49286),
+    FileRef("bench_prompts/7_shots_examples",
+        "7e1d06429d4475bce5aa2bf3a839c3a8611379ff2782119475fae0711d49bbe5", 69401),
+    FileRef("bench_prompts/9_shots_examples",
+        "9c2525a3a60ff601a82c1b000b67a7d1b2134172b07b90cd2b82470ba89f5542", 82017),
+    FileRef("bench_prompts/benchmark.json",
+        "768db88560809dc9f9d5ca608d5c555c2e0b80c20685511fde604d5ec42ccb49", 1975730),
+    FileRef("bench_prompts/system_assumption_model",
+        "7ff696a9583ba49a1428a5f0465539ae7a01a8aeccaa612f1e37fe77ef0df2b9", 39271),
+    FileRef("outputs/output_claude3sonnet_Spec",
+        "99c8c43b779de4b51113c39df1c9606d3766ff1bab0f540fd59f509f1f005e74", 1086470),
+    FileRef("results/Spec/claude3sonnet_Spec.json",
+        "debe6ac9c5f69f990bc18e1a302e401db209d89c8edb038f9fa06980de7e53ce", 373979),
+)
+
+PINS_DIR = Path(__file__).resolve().parent / "pins"
+
+
+def pinned_files(name: str) -> tuple[FileRef, ...]:
+    """The file list of ``harness/pins/<name>.json`` (for datasets with too many files to
+    list here; written by ``scripts/pin_files.py``, which computes every sha256 from the
+    upstream files): ``{"files": [{"path", "sha256", "size"}, ...]}``.
+
+    Raises:
+        DatasetError: the file is missing or malformed (names the file).
+    """
+    path = PINS_DIR / f"{name}.json"
+    try:
+        import json
+
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return tuple(FileRef(f["path"], f["sha256"], f["size"]) for f in data["files"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise DatasetError(f"{path}: cannot read the pinned file list: {exc}") from exc
+
+
 REGISTRY: dict[str, Dataset] = {
     d.name: d
     for d in (
@@ -702,16 +751,17 @@ REGISTRY: dict[str, Dataset] = {
             name="ntp4vc",
             description=(
                 "NTP4VC: 600 verification conditions (300 Why3 'pearls of programs', 300 "
-                "from Frama-C projects), each as an Isabelle, Lean and Rocq file. Only the "
-                "files the rescoring reads are registered: the three test-set manifests, "
+                "from Frama-C projects), each as an Isabelle, Lean and Rocq file. Registered: "
+                "the three test-set manifests, "
                 "the per-goal Why3 Auto_level_3 results (data/why3/**/"
                 "why3_auto_level_3.db.csv), the per-item Sledgehammer results "
-                "(data/why3/NTP4VC-SH.db.csv), statistics/*.csv and README.md "
-                "(18 files, pinned at a fixed commit)."
+                "(data/why3/NTP4VC-SH.db.csv), statistics/*.csv and README.md (18 files "
+                "listed here), plus (harness/pins/ntp4vc.json) the 3 x 600 task files and "
+                "the Rocq library closure with its dune theory stanzas, pinned at a fixed commit."
             ),
             source=Source("github", "xqyww123/NTP4VC",
                           "dcfadfaa85f3c5ccc3657bab4b6e59e2119cf348"),
-            files=_NTP4VC_FILES,
+            files=_NTP4VC_FILES + pinned_files("ntp4vc"),
             citation=(
                 "Neural Theorem Proving for Verification Conditions (NTP4VC), ICLR 2026, "
                 "https://github.com/xqyww123/NTP4VC "
@@ -719,6 +769,29 @@ REGISTRY: dict[str, Dataset] = {
             ),
             license=None,  # hybrid, per path (LICENSE): manifests, statistics, README MIT;
             # data/why3/pearl LGPL-2.1; the Frama-C projects their own licences
+        ),
+        Dataset(
+            name="osvbench",
+            description=(
+                "OSVBench: 245 Hyperkernel system-call specification tasks (49 syscalls x 5 "
+                "code variants, with bug types and counts), the prompt sections (system "
+                "assumptions + programming model, 1/3/5/7/9-shot examples, a full 5-shot "
+                "prompt example), the published Claude-3.5-sonnet specifications "
+                "(results/Spec/claude3sonnet_Spec.json) and the Hyperkernel verifier's raw "
+                "log for them (outputs/output_claude3sonnet_Spec): every file of the repository "
+                "that holds data (11 files)."
+            ),
+            source=Source("github", "lishangyu-hkust/OSVBench",
+                          "3247b75e34bec129328e4930d9b5f56448d072a1"),
+            files=_OSVBENCH_FILES,
+            citation=(
+                "Li, Jiang, Zhao, Shen, \"OSVBench: Benchmarking LLMs on Specification Generation "
+                "Tasks for Operating System Verification\", arXiv:2504.20964 (2025), "
+                "https://github.com/lishangyu-hkust/OSVBench "
+                "(commit 3247b75e34bec129328e4930d9b5f56448d072a1)."
+            ),
+            license=None,  # README: files the authors created are Apache-2.0, while its badge
+            # says data CC-BY-NC-4.0 (linking another repository's licence file): unclear
         ),
     )
 }

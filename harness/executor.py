@@ -49,6 +49,11 @@ class Job:
         checks: integrity checks made before running, ``[{"name", "ok", "detail"}]``.
         precheck: ``(verdict, reason)`` decided without running the tool (e.g. the
             candidate changed the code it must specify), or None to run it.
+        limits: this job's :class:`Limits` when they differ from the run's (e.g. a
+            canary that must time out quickly), else None.
+        reject: integrity findings that make the verdict ``rejected`` whatever the tool
+            says; the tool still runs so its own reading is recorded (the benchmark's
+            judge applies it), or None.
     """
 
     benchmark: str
@@ -62,24 +67,30 @@ class Job:
     options: dict
     checks: list[dict] = field(default_factory=list)
     precheck: tuple[str, str] | None = None
+    limits: Limits | None = None
+    reject: str | None = None
 
     def key(self, toolchain: ProbedToolchain, limits: Limits) -> str:
         """The job's key (sha256 hex): :meth:`verification_key` plus the candidate's
         identity (model, sample, origin), so every candidate gets its own record."""
         return sha256_text(canonical_json({
-            "verification": self.verification_key(toolchain, limits),
+            "verification": self.verification_key(toolchain, self.limits or limits),
             "model": self.candidate["model"], "sample": self.candidate["sample"],
             "origin": self.candidate["origin"]}))
 
     def verification_key(self, toolchain: ProbedToolchain, limits: Limits) -> str:
         """The content address of the verification (sha256 hex): benchmark name and
         version, mode, task hash, candidate content hash, files, toolchain fingerprint,
-        options and limits. Two candidates with the same text share it (one tool run)."""
+        options, integrity findings and limits. Two candidates with the same text and
+        findings share it (one tool run, one judgement)."""
+        limits = self.limits or limits
         return sha256_text(canonical_json({
             "benchmark": self.benchmark, "benchmark_version": self.benchmark_version, "mode": self.mode,
             "task_sha256": self.task_sha256, "candidate_sha256": self.candidate["sha256"],
             "files_sha256": {k: sha256_text(v) for k, v in sorted(self.files.items())},
             "toolchain": toolchain.fingerprint, "options": self.options,
+            # the benchmark's integrity findings decide the verdict with the tool's output
+            "checks": self.checks, "precheck": self.precheck, "reject": self.reject,
             "limits": {"wall_s": limits.wall_s, "mem_mb": limits.mem_mb, "cpus": limits.cpus},
         }))
 
@@ -221,10 +232,10 @@ class Executor:
                 self.stats.ran += attempts == 1
             try:
                 proc = self.sandbox.run(argv, files={**self.shared_files, **job.files}, env=env,
-                                        collect=collect, limits=self.limits)
+                                        collect=collect, limits=job.limits or self.limits)
             except SandboxError as exc:  # our side failed (e.g. a worker died): infra_error, retried
                 proc = ProcResult(argv=list(argv), returncode=None, start_error=f"sandbox: {exc}")
-            result = self.verifier.parse(proc)
+            result = self.verifier.parse(proc, job.options)
             if result.verdict != "infra_error" or attempts > self.retries:
                 break
             time.sleep(0.5 * attempts)
@@ -260,7 +271,7 @@ class Executor:
                 "log_tail": log,
             },
             "toolchain": self.toolchain.to_json(),
-            "limits": self.limits.to_json(),
+            "limits": (job.limits or self.limits).to_json(),
             "timings": {
                 "wall_s": round(proc.wall_s, 3) if proc else 0.0,
                 "cpu_s": round(proc.cpu_s, 3) if proc else 0.0,

@@ -142,20 +142,30 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
         for e in preds.errors:
             console.print(f"skipped {e}", markup=False, highlight=False, soft_wrap=True)
 
-    verifier = get_verifier(bench.VERIFIER)
+    names = {bench.verifier_for(m) if hasattr(bench, "verifier_for") else bench.VERIFIER for m in opts.modes}
+    if len(names) != 1:
+        raise RunError(f"modes {opts.modes} use different verifiers ({', '.join(sorted(names))}); run them separately")
+    verifier = get_verifier(names.pop())
+    image = None
     try:
-        sandbox = get_sandbox(opts.sandbox, toolchain=verifier.toolchain, slots=opts.parallel)
+        if opts.sandbox == "host" and getattr(bench, "CONTAINER_ONLY", False):
+            raise RunError(f"{bench.NAME} runs only in the container sandbox (--sandbox container): "
+                           f"its toolchain is not installed on hosts")
+        if opts.sandbox == "container" and hasattr(bench, "sandbox_image"):
+            image = bench.sandbox_image(opts.modes[0], fetched,
+                                        log=lambda m: console.print(m, markup=False, highlight=False))
+        sandbox = get_sandbox(opts.sandbox, toolchain=verifier.toolchain, slots=opts.parallel, image=image)
     except SandboxError as exc:
         raise RunError(str(exc)) from exc
     try:
-        return _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds, sandbox, verifier)
+        return _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds, sandbox, verifier, image)
     finally:
         close = getattr(sandbox, "close", None)
         if close:
             close()
 
 
-def _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds, sandbox, verifier):
+def _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds, sandbox, verifier, image):
     probed = toolchains.probe(verifier.toolchain, sandbox, flavor="host" if opts.sandbox == "host" else "debian")
     shared = verifier.prepare(sandbox, probed)
     ds_ref = {"name": dataset, "revision": fetched.dataset.source.revision}
@@ -163,6 +173,8 @@ def _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds
     jobs, expected_canaries = [], {}
     for mode in opts.modes:
         options = verifier.options(probed, smoke=bench.smoke_tests(mode), cpus=opts.limits.cpus)
+        ctx = bench.context(fetched, tasks, mode, verifier) if hasattr(bench, "context") else None
+        extra = {"ctx": ctx} if ctx is not None else {}
         if preds is not None:
             cands = list(preds.candidates)
         elif mode == "gold":
@@ -173,7 +185,10 @@ def _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds
         for cand, expected in bench.canaries(tasks, mode):
             cands.append(cand)
             expected_canaries[(mode, cand.model)] = expected
-        jobs += [bench.build_job(by_id[c.task_id], c, mode, options, ds_ref) for c in cands]
+        try:
+            jobs += [bench.build_job(by_id[c.task_id], c, mode, options, ds_ref, **extra) for c in cands]
+        except ValueError as exc:  # a task file the benchmark cannot read (names file:line)
+            raise RunError(str(exc)) from exc
 
     opts.out.mkdir(parents=True, exist_ok=True)
     log = RecordLog(opts.out / "records.jsonl")
@@ -194,7 +209,10 @@ def _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds
             log.finalize(keys)
             log.close()
 
-    comparison = compare_gold(records, by_id) + compare_study(records, bench.study_results(fetched))
+    if hasattr(bench, "compare"):
+        comparison = bench.compare(records, by_id)
+    else:
+        comparison = compare_gold(records, by_id) + compare_study(records, bench.study_results(fetched))
     canaries = canary_results(records, expected_canaries)
     notes = ["toolchain drift from the published pins: "
              + (", ".join(f"{d['tool']} {d['probed'] or 'missing'} vs {d['published']}" for d in probed.drift) or "none")
@@ -207,8 +225,12 @@ def _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds
     if stale:
         notes.append(f"{len(stale)} record(s) of another command were in {opts.out}/records.jsonl; "
                      "they were dropped from it (still in the result cache)")
+    if hasattr(bench, "run_notes"):
+        notes += bench.run_notes(records, opts.modes)
     report = build_report(bench.NAME, dataset, records, comparison=comparison, canaries=canaries,
                           seed=opts.seed, notes=notes)
+    if hasattr(bench, "report_sections"):
+        report["sections"] = bench.report_sections(records, tasks, opts.modes, seed=opts.seed)
     stats = executor.stats.to_json()
     status = "complete"
     code = 0
@@ -232,6 +254,8 @@ def _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds
         "predictions": preds.manifest() if preds else None,
         "toolchains": [probed.to_json()],
         "sandbox": opts.sandbox,
+        "image": ({"ref": image, "id": getattr(sandbox, "image_digest", None)} if image else None),
+        "adaptation": getattr(bench, "ADAPTATION", {}).get(opts.modes[0]),
         "limits": opts.limits.to_json(),
         "jobs_parallel": opts.parallel,
         "seeds": {"bootstrap": opts.seed},

@@ -26,8 +26,8 @@ class Candidate:
     origin: str
 
 
-BENCHMARKS = ("casp",)  # benchmarks with jobs (`verikit run`)
-REPRODUCIBLE = ("ntp4vc",)  # benchmarks whose published numbers are rescored (`verikit reproduce`)
+BENCHMARKS = ("casp", "ntp4vc")  # benchmarks with jobs (`verikit run`)
+REPRODUCIBLE = ("ntp4vc", "osvbench")  # benchmarks whose published numbers are rescored (`verikit reproduce`)
 
 
 def get_benchmark(name: str):
@@ -44,4 +44,8 @@ def get_benchmark(name: str):
         from . import ntp4vc
 
         return ntp4vc
+    if name == "osvbench":
+        from . import osvbench
+
+        return osvbench
     raise ValueError(f"unknown benchmark {name!r}; available: {', '.join(BENCHMARKS + REPRODUCIBLE)}")

@@ -46,6 +46,9 @@ per-language file names, which are the real file names.
 from __future__ import annotations
 
 import csv
+import hashlib
+import os
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -428,3 +431,495 @@ def reproduce(fetched, published: dict | None = None) -> dict:
     if isinstance(fetched, datasets.FetchedDataset):
         report["dataset"] = fetched.provenance()
     return report
+
+
+# ---------------------------------------------------------------------------------------
+# Rocq: library closure, adaptation to Coq 8.20.1 + stdpp 1.11, the library image
+# ---------------------------------------------------------------------------------------
+
+#: The adaptation of the Rocq 9.0 + stdpp 1.12 files to Coq 8.20.1 + stdpp 1.11 (the rocq
+#: image): a load-path shim, no rewriting of any task or library text. Recorded in every
+#: run manifest (docs/ntp4vc-rocq-adaptation.md has the evidence).
+ROCQ_SHIM_DIR = Path(__file__).resolve().parents[2] / "images" / "ntp4vc-rocq" / "shim"
+ROCQ_ADAPTATION = {
+    "target": "Rocq 9.0.0 + stdpp 1.12.0 (generation/rocq/dune-project)",
+    "runs_on": "Coq 8.20.1 + stdpp 1.11.0 (Debian trixie, rocq image)",
+    "shim": ("images/ntp4vc-rocq/shim: 15 files Stdlib/<M>.v = 'Require Export Coq.<M>.' for the 15 "
+             "'From Stdlib' modules the files use, Stdlib/Reals/Zfloor.v (Zfloor/Zceil, definitions "
+             "of Rocq 9.0's Stdlib.Reals.Zfloor, re-exported by Stdlib/Reals/Reals.v), "
+             "stdpp_compat/list_relations.v = 'From stdpp Require Export list.' (split out of "
+             "list.v in stdpp 1.12), bound with -Q shim/Stdlib Stdlib -Q shim/stdpp_compat stdpp"),
+    "load_path": "one -Q <dir> <name> per dune (coq.theory (name <name>)) stanza of the task's closure",
+    "symlinks": ("generation/rocq/Why3/Base.v is a git symlink stored as text in the pinned files; "
+                 "its target lib/Rocq4Why3/Why3/Base.v is used"),
+    "statements_rewritten": False,
+}
+_ROCQ_EXTERNAL_ROOTS = ("Stdlib", "stdpp", "Coq", "Ltac2", "Hammer")
+_REQUIRE = re.compile(r"^\s*Require\s+(?:Import\s+|Export\s+)?([\w.']+)\s*\.\s*$", re.M)
+_DUNE_THEORY = re.compile(r"\(coq\.theory\b.*?\(name\s+([^\s()]+)\)", re.S)
+
+
+@dataclass
+class RocqLibrary:
+    """The Rocq side of the dataset: theories, the library closure of each task.
+
+    Attributes:
+        theories: logical name -> repo-relative directory (from the dune ``coq.theory``
+            stanzas of the pinned files).
+        files: repo-relative path -> text of every pinned ``.v`` file (git symlinks
+            stored as text are followed, see :data:`ROCQ_ADAPTATION`).
+    """
+
+    theories: dict[str, str]
+    files: dict[str, str]
+
+    @classmethod
+    def load(cls, fetched) -> "RocqLibrary":
+        """Read the dune stanzas and ``.v`` files of ``fetched`` (a FetchedDataset or a
+        directory laid out like the repository)."""
+        paths = _all_paths(fetched)
+        theories: dict[str, str] = {}
+        for rel in paths:
+            if rel.endswith("/dune") and ("/rocq/" in rel or rel.startswith("generation/rocq/")):
+                text = _path(fetched, rel).read_text(encoding="utf-8")
+                for name in _DUNE_THEORY.findall(text):
+                    theories[name] = str(PurePosixPath(rel).parent)
+        files = {}
+        for rel in paths:
+            if rel.endswith(".v"):
+                files[rel] = _path(fetched, rel).read_text(encoding="utf-8")
+        for rel, text in list(files.items()):  # a git symlink checked out as a text file
+            target = text.strip()
+            if "\n" not in target and target.endswith(".v") and target.startswith("../"):
+                real = str(PurePosixPath(os.path.normpath(str(PurePosixPath(rel).parent / target))))
+                if real in files:
+                    files[rel] = files[real]
+        return cls(theories, files)
+
+    def resolve(self, logical: str) -> str | None:
+        """The repo-relative ``.v`` file of module ``logical`` (``Why3.Base``), or None.
+        Follows coqc's ``-Q dir name`` rule: ``name.sub.M`` is ``dir/sub/M.v``."""
+        for name, directory in self.theories.items():
+            if logical.startswith(name + "."):
+                rel = f"{directory}/{logical[len(name) + 1:].replace('.', '/')}.v"
+                if rel in self.files:
+                    return rel
+        return None
+
+    def requires(self, text: str) -> list[str]:
+        """Modules of this dataset a file loads (``Require Import A.B.`` lines; the
+        ``From Stdlib``/``From stdpp`` forms and Coq's own libraries are external)."""
+        return [m for m in _REQUIRE.findall(text) if m.split(".")[0] not in _ROCQ_EXTERNAL_ROOTS]
+
+    def closure(self, rel: str, text: str | None = None) -> tuple[list[str], list[str]]:
+        """``(library files in dependency order, missing modules)`` for the file ``rel``
+        (its own text may be given, e.g. a candidate's). Missing modules are the ones no
+        pinned file provides (e.g. the per-project ``lib/`` theories absent upstream)."""
+        order: list[str] = []
+        missing: list[str] = []
+        seen: set[str] = set()
+
+        def visit(path: str, body: str) -> None:
+            for mod in self.requires(body):
+                dep = self.resolve(mod)
+                if dep is None:
+                    if mod not in missing:
+                        missing.append(mod)
+                    continue
+                if dep not in seen:
+                    seen.add(dep)
+                    visit(dep, self.files[dep])
+                    order.append(dep)
+
+        visit(rel, self.files[rel] if text is None else text)
+        return order, missing
+
+    def theory_of(self, rel: str) -> tuple[str, str] | None:
+        """``(logical name, directory)`` of the theory containing file ``rel``."""
+        best = None
+        for name, directory in self.theories.items():
+            if rel.startswith(directory + "/") and (best is None or len(directory) > len(best[1])):
+                best = (name, directory)
+        return best
+
+    def load_path(self, files: list[str], root: str) -> list[list[str]]:
+        """``[[root/dir, name], ...]``: the shim then one entry per theory of ``files``."""
+        out = [[f"{root}/shim/Stdlib", "Stdlib"], [f"{root}/shim/stdpp_compat", "stdpp"]]
+        for name, directory in sorted({self.theory_of(f) for f in files if self.theory_of(f)}):
+            out.append([f"{root}/{directory}", name])
+        return out
+
+
+def _all_paths(fetched) -> list[str]:
+    if isinstance(fetched, datasets.FetchedDataset):
+        return sorted(fetched.files)
+    root = _root(fetched)
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def rocq_library_files(lib: RocqLibrary, tasks: list[Task]) -> list[str]:
+    """Every library file some task needs, in a dependency order (each file after the
+    files it requires)."""
+    order: list[str] = []
+    for t in tasks:
+        for f in lib.closure(t.rocq)[0]:
+            if f not in order:
+                order.append(f)
+    return order
+
+
+# ---------------------------------------------------------------------------------------
+# Proof checking of candidates (``verikit run ntp4vc --lang rocq|lean|isabelle``)
+# ---------------------------------------------------------------------------------------
+
+MODES = LANGUAGES  # one mode per language: the candidate is a proof in that language
+DEFAULT_MODES = ("rocq",)  # the only language whose prover runs on this kind of machine
+STATEMENT_MODEL = "statement"  # the unmodified task (placeholder kept): does the file load?
+CANARY_TASK = "pearl/word_common_factor::word_common_factor_Top_powerqtvc"
+CANARY_WALL_S = 20.0  # limit of the looping canary (it must end as a timeout)
+#: Known cheats and known answers, run with every check (DESIGN.md "Canaries"), Rocq, on
+#: ``power'vc`` (``0 <= n -> n <> 0 -> let o1 := n - 1 in (0 <= n /\\ o1 < n) /\\ 0 <= o1``).
+ROCQ_CANARIES = {
+    "proof": ("Proof. cbv zeta; lia. Qed.", ("verified",)),
+    "admitted": ("Admitted.", ("rejected",)),
+    "new-axiom": ("Proof. Axiom cheat : forall P : Prop, P. apply cheat. Qed.", ("rejected",)),
+    "admit": ("Proof. cbv zeta. admit. Qed.", ("rejected",)),
+    "changed-statement": (None, ("rejected",)),  # the whole file, statement weakened to True
+    "ill-typed": ("Proof. exact I. Qed.", ("invalid",)),
+    "loop": ("Proof. let rec loop := cbv zeta; loop in loop. Qed.", ("timeout",)),
+}
+
+
+@dataclass
+class ProofContext:
+    """What job construction needs beyond a task: the task texts, the Rocq library
+    (closure, load path, declared axioms) and the language's verifier."""
+
+    fetched: object
+    language: str
+    verifier: object
+    rocq: RocqLibrary | None = None
+
+    def text(self, task: Task) -> str:
+        return _path(self.fetched, task.file(self.language)).read_text(encoding="utf-8")
+
+
+def verifier_for(mode: str) -> str:
+    """The verifier of a mode: the language's proof checker."""
+    if mode not in MODES:
+        raise ValueError(f"unknown NTP4VC language {mode!r}; choose from {', '.join(MODES)}")
+    return mode
+
+
+def context(fetched, tasks: list[Task], mode: str, verifier) -> ProofContext:
+    """The :class:`ProofContext` of a run in language ``mode``."""
+    return ProofContext(fetched, mode, verifier, RocqLibrary.load(fetched) if mode == "rocq" else None)
+
+
+def sandbox_image(mode: str, fetched, *, build: bool = True, log=print) -> str | None:
+    """The image a language runs in: for Rocq the ``ntp4vc-rocq`` library image (built
+    from the rocq toolchain image and the pinned files when missing and ``build``); None
+    for the others (their toolchain image)."""
+    if mode != "rocq":
+        return None
+    from ..sandbox import images
+
+    spec = rocq_library_image(fetched)
+    return images.build_derived(spec, log=log) if build else images.resolve_derived(spec)
+
+
+def gold_candidates(tasks: list[Task], mode: str) -> list:
+    """No gold proofs exist: the statement check, i.e. the unmodified task file with its
+    placeholder, one per task (tells whether the file loads; verdict ``rejected``)."""
+    from . import Candidate
+
+    placeholder = {"rocq": "Admitted.", "lean": "sorry", "isabelle": "sorry"}[mode]
+    return [Candidate(t.task_id, STATEMENT_MODEL, 0, placeholder, "task") for t in tasks]
+
+
+def bundled_candidates(fetched, mode: str) -> list:
+    """NTP4VC publishes no model proofs: none."""
+    return []
+
+
+def canaries(tasks: list[Task], mode: str) -> list:
+    """Canary candidates with their expected verdicts (Rocq only: the other languages
+    cannot run here). Run when the canary task is among the run's tasks."""
+    from . import Candidate
+
+    if mode != "rocq" or not any(t.task_id == CANARY_TASK for t in tasks):
+        return []
+    out = []
+    for name, (proof, expected) in ROCQ_CANARIES.items():
+        out.append((Candidate(CANARY_TASK, f"canary:{name}", 0, proof or "", "canary"), expected))
+    return out
+
+
+def _changed_statement(text: str, thm) -> str:
+    """The whole task file with the theorem's statement replaced by ``True`` and proved."""
+    head = text[:thm.start]
+    stmt_start = head.rfind(thm.statement)
+    return head[:stmt_start] + f"Theorem {thm.name} : True.\nProof. exact I. Qed.\n"
+
+
+def smoke_tests(mode: str) -> bool:
+    """Not a Frama-C benchmark: no smoke tests."""
+    return False
+
+
+def study_results(fetched) -> dict:
+    """No published per-candidate verdicts to compare with."""
+    return {}
+
+
+def build_job(task: Task, cand, mode: str, options: dict, dataset: dict, ctx: ProofContext):
+    """The job for ``cand`` on ``task`` in language ``mode``.
+
+    The candidate is either the proof alone (it replaces the placeholder) or the whole
+    file (recognised by the task's theorem name in it): then the statement hash and the
+    text before the theorem must equal the task's, and its proof part is used. Integrity
+    findings make the job ``rejected``; the prover still runs so that its own assumption
+    report is recorded next to the text findings (defense in depth). A Rocq task whose
+    library closure is not in the pinned data is ``invalid`` without running.
+    """
+    from ..executor import Job, sha256_text
+    from ..sandbox import Limits
+    from ..verifiers import rocq as rocq_mod
+
+    v = ctx.verifier
+    text = ctx.text(task)
+    thm = v.theorem(text, task.file(mode))
+    out = cand.output
+    if cand.model == "canary:changed-statement":
+        out = _changed_statement(text, thm)
+    checks: list[dict] = []
+    precheck = None
+    proof = out
+    if cand.model != STATEMENT_MODEL:
+        split = getattr(v, "split_full", None)
+        full = split(out, thm.name) if split and _declares(out, thm.name, mode) else None
+        if full is not None:
+            same_stmt = full.statement_sha256 == thm.statement_sha256
+            pre = " ".join(out[: full.start - len(full.statement)].split())
+            same_pre = pre == " ".join(text[: text.find(thm.statement)].split())
+            checks.append({"name": "statement-unchanged", "ok": same_stmt,
+                           "detail": f"statement sha256 {full.statement_sha256[:12]} "
+                           + ("= task" if same_stmt else f"!= task {thm.statement_sha256[:12]}")})
+            checks.append({"name": "preamble-unchanged", "ok": same_pre,
+                           "detail": "text before the theorem equals the task's" if same_pre
+                           else "the candidate changed the definitions/axioms before the theorem"})
+            proof = out[full.start:]
+        findings = v.forbidden(proof)
+        checks.append({"name": "no-cheat-tokens", "ok": not findings,
+                       "detail": "; ".join(findings) if findings else "none of the forbidden constructs"})
+    spliced = v.splice(text, thm, proof)
+    opts = dict(options, theorem=thm.name, theorem_line=thm.line, statement_sha256=thm.statement_sha256)
+    limits = Limits(wall_s=CANARY_WALL_S) if cand.model == "canary:loop" else None
+    if mode == "rocq":
+        closure, missing = ctx.rocq.closure(task.rocq)
+        allowed = set(v.declared_axioms(text))
+        for f in closure:
+            allowed |= v.declared_axioms(ctx.rocq.files[f])
+        opts.update(load_path=ctx.rocq.load_path(closure, rocq_mod.LIBRARY_ROOT),
+                    allowed_assumptions=sorted(allowed))
+        if missing:
+            precheck = ("invalid", "the task file cannot load: module(s) not in the pinned data: "
+                        + ", ".join(missing[:3]) + (f" (+{len(missing) - 3})" if len(missing) > 3 else ""))
+    failed = [c for c in checks if not c["ok"]]
+    task_sha = sha256_text(text)
+    return Job(benchmark=NAME, benchmark_version=VERSION, dataset=dataset, mode=mode, task_id=task.task_id,
+               task_sha256=task_sha,
+               candidate={"model": cand.model, "sample": cand.sample, "sha256": sha256_text(cand.output),
+                          "origin": cand.origin},
+               files={v.source: spliced}, options=opts,
+               checks=checks, precheck=precheck,
+               limits=limits, reject=("; ".join(f"{c['name']}: {c['detail']}" for c in failed) or None))
+
+
+def _declares(text: str, name: str, mode: str) -> bool:
+    kws = {"rocq": r"(?:Theorem|Lemma|Fact|Remark|Corollary|Proposition|Example)",
+           "lean": r"theorem", "isabelle": r"(?:theorem|lemma)"}[mode]
+    return re.search(rf"(?m)^\s*{kws}\s+{re.escape(name)}(?![\w'])", text) is not None
+
+
+def judge(job, result) -> tuple[str, str]:
+    """Integrity findings win (``rejected``, with the prover's verdict noted); otherwise
+    the verifier's verdict; the statement check reports whether the task file loads."""
+    if job.candidate["model"] == STATEMENT_MODEL:
+        loads = result.extra.get("task_loads", result.verdict not in ("invalid",))
+        if result.verdict in ("rejected", "verified") and loads:
+            return "rejected", "the task file loads; its proof is the placeholder (statement check)"
+        return result.verdict, result.reason
+    if job.reject:
+        return "rejected", f"{job.reject} (prover: {result.verdict}: {result.reason})"
+    return result.verdict, result.reason
+
+
+ROCQ_IMAGE_CONTAINERFILE = """\
+# verikit derived image: the rocq toolchain image + the NTP4VC Rocq library (shim and
+# every library file a test task needs, from the pinned files) compiled once with coqc.
+ARG BASE
+FROM ${BASE}
+COPY ntp4vc /opt/verikit/ntp4vc
+RUN sh /opt/verikit/ntp4vc/build.sh > /opt/verikit/ntp4vc/build.log 2>&1 \\
+ || (tail -n 40 /opt/verikit/ntp4vc/build.log; exit 1); chmod -R a+rX /opt/verikit
+"""
+
+
+def rocq_library_image(fetched) -> dict:
+    """Spec of the ``ntp4vc-rocq`` image for :func:`harness.sandbox.images.build_derived`.
+
+    Context: ``ntp4vc/shim/**`` (images/ntp4vc-rocq/shim), every library file of a test
+    task's closure at its repo path under ``ntp4vc/``, and ``ntp4vc/build.sh``, which
+    compiles the shim, then the library level by level (a file after the files it
+    requires; one level's files in parallel with ``xargs -P $(nproc)``).
+
+    Raises:
+        ManifestError: a library path with characters unsafe in the shell script.
+    """
+    from ..sandbox import images
+    from ..toolchains import canonical_json
+    from ..verifiers import rocq as rocq_mod
+
+    lib = RocqLibrary.load(fetched)
+    tasks = load_tasks(fetched)
+    files = rocq_library_files(lib, tasks)
+    level: dict[str, int] = {}
+    for f in files:  # dependency order: requirements come first
+        deps = [d for d in (lib.resolve(m) for m in lib.requires(lib.files[f])) if d]
+        level[f] = 1 + max((level[d] for d in deps), default=-1)
+    for f in files:
+        if not re.fullmatch(r"[\w./-]+", f):
+            raise ManifestError(f"library path {f!r} has characters unsafe in build.sh")
+    shim = {str(p.relative_to(ROCQ_SHIM_DIR)): p.read_bytes() for p in sorted(ROCQ_SHIM_DIR.rglob("*.v"))}
+    quiet = f"-q -w {rocq_mod.QUIET_WARNINGS}"
+    load_path = " ".join(f"-Q {d.split(rocq_mod.LIBRARY_ROOT + '/', 1)[1]} {n}"
+                         for d, n in lib.load_path(files, rocq_mod.LIBRARY_ROOT))
+    stdlib_shim = sorted(p for p in shim if p.startswith("Stdlib/") and p != "Stdlib/Reals/Zfloor.v")
+    lines = ["set -eu", f"cd {rocq_mod.LIBRARY_ROOT}", 'echo "coqc $(coqc --version | head -n 1)"',
+             f"coqc {quiet} -Q shim/Stdlib Stdlib shim/Stdlib/Reals/Zfloor.v"]
+    lines += [f"coqc {quiet} -Q shim/Stdlib Stdlib shim/{p}" for p in stdlib_shim]
+    lines.append(f"coqc {quiet} -Q shim/stdpp_compat stdpp shim/stdpp_compat/list_relations.v")
+    for lv in range(max(level.values(), default=-1) + 1):
+        batch = [f for f in files if level[f] == lv]
+        lines.append(f"echo 'level {lv}: {len(batch)} file(s)'")
+        lines.append("printf '%s\\n' " + " ".join(batch) + f' | xargs -P "$(nproc)" -n 1 coqc {quiet} {load_path}')
+    lines.append(f"echo 'library compiled: {len(files)} files'")
+    script = "\n".join(lines) + "\n"
+    ctx = {f"ntp4vc/shim/{p}": b for p, b in shim.items()}
+    ctx.update({f"ntp4vc/{f}": lib.files[f].encode("utf-8") for f in files})
+    ctx["ntp4vc/build.sh"] = script.encode()
+    digests = {p: hashlib.sha256(b).hexdigest() for p, b in sorted(ctx.items())}
+    fp = hashlib.sha256(canonical_json({"base": images.fingerprint("rocq"), "files": digests,
+                                        "containerfile": ROCQ_IMAGE_CONTAINERFILE}).encode()).hexdigest()
+    revision = fetched.dataset.source.revision if isinstance(fetched, datasets.FetchedDataset) else None
+    manifest = {"name": "ntp4vc-rocq", "dataset": {"name": "ntp4vc", "revision": revision},
+                "library_files": len(files), "files_sha256": digests, "adaptation": ROCQ_ADAPTATION,
+                "root": rocq_mod.LIBRARY_ROOT}
+    return {"name": "ntp4vc-rocq", "base_toolchain": "rocq", "fingerprint": fp, "files": ctx,
+            "containerfile": ROCQ_IMAGE_CONTAINERFILE, "manifest": manifest}
+
+
+ADAPTATION = {"rocq": ROCQ_ADAPTATION}  # recorded in run.json per language
+CONTAINER_ONLY = True  # no NTP4VC prover is installed on hosts
+PASS_AT_K = (1, 4, 8)  # Tables 5 and 6 report pass@1; pass@4/8 when n allows
+
+
+def compare(records: list[dict], tasks: dict) -> list[dict]:
+    """No per-candidate published verdicts exist for proof checking: nothing to compare
+    (the published baselines are rescored by :func:`reproduce`)."""
+    return []
+
+
+def _scored(records: list[dict]) -> list[dict]:
+    return [r for r in records if r["candidate"]["model"] != STATEMENT_MODEL
+            and not r["candidate"]["model"].startswith("canary:")]
+
+
+def pass_at_k_table(records: list[dict], tasks: dict, *, ks=PASS_AT_K, seed: int = 0) -> dict:
+    """pass@k per model, language and group (overall, per source, per category), with a
+    95% percentile-bootstrap CI over tasks (``seed`` recorded).
+
+    Returns ``{model: {language: {group: {"tasks", "pass_at_k": {k: value | {"error"}},
+    "ci95": {k: [lo, hi]}}}}}``; groups are ``overall``, ``source:<pearl|frama_c>`` and
+    ``category`` (``not_reproducible``: no labels in the data). A k larger than a task's
+    sample count n is reported as an error for that k (never silently dropped).
+    """
+    from ..metrics import bootstrap_ci, pass_at_k
+
+    per: dict = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for r in _scored(records):
+        if r["verdict"] == "infra_error":
+            continue
+        cell = per[(r["candidate"]["model"], r["mode"])][r["task_id"]]
+        cell[0] += 1
+        cell[1] += r["verdict"] == "verified"
+    out: dict = {}
+    for (model, lang), by_task in sorted(per.items()):
+        groups = {"overall": list(by_task)}
+        for src in SOURCES:
+            groups[f"source:{src}"] = [t for t in by_task if tasks[t].source == src]
+        table = {}
+        for g, ids in groups.items():
+            if not ids:
+                continue
+            entry = {"tasks": len(ids), "pass_at_k": {}, "ci95": {}}
+            for k in ks:
+                short = [t for t in ids if by_task[t][0] < k]
+                if short:
+                    entry["pass_at_k"][str(k)] = {"error": f"pass@{k} needs n >= {k} samples per task; "
+                                                  f"{len(short)} task(s) have fewer (e.g. {short[0]}: "
+                                                  f"n={by_task[short[0]][0]})"}
+                    continue
+                vals = [pass_at_k(by_task[t][0], by_task[t][1], k) for t in ids]
+                entry["pass_at_k"][str(k)] = sum(vals) / len(vals)
+                entry["ci95"][str(k)] = list(bootstrap_ci(vals, seed=seed))
+            table[g] = entry
+        table["category"] = {"not_reproducible": CATEGORY_NOT_DERIVABLE}
+        out.setdefault(model, {})[lang] = table
+    return out
+
+
+def task_loads(records: list[dict], tasks: dict) -> dict:
+    """From the statement checks: how many task files load, and why the others do not.
+
+    Returns ``{"checked", "loads", "does_not_load", "by_source": {src: {"checked",
+    "loads"}}, "reasons": {reason: count}, "failures": [{"task_id", "reason"}]}``.
+    """
+    rows = [r for r in records if r["candidate"]["model"] == STATEMENT_MODEL]
+    loads = [r for r in rows if r["verdict"] == "rejected"]
+    fails = [r for r in rows if r["verdict"] != "rejected"]
+    reasons: Counter = Counter()
+    for r in fails:
+        if "not in the pinned data" in r["reason"]:
+            reasons["a required library module is not in the pinned data (upstream per-project lib/ theories "
+                    "absent from the repository at this commit)"] += 1
+        else:
+            reasons[f"{r['verdict']}: {r['reason'][:160]}"] += 1
+    by_source = {s: {"checked": sum(tasks[r["task_id"]].source == s for r in rows),
+                     "loads": sum(tasks[r["task_id"]].source == s for r in loads)} for s in SOURCES}
+    return {"checked": len(rows), "loads": len(loads), "does_not_load": len(fails), "by_source": by_source,
+            "reasons": dict(reasons.most_common()),
+            "failures": [{"task_id": r["task_id"], "reason": r["reason"]} for r in fails
+                         if "not in the pinned data" not in r["reason"]]}
+
+
+def report_sections(records: list[dict], tasks: list[Task], modes: list[str], *, seed: int = 0) -> dict:
+    """``report.json`` ``sections``: ``task_loads`` (statement checks) and ``pass_at_k``."""
+    by_id = {t.task_id: t for t in tasks}
+    out = {"pass_at_k": pass_at_k_table(records, by_id, seed=seed)}
+    if any(r["candidate"]["model"] == STATEMENT_MODEL for r in records):
+        out["task_loads"] = task_loads(records, by_id)
+    if "rocq" in modes:
+        out["adaptation"] = ROCQ_ADAPTATION
+    return out
+
+
+def run_notes(records: list[dict], modes: list[str]) -> list[str]:
+    """Notes for report.json: the adaptation and what cannot be checked here."""
+    notes = []
+    if "rocq" in modes:
+        notes.append("Rocq files target Rocq 9.0 + stdpp 1.12 and are checked with Coq 8.20.1 + stdpp 1.11 "
+                     "through a load-path shim (run.json 'adaptation'); statements are not rewritten")
+    notes.append("per-category pass@k (Tables 5/6 rows): " + CATEGORY_NOT_DERIVABLE)
+    return notes

@@ -262,3 +262,64 @@ def save(name: str, path: Path, *, engine: str = "podman", base_url: str | None 
             h.update(chunk)
     return {"image": tag, "image_id": image_id, "path": str(path), "format": "oci-archive",
             "sha256": h.hexdigest(), "bytes": path.stat().st_size}
+
+
+def derived_tag(spec: dict) -> str:
+    """``verikit/<name>:<fp12>`` of a derived image spec (see :func:`build_derived`)."""
+    return f"verikit/{spec['name']}:{spec['fingerprint'][:12]}"
+
+
+def resolve_derived(spec: dict, base_url: str | None = None) -> str:
+    """The tag of a derived image that exists in the engine.
+
+    Raises:
+        SandboxError: not built (says how to build it).
+    """
+    tag = derived_tag(spec)
+    if _find(connect(base_url), tag) is None:
+        raise SandboxError(f"image {tag} is not built; run 'verikit images build {spec['name']}'")
+    return tag
+
+
+def build_derived(spec: dict, *, base_url: str | None = None, engine: str = "podman", force: bool = False,
+                  log=print) -> str:
+    """Build (or reuse) an image derived from a toolchain image with benchmark data baked
+    in (e.g. ``ntp4vc-rocq``: the NTP4VC Rocq library compiled once).
+
+    Args:
+        spec: ``{"name", "base_toolchain", "fingerprint" (hex; covers the base image's
+            fingerprint, every file and the build script), "files": {context path: bytes},
+            "containerfile": text (gets ``--build-arg BASE=<toolchain image>``),
+            "manifest": dict baked as /etc/verikit/<name>.json}``.
+
+    Returns:
+        The image tag ``verikit/<name>:<fp12>``. The toolchain manifest
+        (/etc/verikit/toolchain.json) and labels of the base image are inherited; the
+        image gets the labels ``verikit.derived=<name>`` and
+        ``verikit.derived.fingerprint=<fingerprint>``.
+
+    Raises:
+        SandboxError: the base image cannot be built or the build failed (output tail).
+    """
+    client = connect(base_url)
+    tag = derived_tag(spec)
+    if not force and _find(client, tag) is not None:
+        log(f"{tag}: exists (fingerprint matches), reused")
+        return tag
+    base = build(spec["base_toolchain"], base_url=base_url, engine=engine, log=log)
+    log(f"{tag}: building on {base} ({len(spec['files'])} files)")
+    cf = (spec["containerfile"] + f"\nCOPY manifest.json /etc/verikit/{spec['name']}.json\n"
+          f"LABEL verikit.derived={spec['name']} verikit.derived.fingerprint={spec['fingerprint']}\n")
+    with tempfile.TemporaryDirectory() as ctx:
+        root = Path(ctx)
+        for rel, data in spec["files"].items():
+            target = root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        (root / "Containerfile").write_text(cf)
+        manifest = dict(spec["manifest"], fingerprint=spec["fingerprint"], base_image=base,
+                        built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        (root / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+        _cli_build(engine, tag, root / "Containerfile", root, {"BASE": base})
+    log(f"{tag}: built")
+    return tag

@@ -3,6 +3,21 @@
 A verifier module knows a tool: how to prepare it in a sandbox, the command line for a
 job, and how to parse the tool's output into a :class:`VerifierResult`. It never reads a
 dataset and never starts a process itself (it hands argv to a sandbox).
+
+Interface (duck-typed): ``name``, ``toolchain``, ``prepare(sandbox, probed) -> files``,
+``options(probed, **kw) -> dict``, ``command(options) -> (argv, env, collect)``,
+``parse(proc, options=None) -> VerifierResult``.
+
+Proof checkers (``rocq``, ``lean``, ``isabelle``: the NTP4VC languages) add
+``theorem(task_text, where) -> Theorem`` (find the theorem and its proof placeholder;
+ValueError naming ``where:line`` if absent or ambiguous), ``forbidden(proof) -> list[str]``
+(fail-closed integrity scan of a candidate proof, comments and strings excluded),
+``declared_axioms(text) -> set[str]`` (names a file declares without proof: the task's
+own allow-list), ``splice(task_text, theorem, proof) -> str`` (the file to check: the
+candidate in place of the placeholder, followed by the prover's own assumption report),
+and put the assumptions the prover reported in ``VerifierResult.extra["assumptions"]``;
+``parse`` turns an assumption outside ``options["allowed_assumptions"]`` (or the theorem
+itself) into ``rejected``.
 """
 
 from __future__ import annotations
@@ -60,8 +75,31 @@ class VerifierResult:
     extra: dict = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Theorem:
+    """The theorem of an interactive-prover task file and where its proof goes.
+
+    Attributes:
+        name: the theorem's name as the prover knows it (e.g. ``power'vc``).
+        statement: the statement text exactly as in the file (from the theorem keyword to
+            the end of the statement, proof placeholder excluded).
+        statement_sha256: sha256 hex of ``statement`` with runs of whitespace collapsed to
+            one space (the "statement hash" of DESIGN.md's integrity rules).
+        start, end: character offsets in the task text of the placeholder that the
+            candidate proof replaces (``Admitted.``, ``sorry``).
+        line: 1-based line of the theorem keyword (for messages).
+    """
+
+    name: str
+    statement: str
+    statement_sha256: str
+    start: int
+    end: int
+    line: int
+
+
 def get_verifier(name: str):
-    """Return the verifier instance named ``name`` (``"framac"``).
+    """Return the verifier instance named ``name`` (one of :data:`VERIFIERS`).
 
     Raises:
         ValueError: unknown verifier.
@@ -70,4 +108,23 @@ def get_verifier(name: str):
         from .framac import FramaC
 
         return FramaC()
-    raise ValueError(f"unknown verifier {name!r}; available: framac")
+    if name == "rocq":
+        from .rocq import Rocq
+
+        return Rocq()
+    if name == "lean":
+        from .lean import Lean
+
+        return Lean()
+    if name == "isabelle":
+        from .isabelle import Isabelle
+
+        return Isabelle()
+    if name == "hyperkernel":
+        from .hyperkernel import Hyperkernel
+
+        return Hyperkernel()
+    raise ValueError(f"unknown verifier {name!r}; available: {', '.join(VERIFIERS)}")
+
+
+VERIFIERS = ("framac", "rocq", "lean", "isabelle", "hyperkernel")

@@ -122,7 +122,7 @@ class FramaC:
         argv.append(SOURCE)
         return argv, {"WHY3CONFIG": WHY3CONF}, [REPORT]
 
-    def parse(self, proc: ProcResult) -> VerifierResult:
+    def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Turn a finished Frama-C run into a :class:`VerifierResult`.
 
         Verdicts: ``infra_error`` (tool missing or crashed), ``timeout``/``memout``

@@ -1,0 +1,2 @@
+Require Export Coq.Reals.Reals.
+Require Export Stdlib.Reals.Zfloor.

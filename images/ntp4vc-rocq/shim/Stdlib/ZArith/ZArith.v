@@ -1,0 +1,1 @@
+Require Export Coq.ZArith.ZArith.

@@ -1,0 +1,1 @@
+From stdpp Require Export list.

@@ -1,0 +1,455 @@
+"""Tests of harness/benchmarks/osvbench.py on the real OSVBench files (dataset ``osvbench``,
+fetched from the mirror in ``VERIKIT_DATA_MIRRORS``): tolerant task loading, prompts
+byte-for-byte as upstream, the exact rescoring of the published Claude-3.5-sonnet run
+(Tables 1 and 2, upstream README), the classification of all 245 log entries against
+upstream's stats.py rule, predictions conversion and the integrity scan."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from harness import datasets, predictions
+from harness.benchmarks import Candidate, osvbench
+from harness.verifiers import hyperkernel
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPER = ROOT.parent / "shared" / "papers" / "004_72c6ea11fc103012.txt"
+PUBLISHED = ROOT / "results" / "published" / "osvbench.json"
+
+
+@pytest.fixture(scope="module")
+def fetched(tmp_path_factory):
+    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
+        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror (../shared/data beside "
+                    "the checkout) is needed for the OSVBench tests")
+    try:
+        return datasets.fetch("osvbench", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
+    except datasets.DatasetUnavailable as exc:
+        pytest.skip(f"no mirror in VERIKIT_DATA_MIRRORS holds the osvbench files: {exc}")
+
+
+@pytest.fixture(scope="module")
+def bench(fetched):
+    return osvbench.load_benchmark(fetched)
+
+
+@pytest.fixture(scope="module")
+def tasks(bench):
+    return bench.tasks
+
+
+@pytest.fixture(scope="module")
+def scores(fetched, bench):
+    return osvbench.rescore(fetched, bench)
+
+
+@pytest.fixture(scope="module")
+def published():
+    return json.loads(PUBLISHED.read_text())
+
+
+def copy_dataset(fetched, dest: Path) -> Path:
+    for rel, src in fetched.files.items():
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dest / rel)
+        os.chmod(dest / rel, 0o644)
+    return dest
+
+
+def upstream_stats(log_text: str, records: list[dict]) -> dict:
+    """A transcription of upstream's stats.py (OSVBench, commit 57e3bff8): its loop, its
+    counters, its substring rules, kept independent of the module under test."""
+    out = {"all_correct": 0, "syntaxError": 0, "semanticError": 0, "per_index": [],
+           **{k: 0 for k in ("incorrect pointer", "incorrect privilege", "memory leak", "buffer overflow",
+                             "bounds checking", "correct")}}
+    output_list = log_text.split("Syscall ")[1:]
+    assert len(output_list) == 245
+    for i in range(len(output_list)):
+        if ":" not in output_list[i]:
+            out["per_index"].append(None)
+            continue
+        if "... ok" not in output_list[i]:
+            if "Could not prove, trying to find a minimal ce" in output_list[i] or "Timeout" in output_list[i]:
+                out["semanticError"] += 1
+                out["per_index"].append("semantic")
+            else:
+                out["syntaxError"] += 1
+                out["per_index"].append("syntax")
+        else:
+            out["all_correct"] += 1
+            out["per_index"].append("pass")
+            rec = records[i]
+            if "bug_type" not in rec and "bug_num" not in rec:
+                out["correct"] += 1
+            if "bug_type" in rec:
+                for k in ("incorrect pointer", "incorrect privilege", "memory leak", "buffer overflow",
+                          "bounds checking"):
+                    if k in rec["bug_type"]:
+                        out[k] += 1
+    return out
+
+
+# --- registry and tasks -----------------------------------------------------------------
+
+def test_registry_entry_is_fully_pinned():
+    ds = datasets.REGISTRY["osvbench"]
+    assert ds.source.repo == "lishangyu-hkust/OSVBench"
+    assert ds.source.revision == "3247b75e34bec129328e4930d9b5f56448d072a1"
+    assert {f.path for f in ds.files} >= {osvbench.BENCHMARK_JSON, osvbench.LOG, osvbench.RESULTS_JSON,
+                                         osvbench.SYSTEM_ASSUMPTION_MODEL, osvbench.FULL_PROMPT_EXAMPLE,
+                                         *osvbench.SHOT_FILES.values()}
+    assert all(f.sha256 and f.size for f in ds.files)
+
+
+def test_pinned_benchmark_json_is_not_valid_json_and_is_read_anyway(fetched, bench):
+    raw = fetched.files[osvbench.BENCHMARK_JSON].read_text(encoding="utf-8")
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(raw)
+    trailing = [q for q in bench.quirks if q.kind == "trailing_comma"]
+    assert len(trailing) == 1
+    q = trailing[0]
+    assert (q.file, q.line, q.task_id) == (osvbench.BENCHMARK_JSON, 246, "40")
+    line = raw.splitlines()[q.line - 1]
+    assert line[q.column - 1] == "," and line[q.column:].strip() == ""  # the comma ends its line
+    assert raw.splitlines()[q.line].strip() == "},"  # and the object closes on the next one
+
+
+def test_245_tasks_49_syscalls_5_variants(tasks):
+    assert len(tasks) == osvbench.N_TASKS
+    assert [t.task_id for t in tasks] == [str(i) for i in range(245)]
+    per = Counter(t.syscall for t in tasks)
+    assert len(per) == 49 and set(per.values()) == {5}
+    correct = [t for t in tasks if t.correct]
+    assert len(correct) == 49 and len({t.syscall for t in correct}) == 49  # one correct variant per syscall
+    for t in tasks:
+        # syscall is the spec function / test name (HV6.test_<syscall>); six of them name the
+        # C function differently: clone_proc is sys_clone, switch_proc sys_switch, ...
+        c_name = t.syscall
+        if not c_name.startswith("sys_") and c_name.endswith("_proc"):
+            c_name = "sys_" + c_name[: -len("_proc")]
+        assert t.declaration.startswith(f"int {c_name}("), (t.syscall, t.declaration)
+        assert t.description.startswith("\n[Functional Description]:")
+        assert t.code.startswith("[Code Implementation]:")
+        assert (t.bug_num is None) == t.correct == (t.bug_types == ())
+        if not t.correct:
+            assert 1 <= t.bug_num <= 5 and set(t.bug_types) <= set(osvbench.BUG_TYPES)
+    assert Counter(t.bug_num for t in tasks if t.bug_num) == {1: 71, 2: 32, 3: 31, 4: 30, 5: 32}
+
+
+def test_misspelled_bug_types_normalised_and_recorded(tasks, bench):
+    mis = {t.task_id: t for t in tasks if t.misspelled}
+    assert {k: t.misspelled for k, t in mis.items()} == {"126": ("mmeory leak",), "137": ("buffer overlfow",)}
+    assert "memory leak" in mis["126"].bug_types and "memory leak" not in mis["126"].upstream_bug_columns
+    assert "buffer overflow" in mis["137"].bug_types and "buffer overflow" not in mis["137"].upstream_bug_columns
+    kinds = Counter(q.kind for q in bench.quirks)
+    assert kinds["misspelled_bug_type"] == 2
+    assert kinds["bug_num_below_types"] == 5  # e.g. task 83: 4 types, bug_num 2
+
+
+def test_load_tasks_warns_for_each_quirk(fetched):
+    with pytest.warns(osvbench.UpstreamQuirkWarning) as got:
+        osvbench.load_tasks(fetched)
+    texts = [str(w.message) for w in got]
+    assert any("benchmark.json:246:" in t and "trailing comma" in t for t in texts)
+    assert any("mmeory leak" in t for t in texts)
+
+
+def test_upstream_file_is_never_edited(fetched):
+    path = fetched.files[osvbench.BENCHMARK_JSON]
+    before = datasets.sha256_file(path)
+    osvbench.load_benchmark(fetched)
+    (ref,) = [f for f in datasets.REGISTRY["osvbench"].files if f.path == osvbench.BENCHMARK_JSON]
+    assert datasets.sha256_file(path) == before == ref.sha256
+
+
+def test_lenient_json_only_drops_trailing_commas(tmp_path):
+    p = tmp_path / "b.json"
+    p.write_text('[\n  {"a": "x, ]", "b": [1, 2,],\n  },\n]\n')
+    value, quirks, starts = osvbench.read_lenient_json(p, "b.json")
+    assert value == [{"a": "x, ]", "b": [1, 2]}]  # the comma inside the string is kept
+    assert [(q.line, q.column) for q in quirks] == [(2, 27), (2, 29), (3, 4)]
+    assert len(starts) == 1
+    p.write_text('[\n  {"a": 1,,},\n]\n')
+    with pytest.raises(osvbench.ManifestError, match=r"^b\.json:2:11: not valid JSON"):
+        osvbench.read_lenient_json(p, "b.json")
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda r: r.pop("code"), r"benchmark\.json:\d+: task 3 has no string field 'code'"),
+    (lambda r: r.update(bug_type="incorrect pointer, use after free", bug_num="2"),
+     r"task 3 \(sys_map_file\): unknown bug type 'use after free'"),
+    (lambda r: r.update(bug_type="memory leak"), r"has one of bug_type/bug_num without the other"),
+    (lambda r: r.update(bug_type="memory leak", bug_num="7"), r"bug_num 7 outside 1\.\.5"),
+    (lambda r: r.update(extra=1), r"unknown field\(s\) \['extra'\]"),
+])
+def test_malformed_task_names_file_and_line(fetched, tmp_path, edit, message):
+    raw = fetched.files[osvbench.BENCHMARK_JSON].read_text(encoding="utf-8")
+    data = json.loads(raw[:319138] + raw[319139:])  # the pinned file without its trailing comma
+    edit(data[3])
+    root = tmp_path / "repo"
+    (root / "bench_prompts").mkdir(parents=True)
+    (root / osvbench.BENCHMARK_JSON).write_text(json.dumps(data, indent=4))
+    with pytest.raises(osvbench.ManifestError, match=message) as exc:
+        osvbench.load_benchmark(root)
+    m = re.match(r"bench_prompts/benchmark\.json:(\d+):", str(exc.value))
+    lines = (root / osvbench.BENCHMARK_JSON).read_text().splitlines()
+    assert m and lines[int(m.group(1)) - 1].strip() == "{"  # the line where task 3's object starts
+    assert sum(1 for s in lines[: int(m.group(1))] if s == "    {") == 4
+
+
+# --- prompts ----------------------------------------------------------------------------
+
+def test_five_shot_prompt_is_byte_for_byte_upstreams_full_example(fetched, tasks):
+    full = fetched.files[osvbench.FULL_PROMPT_EXAMPLE].read_text(encoding="utf-8")
+    prompts = osvbench.Prompts.load(fetched)
+    task = tasks[2]
+    assert task.syscall == "sys_map_dev" and task.correct
+    assert prompts.prompt(task, 5) + "\n" == full  # the example file ends with one newline more
+    others = [t for t in tasks if t.syscall == "sys_map_dev" and t is not task]
+    assert all(prompts.prompt(t, 5) + "\n" != full for t in others)  # the buggy variants differ
+
+
+@pytest.mark.parametrize("shots", osvbench.SHOTS)
+def test_prompt_structure_for_every_shot_count(fetched, tasks, shots):
+    prompts = osvbench.Prompts.load(fetched)
+    t = tasks[100]
+    p = prompts.prompt(t, shots)
+    assert p.startswith(prompts.system_description + "\n\n")
+    assert p.endswith(f"the system call `{t.syscall}` provided above, the state-machine specification of the "
+                      "system call is deduced as follows:")
+    assert f"### Task Question:\nNow, given the system call `{t.syscall}`. \n{t.description}\n{t.code}\n" in p
+    assert len(prompts.example_syscalls(shots)) == shots
+    assert ("### Examples:" in p) == (shots > 0)
+    msgs = prompts.messages(t, shots)
+    assert [m["role"] for m in msgs] == ["system", "user"] and msgs[1]["content"] == p
+    assert "strictly encapsulated within the format ```python\\n{code}\\n```" in msgs[0]["content"]
+    with pytest.raises(ValueError, match="shots must be one of"):
+        prompts.prompt(t, 2)
+
+
+def test_example_sets_are_nested(fetched):
+    prompts = osvbench.Prompts.load(fetched)
+    assert prompts.example_syscalls(1) == ["sys_alloc_port"]
+    assert prompts.example_syscalls(5) == ["sys_alloc_port", "sys_protect_frame", "sys_map_page_desc",
+                                           "clone_proc", "sys_dup2"]
+    assert prompts.example_syscalls(9)[:7] == prompts.example_syscalls(7)
+
+
+# --- rescoring the published run --------------------------------------------------------
+
+def test_rescore_reproduces_tables_1_and_2(scores):
+    assert scores["overall"] == {"passed": 110, "total": 245, "percent": 44.90}
+    assert scores["errors"] == {"syntax": {"passed": 55, "total": 245, "percent": 22.45},
+                                "semantic": {"passed": 80, "total": 245, "percent": 32.65}}
+    got = {k: (v["passed"], v["total"]) for k, v in scores["by_bug_type"].items()}
+    assert got == {"incorrect pointer": (28, 71), "incorrect privilege": (47, 112), "memory leak": (29, 74),
+                   "buffer overflow": (26, 54), "bounds checking": (43, 108), "correct": (23, 49)}
+
+
+def test_every_log_entry_classified_as_upstream_stats_py_does(fetched, scores):
+    """All 245 entries: upstream's stats.py (transcribed above, independent of the module)
+    and the kit agree per entry, and on every counter."""
+    raw = fetched.files[osvbench.BENCHMARK_JSON].read_text(encoding="utf-8")
+    records = json.loads(raw[:319138] + raw[319139:])
+    log = fetched.files[osvbench.LOG].read_text(encoding="utf-8")
+    up = upstream_stats(log, records)
+    per = scores["per_task"]
+    assert len(per) == 245
+    assert [p["upstream"] for p in per] == up["per_index"]
+    assert [p["kit"] for p in per] == up["per_index"]  # the finer cause maps back to the same class
+    assert (up["all_correct"], up["syntaxError"], up["semanticError"]) == (110, 55, 80)
+    for col, v in scores["by_bug_type"].items():
+        assert v["passed"] == up[col]
+
+
+def test_finer_causes_add_up_to_the_papers_totals(scores):
+    f = scores["finer"]
+    assert f["pass"] == {"verified": 110}
+    assert f["semantic"] == {"counterexample": 80}
+    assert f["syntax"] == {"AttributeError": 21, "AssertionError": 16, "Z3Exception": 13, "ValueError": 4,
+                           "SyntaxError": 1}
+    assert sum(f["syntax"].values()) == 55 and sum(f["semantic"].values()) == 80
+    assert scores["raised_in"]["syntax"] == {"hv6py": 36, "z3": 13, "libirpy": 3, "candidate": 2, "harness": 1}
+    per = scores["per_task"]
+    # only one "syntax error" is a Python syntax error: it fails at import, no test runs
+    (syn,) = [p for p in per if p["cause"] == "SyntaxError"]
+    assert syn["task_id"] == "141" and syn["outcome"] is None and syn["kind"] == "python_syntax"
+    # unittest itself calls the AssertionErrors FAIL and the other exceptions ERROR
+    assert Counter(p["outcome"] for p in per if p["upstream"] == "syntax") == {"ERROR": 38, "FAIL": 16, None: 1}
+    assert all(p["outcome"] == "FAIL" for p in per if p["upstream"] == "semantic")
+    assert {p["z3_version"] for p in per} == {"4.5.0.0", None}  # the import failure prints no version
+
+
+def test_spec_lines_point_into_the_published_specs(fetched, tasks, scores):
+    """Tracebacks name lines of specs.py = SPEC_HEADER + spec: mapped back to the candidate
+    they must show the very line of the published spec (checks the header transcription)."""
+    data = json.loads(fetched.files[osvbench.RESULTS_JSON].read_text())
+    log = fetched.files[osvbench.LOG].read_text(encoding="utf-8")
+    entries = hyperkernel.split_upstream_log(log)
+    n = 0
+    for e, t in zip(entries, tasks):
+        c = hyperkernel.classify(e.text, t.syscall)
+        if c.spec_line is None:
+            continue
+        spec_lines = data[t.task_id][t.syscall][0].splitlines()
+        assert spec_lines[c.spec_line - 1].strip() == c.spec_code, (t.task_id, c.spec_line)
+        n += 1
+    assert n == 51
+
+
+def test_reproduce_equals_paper_and_readme(fetched):
+    rep = osvbench.reproduce(fetched)
+    assert rep["summary"] == {"reproduced": 16, "differs": 0, "not_reproducible": 0, "failed_checks": 0,
+                              "all_reproducible_equal": True}
+    assert all(c["ok"] for c in rep["checks"])
+    tables = Counter(f["table"] for f in rep["figures"])
+    assert tables == {"Table 1": 7, "Table 2": 2, "upstream README": 7}
+    for f in rep["figures"]:
+        assert f["published"] == f["reproduced"] and f["equal"]
+    assert rep["dataset"]["source"]["revision"].startswith("3247b75e")
+    notes = "\n".join(rep["notes"])
+    assert "246:" in notes and "trailing comma" in notes
+    assert "SyntaxError 1" in notes and "counterexample 80" in notes
+
+
+def test_reproduce_fails_loudly_on_a_difference(fetched, published):
+    changed = json.loads(json.dumps(published))
+    changed["figures"][0]["passed"] += 1
+    rep = osvbench.reproduce(fetched, published=changed)
+    assert rep["summary"]["differs"] == 1 and not rep["summary"]["all_reproducible_equal"]
+    (bad,) = [f for f in rep["figures"] if f["status"] == "differs"]
+    assert bad["name"] == changed["figures"][0]["name"]
+
+
+def test_doubled_log_is_diagnosed(fetched, tmp_path):
+    root = copy_dataset(fetched, tmp_path / "repo")
+    log = root / osvbench.LOG
+    log.write_text(log.read_text() * 2)  # what a second run of upstream's runner leaves
+    with pytest.raises(osvbench.ManifestError, match="490 entries for 245 tasks; it holds 2 copies"):
+        osvbench.rescore(root)
+
+
+def test_log_out_of_order_is_an_error(fetched, tmp_path):
+    root = copy_dataset(fetched, tmp_path / "repo")
+    log = root / osvbench.LOG
+    text = log.read_text()
+    log.write_text(text.replace("Syscall sys_map_proc:", "Syscall sys_map_dev:", 1))
+    with pytest.raises(osvbench.ManifestError, match=r"output_claude3sonnet_Spec:\d+: entry 1 is for sys_map_dev, "
+                                                     r"but task 1 \(bench_prompts/benchmark.json:\d+\) is sys_map_proc"):
+        osvbench.rescore(root)
+
+
+def test_published_figures_match_paper_text_and_readme(fetched, published):
+    """The figures file is the paper's Tables 1/2 and the README row, transcribed: check the
+    transcription against the paper text and the pinned README."""
+    figs = {f["name"]: f for f in published["figures"]}
+    for f in published["figures"]:
+        assert round(100 * f["passed"] / f["total"], 2) == f["percent"]  # derived counts are exact
+    readme = fetched.files[osvbench.README].read_text()
+    (row,) = [line for line in readme.splitlines() if "Claude-3.5-sonnet" in line]
+    cells = [c.strip() for c in row.strip("|").split("|")][2:]
+    cols = ["incorrect_pointer", "incorrect_privilege", "memory_leak", "buffer_overflow", "bounds_checking",
+            "correct", "total"]
+    assert [float(c) for c in cells] == [figs[f"readme.claude-3.5-sonnet.{c}"]["percent"] for c in cols]
+    assert [float(c) for c in cells] == [figs[f"table1.claude-3.5-sonnet.{c}"]["percent"] for c in cols]
+    if not PAPER.is_file():
+        pytest.skip(f"{PAPER} not present")
+    rows = [line for line in PAPER.read_text().splitlines() if "Claude-3.5-sonnet" in line and line.startswith("|")]
+    t1, t2 = ([float(c) for c in (c.strip() for c in row.split("|")) if re.fullmatch(r"\d+\.\d+", c)]
+              for row in rows)
+    assert t1 == [figs[f"table1.claude-3.5-sonnet.{c}"]["percent"] for c in cols]
+    assert t2 == [figs["table2.claude-3.5-sonnet.syntax_error"]["percent"],
+                  figs["table2.claude-3.5-sonnet.semantic_error"]["percent"]]
+
+
+def test_cli_reproduce_prints_side_by_side_and_exits_0(tmp_path, isolated_cache):
+    out = tmp_path / "rep.json"
+    proc = subprocess.run([sys.executable, "-m", "harness", "reproduce", "osvbench", "--out", str(out)],
+                          cwd=ROOT, env=isolated_cache, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout + proc.stderr
+    assert "110/245 = 44.90 %" in text and "55/245 = 22.45 %" in text and "80/245 = 32.65 %" in text
+    assert "16 reproduced exactly, 0 differ" in text
+    assert json.loads(out.read_text())["summary"]["differs"] == 0
+
+
+# --- predictions ------------------------------------------------------------------------
+
+def test_convert_upstream_results_to_valid_predictions(fetched, tasks, tmp_path):
+    lines, notes = osvbench.convert_upstream_results(fetched.files[osvbench.RESULTS_JSON], tasks,
+                                                     where=osvbench.RESULTS_JSON)
+    assert len(lines) == 245 and notes == []
+    assert {ln["model"] for ln in lines} == {"claude3sonnet"}
+    assert lines[0]["meta"] == {"source": osvbench.RESULTS_JSON, "upstream_key": "0", "syscall": "sys_map_page_desc",
+                                "api_model": "claude-3-5-sonnet-20241022"}
+    out = tmp_path / "claude.jsonl"
+    osvbench.write_predictions(lines, out)
+    preds = predictions.load(out, {t.task_id for t in tasks}, mode="spec")
+    assert len(preds.candidates) == 245 and not preds.errors
+    data = json.loads(fetched.files[osvbench.RESULTS_JSON].read_text())
+    for c in preds.candidates:
+        t = tasks[int(c.task_id)]
+        assert osvbench.extract_spec(c.output) == c.output == data[c.task_id][t.syscall][c.sample]
+
+
+def test_convert_rejects_a_mismatched_syscall_and_notes_failed_calls(tasks, tmp_path):
+    p = tmp_path / "gpt4o_Spec.json"
+    p.write_text(json.dumps({"0": {"sys_map_page_desc": ["def a(): pass", "def b(): pass"]},
+                             "1": {"gpt4o": "Error!"}, "2": {"sys_map_dev": []}}))
+    lines, notes = osvbench.convert_upstream_results(p, tasks)
+    assert [(ln["task_id"], ln["model"], ln["sample"]) for ln in lines] == [("0", "gpt4o", 0), ("0", "gpt4o", 1)]
+    assert len(notes) == 2 and "task 1" in notes[0] and "Error!" in notes[0] and "task 2" in notes[1]
+    p.write_text(json.dumps({"0": {"sys_map_proc": ["x"]}}))
+    with pytest.raises(osvbench.ManifestError, match="entry '0' is for 'sys_map_proc', but task 0 is 'sys_map_page_desc'"):
+        osvbench.convert_upstream_results(p, tasks)
+    p.write_text(json.dumps({"300": {"sys_map_proc": ["x"]}}))
+    with pytest.raises(osvbench.ManifestError, match="key '300' is not a task index"):
+        osvbench.convert_upstream_results(p, tasks)
+
+
+def test_extract_spec_follows_upstream_find_spec():
+    out = "Here:\n```python\ndef sys_x(old):\n    return cond, new\n```\nmore ```python\nother\n```"
+    assert osvbench.extract_spec(out) == "\ndef sys_x(old):\n    return cond, new\n"
+    assert osvbench.extract_spec("def f(): pass") == "def f(): pass"
+
+
+def test_integrity_scan(fetched, tasks):
+    facts = osvbench.check_results_json(fetched, tasks)
+    assert facts["rejected"] == {} and facts["keys_match"] and facts["specs_per_task"] == {"1": 245}
+    clean = ("def sys_x(old, pid):\n    # print os.system here is a comment\n    s = 'exec import'\n"
+             "    return z3.BoolVal(True), old\n")
+    assert osvbench.integrity_scan(clean) == []
+    forged = 'def sys_x(old):\n    print "test_sys_x (__main__.HV6) ... ok"\n    raise SystemExit(0)\n'
+    found = osvbench.integrity_scan(forged)
+    assert [f.split(":")[0] for f in found] == ["print", "SystemExit"]
+    assert osvbench.integrity_scan("import os\nx = ().__class__.__bases__\n")[0].startswith("import")
+    assert any(f.startswith("__class__") for f in osvbench.integrity_scan("x = ().__class__\n"))
+    assert osvbench.integrity_scan("def f(:\n  open(\n") != []  # untokenizable: raw-text scan, fail closed
+    jobs = osvbench.spec_jobs(tasks, [Candidate("5", "m", 0, forged, "test"),
+                                      Candidate("5", "m", 1, "```python\n" + clean + "```", "test")])
+    assert jobs[0].precheck[0] == "rejected" and "print" in jobs[0].precheck[1]
+    assert jobs[1].precheck is None and jobs[1].spec == "\n" + clean and jobs[1].syscall == tasks[5].syscall
+    assert jobs[0].task_sha256 == tasks[5].sha256 != tasks[10].sha256
+
+
+def test_verify_without_image_is_a_clear_message(fetched, tasks, tmp_path, isolated_cache):
+    preds = tmp_path / "p.jsonl"
+    lines, _ = osvbench.convert_upstream_results(fetched.files[osvbench.RESULTS_JSON], tasks)
+    osvbench.write_predictions(lines[:2], preds)
+    env = dict(isolated_cache, DOCKER_HOST="unix:///nonexistent/verikit-test-docker.sock")
+    proc = subprocess.run([sys.executable, "-m", "harness.benchmarks.osvbench", "verify", str(preds),
+                           "--out", str(tmp_path / "out")], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert hyperkernel.UPSTREAM_IMAGE in proc.stderr and hyperkernel.JOB_IMAGE in proc.stderr
+    assert f"docker pull {hyperkernel.UPSTREAM_IMAGE}" in proc.stderr
