@@ -36,7 +36,8 @@ def _engine(session: nox.Session) -> dict:
     else:
         session.run("bash", "scripts/podman-service.sh", "start", str(SOCKET), external=True)
         env = {"DOCKER_HOST": f"unix://{SOCKET}"}
-    session.run("verikit", "images", "build", "framac", env=env)
+    for name in ("framac", "rocq", "ntp4vc-rocq"):  # rocq: NTP4VC proof checking with real Coq
+        session.run("verikit", "images", "build", name, env=env)
     return env
 
 

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import __version__, datasets, toolchains
-from .benchmarks import BENCHMARKS, REPRODUCIBLE, get_benchmark
+from .benchmarks import BENCHMARKS, DERIVED_IMAGES, REPRODUCIBLE, get_benchmark
 from .results import validate_run_dir
 from .sandbox import Limits, get_sandbox
 
@@ -60,7 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     ls.add_argument("--json", action="store_true", help="machine-readable output")
     im = sub.add_parser("images", help="toolchain images (Debian flavor): build, list, verify, save")
     im_sub = im.add_subparsers(dest="images_cmd", required=True)
-    b = im_sub.add_parser("build", help="build (or reuse) the image of a toolchain")
+    b = im_sub.add_parser("build", help="build (or reuse) the image of a toolchain, or a derived image "
+                          f"({', '.join(DERIVED_IMAGES)}: a toolchain image with a benchmark's library compiled in)")
     b.add_argument("name")
     b.add_argument("--force", action="store_true", help="rebuild even if the fingerprint tag exists")
     b.add_argument("--engine", default="podman", help="CLI used to import the debootstrap base (podman|docker)")
@@ -140,9 +141,18 @@ def _images(args, console: Console) -> int:
     from .sandbox import images
 
     try:
-        if args.images_cmd == "build":
-            images.build(args.name, force=args.force, engine=args.engine,
-                         log=lambda m: console.print(m, markup=False, highlight=False))
+        log = lambda m: console.print(m, markup=False, highlight=False)  # noqa: E731
+        if args.images_cmd == "build" and args.name in DERIVED_IMAGES:
+            bench_name, mode = DERIVED_IMAGES[args.name]
+            bench = get_benchmark(bench_name)
+            try:
+                fetched = datasets.fetch(bench.DEFAULT_DATASET)
+            except datasets.DatasetError as exc:
+                raise SandboxError(str(exc)) from exc
+            spec = bench.derived_image_spec(mode, fetched)
+            images.build_derived(spec, force=args.force, engine=args.engine, log=log)
+        elif args.images_cmd == "build":
+            images.build(args.name, force=args.force, engine=args.engine, log=log)
         elif args.images_cmd == "list":
             for img in images.list_images():
                 print(f"{img['tag']}\t{img['id'][:19]}\t{img['toolchain']}\t"

@@ -29,6 +29,10 @@ class Candidate:
 BENCHMARKS = ("casp", "ntp4vc")  # benchmarks with jobs (`verikit run`)
 REPRODUCIBLE = ("ntp4vc", "osvbench")  # benchmarks whose published numbers are rescored (`verikit reproduce`)
 
+#: Derived images (a toolchain image with a benchmark's library built in): name ->
+#: (benchmark, mode); built by ``verikit images build NAME`` or on first use.
+DERIVED_IMAGES = {"ntp4vc-rocq": ("ntp4vc", "rocq")}
+
 
 def get_benchmark(name: str):
     """Return the benchmark module ``name``.

@@ -624,8 +624,19 @@ def sandbox_image(mode: str, fetched, *, build: bool = True, log=print) -> str |
         return None
     from ..sandbox import images
 
-    spec = rocq_library_image(fetched)
+    spec = derived_image_spec(mode, fetched)
     return images.build_derived(spec, log=log) if build else images.resolve_derived(spec)
+
+
+def derived_image_spec(mode: str, fetched) -> dict:
+    """Spec of the derived image of language ``mode`` (only ``rocq``: :func:`rocq_library_image`).
+
+    Raises:
+        ValueError: no derived image for that language.
+    """
+    if mode != "rocq":
+        raise ValueError(f"no derived image for {mode!r}")
+    return rocq_library_image(fetched)
 
 
 def gold_candidates(tasks: list[Task], mode: str) -> list:
@@ -712,8 +723,17 @@ def build_job(task: Task, cand, mode: str, options: dict, dataset: dict, ctx: Pr
         findings = v.forbidden(proof)
         checks.append({"name": "no-cheat-tokens", "ok": not findings,
                        "detail": "; ".join(findings) if findings else "none of the forbidden constructs"})
-    spliced = v.splice(text, thm, proof)
     opts = dict(options, theorem=thm.name, theorem_line=thm.line, statement_sha256=thm.statement_sha256)
+    if mode == "isabelle":  # a session ROOT + the theory; imports made absolute in the image
+        from ..verifiers import isabelle as isabelle_mod
+
+        task_dir = f"{isabelle_mod.PROJECT_ROOT}/{PurePosixPath(task.isabelle).parent}"
+        files = v.job_files(text, thm, proof, task_dir=task_dir)
+        opts["theory"] = next(f[:-4] for f in files if f.endswith(".thy"))
+    else:
+        files = {v.source: v.splice(text, thm, proof)}
+    if mode == "lean":  # the task's own axioms; its library's are not in the pinned data
+        opts["allowed_assumptions"] = sorted(v.declared_axioms(text))
     limits = Limits(wall_s=CANARY_WALL_S) if cand.model == "canary:loop" else None
     if mode == "rocq":
         closure, missing = ctx.rocq.closure(task.rocq)
@@ -731,7 +751,7 @@ def build_job(task: Task, cand, mode: str, options: dict, dataset: dict, ctx: Pr
                task_sha256=task_sha,
                candidate={"model": cand.model, "sample": cand.sample, "sha256": sha256_text(cand.output),
                           "origin": cand.origin},
-               files={v.source: spliced}, options=opts,
+               files=files, options=opts,
                checks=checks, precheck=precheck,
                limits=limits, reject=("; ".join(f"{c['name']}: {c['detail']}" for c in failed) or None))
 

@@ -1,0 +1,139 @@
+"""NTP4VC proof checking with the real Coq 8.20.1 in the ``ntp4vc-rocq`` image (Podman).
+
+End to end through ``harness.runner.run``: the canaries (a correct proof of ``power'vc``
+is verified; Admitted, a new Axiom, a changed statement and admit are rejected; an
+ill-typed proof is invalid; a looping proof times out), statement checks (a task whose
+library is not in the pinned data is invalid without running), predictions with several
+samples (pass@k, and the error for k > n), whole-file candidates, and the run manifest's
+record of the adaptation and image. Skips without an engine unless
+``VERIKIT_REQUIRE_ENGINE=1`` (``nox -s tests``)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from rich.console import Console
+
+from harness import datasets
+from harness.benchmarks import ntp4vc
+from harness.results import validate_run_dir
+from harness.runner import RunOptions, run
+from harness.sandbox import Limits, SandboxError
+from harness.sandbox.container import engine_reachable
+
+pytestmark = [pytest.mark.container, pytest.mark.realtool, pytest.mark.slow]
+
+POWER = ntp4vc.CANARY_TASK
+AVL = "pearl/avl/avl::avl_AVL_back_nodeqtvc"  # preamble with Admit Obligations and axioms
+MISSING = "frama_c/airborne/float_quat_comp/float_quat_comp_Why3_ide::float_quat_comp_Why3_ide_VCfloat_quat_comp_post_goal0"
+
+
+def _require(reason: str):
+    if os.environ.get("VERIKIT_REQUIRE_ENGINE") == "1":
+        pytest.fail(f"{reason} (VERIKIT_REQUIRE_ENGINE=1)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def fetched(tmp_path_factory):
+    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
+        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror is needed")
+    return datasets.fetch("ntp4vc", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
+
+
+@pytest.fixture(scope="module")
+def image(fetched):
+    if not engine_reachable():
+        _require("no Docker-API engine at DOCKER_HOST or the default socket")
+    try:
+        return ntp4vc.sandbox_image("rocq", fetched, build=False)
+    except SandboxError as exc:
+        _require(str(exc))
+
+
+def _run(tmp_path, tasks, *, predictions=None, out="run"):
+    opts = RunOptions(benchmark="ntp4vc", modes=["rocq"], sandbox="container", parallel=2,
+                      limits=Limits(wall_s=120), out=tmp_path / out, use_cache=False, task_ids=tasks,
+                      predictions=str(predictions) if predictions else None, progress=False,
+                      command=["test"])
+    report, manifest, code = run(opts, Console(stderr=True, quiet=True))
+    records = [json.loads(line) for line in (tmp_path / out / "records.jsonl").read_text().splitlines()]
+    return report, manifest, code, records
+
+
+@pytest.fixture(scope="module")
+def canary_run(image, tmp_path_factory):
+    return _run(tmp_path_factory.mktemp("ntp4vc-rocq"), [POWER, AVL, MISSING])
+
+
+def test_canaries_get_their_expected_verdicts(canary_run):
+    report, _, code, records = canary_run
+    got = {x["model"]: x["verdict"] for x in report["canaries"]["results"]}
+    assert got == {"canary:proof": "verified", "canary:admitted": "rejected", "canary:new-axiom": "rejected",
+                   "canary:changed-statement": "rejected", "canary:admit": "rejected",
+                   "canary:ill-typed": "invalid", "canary:loop": "timeout"}
+    assert report["canaries"]["ok"] and code == 0
+
+
+def test_rejections_carry_the_provers_own_reading(canary_run):
+    by_model = {r["candidate"]["model"]: r for r in canary_run[3]}
+    proof = by_model["canary:proof"]
+    assert proof["verifier"]["extra"]["assumptions"] == []
+    assert "closed under the global context" in proof["reason"]
+    axiom = by_model["canary:new-axiom"]
+    assert axiom["verifier"]["extra"]["assumptions"] == ["cheat"]  # Print Assumptions saw it too
+    assert "unexpected axiom cheat" in axiom["reason"] and "Axiom" in axiom["reason"]
+    changed = by_model["canary:changed-statement"]
+    assert any(c["name"] == "statement-unchanged" and not c["ok"] for c in changed["checks"])
+    admitted = by_model["canary:admitted"]
+    assert any(c["name"] == "no-cheat-tokens" and not c["ok"] for c in admitted["checks"])
+    assert by_model["canary:loop"]["limits"]["wall_s"] == ntp4vc.CANARY_WALL_S
+
+
+def test_statement_checks(canary_run):
+    report, manifest, _, records = canary_run
+    st = {r["task_id"]: r for r in records if r["candidate"]["model"] == ntp4vc.STATEMENT_MODEL}
+    assert st[POWER]["verdict"] == "rejected" and st[AVL]["verdict"] == "rejected"
+    assert st[POWER]["verifier"]["extra"]["assumptions"] == ["power'vc"]
+    assert st[MISSING]["verdict"] == "invalid" and "float_quat_comp.Compound.Compound" in st[MISSING]["reason"]
+    assert st[MISSING]["attempts"] == 0  # decided without running coqc
+    loads = report["sections"]["task_loads"]
+    assert (loads["checked"], loads["loads"], loads["does_not_load"]) == (3, 2, 1)
+
+
+def test_manifest_records_image_and_adaptation(canary_run, tmp_path_factory):
+    _, manifest, _, records = canary_run
+    assert manifest["image"]["ref"].startswith("verikit/ntp4vc-rocq:") and manifest["image"]["id"].startswith("sha256:")
+    assert manifest["adaptation"]["statements_rewritten"] is False
+    assert manifest["toolchains"][0]["tools"]["coq"]["version"] == "8.20.1"
+    load_path = dict((n, d) for d, n in next(r for r in records if r["task_id"] == AVL)["verifier"]["options"]["load_path"])
+    assert load_path["Stdlib"].endswith("/shim/Stdlib") and "Why3" in load_path
+
+
+def test_predictions_pass_at_k_and_whole_file_candidates(image, fetched, tmp_path):
+    power_text = fetched.files[next(t for t in ntp4vc.load_tasks(fetched) if t.task_id == POWER).rocq].read_text()
+    lines = [
+        {"task_id": POWER, "model": "m", "sample": 0, "output": "Proof. cbv zeta; lia. Qed."},
+        {"task_id": POWER, "model": "m", "sample": 1, "output": "Proof. cbv zeta. split. Qed."},
+        {"task_id": POWER, "model": "m", "sample": 2,
+         "output": power_text.replace("Admitted.", "Proof.\n  cbv zeta; lia.\nQed.")},
+        {"task_id": AVL, "model": "m", "sample": 0, "output": "Proof. intros. Qed."},
+        {"task_id": AVL, "model": "m", "sample": 1, "output": "Proof. admit. Qed."},
+        {"task_id": AVL, "model": "m", "sample": 2, "output": "Proof. exact I. Qed."},
+    ]
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    report, manifest, code, records = _run(tmp_path, [POWER, AVL], predictions=preds)
+    verdicts = {(r["task_id"], r["candidate"]["sample"]): r["verdict"] for r in records
+                if r["candidate"]["model"] == "m"}
+    assert verdicts[(POWER, 0)] == "verified" and verdicts[(POWER, 2)] == "verified"  # whole file, same statement
+    assert verdicts[(POWER, 1)] == "invalid" and verdicts[(AVL, 1)] == "rejected"
+    table = report["sections"]["pass_at_k"]["m"]["rocq"]
+    assert table["overall"]["pass_at_k"]["1"] == pytest.approx((2 / 3 + 0) / 2)
+    assert "needs n >= 4" in table["overall"]["pass_at_k"]["4"]["error"]
+    lo, hi = table["overall"]["ci95"]["1"]
+    assert lo <= table["overall"]["pass_at_k"]["1"] <= hi
+    assert table["source:pearl"]["tasks"] == 2 and "not_reproducible" in table["category"]
+    validate_run_dir(tmp_path / "run")
