@@ -71,11 +71,12 @@ class Job:
     reject: str | None = None
 
     def key(self, toolchain: ProbedToolchain, limits: Limits) -> str:
-        """The job's key (sha256 hex): :meth:`verification_key` plus the candidate's
-        identity (model, sample, origin), so every candidate gets its own record."""
+        """The job's key (sha256 hex): :meth:`verification_key` plus the task id and the
+        candidate's identity (model, sample, origin), so every (task, candidate) gets its
+        own record even when two tasks have byte-identical files (NTP4VC has such pairs)."""
         return sha256_text(canonical_json({
             "verification": self.verification_key(toolchain, self.limits or limits),
-            "model": self.candidate["model"], "sample": self.candidate["sample"],
+            "task_id": self.task_id, "model": self.candidate["model"], "sample": self.candidate["sample"],
             "origin": self.candidate["origin"]}))
 
     def verification_key(self, toolchain: ProbedToolchain, limits: Limits) -> str:

@@ -942,4 +942,11 @@ def run_notes(records: list[dict], modes: list[str]) -> list[str]:
         notes.append("Rocq files target Rocq 9.0 + stdpp 1.12 and are checked with Coq 8.20.1 + stdpp 1.11 "
                      "through a load-path shim (run.json 'adaptation'); statements are not rewritten")
     notes.append("per-category pass@k (Tables 5/6 rows): " + CATEGORY_NOT_DERIVABLE)
+    same: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for r in records:
+        same[(r["mode"], r["task_sha256"])].add(r["task_id"])
+    twins = sorted(sorted(ids) for ids in same.values() if len(ids) > 1)
+    if twins:
+        notes.append(f"{len(twins)} group(s) of tasks have byte-identical task files (each task still gets its own "
+                     f"record; one prover run serves both): " + "; ".join(" = ".join(g) for g in twins))
     return notes
