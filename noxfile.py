@@ -36,7 +36,9 @@ def _engine(session: nox.Session) -> dict:
     else:
         session.run("bash", "scripts/podman-service.sh", "start", str(SOCKET), external=True)
         env = {"DOCKER_HOST": f"unix://{SOCKET}"}
-    for name in ("framac", "rocq", "ntp4vc-rocq"):  # rocq: NTP4VC proof checking with real Coq
+    # rocq (+ its derived ntp4vc-rocq): NTP4VC proof checking; tlaplus: Model-Bench's TLC;
+    # dafny: the Dafny intent benchmark.
+    for name in ("framac", "rocq", "ntp4vc-rocq", "tlaplus", "dafny"):
         session.run("verikit", "images", "build", name, env=env)
     return env
 

@@ -112,7 +112,8 @@ def load(path: str | Path, task_ids: set[str], *, mode: str | None = None, keep_
                 continue
             seen[(obj["task_id"], obj["model"], obj["sample"])] = lineno
             preds.candidates.append(Candidate(task_id=obj["task_id"], model=obj["model"], sample=obj["sample"],
-                                              output=obj["output"], origin=f"predictions:{path.name}:{lineno}"))
+                                              output=obj["output"], origin=f"predictions:{path.name}:{lineno}",
+                                              meta=obj.get("meta")))
     preds.sha256 = digest.hexdigest()
     if preds.lines == 0:
         preds.errors.append(InputError(name, None, "no predictions in the file"))

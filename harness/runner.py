@@ -121,7 +121,7 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
     if opts.predictions and len(opts.modes) != 1:
         raise RunError("--predictions needs exactly one --mode")
     try:
-        fetched = datasets.fetch(dataset, data_dir=opts.data_dir)
+        fetched = getattr(bench, "fetch", datasets.fetch)(dataset, data_dir=opts.data_dir)
     except datasets.DatasetError as exc:
         raise RunError(str(exc)) from exc
     tasks = bench.load_tasks(fetched)

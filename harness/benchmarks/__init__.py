@@ -3,7 +3,7 @@ published numbers. A benchmark never starts a process (it hands jobs to the exec
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -15,6 +15,8 @@ class Candidate:
         model: model name (``gold`` for the gold solution, ``canary:<name>`` for canaries).
         sample: sample index (0-based) among the model's samples for the task.
         output: the raw text to check.
+        meta: the predictions line's free-form ``meta`` object (e.g. Model-Bench's
+            ``fixes``), or None.
         origin: where it came from (``gold``, ``bundled:<path>``, ``canary``,
             ``predictions:<file>:<line>``).
     """
@@ -24,10 +26,12 @@ class Candidate:
     sample: int
     output: str
     origin: str
+    meta: dict | None = field(default=None, hash=False)
 
 
-BENCHMARKS = ("casp", "ntp4vc")  # benchmarks with jobs (`verikit run`)
-REPRODUCIBLE = ("ntp4vc", "osvbench")  # benchmarks whose published numbers are rescored (`verikit reproduce`)
+BENCHMARKS = ("casp", "ntp4vc", "modelbench", "dafny-intent")  # benchmarks with jobs (`verikit run`)
+# benchmarks whose published numbers are rescored (`verikit reproduce`)
+REPRODUCIBLE = ("ntp4vc", "osvbench", "modelbench", "dafny-intent")
 
 #: Derived images (a toolchain image with a benchmark's library built in): name ->
 #: (benchmark, mode); built by ``verikit images build NAME`` or on first use.
@@ -52,4 +56,12 @@ def get_benchmark(name: str):
         from . import osvbench
 
         return osvbench
+    if name == "modelbench":
+        from . import modelbench
+
+        return modelbench
+    if name == "dafny-intent":
+        from . import dafny_intent
+
+        return dafny_intent
     raise ValueError(f"unknown benchmark {name!r}; available: {', '.join(BENCHMARKS + REPRODUCIBLE)}")

