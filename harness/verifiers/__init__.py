@@ -124,7 +124,15 @@ def get_verifier(name: str):
         from .hyperkernel import Hyperkernel
 
         return Hyperkernel()
+    if name == "tlc":
+        from .tlc import TLC
+
+        return TLC()
+    if name == "dafny":
+        from .dafny import Dafny
+
+        return Dafny()
     raise ValueError(f"unknown verifier {name!r}; available: {', '.join(VERIFIERS)}")
 
 
-VERIFIERS = ("framac", "rocq", "lean", "isabelle", "hyperkernel")
+VERIFIERS = ("framac", "rocq", "lean", "isabelle", "hyperkernel", "tlc", "dafny")
