@@ -152,8 +152,8 @@ def test_predictions_runnable_at_k(image, runner_fetch, tmp_path):
               "Init == s \\in UNION {[1..n -> {97, 98}] : n \\in 0..MaxLen} /\\ result = NONE\n"
               "Next == result = NONE /\\ result' = Len(s)\nSpec == Init /\\ [][Next]_<<s, result>>\n"
               "Assertion == result # NONE => result = Len(s)\n====\n")
-    lines = [{"task_id": "HumanEval/13", "model": "m", "sample": 0, "output": oracle},
-             {"task_id": "HumanEval/13", "model": "m", "sample": 1, "output": broken},
+    lines = [{"task_id": "HumanEval/13", "model": "m", "sample": 0, "output": oracle, "meta": {"fixes": 1}},
+             {"task_id": "HumanEval/13", "model": "m", "sample": 1, "output": broken, "meta": {"fixes": 4}},
              {"task_id": "HumanEval/13", "model": "m", "sample": 2, "output": "```tla\n" + oracle + "```\n"},
              {"task_id": "HumanEval/23", "model": "m", "sample": 0, "output": strlen},
              {"task_id": "HumanEval/23", "model": "m", "sample": 1, "output": "not TLA+ at all"},
@@ -176,3 +176,5 @@ def test_predictions_runnable_at_k(image, runner_fetch, tmp_path):
     assert any("Table 2 of the paper: not reproducible" in n for n in report["notes"])
     assert code == 0
     assert validate_run_dir(tmp_path / "run") == []
+    fixes = json.dumps(report["sections"]["fixes"])  # meta.fixes of the predictions lines reached the report
+    assert "2.5" in fixes, fixes
