@@ -124,6 +124,10 @@ def get_verifier(name: str):
         from .hyperkernel import Hyperkernel
 
         return Hyperkernel()
+    if name == "why3":
+        from .why3 import Why3
+
+        return Why3()
     if name == "tlc":
         from .tlc import TLC
 
@@ -135,4 +139,4 @@ def get_verifier(name: str):
     raise ValueError(f"unknown verifier {name!r}; available: {', '.join(VERIFIERS)}")
 
 
-VERIFIERS = ("framac", "rocq", "lean", "isabelle", "hyperkernel", "tlc", "dafny")
+VERIFIERS = ("framac", "rocq", "lean", "isabelle", "hyperkernel", "tlc", "dafny", "why3")
