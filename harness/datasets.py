@@ -683,6 +683,20 @@ _OSVBENCH_FILES: tuple[FileRef, ...] = (
         "debe6ac9c5f69f990bc18e1a302e401db209d89c8edb038f9fa06980de7e53ce", 373979),
 )
 
+# Dafny intent formalization (Mondego/dafny-synthesis at a57ce249, the commit the paper
+# names): the RQ3 GPT-4 generations with the human labels, MBPP-san-DFY-228, README and
+# LICENSE; the 126 MBPP-DFY-153 test programs are in harness/pins/dafny-intent.json.
+_DAFNY_INTENT_FILES: tuple[FileRef, ...] = (
+    FileRef("LICENSE",
+        "3972dc9744f6499f0f9b2dbf76696f2ae7ad8af9b23dde66d6af86c9dfb36986", 35149),
+    FileRef("MBPP-san-DFY-228/mbpp-san-dfy-228-all-task-test.json",
+        "9bcdbc7c50822a03b6264867bbb8cfc5c6c52a3594da56126767029d1234981c", 134145),
+    FileRef("README.md",
+        "0e0c5b653b123023b2751e665c713dde129751470f50fc77648d4c808cd60ef7", 5662),
+    FileRef("RQs/RQ3-[Dynamic-Few-Shot-Prompting]/rq3-dynamic-few-shot-prompting-GPT-4-temp_0.5-verified-unverified-tagged.json",
+        "0590f9540fb21cd1e34f91e7251365035e57820e9d4fee1f381a632c061ea0e1", 540872),
+)
+
 PINS_DIR = Path(__file__).resolve().parent / "pins"
 
 
@@ -792,6 +806,27 @@ REGISTRY: dict[str, Dataset] = {
             ),
             license=None,  # README: files the authors created are Apache-2.0, while its badge
             # says data CC-BY-NC-4.0 (linking another repository's licence file): unclear
+        ),
+        Dataset(
+            name="dafny-intent",
+            description=(
+                "Dafny user-intent formalization (MBPP-DFY): the 126 test programs "
+                "MBPP-DFY-153/test/task_id_<N>.dfy (specification + implementation + test "
+                "method; harness/pins/dafny-intent.json), the RQ3 GPT-4 generations with the "
+                "human labels as tags in 'note', MBPP-san-DFY-228, README and LICENSE, pinned "
+                "at the commit the paper names (a57ce24)."
+            ),
+            source=Source("github", "Mondego/dafny-synthesis",
+                          "a57ce249913c883085401e9072233852826f4e24"),
+            files=_DAFNY_INTENT_FILES + pinned_files("dafny-intent"),
+            citation=(
+                "S. K. Lahiri, \"Evaluating LLM-driven User-Intent Formalization for "
+                "Verification-Aware Languages\", FMCAD 2024; data: Misu et al., \"Towards "
+                "AI-Assisted Synthesis of Verified Dafny Methods\", FSE 2024, "
+                "https://github.com/Mondego/dafny-synthesis "
+                "(commit a57ce249913c883085401e9072233852826f4e24)."
+            ),
+            license="GPL-3.0",  # LICENSE at that commit: GNU GPL v3
         ),
     )
 }

@@ -8,6 +8,7 @@ already recorded are not run again, and jobs in the result cache are copied, not
 
 from __future__ import annotations
 
+import inspect
 import os
 import platform
 import socket
@@ -43,7 +44,8 @@ class RunOptions:
         sandbox: sandbox name; parallel: jobs at once; limits: per-job limits.
         out: output directory; cache_dir: result cache (None: default); use_cache.
         data_dir: data cache; keep_going: record good prediction lines despite bad ones.
-        seed: seed for bootstrap CIs (recorded); command: argv recorded in run.json.
+        seed: seed for bootstrap CIs and for a benchmark's own randomness (Dafny intent's
+            mutants; recorded); command: argv recorded in run.json.
         task_ids: run only these tasks (None: all); unknown ids are an error.
     """
 
@@ -173,7 +175,10 @@ def _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds
     jobs, expected_canaries = [], {}
     for mode in opts.modes:
         options = verifier.options(probed, smoke=bench.smoke_tests(mode), cpus=opts.limits.cpus)
-        ctx = bench.context(fetched, tasks, mode, verifier) if hasattr(bench, "context") else None
+        ctx = None
+        if hasattr(bench, "context"):  # seed: e.g. Dafny intent's mutation seed (recorded)
+            takes_seed = "seed" in inspect.signature(bench.context).parameters
+            ctx = bench.context(fetched, tasks, mode, verifier, **({"seed": opts.seed} if takes_seed else {}))
         extra = {"ctx": ctx} if ctx is not None else {}
         if preds is not None:
             cands = list(preds.candidates)
@@ -258,7 +263,7 @@ def _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds
         "adaptation": getattr(bench, "ADAPTATION", {}).get(opts.modes[0]),
         "limits": opts.limits.to_json(),
         "jobs_parallel": opts.parallel,
-        "seeds": {"bootstrap": opts.seed},
+        "seeds": {"bootstrap": opts.seed, **({"benchmark": opts.seed} if getattr(bench, "SEEDED", False) else {})},
         "status": status,
         "counts": stats,
         "input_errors": [e.to_json() for e in preds.errors] if preds else [],

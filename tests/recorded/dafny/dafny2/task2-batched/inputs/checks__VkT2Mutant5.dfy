@@ -1,0 +1,26 @@
+// verikit dafny-intent v1: task 2 (MBPP-DFY-153/test/task_id_2.dfy), method SharedElements; Dafny CLI dialect 2
+predicate InArray(a: array<int>, x: int)
+  reads a
+{
+  exists i :: 0 <= i < a.Length && a[i] == x
+}
+
+method VkT2Mutant5(a: array<int>, b: array<int>) returns (result: seq<int>)
+  ensures forall x :: x in result ==> (InArray(a, x) && InArray(b, x))
+  ensures forall i, j :: 0 <= i < j < |result| ==> result[i] != result[j]
+{
+  assume {:axiom} a[..] == [1, 2, 3, 4];
+  assume {:axiom} b[..] == [5, 4, 3, 7];
+  assert a[0] == 1;
+  assert a[1] == 2;
+  assert a[2] == 3;
+  assert a[3] == 4;
+  assert b[0] == 5;
+  assert b[1] == 4;
+  assert b[2] == 3;
+  assert b[3] == 7;
+  result := [70, 3, 4];
+  assert result[0] == 70;
+  assert result[1] == 3;
+  assert result[2] == 4;
+}

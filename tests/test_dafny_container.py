@@ -1,0 +1,264 @@
+"""Dafny intent formalization with the real Dafny 2.3 in the ``dafny`` image (Podman).
+
+End to end through ``harness.runner.run`` (tasks 2, 17, 234 + the canaries); the parity of
+batched and one-process-per-check verdicts on real tasks; the fallback when a batch does
+not resolve; seeded runs (same seed: identical records without timing fields; another
+seed: only mutant-dependent fields change). Skips without an engine unless
+``VERIKIT_REQUIRE_ENGINE=1`` (``nox -s tests``).
+
+``python tests/test_dafny_container.py --record`` re-records tests/recorded/dafny/dafny2/
+(real outputs of these runs, parsed again by tests/test_dafny_verifier.py).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from harness import datasets, toolchains
+from harness.benchmarks import dafny_intent as di
+from harness.executor import Executor
+from harness.results import RecordLog
+from harness.sandbox import Limits, SandboxError
+from harness.sandbox.container import engine_reachable
+from harness.verifiers.dafny import Dafny
+
+pytestmark = [pytest.mark.container, pytest.mark.realtool, pytest.mark.slow]
+
+RECORDED = Path(__file__).parent / "recorded" / "dafny" / "dafny2"
+#: Tasks of the parity test: array and sequence inputs, strings, reals, booleans, several
+#: outputs, a wrong expected output (234), a recursive function (105).
+PARITY_TASKS = ["2", "17", "105", "139", "234", "262", "396", "599"]
+TIMING = ("timings", "finished_at")
+
+
+def _require(reason: str):
+    if os.environ.get("VERIKIT_REQUIRE_ENGINE") == "1":
+        pytest.fail(f"{reason} (VERIKIT_REQUIRE_ENGINE=1)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def fetched(tmp_path_factory):
+    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
+        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror is needed")
+    return datasets.fetch("dafny-intent", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
+
+
+@pytest.fixture(scope="module")
+def dafny_env(fetched):
+    """(sandbox, probed toolchain, verifier) for the dafny image; closes the sandbox."""
+    if not engine_reachable():
+        _require("no Docker-API engine at DOCKER_HOST or the default socket")
+    from harness.sandbox import get_sandbox
+
+    try:
+        sandbox = get_sandbox("container", toolchain="dafny", slots=1)
+    except SandboxError as exc:
+        _require(str(exc))
+    probed = toolchains.probe("dafny", sandbox, flavor="debian")
+    yield sandbox, probed, Dafny()
+    sandbox.close()
+
+
+def _run(tmp_path, tasks, *, seed=0, out="run", predictions=None):
+    from rich.console import Console
+
+    from harness.runner import RunOptions, run
+
+    opts = RunOptions(benchmark="dafny-intent", modes=["spec"], sandbox="container", parallel=1,
+                      limits=Limits(wall_s=600), out=tmp_path / out, use_cache=False, task_ids=tasks,
+                      predictions=str(predictions) if predictions else None, progress=False,
+                      command=["test"], seed=seed)
+    report, manifest, code = run(opts, Console(stderr=True, quiet=True))  # --seed reaches the mutants
+    records = [json.loads(line) for line in (tmp_path / out / "records.jsonl").read_text().splitlines()]
+    return report, manifest, code, records
+
+
+@pytest.fixture(scope="module")
+def small_run(dafny_env, tmp_path_factory):
+    return _run(tmp_path_factory.mktemp("dafny-run"), ["2", "17", "234"])
+
+
+def test_canaries_and_paper_findings(small_run):
+    report, manifest, code, records = small_run
+    got = {x["model"]: x["verdict"] for x in report["canaries"]["results"]}
+    assert got == {f"canary:{n}": exp[0] for n, (_, exp) in di.CANARIES.items()}
+    assert report["canaries"]["ok"] and code == 0
+    f = report["sections"]["findings"]
+    probes = {p["value"]: p["accepted"] for p in f["2"]["probes"]}
+    assert probes == {"[4]": True, "[5]": True, "[6]": False}  # paper, Section I-C
+    assert f["2"]["correctness"] == 1 and f["2"]["completeness"] < 1
+    assert f["234"]["failing_tests"] == [{"test": 3, "status": "failed", "expected_output": "25"}]
+    assert manifest["toolchains"][0]["tools"]["dafny"]["version"].startswith("2.3")
+    by_model = {r["candidate"]["model"]: r for r in records if r["task_id"] == "17"}
+    true_spec = di.score(by_model["canary:ensures-true"])
+    assert true_spec["correctness"] == 1 and true_spec["completeness"] == 0  # ensures true: complete 0
+    assert by_model["canary:requires-false"]["verifier"]["extra"]["runs"]  # Dafny still ran (its reading kept)
+
+
+def test_predictions_file(dafny_env, tmp_path):
+    """A model's specifications from a predictions file: scored, cheats rejected, bad
+    text invalid with its line."""
+    lines = [
+        {"task_id": "17", "model": "m", "sample": 0, "output": "ensures perimeter == 4 * side"},
+        {"task_id": "17", "model": "m", "sample": 1, "output": "requires false\nensures true"},
+        {"task_id": "2", "model": "m", "sample": 0, "output": "ensures |result| >= 0"},
+        {"task_id": "2", "model": "m", "sample": 1, "output": "ensures forall x :: x in result <==> (InArray(a, x) && "
+                                                                "InArray(b, x))\nensures forall i, j :: 0 <= i < j < "
+                                                                "|result| ==> result[i] != result[j]"},
+        {"task_id": "2", "model": "m", "sample": 2, "output": "ensures |result| >="},
+    ]
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    report, _, code, records = _run(tmp_path, ["2", "17"], predictions=preds)
+    got = {(r["task_id"], r["candidate"]["sample"]): r for r in records if r["candidate"]["model"] == "m"}
+    assert got[("17", 0)]["verdict"] == "verified" and di.score(got[("17", 0)])["completeness"] == 1
+    assert got[("17", 1)]["verdict"] == "rejected"
+    weak = di.score(got[("2", 0)])
+    assert got[("2", 0)]["verdict"] == "verified" and weak["completeness"] < 0.5
+    strong = di.score(got[("2", 1)])  # <==>: the precise specification the paper proposes
+    assert strong["correctness"] == 1 and strong["completeness"] == 1
+    assert {p["value"]: p["accepted"] for p in strong["probes"]} == {"[4]": False, "[5]": False, "[6]": False}
+    assert got[("2", 2)]["verdict"] == "invalid" and "preds.jsonl:5" in got[("2", 2)]["reason"]  # file:line
+    assert report["sections"]["metrics"]["m"]["candidates"] == 5
+
+
+def test_seed_determinism(dafny_env, tmp_path):
+    """Same seed: identical records once timing fields are removed; another seed: only the
+    mutant-dependent fields differ (files -> keys, check list, goal results, scores)."""
+    run_a = _run(tmp_path, ["2", "445"], seed=7, out="a")
+    assert run_a[1]["seeds"] == {"bootstrap": 7, "benchmark": 7}  # recorded in run.json
+    a = run_a[3]
+    b = _run(tmp_path, ["2", "445"], seed=7, out="b")[3]
+    c = _run(tmp_path, ["2", "445"], seed=8, out="c")[3]
+
+    def strip(rec):
+        rec = {k: v for k, v in rec.items() if k not in TIMING}
+        rec["goal_results"] = [{k: v for k, v in g.items() if k != "time_s"} for g in rec["goal_results"]]
+        return rec
+
+    assert [strip(r) for r in a] == [strip(r) for r in b]
+    mutant_dependent = {"key", "verification_key", "goal_results", "goals", "reason", "verifier"}
+    for ra, rc in zip(a, c):
+        ra, rc = strip(ra), strip(rc)
+        assert {k for k in ra if ra[k] != rc[k]} <= mutant_dependent
+        oa, oc = ra["verifier"]["options"], rc["verifier"]["options"]
+        # the check list, the mutation record and the line ranges (which follow the mutants)
+        assert {k for k in oa if oa[k] != oc[k]} <= {"checks", "mutation", "mutation_seed", "units"}
+        # correctness checks do not depend on the seed
+        sa, sc = di.score(ra), di.score(rc)
+        assert [p["correct"] for p in sa["per_test"]] == [p["correct"] for p in sc["per_test"]]
+    assert any(strip(x)["verifier"]["options"]["checks"] != strip(y)["verifier"]["options"]["checks"]
+               for x, y in zip(a, c))
+
+
+def _jobs(fetched, probed, verifier, task_ids, strategy, seed=0):
+    tasks = {t.task_id: t for t in di.load_tasks(fetched)}
+    opts = verifier.options(probed, strategy=strategy)
+    ds = {"name": "dafny-intent", "revision": fetched.dataset.source.revision}
+    cands = {c.task_id: c for c in di.bundled_candidates(fetched, "spec") + di.gold_candidates(list(tasks.values()), "spec")}
+    return [di.build_job(tasks[t], cands[t], "spec", opts, ds, di.Context(seed)) for t in task_ids]
+
+
+def test_batched_and_separate_verdicts_are_identical(dafny_env, fetched, tmp_path):
+    """Parity on real data: every check method gets the same status (and failure kind)
+    verified in one batch as when verified alone in its own Dafny process."""
+    sandbox, probed, verifier = dafny_env
+    per = {}
+    for strategy in ("batched", "separate"):
+        jobs = _jobs(fetched, probed, verifier, PARITY_TASKS, strategy)
+        ex = Executor(verifier, sandbox, probed, limits=Limits(wall_s=900), parallel=1)
+        recs = ex.run(jobs, RecordLog(tmp_path / f"{strategy}.jsonl"), di.judge)
+        assert not [r["reason"] for r in recs if r["verdict"] == "infra_error"]
+        per[strategy] = {(r["task_id"], g["name"]): (g["status"], g["failure"]) for r in recs for g in r["goal_results"]}
+        if strategy == "separate":
+            assert all(run["file"].startswith("checks/") for r in recs for run in r["verifier"]["extra"]["runs"])
+    assert per["batched"].keys() == per["separate"].keys() and len(per["batched"]) > 100
+    diff = {k: (per["batched"][k], per["separate"][k]) for k in per["batched"] if per["batched"][k] != per["separate"][k]}
+    assert diff == {}
+
+
+def test_fallback_when_the_batch_does_not_resolve(dafny_env, fetched, tmp_path):
+    """One ill-typed check method makes the batch fail to resolve: every check is then
+    verified alone, the bad one is invalid and the others keep their verdicts."""
+    sandbox, probed, verifier = dafny_env
+    job = _jobs(fetched, probed, verifier, ["17"], "batched")[0]
+    bad = "VkT1Mutant1"
+    path = f"checks/{bad}.dfy"
+    assign = next(line for line in job.files[path].splitlines() if line.strip().startswith("perimeter :="))
+    job.files[path] = job.files[path].replace(assign, "  perimeter := true;")
+    job.files["batch.dfy"] = job.files["batch.dfy"].replace(assign, "  perimeter := true;", 1)
+    ex = Executor(verifier, sandbox, probed, limits=Limits(wall_s=900), parallel=1)
+    rec = ex.run([job], RecordLog(tmp_path / "r.jsonl"), di.judge)[0]
+    extra = rec["verifier"]["extra"]
+    assert extra["fallback"] and "resolution/type error" in extra["stopped"]["batch.dfy"]
+    status = {g["name"]: g["status"] for g in rec["goal_results"]}
+    assert status[bad] == "invalid"
+    assert status["VkT1Correct"] == "verified" and status["VkT1Smoke"] == "failed"
+    assert rec["verdict"] == "verified"  # the correctness checks are unaffected
+
+
+# ------------------------------------------------------------------ recording
+def record(out: Path = RECORDED) -> None:
+    """Run four real Dafny 2.3 jobs in the dafny image and store their outputs (collected
+    files, stdout, options) with provenance: task 2's batch, task 17 with a candidate that
+    does not resolve (fallback), task 2 with /rlimit:100000 (resource limit) and a method
+    that exceeds /timeLimit:2."""
+    from harness.sandbox import get_sandbox
+
+    fetched = datasets.fetch("dafny-intent", offline=True)
+    sandbox = get_sandbox("container", toolchain="dafny", slots=1)
+    try:
+        probed = toolchains.probe("dafny", sandbox, flavor="debian")
+        v = Dafny()
+        tasks = {t.task_id: t for t in di.load_tasks(fetched)}
+        ds = {"name": "dafny-intent", "revision": fetched.dataset.source.revision}
+        from harness.benchmarks import Candidate
+
+        cases = {
+            "task2-batched": (tasks["2"], di.bundled_spec(tasks["2"]).text, {}),
+            "task17-fallback": (tasks["17"], "ensures perimeter == 4 * sidee", {}),
+            "task2-rlimit": (tasks["2"], di.bundled_spec(tasks["2"]).text, {"rlimit": 100000}),
+        }
+        for name, (task, text, over) in cases.items():
+            job = di.build_job(task, Candidate(task.task_id, "rec", 0, text, "recorded"), "spec",
+                               v.options(probed, **over), ds, di.Context(0))
+            _record_one(out / name, v, sandbox, probed, job.options, job.files)
+        ack = ("function Ack(m: nat, n: nat): nat\n{\n  if m == 0 then n + 1 else if n == 0 then Ack(m - 1, 1)\n"
+               "  else Ack(m - 1, Ack(m, n - 1))\n}\n\nmethod VkT1Correct()\n{\n  assert Ack(4, 2) == 1;\n}\n")
+        opts = v.options(probed, time_limit_s=2, units={"batch.dfy": [["VkT1Correct", 7, 10]]}, batch="batch.dfy",
+                         separate=[])
+        _record_one(out / "timeout", v, sandbox, probed, opts, {"batch.dfy": ack})
+    finally:
+        sandbox.close()
+
+
+def _record_one(where: Path, v, sandbox, probed, options, files) -> None:
+    argv, env, collect = v.command(options)
+    proc = sandbox.run(argv, files=files, env=env, collect=collect, limits=Limits(wall_s=600))
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "files").mkdir(exist_ok=True)
+    for k, data in proc.files.items():  # gzip -n: no timestamp, so re-recording is stable
+        (where / "files" / (k.replace("/", "__") + ".gz")).write_bytes(gzip.compress(data, 9, mtime=0))
+    (where / "stdout.txt").write_text(proc.stdout)
+    (where / "options.json").write_text(json.dumps(options, indent=1, sort_keys=True) + "\n")
+    (where / "inputs").mkdir(exist_ok=True)
+    for k, text in files.items():
+        (where / "inputs" / k.replace("/", "__")).write_text(text)
+    (where / "meta.json").write_text(json.dumps({
+        "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "image": sandbox.image, "image_id": sandbox.image_digest, "dafny": probed.versions.get("dafny"),
+        "z3": probed.versions.get("z3"), "exit_code": proc.returncode, "argv": argv,
+        "recorded_by": "python tests/test_dafny_container.py --record"}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    if "--record" in sys.argv:
+        record()

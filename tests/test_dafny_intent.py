@@ -1,0 +1,248 @@
+"""Dafny intent formalization without Dafny: parsing of the real MBPP-DFY programs,
+test extraction in every form the files use, seeded mutation, integrity checks, metrics,
+labels. The checks that need Dafny are in tests/test_dafny_container.py."""
+
+from __future__ import annotations
+
+import os
+import random
+from decimal import Decimal
+
+import pytest
+
+from harness import datasets
+from harness.benchmarks import dafny_intent as di
+from harness.benchmarks.dafny_intent import Arr, Char, Ty
+
+INT, SEQI = Ty("int"), Ty("seq", (Ty("int"),))
+
+
+@pytest.fixture(scope="module")
+def fetched(tmp_path_factory):
+    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
+        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror is needed")
+    return datasets.fetch("dafny-intent", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
+
+
+@pytest.fixture(scope="module")
+def surveyed(fetched):
+    return di.survey(fetched)
+
+
+@pytest.fixture(scope="module")
+def tasks(surveyed):
+    return {t.task_id: t for t in surveyed[0]}
+
+
+def test_every_program_is_handled_or_skipped_with_a_reason(surveyed):
+    tasks, skipped = surveyed
+    assert len(tasks) + len(skipped) == 126
+    assert len(tasks) == 114  # the paper handled 64 of 153 (of which 126 have a test program)
+    cats = {s.task_id: s.category for s in skipped}
+    assert cats == {"57": "empty", "747": "empty", "759": "no-test", "799": "syntax", "432": "value",
+                    "622": "value", "591": "value", "602": "partial-output", "807": "partial-output",
+                    "625": "in-place", "632": "in-place", "644": "in-place"}
+    for s in skipped:  # every reason names the file and a line
+        assert s.reason.startswith(f"{s.path}:") and s.reason.split(":")[1].isdigit()
+    assert "799.dfy:3:26" in next(s.reason for s in skipped if s.task_id == "799")  # bit-vector shifts
+    assert "3 argument(s) for 2 parameter(s)" in next(s.reason for s in skipped if s.task_id == "432")
+
+
+def test_sources_and_labels(tasks, fetched):
+    labels = di.read_labels(fetched)
+    counts = {}
+    for v in labels.values():
+        counts[v["label"]] = counts.get(v["label"], 0) + 1
+    assert counts == {"STRONG": 103, None: 64, "WRONG": 8, "WEAK": 3}  # INDEX.md: tags in `note`
+    assert sum(t.source == "gpt-4" for t in tasks.values()) == 82
+    assert tasks["2"].label == "STRONG" and tasks["2"].source == "gpt-4"
+    assert tasks["127"].source == "human" and tasks["127"].label is None
+
+
+def test_task2_extraction(tasks):
+    t = tasks["2"]
+    assert t.method.name == "SharedElements" and t.test_method == "SharedElementsTest"
+    assert [f.name for f in t.method.params] == ["a", "b"] and str(t.method.returns[0].type) == "seq<int>"
+    assert [c.kind for c in t.spec] == ["ensures", "ensures"]
+    assert list(t.helpers) == ["InArray"]
+    assert [(x.inputs, x.outputs, x.forms) for x in t.tests] == [
+        ((Arr((3, 4, 5, 6)), Arr((5, 7, 4, 10))), ((4, 5),), ("//expected",)),
+        ((Arr((1, 2, 3, 4)), Arr((5, 4, 3, 7))), ((3, 4),), ("//expected",)),
+        ((Arr((11, 12, 14, 13)), Arr((17, 15, 14, 13))), ((13, 14),), ("//expected",))]
+    assert [h.name for h in di.helper_closure(di.bundled_spec(t), t)] == ["InArray"]
+
+
+def test_test_forms(tasks):
+    assert tasks["127"].tests[0].forms == ("assert",) and tasks["127"].tests[0].outputs == (200,)
+    assert tasks["594"].tests[0].forms == ("//assert",)
+    assert tasks["257"].tests[0].forms == ("var e<k>",) and tasks["257"].tests[0].outputs == ((20, 10),)
+    assert tasks["424"].tests[0].outputs == ("srs",)  # "//expeced ['s', 'r', 's']" (sic) as a string
+    assert tasks["599"].tests[0].outputs == (55, Decimal("5.5"))  # two asserts, two outputs
+    assert tasks["262"].tests[0].outputs == ((1, 1, 2), (3, 4, 4, 5, 1))  # one //expected, two printed results
+    assert tasks["282"].tests[0].outputs == (Arr((-3, -3, -3)),)  # "PrintArray(res1);// expected [...]"
+    assert tasks["750"].tests[0].outputs[0][1] == di.Tup((9, 10))
+    assert tasks["310"].tests[1].outputs == (Arr(tuple(Char(c) for c in "item1")),)
+    # a copy-paste slip: the third assertion names res2; test 3 is dropped with the reason
+    assert len(tasks["143"].tests) == 2 and "copy-paste slip" in tasks["143"].notes[0]
+    assert len(tasks["776"].tests) == 1  # two tests are commented out
+
+
+def test_parse_errors_name_file_line_and_column():
+    with pytest.raises(di.TaskFileError, match=r"^x.dfy:2:11: unexpected"):
+        di.parse("method M()\n  ensures ) {}\n", "x.dfy")
+    r = di.read_task("method M(x: int) returns (y: int)\n  ensures y ==\n}\n", "bad.dfy", "1")
+    assert isinstance(r, di.Skipped) and r.category == "syntax" and r.reason.startswith("bad.dfy:3:1:")
+
+
+def test_body_braces_in_strings_and_comments_are_not_braces():
+    src = ('method M(s: string) returns (r: int)\n  ensures r == |s|\n{\n  var t := "}{";  // }\n'
+           '  /* { */ r := |s|;\n}\nmethod Main() { }\n')
+    decls = di.declarations(src, "x")
+    assert [d.name for d in decls] == ["M", "Main"] and decls[0].end_line == 6
+
+
+def test_set_display_in_ensures_ends_before_the_body():
+    src = "method M(m: int) returns (r: bool)\n  ensures r <==> m in {1, 3}\n{\n  r := m in {1, 3};\n}\n"
+    d = di.declarations(src, "x")[0]
+    assert d.clauses[0].expr == "r <==> m in {1, 3}" and d.body.startswith("{")
+
+
+def test_mutation_is_seeded_distinct_and_excludes_allowed_outputs(tasks):
+    t = tasks["2"]
+    a = [di.mutants(t, x, 0) for x in t.tests]
+    b = [di.mutants(t, x, 0) for x in t.tests]
+    c = [di.mutants(t, x, 1) for x in t.tests]
+    assert a == b and a != c
+    for m, x in zip(a, t.tests):
+        assert len(m["mutants"]) == di.MUTANTS_PER_TEST
+        assert len(set(m["mutants"])) == len(m["mutants"]) and x.outputs not in m["mutants"]
+        for (v,) in m["mutants"]:  # seq<int>: one element dropped or inserted
+            assert abs(len(v) - len(x.outputs[0])) == 1
+    # an alternative output the test accepts is never a mutant
+    alt = di.TestCase(1, 1, t.tests[0].inputs, ((4, 5),), alternatives=(((4,),), ((5,),)))
+    for s in range(30):
+        assert not {(4,), (5,)} & {m[0] for m in di.mutants(t, alt, s)["mutants"]}
+
+
+def test_mutation_operators_follow_the_paper():
+    rng = random.Random(1)
+    for _ in range(200):
+        v = di.mutate(7, INT, rng)
+        assert 1 <= abs(v - 7) <= 10
+        s = di.mutate("abc", Ty("seq", (di.CHAR,)), rng)
+        assert (len(s) == 4 and s.startswith("abc")) or (len(s) == 3 and sum(x != y for x, y in zip(s, "abc")) <= 1)
+        q = di.mutate((1, 2, 3), SEQI, rng)
+        assert len(q) in (2, 4)
+        if len(q) == 4:
+            assert any(0 <= x <= 100 for x in q)
+    assert di.mutate(True, Ty("bool"), rng) is False
+
+
+def test_bool_outputs_have_one_mutant_and_nat_outputs_no_negative(tasks):
+    t = tasks["396"]  # StartAndEndWithSameChar returns bool
+    m = di.mutants(t, t.tests[0], 0)
+    assert len(m["mutants"]) == 1 and m["discarded"]["duplicate"] > 0
+    nat = di.Task("x", "x", "", "0" * 64, "human", di.Decl("method", "M", False, (), (di.Formal("r", Ty("nat"), "nat"),),
+                  (), "", "", None, None, 1, 1, frozenset(), (0, 0)), {}, (), (), None, "T")
+    test = di.TestCase(1, 1, (), (2,))
+    for s in range(20):
+        assert all(v[0] >= 0 for v in di.mutants(nat, test, s)["mutants"])
+
+
+def test_render_and_coerce_roundtrip():
+    assert di.render(Decimal("5"), Ty("real")) == "5.0" and di.render(-3, INT) == "-3"
+    assert di.render('a"\\\n', None) == '"a\\"\\\\\\n"' and di.render(Char("'"), None) == "'\\''"
+    assert di.render(Arr(()), Ty("array", (INT,))) == "new int[0]"
+    assert di.coerce((Char("a"), Char("b")), Ty("seq", (di.CHAR,)), "w") == "ab"
+    with pytest.raises(di.ValueError_, match="is not a nat"):
+        di.coerce(-1, Ty("nat"), "w")
+
+
+CANDIDATES = {
+    "ensures result == []": [],
+    "// assume {:axiom}\nensures \"assume\" != \"\"": [],  # comments and strings do not count
+    "requires false\nensures true": ["no-requires-false"],
+    "requires (false)\nensures true": ["no-requires-false"],
+    "ensures {:axiom} true": ["no-assume-axiom-verify-false"],
+    "method SharedElements(a: array<int>, b: array<int>) returns (result: seq<int>)\n ensures true\n{ assume false; }":
+        ["no-assume-axiom-verify-false"],
+    "method {:verify false} SharedElements(a: array<int>, b: array<int>) returns (result: seq<int>)\n ensures true":
+        ["no-assume-axiom-verify-false"],
+    "method SharedElements(a: array<int>) returns (result: seq<int>)\n ensures true": ["signature-unchanged"],
+    "method SharedElements(a: array<int>, b: array<int>) returns (r: seq<int>)\n ensures true": ["signature-unchanged"],
+}
+
+
+@pytest.mark.parametrize("text", list(CANDIDATES))
+def test_integrity_checks(tasks, text):
+    spec, checks, invalid = di.read_candidate(text, tasks["2"], "cand")
+    assert invalid is None and spec is not None
+    assert [c["name"] for c in checks if not c["ok"]] == CANDIDATES[text]
+
+
+def test_candidates_with_own_predicates_and_bad_text(tasks):
+    t = tasks["2"]
+    text = ("predicate Both(a: array<int>, b: array<int>, x: int) reads a, b { InArray(a, x) && InArray(b, x) }\n"
+            "ensures forall x :: x in result <==> Both(a, b, x)")
+    spec, _, invalid = di.read_candidate(text, t, "cand")
+    assert invalid is None and [h.name for h in di.helper_closure(spec, t)] == ["InArray", "Both"]
+    spec, checks, invalid = di.read_candidate("ensures result ==\n ) assume", t, "preds.jsonl:3")
+    assert spec is None and invalid.startswith("preds.jsonl:3:2:")
+    assert not checks[0]["ok"]  # the token check still runs on text that does not parse
+
+
+def test_check_files_and_line_ranges(tasks):
+    t = tasks["2"]
+    b = di.build_files(t, di.bundled_spec(t), 0, "2")
+    lines = b["files"]["batch.dfy"].splitlines()
+    for name, start, end in b["units"]["batch.dfy"]:
+        assert lines[start - 1].startswith(f"method {name}(") and lines[end - 1] == "}"
+    kinds = [c["kind"] for c in b["checks"]]
+    assert kinds.count("correct") == 3 and kinds.count("smoke") == 3 and kinds.count("mutant") == 15
+    assert kinds.count("probe") == 3  # [4], [5], [6] of the paper on test 1
+    assert len(b["separate"]) == len(b["checks"])
+    for path in b["separate"]:
+        name, start, end = b["units"][path][0]
+        assert b["files"][path].splitlines()[start - 1].startswith(f"method {name}(")
+    assert "assume {:axiom} a[..] == [3, 4, 5, 6];" in b["files"]["batch.dfy"]
+
+
+def test_dialect_adaptation_of_helpers(tasks):
+    t = tasks["573"]  # `ghost function SetProduct`
+    d = t.helpers["SetProduct"]
+    assert di.adapt_helper(d, "2").startswith("function SetProduct") and di.adapt_helper(d, "4") == d.text
+
+
+def _goal(name, status, failure=None):
+    return {"name": name, "status": status, "failure": failure, "messages": []}
+
+
+def test_scores_and_judge():
+    checks = [{"method": "VkT1Correct", "kind": "correct", "test": 1, "n": 0, "value": "1"},
+              {"method": "VkT1Smoke", "kind": "smoke", "test": 1, "n": 0, "value": "1"},
+              {"method": "VkT1Mutant1", "kind": "mutant", "test": 1, "n": 1, "value": "2"},
+              {"method": "VkT1Mutant2", "kind": "mutant", "test": 1, "n": 2, "value": "3"},
+              {"method": "VkT2Correct", "kind": "correct", "test": 2, "n": 0, "value": "4"},
+              {"method": "VkT2Smoke", "kind": "smoke", "test": 2, "n": 0, "value": "4"},
+              {"method": "VkT2Mutant1", "kind": "mutant", "test": 2, "n": 1, "value": "5"}]
+    goals = [_goal("VkT1Correct", "verified"), _goal("VkT1Smoke", "failed", "other"),
+             _goal("VkT1Mutant1", "failed", "postcondition"), _goal("VkT1Mutant2", "timeout"),
+             _goal("VkT2Correct", "verified"), _goal("VkT2Smoke", "failed", "other"),
+             _goal("VkT2Mutant1", "failed", "other")]  # not a postcondition failure: not rejected
+    s = di.score_checks(checks, goals)
+    assert (s["correct"], s["tests"], s["rejected"], s["mutants"], s["undecided"]) == (2, 2, 1, 3, 1)
+    assert s["completeness_if_correct"] == pytest.approx(1 / 3)
+    assert di.kit_label(s) == "WEAK" and di.kit_label(s, 0.3) == "STRONG"
+
+    class J:
+        reject = None
+        options = {"checks": checks}
+
+    class R:
+        verdict, reason, goal_results = "failed", "x", goals
+
+    assert di.judge(J, R)[0] == "verified"
+    R.goal_results = [dict(g, status="verified") if g["name"].endswith("Smoke") else g for g in goals]
+    assert di.judge(J, R)[0] == "rejected"  # every test vacuous: precondition excludes the inputs
+    R.goal_results = [_goal("VkT1Correct", "failed", "postcondition")] + goals[1:]
+    assert di.judge(J, R)[0] == "failed"
