@@ -58,6 +58,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..sandbox import Limits, ProcResult, SandboxError
+from ..toolchains import toolchain_spec
 from . import VerifierResult
 
 NAME = "hyperkernel"
@@ -78,9 +79,11 @@ SPEC_MODULE = f"{BUILD_DIR}/hv6/hv6py/kernel/spec/spec/specs.py"
 MAIN = f"{BUILD_DIR}/hv6/hv6py/kernel/spec/main.py"
 SPEC_FILE = "specs.py"
 SCRIPT_FILE = "verikit_hyperkernel.sh"
-#: Published versions (paper section 4.1 / INDEX.md); LLVM is used only when the image was
-#: built (it compiled Hyperkernel to the Python model the checks import), not per job.
-PUBLISHED = {"python": "2.7", "z3": "4.5.0", "llvm": "5.0"}
+#: Published versions of the ``hyperkernel`` toolchain, read from images/toolchains.json (the
+#: only place versions are written; paper section 4.1): python 2.7, z3 4.5.0, llvm 5.0. LLVM
+#: is used only when the image was built (it compiled Hyperkernel to the Python model the
+#: checks import), not per job.
+PUBLISHED = {tool: spec["published"] for tool, spec in toolchain_spec(TOOLCHAIN)["tools"].items()}
 #: Upstream's per-spec time limit (spec_util.py: ``signal.alarm(600)``), seconds.
 UPSTREAM_TIMEOUT_S = 600
 #: Time the job needs besides the check itself (copy of hv6py, version probe), seconds.
