@@ -113,3 +113,29 @@ def framac_host() -> FramaCHost:
     assert probed.versions["frama-c"], probed.tools["frama-c"]
     framac = FramaC()
     return FramaCHost(sandbox=sandbox, probed=probed, framac=framac, shared=framac.prepare(sandbox, probed))
+
+
+def _require(reason: str):
+    if os.environ.get("VERIKIT_REQUIRE_ENGINE") == "1":
+        pytest.fail(f"{reason} (VERIKIT_REQUIRE_ENGINE=1)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def engine_image():
+    """``get(resolve)``: checks that a Docker-API engine answers, then returns
+    ``resolve()`` (an image reference or a sandbox). When the engine or the image is
+    missing the test skips, or fails under ``VERIKIT_REQUIRE_ENGINE=1`` (set by
+    ``nox -s tests``, so CI cannot pass by skipping)."""
+    from harness.sandbox import SandboxError
+    from harness.sandbox.container import engine_reachable
+
+    def get(resolve):
+        if not engine_reachable():
+            _require("no Docker-API engine at DOCKER_HOST or the default socket")
+        try:
+            return resolve()
+        except SandboxError as exc:
+            _require(str(exc))
+
+    return get

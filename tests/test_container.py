@@ -8,7 +8,6 @@ Without an engine these tests skip, unless ``VERIKIT_REQUIRE_ENGINE=1`` (set by
 from __future__ import annotations
 
 import json
-import os
 import socket
 import threading
 import time
@@ -19,28 +18,17 @@ from harness import toolchains
 from harness.executor import Executor, Job, sha256_text
 from harness.results import RecordLog, validate
 from harness.sandbox import Limits, SandboxError
-from harness.sandbox.container import ContainerSandbox, connect, engine_reachable
+from harness.sandbox.container import ContainerSandbox, connect
 from harness.verifiers.framac import FramaC
 
 pytestmark = [pytest.mark.container, pytest.mark.realtool]
 
 
-def _require(reason: str):
-    if os.environ.get("VERIKIT_REQUIRE_ENGINE") == "1":
-        pytest.fail(f"{reason} (VERIKIT_REQUIRE_ENGINE=1)")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
-def image():
-    if not engine_reachable():
-        _require("no Docker-API engine at DOCKER_HOST or the default socket")
+def image(engine_image):
     from harness.sandbox import images
 
-    try:
-        return images.resolve("framac")
-    except SandboxError as exc:
-        _require(str(exc))
+    return engine_image(lambda: images.resolve("framac"))
 
 
 @pytest.fixture

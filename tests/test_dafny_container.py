@@ -25,8 +25,7 @@ from harness import datasets, toolchains
 from harness.benchmarks import dafny_intent as di
 from harness.executor import Executor
 from harness.results import RecordLog
-from harness.sandbox import Limits, SandboxError
-from harness.sandbox.container import engine_reachable
+from harness.sandbox import Limits
 from harness.verifiers.dafny import Dafny
 
 pytestmark = [pytest.mark.container, pytest.mark.realtool, pytest.mark.slow]
@@ -38,12 +37,6 @@ PARITY_TASKS = ["2", "17", "105", "139", "234", "262", "396", "599"]
 TIMING = ("timings", "finished_at")
 
 
-def _require(reason: str):
-    if os.environ.get("VERIKIT_REQUIRE_ENGINE") == "1":
-        pytest.fail(f"{reason} (VERIKIT_REQUIRE_ENGINE=1)")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def fetched(tmp_path_factory):
     if not os.environ.get("VERIKIT_DATA_MIRRORS"):
@@ -52,16 +45,11 @@ def fetched(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def dafny_env(fetched):
+def dafny_env(fetched, engine_image):
     """(sandbox, probed toolchain, verifier) for the dafny image; closes the sandbox."""
-    if not engine_reachable():
-        _require("no Docker-API engine at DOCKER_HOST or the default socket")
     from harness.sandbox import get_sandbox
 
-    try:
-        sandbox = get_sandbox("container", toolchain="dafny", slots=1)
-    except SandboxError as exc:
-        _require(str(exc))
+    sandbox = engine_image(lambda: get_sandbox("container", toolchain="dafny", slots=1))
     probed = toolchains.probe("dafny", sandbox, flavor="debian")
     yield sandbox, probed, Dafny()
     sandbox.close()

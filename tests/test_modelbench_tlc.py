@@ -15,7 +15,6 @@ that runner hook does.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -25,8 +24,7 @@ from harness import datasets
 from harness.benchmarks import modelbench
 from harness.results import validate_run_dir
 from harness.runner import RunOptions, run
-from harness.sandbox import Limits, SandboxError
-from harness.sandbox.container import engine_reachable
+from harness.sandbox import Limits
 
 pytestmark = [pytest.mark.container, pytest.mark.realtool, pytest.mark.slow]
 
@@ -40,22 +38,11 @@ BUNDLED = {("HumanEval/13", 0): ("verified", "success"), ("HumanEval/13", 1): ("
            ("HumanEval/52", 1): ("verified", "success"), ("HumanEval/52", 2): ("failed", "invariant_violated")}
 
 
-def _require(reason: str):
-    if os.environ.get("VERIKIT_REQUIRE_ENGINE") == "1":
-        pytest.fail(f"{reason} (VERIKIT_REQUIRE_ENGINE=1)")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
-def image():
-    if not engine_reachable():
-        _require("no Docker-API engine at DOCKER_HOST or the default socket")
+def image(engine_image):
     from harness.sandbox import images
 
-    try:
-        return images.resolve("tlaplus")
-    except SandboxError as exc:
-        _require(str(exc))
+    return engine_image(lambda: images.resolve("tlaplus"))
 
 
 @pytest.fixture(scope="module")

@@ -20,20 +20,13 @@ from harness import datasets
 from harness.benchmarks import ntp4vc
 from harness.results import validate_run_dir
 from harness.runner import RunOptions, run
-from harness.sandbox import Limits, SandboxError
-from harness.sandbox.container import engine_reachable
+from harness.sandbox import Limits
 
 pytestmark = [pytest.mark.container, pytest.mark.realtool, pytest.mark.slow]
 
 POWER = ntp4vc.CANARY_TASK
 AVL = "pearl/avl/avl::avl_AVL_back_nodeqtvc"  # preamble with Admit Obligations and axioms
 MISSING = "frama_c/airborne/float_quat_comp/float_quat_comp_Why3_ide::float_quat_comp_Why3_ide_VCfloat_quat_comp_post_goal0"
-
-
-def _require(reason: str):
-    if os.environ.get("VERIKIT_REQUIRE_ENGINE") == "1":
-        pytest.fail(f"{reason} (VERIKIT_REQUIRE_ENGINE=1)")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
@@ -44,13 +37,8 @@ def fetched(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def image(fetched):
-    if not engine_reachable():
-        _require("no Docker-API engine at DOCKER_HOST or the default socket")
-    try:
-        return ntp4vc.sandbox_image("rocq", fetched, build=False)
-    except SandboxError as exc:
-        _require(str(exc))
+def image(fetched, engine_image):
+    return engine_image(lambda: ntp4vc.sandbox_image("rocq", fetched, build=False))
 
 
 def _run(tmp_path, tasks, *, predictions=None, out="run"):

@@ -232,27 +232,14 @@ def test_parse_prove_results():
 
 # ----------------------------------------------------------------------------- real Why3
 
-def _require(reason: str):
-    if os.environ.get("VERIKIT_REQUIRE_ENGINE") == "1":
-        pytest.fail(f"{reason} (VERIKIT_REQUIRE_ENGINE=1)")
-    pytest.skip(reason)
-
-
 @pytest.mark.container
 @pytest.mark.realtool
-def test_real_why3_in_container():
+def test_real_why3_in_container(engine_image):
     from harness import toolchains
-    from harness.sandbox import SandboxError
-    from harness.sandbox.container import ContainerSandbox, engine_reachable
-
-    if not engine_reachable():
-        _require("no Docker-API engine at DOCKER_HOST or the default socket")
     from harness.sandbox import images
+    from harness.sandbox.container import ContainerSandbox
 
-    try:
-        image = images.resolve("rocq")
-    except SandboxError as exc:
-        _require(f"no rocq image (Why3 1.8.0 and its provers): {exc}")
+    image = engine_image(lambda: images.resolve("rocq"))  # Why3 1.8.0 and its provers
     why3 = Why3()
     fixture = {"fixture.mlw": (RECORDED / "fixture.mlw").read_bytes()}
     with ContainerSandbox(image, slots=1) as sb:

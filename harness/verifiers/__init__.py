@@ -75,6 +75,22 @@ class VerifierResult:
     extra: dict = field(default_factory=dict)
 
 
+def job_limits(proc, tool: str) -> VerifierResult | None:
+    """The verdict when the sandbox, not the tool, ended the job: ``infra_error`` (the tool
+    did not start), ``timeout`` (killed at the wall-time limit), ``memout`` (killed at the
+    memory limit); None when the tool ran to its end and its output must be read.
+
+    ``proc``: a :class:`harness.sandbox.ProcResult`; ``tool``: the name used in the reason.
+    """
+    if proc.start_error:
+        return VerifierResult("infra_error", f"{tool} did not start: {proc.start_error}")
+    if proc.timed_out:
+        return VerifierResult("timeout", f"{tool} killed at the wall-time limit after {proc.wall_s:.1f} s")
+    if proc.memout:
+        return VerifierResult("memout", f"{tool} killed at the memory limit ({proc.max_rss_mb:.0f} MiB seen)")
+    return None
+
+
 @dataclass(frozen=True)
 class Theorem:
     """The theorem of an interactive-prover task file and where its proof goes.

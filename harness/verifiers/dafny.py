@@ -52,7 +52,7 @@ import shlex
 import xml.etree.ElementTree as ET
 
 from ..sandbox import ProcResult
-from . import GoalCounts, VerifierResult
+from . import GoalCounts, VerifierResult, job_limits
 
 NAME = "dafny"
 TOOLCHAIN = "dafny"
@@ -161,12 +161,9 @@ class Dafny:
         bool, "stopped": {file: message}}``.
         """
         options = options or {}
-        if proc.start_error:
-            return VerifierResult("infra_error", f"dafny did not start: {proc.start_error}")
-        if proc.timed_out:
-            return VerifierResult("timeout", f"the job was killed at the wall-time limit after {proc.wall_s:.1f} s")
-        if proc.memout:
-            return VerifierResult("memout", f"the job was killed at the memory limit ({proc.max_rss_mb:.0f} MiB seen)")
+        limited = job_limits(proc, "dafny")
+        if limited is not None:
+            return limited
         units: dict = options.get("units", {})
         batch = options.get("batch")
         results: dict[str, dict] = {}

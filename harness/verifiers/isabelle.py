@@ -64,7 +64,7 @@ import re
 import shlex
 
 from ..sandbox import ProcResult
-from . import Theorem, VerifierResult
+from . import Theorem, VerifierResult, job_limits
 
 NAME = "isabelle"
 TOOLCHAIN = "isabelle"
@@ -425,12 +425,9 @@ class Isabelle:
         """
         options = options or {}
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
-        if proc.start_error:
-            return VerifierResult("infra_error", f"isabelle did not start: {proc.start_error}")
-        if proc.timed_out:
-            return VerifierResult("timeout", f"isabelle killed at the wall-time limit after {proc.wall_s:.1f} s")
-        if proc.memout:
-            return VerifierResult("memout", f"isabelle killed at the memory limit ({proc.max_rss_mb:.0f} MiB seen)")
+        limited = job_limits(proc, "isabelle")
+        if limited is not None:
+            return limited
         if proc.output_truncated:
             return VerifierResult("failed", "output exceeded the cap; the run was stopped")
         errors = [e.strip() for e in _ERROR.findall(log) if e.strip()]

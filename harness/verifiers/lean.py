@@ -65,7 +65,7 @@ import re
 from dataclasses import dataclass
 
 from ..sandbox import ProcResult
-from . import Theorem, VerifierResult
+from . import Theorem, VerifierResult, job_limits
 
 NAME = "lean"
 TOOLCHAIN = "lean"
@@ -454,12 +454,9 @@ class Lean:
         """
         options = options or {}
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
-        if proc.start_error:
-            return VerifierResult("infra_error", f"lake did not start: {proc.start_error}")
-        if proc.timed_out:
-            return VerifierResult("timeout", f"lean killed at the wall-time limit after {proc.wall_s:.1f} s")
-        if proc.memout:
-            return VerifierResult("memout", f"lean killed at the memory limit ({proc.max_rss_mb:.0f} MiB seen)")
+        limited = job_limits(proc, "lean")
+        if limited is not None:
+            return limited
         if proc.output_truncated:
             return VerifierResult("failed", "output exceeded the cap; the run was stopped")
         diags = diagnostics(log)

@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 
 from ..sandbox import Limits, ProcResult
-from . import Theorem, VerifierResult
+from . import Theorem, VerifierResult, job_limits
 
 NAME = "rocq"
 TOOLCHAIN = "rocq"
@@ -351,12 +351,9 @@ class Rocq:
         """
         options = options or {}
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
-        if proc.start_error:
-            return VerifierResult("infra_error", f"coqc did not start: {proc.start_error}")
-        if proc.timed_out:
-            return VerifierResult("timeout", f"coqc killed at the wall-time limit after {proc.wall_s:.1f} s")
-        if proc.memout:
-            return VerifierResult("memout", f"coqc killed at the memory limit ({proc.max_rss_mb:.0f} MiB seen)")
+        limited = job_limits(proc, "coqc")
+        if limited is not None:
+            return limited
         errors = _errors(log)
         if proc.returncode != 0:
             if not errors:
