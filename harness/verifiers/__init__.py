@@ -75,6 +75,34 @@ class VerifierResult:
     extra: dict = field(default_factory=dict)
 
 
+def blank_span(chars: list[str], start: int, end: int) -> None:
+    """Replace ``chars[start:end]`` by spaces, keeping newlines, so that offsets and line
+    numbers of the text stay valid (the lexers of the proof-checker modules use it to hide
+    comments and strings before scanning for keywords)."""
+    for k in range(start, min(end, len(chars))):
+        if chars[k] != "\n":
+            chars[k] = " "
+
+
+def nested_end(text: str, i: int, opens: tuple[str, ...], closes: tuple[str, ...]) -> int:
+    """Offset just after the delimiter that closes the nested block opening at ``i``
+    (e.g. ``(* (* *) *)`` with ``opens=("(*",)``, ``closes=("*)",)``), or -1 when the
+    block is not closed before the end of ``text``."""
+    depth, j, n = 0, i, len(text)
+    while j < n:
+        o = next((s for s in opens if text.startswith(s, j)), None)
+        c = None if o else next((s for s in closes if text.startswith(s, j)), None)
+        if o:
+            depth, j = depth + 1, j + len(o)
+        elif c:
+            depth, j = depth - 1, j + len(c)
+            if depth == 0:
+                return j
+        else:
+            j += 1
+    return -1
+
+
 def job_limits(proc, tool: str) -> VerifierResult | None:
     """The verdict when the sandbox, not the tool, ended the job: ``infra_error`` (the tool
     did not start), ``timeout`` (killed at the wall-time limit), ``memout`` (killed at the

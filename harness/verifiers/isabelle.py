@@ -64,7 +64,7 @@ import re
 import shlex
 
 from ..sandbox import ProcResult
-from . import Theorem, VerifierResult, job_limits
+from . import Theorem, VerifierResult, blank_span, job_limits, nested_end
 
 NAME = "isabelle"
 TOOLCHAIN = "isabelle"
@@ -154,25 +154,11 @@ def blank(text: str, *, keep_strings: bool = False) -> str:
     out = list(text)
     i, n = 0, len(text)
 
-    def wipe(a: int, b: int) -> None:
-        for k in range(a, b):
-            if out[k] != "\n":
-                out[k] = " "
-
     def nested(i: int, opens: tuple[str, ...], closes: tuple[str, ...], what: str) -> int:
-        depth, j = 0, i
-        while j < n:
-            o = next((s for s in opens if text.startswith(s, j)), None)
-            c = next((s for s in closes if text.startswith(s, j)), None)
-            if o:
-                depth, j = depth + 1, j + len(o)
-            elif c:
-                depth, j = depth - 1, j + len(c)
-                if depth == 0:
-                    return j
-            else:
-                j += 1
-        raise ValueError(f"line {text.count(chr(10), 0, i) + 1}: unterminated {what}")
+        j = nested_end(text, i, opens, closes)
+        if j < 0:
+            raise ValueError(f"line {text.count(chr(10), 0, i) + 1}: unterminated {what}")
+        return j
 
     while i < n:
         if text.startswith("(*", i):
@@ -197,7 +183,7 @@ def blank(text: str, *, keep_strings: bool = False) -> str:
         else:
             i += 1
             continue
-        wipe(i, j)
+        blank_span(out, i, j)
         i = j
     return "".join(out)
 

@@ -65,7 +65,7 @@ import re
 from dataclasses import dataclass
 
 from ..sandbox import ProcResult
-from . import Theorem, VerifierResult, job_limits
+from . import Theorem, VerifierResult, blank_span, job_limits, nested_end
 
 NAME = "lean"
 TOOLCHAIN = "lean"
@@ -185,11 +185,6 @@ def blank(text: str) -> str:
     out = list(text)
     i, n = 0, len(text)
 
-    def wipe(a: int, b: int) -> None:
-        for k in range(a, b):
-            if out[k] != "\n":
-                out[k] = " "
-
     def line_of(k: int) -> int:
         return text.count("\n", 0, k) + 1
 
@@ -198,22 +193,13 @@ def blank(text: str) -> str:
         if text.startswith("--", i):
             j = text.find("\n", i)
             j = n if j < 0 else j
-            wipe(i, j)
+            blank_span(out, i, j)
             i = j
         elif text.startswith("/-", i):
-            depth, j = 0, i
-            while j < n:
-                if text.startswith("/-", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("-/", j):
-                    depth, j = depth - 1, j + 2
-                    if depth == 0:
-                        break
-                else:
-                    j += 1
-            if depth:
+            j = nested_end(text, i, ("/-",), ("-/",))
+            if j < 0:
                 raise ValueError(f"line {line_of(i)}: unterminated comment")
-            wipe(i, j)
+            blank_span(out, i, j)
             i = j
         elif c == "r" and re.match(r'r#*"', text[i:i + 10]) and (i == 0 or not _word_char(text[i - 1])):
             hashes = re.match(r'r(#*)"', text[i:]).group(1)
@@ -221,7 +207,7 @@ def blank(text: str) -> str:
             j = text.find(close, i + 2 + len(hashes))
             if j < 0:
                 raise ValueError(f"line {line_of(i)}: unterminated string")
-            wipe(i, j + len(close))
+            blank_span(out, i, j + len(close))
             i = j + len(close)
         elif c == '"':
             j = i + 1
@@ -230,12 +216,12 @@ def blank(text: str) -> str:
             if j >= n:
                 raise ValueError(f"line {line_of(i)}: unterminated string")
             if not (i > 0 and text[i - 1] == "!"):
-                wipe(i, j + 1)
+                blank_span(out, i, j + 1)
             i = j + 1
         elif c == "'" and (i == 0 or not _word_char(text[i - 1])):
             m = re.match(r"'(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)|[^'\\\n])'", text[i:])
             if m:
-                wipe(i, i + m.end())
+                blank_span(out, i, i + m.end())
                 i += m.end()
             else:
                 i += 1

@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 
 from ..sandbox import Limits, ProcResult
-from . import Theorem, VerifierResult, job_limits
+from . import Theorem, VerifierResult, blank_span, job_limits, nested_end
 
 NAME = "rocq"
 TOOLCHAIN = "rocq"
@@ -110,19 +110,15 @@ def blank_comments(text: str, *, strings: bool = False) -> str:
         ValueError: an unterminated comment or string (message gives the line).
     """
     out = list(text)
-    i, n, depth, start = 0, len(text), 0, 0
+    i, n = 0, len(text)
     while i < n:
         if text.startswith("(*", i):
-            if depth == 0:
-                start = i
-            depth += 1
-            i += 2
-        elif depth and text.startswith("*)", i):
-            depth -= 1
-            i += 2
-            if depth == 0:
-                _blank(out, start, i)
-        elif depth == 0 and text[i] == '"':
+            j = nested_end(text, i, ("(*",), ("*)",))
+            if j < 0:
+                raise ValueError(f"line {text.count(chr(10), 0, i) + 1}: unterminated comment")
+            blank_span(out, i, j)
+            i = j
+        elif text[i] == '"':
             j = i + 1
             while True:
                 j = text.find('"', j)
@@ -133,19 +129,11 @@ def blank_comments(text: str, *, strings: bool = False) -> str:
                     continue
                 break
             if strings:
-                _blank(out, i, j + 1)
+                blank_span(out, i, j + 1)
             i = j + 1
         else:
             i += 1
-    if depth:
-        raise ValueError(f"line {text.count(chr(10), 0, start) + 1}: unterminated comment")
     return "".join(out)
-
-
-def _blank(chars: list[str], a: int, b: int) -> None:
-    for k in range(a, b):
-        if chars[k] != "\n":
-            chars[k] = " "
 
 
 def sentences(text: str) -> list[Sentence]:

@@ -53,7 +53,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..sandbox import ProcResult
-from . import VerifierResult
+from . import VerifierResult, blank_span, nested_end
 
 NAME = "tlc"
 TOOLCHAIN = "tlaplus"
@@ -285,41 +285,26 @@ def blank_comments(text: str) -> str:
     copy every syntactic search of this module runs on. An unterminated comment or
     string blanks to the end (SANY will report it)."""
     out = list(text)
-    i, n, depth, start = 0, len(text), 0, 0
-
-    def blank(a: int, b: int) -> None:
-        for k in range(a, min(b, n)):
-            if out[k] != "\n":
-                out[k] = " "
-
+    i, n = 0, len(text)
     while i < n:
         if text.startswith("(*", i):
-            if depth == 0:
-                start = i
-            depth += 1
-            i += 2
-        elif depth and text.startswith("*)", i):
-            depth -= 1
-            i += 2
-            if depth == 0:
-                blank(start, i)
-        elif depth:
-            i += 1
+            j = nested_end(text, i, ("(*",), ("*)",))
+            j = n if j < 0 else j
+            blank_span(out, i, j)
+            i = j
         elif text.startswith("\\*", i):
             j = text.find("\n", i)
             j = n if j < 0 else j
-            blank(i, j)
+            blank_span(out, i, j)
             i = j
         elif text[i] == '"':
             j = i + 1
             while j < n and text[j] not in '"\n':
                 j += 2 if text[j] == "\\" else 1
-            blank(i + 1, j)
+            blank_span(out, i + 1, j)
             i = j + 1
         else:
             i += 1
-    if depth:
-        blank(start, n)
     return "".join(out)
 
 
