@@ -139,3 +139,31 @@ def engine_image():
             _require(str(exc))
 
     return get
+
+
+@pytest.fixture(scope="session")
+def ntp4vc_fetched(tmp_path_factory):
+    """The ``ntp4vc`` dataset fetched offline (every file sha256-checked) from the mirrors of
+    ``VERIKIT_DATA_MIRRORS``; skips when it is unset or no mirror holds the files."""
+    from harness import datasets
+
+    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
+        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the NTP4VC files come from the data mirror")
+    try:
+        return datasets.fetch("ntp4vc", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
+    except datasets.DatasetUnavailable as exc:
+        pytest.skip(f"no mirror in VERIKIT_DATA_MIRRORS holds the ntp4vc files: {exc}")
+
+
+@pytest.fixture(scope="session")
+def ntp4vc_task_files(ntp4vc_fetched):
+    """``get(language)``: ``[(repo path, text)]`` of the 600 task files of ``language``."""
+    from harness.benchmarks import ntp4vc
+
+    tasks = ntp4vc.load_tasks(ntp4vc_fetched)
+
+    def get(language: str) -> list[tuple[str, str]]:
+        return [(t.file(language), ntp4vc_fetched.files[t.file(language)].read_text(encoding="utf-8"))
+                for t in tasks]
+
+    return get

@@ -15,7 +15,6 @@ Isabelle2024 cannot be installed here, so:
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 from pathlib import Path, PurePosixPath
@@ -28,26 +27,13 @@ from harness.verifiers.isabelle import (PARENT_SESSION, SESSION, SESSION_DIRS, I
                                         oracle_reports, statement_sha256, theory_name)
 
 RECORDED = Path(__file__).parent / "recorded" / "isabelle"
-NTP4VC = Path("github/xqyww123/NTP4VC/dcfadfaa85f3c5ccc3657bab4b6e59e2119cf348")
 IMAGE_ROOT = "/opt/ntp4vc"
 ISA = Isabelle()
 
 
-def _ntp4vc_root() -> Path:
-    raw = os.environ.get("VERIKIT_DATA_MIRRORS")
-    if not raw:
-        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the NTP4VC task files come from the data mirror")
-    for entry in raw.split(os.pathsep):
-        if entry and (Path(entry) / NTP4VC / "test_set.isabelle.lst").is_file():
-            return Path(entry) / NTP4VC
-    pytest.skip(f"no mirror in VERIKIT_DATA_MIRRORS={raw!r} holds {NTP4VC}")
-
-
 @pytest.fixture(scope="module")
-def tasks() -> list[tuple[str, str]]:
-    root = _ntp4vc_root()
-    return [(rel, (root / rel).read_text(encoding="utf-8"))
-            for rel in (root / "test_set.isabelle.lst").read_text().split()]
+def tasks(ntp4vc_task_files) -> list[tuple[str, str]]:
+    return ntp4vc_task_files("isabelle")
 
 
 def _recorded(name: str) -> str:

@@ -11,12 +11,10 @@ record of the adaptation and image. Skips without an engine unless
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from rich.console import Console
 
-from harness import datasets
 from harness.benchmarks import ntp4vc
 from harness.results import validate_run_dir
 from harness.runner import RunOptions, run
@@ -30,10 +28,8 @@ MISSING = "frama_c/airborne/float_quat_comp/float_quat_comp_Why3_ide::float_quat
 
 
 @pytest.fixture(scope="module")
-def fetched(tmp_path_factory):
-    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
-        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror is needed")
-    return datasets.fetch("ntp4vc", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
+def fetched(ntp4vc_fetched):
+    return ntp4vc_fetched
 
 
 @pytest.fixture(scope="module")

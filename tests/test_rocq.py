@@ -7,12 +7,10 @@ tests/test_ntp4vc_rocq.py."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
-from harness import datasets
 from harness.benchmarks import ntp4vc
 from harness.sandbox import ProcResult
 from harness.verifiers import get_verifier
@@ -24,10 +22,8 @@ POWER = "pearl/word_common_factor::word_common_factor_Top_powerqtvc"
 
 
 @pytest.fixture(scope="module")
-def fetched(tmp_path_factory):
-    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
-        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror is needed")
-    return datasets.fetch("ntp4vc", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
+def fetched(ntp4vc_fetched):
+    return ntp4vc_fetched
 
 
 @pytest.fixture(scope="module")
