@@ -1,39 +1,91 @@
 """invoke tasks for operators: ``invoke --list``.
 
-Thin wrappers over the ``verikit`` CLI and the nox sessions, so operators and CI use the
-same code paths. Image tasks live in the ``images`` collection (``invoke images.build
---name framac --flavor nix``); batch, hub and artifact-evaluation tasks arrive with their
-issues.
+Thin wrappers that mirror the ``verikit`` CLI one to one (``invoke run --benchmark casp``
+is ``verikit run casp``), so operators, nox and CI use the same code paths. Image tasks
+live in the ``images`` collection (``invoke images.build --name framac --flavor nix``),
+dataset tasks in ``datasets``.
 """
+
+import shlex
 
 from invoke import Collection, task
 
 NIX = "nix --extra-experimental-features 'nix-command flakes'"
 
 
-@task(help={"out": "run directory", "jobs": "parallel jobs"})
-def casp(c, out="results/reproduced/casp", jobs=2):
-    """Main job: the three CASP modes on casp-sample10 (host toolchain), then validate."""
-    c.run(f"verikit run casp --dataset casp-sample10 --sandbox host -j {jobs} --out {out}", pty=False)
-    c.run(f"verikit validate {out}")
+def _opt(flag: str, value) -> str:
+    return f" {flag} {shlex.quote(str(value))}" if value not in (None, "", False) else ""
 
 
-@task(help={"run_dir": "run directory to check"})
-def validate(c, run_dir):
-    """Check a run directory (run.json, records.jsonl, report.json) against schemas/."""
-    c.run(f"verikit validate {run_dir}")
+@task(help={"benchmark": "casp, ntp4vc, osvbench, modelbench or dafny-intent",
+            "mode": "mode (CASP direction, Model-Bench prompt setting, spec)", "lang": "ntp4vc proof language",
+            "dataset": "registry name or path to your own dataset", "predictions": "predictions JSONL",
+            "sandbox": "host or container", "jobs": "parallel jobs", "out": "run directory",
+            "task": "only this task id"})
+def run(c, benchmark="casp", mode=None, lang=None, dataset=None, predictions=None, sandbox=None, jobs=2,
+        out="out", task=None):
+    """verikit run BENCHMARK: verify candidates and write the run directory."""
+    c.run(f"verikit run {benchmark}" + _opt("--mode", mode) + _opt("--lang", lang) + _opt("--dataset", dataset)
+          + _opt("--predictions", predictions) + _opt("--sandbox", sandbox) + _opt("-j", jobs) + _opt("--out", out)
+          + _opt("--task", task))
+
+
+@task(help={"benchmark": "casp, ntp4vc, osvbench, modelbench or dafny-intent", "out": "run directory",
+            "sandbox": "host or container", "jobs": "parallel jobs"})
+def reproduce(c, benchmark="ntp4vc", out=None, sandbox=None, jobs=2):
+    """verikit reproduce BENCHMARK: the paper's figures vs the kit's, as a run directory."""
+    c.run(f"verikit reproduce {benchmark}" + _opt("--out", out or f"out/reproduce/{benchmark}")
+          + _opt("--sandbox", sandbox) + _opt("-j", jobs))
+
+
+@task(help={"run_dir": "run directory to check", "against": "reference run directory to compare with"})
+def validate(c, run_dir, against=None):
+    """verikit validate RUN_DIR [--against REF]: schemas, and verdicts/goals/metrics vs a reference."""
+    c.run(f"verikit validate {shlex.quote(run_dir)}" + _opt("--against", against))
+
+
+@task(help={"sandbox": "host or container"})
+def list_(c, sandbox="host"):
+    """verikit list: benchmarks, datasets and toolchains with probed versions."""
+    c.run(f"verikit list --sandbox {sandbox}")
+
+
+@task(help={"benchmark": "benchmark with prompts (osvbench, modelbench)", "mode": "prompt setting",
+            "shots": "few-shot examples", "output": "JSONL file"})
+def prompts(c, benchmark="osvbench", mode=None, shots=None, output=None):
+    """verikit prompts BENCHMARK: the prompts a model is given, as JSONL."""
+    c.run(f"verikit prompts {benchmark}" + _opt("--mode", mode) + _opt("--shots", shots) + _opt("-o", output))
+
+
+@task(help={"benchmark": "benchmark with an upstream output format (osvbench)", "source": "upstream file",
+            "output": "predictions JSONL"})
+def convert(c, benchmark="osvbench", source=None, output="predictions.jsonl"):
+    """verikit convert BENCHMARK [SOURCE] -o OUTPUT: upstream outputs -> predictions JSONL."""
+    c.run(f"verikit convert {benchmark}" + (f" {shlex.quote(source)}" if source else "") + _opt("-o", output))
 
 
 @task
 def bench(c):
-    """Kit vs bare frama-c wall-time ratios at -j 1 and -j 2."""
-    c.run("python scripts/bench_casp.py")
+    """nox -s bench: kit vs bare tools, container overhead, batched Dafny checks (ratios)."""
+    c.run("nox -s bench")
 
 
 @task
 def bootstrap(c, toolchain="framac"):
     """Install the pinned Debian packages of a toolchain on this (Debian) host."""
     c.run(f"bash scripts/bootstrap-debian.sh {toolchain}")
+
+
+@task(help={"path": "directory of your own dataset"})
+def datasets_pin(c, path):
+    """verikit datasets pin PATH: the registry entry (file list with sha256) of a directory."""
+    c.run(f"verikit datasets pin {shlex.quote(path)}")
+
+
+@task
+def datasets_list(c):
+    """verikit datasets list: the registry's entries."""
+    c.run("verikit datasets list")
 
 
 @task(help={"name": "toolchain (framac, rocq, tlaplus, dafny; with --flavor nix also why3, lean, isabelle, "
@@ -43,14 +95,26 @@ def bootstrap(c, toolchain="framac"):
             "engine": "podman or docker (the CLI that builds or loads the image)",
             "force": "rebuild even if the image for the current pins exists"})
 def images_build(c, name="framac", flavor="debian", engine="podman", force=False):
-    """Build (or reuse) a toolchain image; needs DOCKER_HOST or a default engine."""
+    """verikit images build NAME: build (or reuse) a toolchain or derived image."""
     c.run(f"verikit images build {name} --flavor {flavor} --engine {engine}" + (" --force" if force else ""))
 
 
 @task
+def images_list(c):
+    """verikit images list."""
+    c.run("verikit images list")
+
+
+@task
 def images_verify(c):
-    """Report each built image's drift from the published pins."""
+    """verikit images verify: each built image's drift from the published pins."""
     c.run("verikit images verify")
+
+
+@task(help={"name": "image", "output": "archive path"})
+def images_save(c, name="framac", output="framac.oci.tar"):
+    """verikit images save NAME -o OUTPUT: an image archive and its sha256."""
+    c.run(f"verikit images save {name} -o {shlex.quote(output)}")
 
 
 @task
@@ -68,9 +132,12 @@ def images_nix_show(c, name="framac"):
 
 
 images = Collection("images")
-images.add_task(images_build, "build")
-images.add_task(images_verify, "verify")
-images.add_task(images_nix_check, "nix-check")
-images.add_task(images_nix_show, "nix-show")
+for _name, _fn in (("build", images_build), ("list", images_list), ("verify", images_verify), ("save", images_save),
+                   ("nix-check", images_nix_check), ("nix-show", images_nix_show)):
+    images.add_task(_fn, _name)
+datasets = Collection("datasets")
+datasets.add_task(datasets_pin, "pin")
+datasets.add_task(datasets_list, "list")
 
-ns = Collection(casp, validate, bench, bootstrap, images)
+ns = Collection(run, reproduce, validate, prompts, convert, bench, bootstrap, images, datasets)
+ns.add_task(list_, "list")

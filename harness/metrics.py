@@ -10,7 +10,7 @@ import random
 from collections import Counter, defaultdict
 from math import comb
 
-from .verifiers import VERDICTS
+from .model import VERDICTS
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

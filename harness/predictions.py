@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .benchmarks import Candidate
+from .model import Candidate
 from .results import ValidationError, validate
 
 MAX_OUTPUT_CHARS = 1_000_000  # same limit as predictions.schema.json "output".maxLength

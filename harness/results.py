@@ -263,3 +263,51 @@ def validate_run_dir(path: Path) -> list[str]:
         problems.append(f"{path / 'run.json'}: counts.jobs={run.get('counts', {}).get('jobs')} "
                         f"but records.jsonl has {len(keys)} distinct jobs")
     return problems
+
+
+def _identity(rec: dict) -> tuple:
+    c = rec["candidate"]
+    return (rec["mode"], rec["task_id"], c["model"], c["sample"], c["origin"])
+
+
+def _outcome(rec: dict) -> dict:
+    goals = rec.get("goals") or {}
+    return {"verdict": rec["verdict"], "goals.proved": goals.get("proved"), "goals.total": goals.get("total")}
+
+
+def diff_runs(reference: Path, other: Path) -> list[str]:
+    """What differs between two run directories in what a run establishes: per job
+    identity (mode, task, model, sample, origin) the verdict and the goals proved/total,
+    jobs present in only one of them, and report.json's ``metrics`` and
+    ``reproduction.summary``. Timings, keys, toolchain fingerprints and reasons are not
+    compared (they change with the machine and the kit's code).
+
+    Returns:
+        One line per difference (empty: the runs agree).
+
+    Raises:
+        ValidationError: a records.jsonl line is not JSON; OSError: a file is unreadable.
+    """
+    reference, other = Path(reference), Path(other)
+    ref = {_identity(r): r for r in load_records(reference / "records.jsonl")}
+    new = {_identity(r): r for r in load_records(other / "records.jsonl")}
+    out = [f"only in {reference}: {' / '.join(map(str, k))}" for k in sorted(set(ref) - set(new), key=str)]
+    out += [f"only in {other}: {' / '.join(map(str, k))}" for k in sorted(set(new) - set(ref), key=str)]
+    for k in sorted(set(ref) & set(new), key=str):
+        a, b = _outcome(ref[k]), _outcome(new[k])
+        for field_name in a:
+            if a[field_name] != b[field_name]:
+                out.append(f"{' / '.join(map(str, k))}: {field_name} {a[field_name]} -> {b[field_name]}")
+    reports = []
+    for d in (reference, other):
+        try:
+            reports.append(json.loads((d / "report.json").read_text()))
+        except FileNotFoundError:
+            reports.append({})
+    for section in ("metrics",):
+        if reports[0].get(section) != reports[1].get(section):
+            out.append(f"report.json {section} differ")
+    rs = [(r.get("reproduction") or {}).get("summary") for r in reports]
+    if rs[0] != rs[1]:
+        out.append(f"report.json reproduction.summary {rs[0]} -> {rs[1]}")
+    return out

@@ -1,14 +1,20 @@
 """One run: dataset -> tasks -> candidates -> jobs -> executor -> records -> report.
 
-Writes into the output directory ``run.json`` (manifest), ``records.jsonl`` (one record
-per job) and ``report.json`` (metrics and comparison), each validated against its schema
-before it is written. Re-running the same command into the same directory resumes: jobs
-already recorded are not run again, and jobs in the result cache are copied, not re-run.
+The runner drives every benchmark through the declared interface
+(:class:`harness.model.Benchmark`); it never asks a benchmark module what it happens to
+define. It writes into the output directory ``run.json`` (manifest), ``records.jsonl``
+(one record per job) and ``report.json`` (metrics and comparison), each validated
+against its schema before it is written. Re-running the same command into the same
+directory resumes: jobs already recorded are not run again, and jobs in the result cache
+are copied, not re-run.
+
+:func:`reproduce` is ``verikit reproduce``: the benchmark's reproduction modes run as an
+ordinary run (if it has any), then the benchmark compares with the paper; a rescoring-only
+reproduction writes the same three files with no records.
 """
 
 from __future__ import annotations
 
-import inspect
 import os
 import platform
 import socket
@@ -21,17 +27,16 @@ import psutil
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from . import __version__, datasets, predictions as predictions_mod, toolchains
-from .benchmarks import get_benchmark
+from . import __version__, datasets, predictions as predictions_mod, registry, toolchains
 from .executor import Executor
-from .report import build_report, canary_results, compare_gold, compare_study, print_summary
-from .results import ROOT, SCHEMA_VERSION, RecordLog, ResultCache, write_json_atomic
-from .sandbox import Limits, SandboxError, get_sandbox
-from .verifiers import get_verifier
+from .model import Benchmark, Limits, Reproduction
+from .report import build_report, canary_results, print_summary
+from .results import ROOT, SCHEMA_VERSION, RecordLog, ResultCache, load_records, write_json_atomic, write_text_atomic
+from .sandbox import SandboxError
 
 
 class RunError(RuntimeError):
-    """The run cannot start (bad arguments, missing data, bad predictions)."""
+    """The run cannot start (bad arguments, missing data, bad predictions, no image)."""
 
 
 @dataclass
@@ -39,19 +44,22 @@ class RunOptions:
     """Arguments of :func:`run` (the CLI's ``verikit run``).
 
     Attributes:
-        benchmark: benchmark name; dataset: dataset name (None: the benchmark's default).
-        modes: modes to run; predictions: JSONL file (one mode only) or None.
+        benchmark: benchmark name; dataset: a registry name or a path to the user's own
+            dataset (directory or YAML description); None: the benchmark's default.
+        modes: modes to run (NTP4VC: proof languages); predictions: JSONL file (one mode
+            only) or None.
         sandbox: sandbox name; parallel: jobs at once; limits: per-job limits.
         out: output directory; cache_dir: result cache (None: default); use_cache.
         data_dir: data cache; keep_going: record good prediction lines despite bad ones.
         seed: seed for bootstrap CIs and for a benchmark's own randomness (Dafny intent's
             mutants; recorded); command: argv recorded in run.json.
-        task_ids: run only these tasks (None: all); unknown ids are an error.
+        task_ids: run only these tasks (None: all); unknown ids are an error. Canaries run
+            on their own fixed tasks whatever this selects.
     """
 
     benchmark: str = "casp"
     dataset: str | None = None
-    modes: list[str] = field(default_factory=lambda: ["gold"])
+    modes: list[str] = field(default_factory=list)
     predictions: str | None = None
     sandbox: str = "host"
     parallel: int = 1
@@ -67,26 +75,25 @@ class RunOptions:
     task_ids: list[str] | None = None
 
 
-def git_commit() -> str | None:
-    """The checkout's HEAD commit read from ``.git`` (no process started), or None."""
-    git = ROOT / ".git"
+def git_state(root: Path = ROOT) -> tuple[str | None, bool | None]:
+    """``(HEAD commit, dirty)`` of the kit's checkout, read with dulwich (no process
+    started): dirty when a tracked file differs from HEAD or the index, or an untracked
+    file that .gitignore does not ignore exists. ``(None, None)`` outside a git checkout."""
     try:
-        head = (git / "HEAD").read_text().strip()
-        if not head.startswith("ref: "):
-            return head
-        ref = head[5:]
-        if (git / ref).exists():
-            return (git / ref).read_text().strip()
-        for line in (git / "packed-refs").read_text().splitlines():
-            if line.endswith(" " + ref):
-                return line.split()[0]
-    except OSError:
-        return None
-    return None
+        from dulwich import porcelain
+        from dulwich.repo import Repo
+
+        with Repo(str(root)) as repo:
+            commit = repo.head().decode()
+            status = porcelain.status(repo, untracked_files="normal")
+        staged = any(status.staged[k] for k in ("add", "delete", "modify"))
+        return commit, bool(staged or status.unstaged or status.untracked)
+    except Exception:  # noqa: BLE001  (no checkout, no dulwich, a repo dulwich cannot read: unknown)
+        return None, None
 
 
 def host_info() -> dict:
-    """Hostname, platform, Python version, CPU count and memory of this machine."""
+    """Hostname, platform, Python version, CPU count and memory (GiB) of this machine."""
     return {"hostname": socket.gethostname(), "platform": platform.platform(), "python": sys.version.split()[0],
             "cpus": os.cpu_count() or 1, "memory_gb": round(psutil.virtual_memory().total / 2**30, 1)}
 
@@ -95,8 +102,85 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def open_dataset(bench: Benchmark, spec: str | None, data_dir: Path | None = None):
+    """The data of a run: a registry dataset of ``bench`` by name, or the user's own
+    dataset at a path (a directory in one of the benchmark's formats, or a YAML file
+    describing it; see :mod:`harness.datasets.local`).
+
+    Raises:
+        RunError: neither a dataset of this benchmark nor an existing path, or the data
+            cannot be had (the message says how to provide it).
+    """
+    name = spec or bench.default_dataset
+    try:
+        if name in bench.datasets:
+            return datasets.fetch(name, data_dir=data_dir)
+        if Path(name).exists():
+            from .datasets import local
+
+            return local.open_dataset(Path(name))
+    except datasets.DatasetError as exc:
+        raise RunError(str(exc)) from exc
+    raise RunError(f"dataset {name!r} is neither a {bench.name} dataset ({', '.join(bench.datasets)}) "
+                   "nor an existing file or directory")
+
+
+@dataclass
+class _Plan:
+    """Everything a run needs before its first job: the benchmark, its data, the tasks
+    selected, the predictions and the verifier."""
+
+    bench: Benchmark
+    fetched: object
+    all_tasks: list
+    tasks: list
+    preds: object
+    verifier: object
+
+
+def _plan(opts: RunOptions, console: Console) -> _Plan:
+    try:
+        bench = registry.benchmark(opts.benchmark)
+    except registry.UnknownName as exc:
+        raise RunError(str(exc)) from exc
+    opts.modes = list(dict.fromkeys(opts.modes or bench.default_modes or bench.modes))  # a mode given twice runs once
+    bad = [m for m in opts.modes if m not in bench.modes]
+    if bad:
+        raise RunError(f"unknown {bench.mode_option}(s) {bad}; {bench.name} {bench.mode_option}s: "
+                       f"{', '.join(bench.modes)}")
+    if opts.predictions and len(opts.modes) != 1:
+        raise RunError(f"--predictions needs exactly one --{bench.mode_option}")
+    names = {bench.verifier_for(m) for m in opts.modes}
+    if len(names) != 1:
+        raise RunError(f"{bench.mode_option}s {opts.modes} use different verifiers ({', '.join(sorted(names))}); "
+                       "run them separately")
+    fetched = open_dataset(bench, opts.dataset, opts.data_dir)
+    try:
+        all_tasks = bench.load_tasks(fetched)
+    except ValueError as exc:  # a task file the benchmark cannot read (names file:line)
+        raise RunError(str(exc)) from exc
+    tasks = all_tasks
+    if opts.task_ids:
+        unknown = sorted(set(opts.task_ids) - {t.task_id for t in all_tasks})
+        if unknown:
+            raise RunError(f"unknown task id(s) {unknown} in {fetched.dataset.name}")
+        tasks = [t for t in all_tasks if t.task_id in set(opts.task_ids)]
+    preds = None
+    if opts.predictions:
+        try:
+            preds = predictions_mod.load(opts.predictions, {t.task_id for t in all_tasks}, mode=opts.modes[0],
+                                         keep_going=opts.keep_going)
+        except predictions_mod.PredictionsError as exc:
+            raise RunError(str(exc)) from exc
+        except FileNotFoundError as exc:
+            raise RunError(f"{opts.predictions}: no such file") from exc
+        for e in preds.errors:
+            console.print(f"skipped {e}", markup=False, highlight=False, soft_wrap=True)
+    return _Plan(bench, fetched, all_tasks, tasks, preds, registry.verifier(names.pop()))
+
+
 def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, int]:
-    """Run a benchmark and write the run directory.
+    """Run a benchmark and write the run directory ``opts.out``.
 
     Returns:
         ``(report, manifest, exit_code)``; exit code 0 = complete, 3 = canaries failed,
@@ -105,95 +189,60 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
 
     Raises:
         RunError: bad arguments, unknown task ids / malformed predictions (without
-            ``keep_going``), data not available (message says how to provide it).
+            ``keep_going``), data not available, no sandbox or image (the message says
+            what to do).
     """
     console = console or Console(stderr=True)
     started = _now()
-    try:
-        bench = get_benchmark(opts.benchmark)
-    except ValueError as exc:
-        raise RunError(str(exc)) from exc
-    dataset = opts.dataset or bench.DEFAULT_DATASET
-    if dataset not in bench.DATASETS:
-        raise RunError(f"dataset {dataset!r} is not a {bench.NAME} dataset; choose from {', '.join(bench.DATASETS)}")
-    opts.modes = list(dict.fromkeys(opts.modes))  # a mode given twice runs once
-    bad_modes = [m for m in opts.modes if m not in bench.MODES]
-    if bad_modes:
-        raise RunError(f"unknown mode(s) {bad_modes}; {bench.NAME} modes: {', '.join(bench.MODES)}")
-    if opts.predictions and len(opts.modes) != 1:
-        raise RunError("--predictions needs exactly one --mode")
-    try:
-        fetched = getattr(bench, "fetch", datasets.fetch)(dataset, data_dir=opts.data_dir)
-    except datasets.DatasetError as exc:
-        raise RunError(str(exc)) from exc
-    tasks = bench.load_tasks(fetched)
-    if opts.task_ids:
-        unknown = sorted(set(opts.task_ids) - {t.task_id for t in tasks})
-        if unknown:
-            raise RunError(f"unknown task id(s) {unknown} in {dataset}")
-        tasks = [t for t in tasks if t.task_id in set(opts.task_ids)]
-    by_id = {t.task_id: t for t in tasks}
-    preds = None
-    if opts.predictions:
-        try:
-            preds = predictions_mod.load(opts.predictions, set(by_id), mode=opts.modes[0], keep_going=opts.keep_going)
-        except predictions_mod.PredictionsError as exc:
-            raise RunError(str(exc)) from exc
-        except FileNotFoundError as exc:
-            raise RunError(f"{opts.predictions}: no such file") from exc
-        for e in preds.errors:
-            console.print(f"skipped {e}", markup=False, highlight=False, soft_wrap=True)
-
-    names = {bench.verifier_for(m) if hasattr(bench, "verifier_for") else bench.VERIFIER for m in opts.modes}
-    if len(names) != 1:
-        raise RunError(f"modes {opts.modes} use different verifiers ({', '.join(sorted(names))}); run them separately")
-    verifier = get_verifier(names.pop())
+    plan = _plan(opts, console)
+    bench = plan.bench
     image = None
     try:
-        if opts.sandbox == "host" and getattr(bench, "CONTAINER_ONLY", False):
-            raise RunError(f"{bench.NAME} runs only in the container sandbox (--sandbox container): "
+        if opts.sandbox == "host" and bench.container_only:
+            raise RunError(f"{bench.name} runs only in the container sandbox (--sandbox container): "
                            f"its toolchain is not installed on hosts")
-        if opts.sandbox == "container" and hasattr(bench, "sandbox_image"):
-            image = bench.sandbox_image(opts.modes[0], fetched,
-                                        log=lambda m: console.print(m, markup=False, highlight=False))
-        sandbox = get_sandbox(opts.sandbox, toolchain=verifier.toolchain, slots=opts.parallel, image=image)
+        if opts.sandbox == "container":
+            image = bench.sandbox_image(opts.modes[0], plan.fetched,
+                                        lambda m: console.print(m, markup=False, highlight=False))
+        sandbox = registry.sandbox(opts.sandbox, toolchain=plan.verifier.toolchain, slots=opts.parallel, image=image)
     except SandboxError as exc:
         raise RunError(str(exc)) from exc
     try:
-        return _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds, sandbox, verifier, image)
+        return _run_in(opts, console, started, plan, sandbox, image)
     finally:
-        close = getattr(sandbox, "close", None)
-        if close:
-            close()
+        sandbox.close()
 
 
-def _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds, sandbox, verifier, image):
-    probed = toolchains.probe(verifier.toolchain, sandbox, flavor="host" if opts.sandbox == "host" else "debian")
-    shared = verifier.prepare(sandbox, probed)
-    ds_ref = {"name": dataset, "revision": fetched.dataset.source.revision}
-
-    jobs, expected_canaries = [], {}
+def _jobs(opts: RunOptions, plan: _Plan, probed, verifier) -> tuple[list, dict]:
+    """The run's jobs and the canaries' expected verdicts ``{(mode, model): verdicts}``."""
+    bench = plan.bench
+    by_id = {t.task_id: t for t in plan.all_tasks}
+    selected = {t.task_id for t in plan.tasks}
+    ds_ref = {"name": plan.fetched.dataset.name, "revision": plan.fetched.dataset.source.revision}
+    jobs, expected = [], {}
     for mode in opts.modes:
         options = verifier.options(probed, smoke=bench.smoke_tests(mode), cpus=opts.limits.cpus)
-        ctx = None
-        if hasattr(bench, "context"):  # seed: e.g. Dafny intent's mutation seed (recorded)
-            takes_seed = "seed" in inspect.signature(bench.context).parameters
-            ctx = bench.context(fetched, tasks, mode, verifier, **({"seed": opts.seed} if takes_seed else {}))
-        extra = {"ctx": ctx} if ctx is not None else {}
-        if preds is not None:
-            cands = list(preds.candidates)
-        elif mode == "gold":
-            cands = bench.gold_candidates(tasks, mode)
+        ctx = bench.context(plan.fetched, plan.all_tasks, mode, verifier, opts.seed)
+        if plan.preds is not None:  # --task selects among the predictions too
+            cands = [c for c in plan.preds.candidates if c.task_id in selected]
         else:
-            cands = bench.gold_candidates(tasks, mode) + [
-                c for c in bench.bundled_candidates(fetched, mode) if c.task_id in by_id]
-        for cand, expected in bench.canaries(tasks, mode):
+            cands = [c for c in bench.gold_candidates(plan.tasks, mode) + bench.bundled_candidates(plan.fetched, mode)
+                     if c.task_id in selected]
+        for cand, verdicts in bench.canaries(plan.all_tasks, mode):
             cands.append(cand)
-            expected_canaries[(mode, cand.model)] = expected
+            expected[(mode, cand.model)] = verdicts
         try:
-            jobs += [bench.build_job(by_id[c.task_id], c, mode, options, ds_ref, **extra) for c in cands]
+            jobs += [bench.build_job(by_id[c.task_id], c, mode, options, ds_ref, ctx) for c in cands]
         except ValueError as exc:  # a task file the benchmark cannot read (names file:line)
             raise RunError(str(exc)) from exc
+    return jobs, expected
+
+
+def _run_in(opts: RunOptions, console: Console, started: str, plan: _Plan, sandbox, image) -> tuple[dict, dict, int]:
+    bench, verifier = plan.bench, plan.verifier
+    probed = toolchains.probe(verifier.toolchain, sandbox, flavor="host" if opts.sandbox == "host" else "debian")
+    shared = verifier.prepare(sandbox, probed)
+    jobs, expected = _jobs(opts, plan, probed, verifier)
 
     opts.out.mkdir(parents=True, exist_ok=True)
     log = RecordLog(opts.out / "records.jsonl")
@@ -203,7 +252,7 @@ def _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds
     show = opts.progress and console.is_terminal
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, disable=not show, transient=True) as bar:
-        tid = bar.add_task(f"{bench.NAME} {'+'.join(opts.modes)}", total=len(jobs))
+        tid = bar.add_task(f"{bench.name} {'+'.join(opts.modes)}", total=len(jobs))
         try:
             records = executor.run(jobs, log, bench.judge, progress=lambda rec: bar.advance(tid))
         finally:
@@ -214,63 +263,122 @@ def _run_in(opts, console, started, bench, dataset, fetched, tasks, by_id, preds
             log.finalize(keys)
             log.close()
 
-    if hasattr(bench, "compare"):
-        comparison = bench.compare(records, by_id)
-    else:
-        comparison = compare_gold(records, by_id) + compare_study(records, bench.study_results(fetched))
-    canaries = canary_results(records, expected_canaries)
+    by_id = {t.task_id: t for t in plan.all_tasks}
+    canaries = canary_results(records, expected)
     notes = ["toolchain drift from the published pins: "
              + (", ".join(f"{d['tool']} {d['probed'] or 'missing'} vs {d['published']}" for d in probed.drift) or "none")
              + ("; this is NOT a bit-exact reproduction" if not probed.pin_match else "")]
-    dead = {r["task_id"]: r["verifier"]["extra"]["dead_code"] for r in records
-            if r["candidate"]["model"] == "gold" and r["verifier"].get("extra", {}).get("dead_code")}
-    for task_id, names in sorted(dead.items()):
-        notes.append(f"WP smoke tests find unreachable code or calls under the gold contract of {task_id}: "
-                     f"{', '.join(names)} (not a rejection: the precondition is consistent)")
     if stale:
         notes.append(f"{len(stale)} record(s) of another command were in {opts.out}/records.jsonl; "
                      "they were dropped from it (still in the result cache)")
-    if hasattr(bench, "run_notes"):
-        notes += bench.run_notes(records, opts.modes)
-    report = build_report(bench.NAME, dataset, records, comparison=comparison, canaries=canaries,
-                          seed=opts.seed, notes=notes)
-    if hasattr(bench, "report_sections"):
-        report["sections"] = bench.report_sections(records, tasks, opts.modes, seed=opts.seed)
+    notes += bench.notes(records, opts.modes)
+    report = build_report(bench.name, plan.fetched.dataset.name, records, comparison=bench.compare(records, by_id, plan.fetched),
+                          canaries=canaries, seed=opts.seed, notes=notes)
+    report["sections"] = bench.report_sections(records, plan.tasks, opts.modes, seed=opts.seed)
     stats = executor.stats.to_json()
-    status = "complete"
-    code = 0
-    if preds is not None and preds.errors:
+    status, code = "complete", 0
+    if plan.preds is not None and plan.preds.errors:
         status, code = "partial", 5
     if stats["infra_error"]:
         status, code = "partial", 4
     if not canaries["ok"]:
         code = 3
-    manifest = {
-        "schema_version": SCHEMA_VERSION,
-        "kit": {"version": __version__, "git_commit": git_commit(), "git_dirty": None},
-        "command": opts.command or sys.argv,
-        "started_at": started,
-        "finished_at": _now(),
-        "host": host_info(),
-        "benchmark": bench.NAME,
-        "benchmark_version": bench.VERSION,
-        "modes": list(opts.modes),
-        "dataset": fetched.provenance(),
-        "predictions": preds.manifest() if preds else None,
+    manifest = _manifest(opts, started, plan, status, stats)
+    manifest.update({
         "toolchains": [probed.to_json()],
-        "sandbox": opts.sandbox,
         "image": ({"ref": image, "id": getattr(sandbox, "image_digest", None)} if image else None),
-        "adaptation": getattr(bench, "ADAPTATION", {}).get(opts.modes[0]),
-        "limits": opts.limits.to_json(),
+        "adaptation": bench.adaptation(opts.modes[0]),
         "jobs_parallel": opts.parallel,
-        "seeds": {"bootstrap": opts.seed, **({"benchmark": opts.seed} if getattr(bench, "SEEDED", False) else {})},
-        "status": status,
-        "counts": stats,
-        "input_errors": [e.to_json() for e in preds.errors] if preds else [],
-    }
+    })
+    for name, text in bench.run_files(records, plan.tasks).items():
+        write_text_atomic(opts.out / name, text)
     write_json_atomic(opts.out / "report.json", report, kind="report")
     write_json_atomic(opts.out / "run.json", manifest, kind="run")
     print_summary(report, console)
     console.print(f"jobs: {stats['jobs']} (ran {stats['ran']}, cached {stats['cached']}, resumed {stats['resumed']},"
                   f" infra errors {stats['infra_error']}); wrote {opts.out}/run.json, records.jsonl, report.json")
     return report, manifest, code
+
+
+def _manifest(opts: RunOptions, started: str, plan: _Plan, status: str, stats: dict) -> dict:
+    commit, dirty = git_state()
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kit": {"version": __version__, "git_commit": commit, "git_dirty": dirty},
+        "command": opts.command or sys.argv,
+        "started_at": started,
+        "finished_at": _now(),
+        "host": host_info(),
+        "benchmark": plan.bench.name,
+        "benchmark_version": plan.bench.version,
+        "modes": list(opts.modes),
+        "dataset": plan.fetched.provenance(),
+        "predictions": plan.preds.manifest() if plan.preds else None,
+        "toolchains": [],
+        "sandbox": opts.sandbox,
+        "image": None,
+        "adaptation": None,
+        "limits": opts.limits.to_json(),
+        "jobs_parallel": opts.parallel,
+        "seeds": {"bootstrap": opts.seed, **({"benchmark": opts.seed} if plan.bench.seeded else {})},
+        "status": status,
+        "counts": stats,
+        "input_errors": [e.to_json() for e in plan.preds.errors] if plan.preds else [],
+    }
+
+
+def reproduce(opts: RunOptions, console: Console | None = None) -> tuple[Reproduction, int]:
+    """``verikit reproduce``: the paper's figures vs the kit's, written as a run directory.
+
+    A benchmark with reproduction modes first runs them (gold, bundled candidates and
+    canaries, exactly as :func:`run`) into ``opts.out``; then the benchmark compares with
+    its published figures. A rescoring-only reproduction (the published per-item files
+    are rescored, no tool runs) writes run.json, an empty records.jsonl and report.json.
+    report.json gets a ``reproduction`` section (figures, notes, summary); extra files the
+    benchmark produces (e.g. OSVBench's upstream-format log) are written beside them.
+
+    Returns:
+        ``(reproduction, exit_code)``: 0 all reproducible figures equal, 1 some differ,
+        or the run's own exit code (3 canaries, 4 infra errors) when it is not 0.
+
+    Raises:
+        RunError: as :func:`run`.
+    """
+    console = console or Console(stderr=True)
+    try:
+        bench = registry.benchmark(opts.benchmark)
+    except registry.UnknownName as exc:
+        raise RunError(str(exc)) from exc
+    modes = bench.reproduce_modes()
+    opts.out.mkdir(parents=True, exist_ok=True)
+    if modes:
+        opts.modes = list(modes)
+        opts.predictions = None
+        report, manifest, code = run(opts, console)
+        fetched = open_dataset(bench, opts.dataset, opts.data_dir)
+        records = load_records(opts.out / "records.jsonl")
+        rep = bench.reproduce(fetched, {"report": report, "records": records, "tasks": bench.load_tasks(fetched)})
+    else:
+        started = _now()
+        opts.modes = ["reproduce"]
+        plan = _Plan(bench, open_dataset(bench, opts.dataset, opts.data_dir), [], [], None, None)
+        rep = bench.reproduce(plan.fetched, None)
+        RecordLog(opts.out / "records.jsonl").close()
+        report = build_report(bench.name, plan.fetched.dataset.name, [], comparison=[],
+                              canaries={"ok": True, "results": []}, seed=opts.seed, notes=[])
+        report["sections"] = {}
+        manifest = _manifest(opts, started, plan, "complete", {"jobs": 0, "ran": 0, "cached": 0, "resumed": 0,
+                                                               "infra_error": 0, "verifier_runs": 0})
+        manifest["sandbox"] = "none (rescoring of published files)"
+        code = 0
+    report["reproduction"] = rep.to_json()
+    report["sections"].update(rep.sections)
+    report["notes"] += rep.notes
+    for name, text in rep.files.items():
+        write_text_atomic(opts.out / name, text)
+    write_json_atomic(opts.out / "report.json", report, kind="report")
+    if not modes:
+        write_json_atomic(opts.out / "run.json", manifest, kind="run")
+    if code == 0 and rep.summary()["differs"]:
+        code = 1
+    return rep, code

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from .sandbox import Limits
+from .model import Limits, canonical_json  # noqa: F401  (canonical_json re-exported)
 
 ROOT = Path(__file__).resolve().parent.parent
 PINS_FILE = ROOT / "images" / "toolchains.json"
@@ -139,11 +139,6 @@ class ProbedToolchain:
             "drift": self.drift, "tools": self.tools,
             **({"image_manifest": self.image_manifest} if self.image_manifest is not None else {}),
         }
-
-
-def canonical_json(obj) -> str:
-    """Canonical JSON: sorted keys, no whitespace, UTF-8 kept (used for keys and hashes)."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def probe(name: str, sandbox, flavor: str = "host") -> ProbedToolchain:

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Write harness/pins/<dataset>.json: the upstream files a dataset needs beyond the ones
-listed in harness/datasets.py, each with the sha256 and size computed from the files.
+"""Write harness/datasets/registry/<dataset>.files.json: the upstream files a dataset needs
+beyond the ones listed inline in its registry file <dataset>.yaml, each with the sha256 and
+size computed from the files.
 
 Usage: scripts/pin_files.py ntp4vc|dafny-intent [--root DIR]
 
@@ -9,7 +10,11 @@ Usage: scripts/pin_files.py ntp4vc|dafny-intent [--root DIR]
 files of each language (the three manifests), every Rocq library file in the closure of
 a task, the target of git symlinks among them, every dune file under the Rocq
 directories (the theory names), and the ``.mlw`` sources of the pearl items. For dafny-intent: the MBPP-DFY-153 test programs
-(``MBPP-DFY-153/test/task_id_<N>.dfy``); the JSON files are listed in datasets.py.
+(``MBPP-DFY-153/test/task_id_<N>.dfy``); the JSON files are listed in dafny-intent.yaml.
+
+The source (repository and commit) is read from ``<dataset>.yaml``, which names the JSON
+file in ``files_from``; the registry itself is not loaded (it needs the file being written).
+For a whole new entry, ``verikit datasets pin DIR`` prints the YAML.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness import datasets  # noqa: E402
+from harness.datasets import entries  # noqa: E402
 from harness.benchmarks import ntp4vc  # noqa: E402
 
 
@@ -47,10 +53,16 @@ def dafny_intent_paths(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in (root / "MBPP-DFY-153" / "test").glob("task_id_*.dfy"))
 
 
-#: Sources of datasets whose registry entry reads this script's output (the entry cannot be
-#: imported before the pin file exists).
-SOURCES = {"dafny-intent": datasets.Source("github", "Mondego/dafny-synthesis",
-                                           "a57ce249913c883085401e9072233852826f4e24")}
+def _entry(name: str) -> tuple[datasets.Source, set[str], str]:
+    """(source, paths listed inline, files_from name) of registry file ``<name>.yaml``."""
+    path = datasets.REGISTRY_DIR / f"{name}.yaml"
+    data = entries.load_yaml(path)
+    try:
+        source = entries.source_from(data.get("source"))
+        inline = {f.path for f in entries.file_refs(data.get("files") or [], ("files",))}
+    except entries.Bad as bad:
+        raise entries.bad_file(path, path.read_text(encoding="utf-8"), bad) from None
+    return source, inline, data.get("files_from") or f"{name}.files.json"
 
 
 def main() -> int:
@@ -58,8 +70,7 @@ def main() -> int:
     ap.add_argument("dataset", choices=["ntp4vc", "dafny-intent"])
     ap.add_argument("--root", type=Path)
     args = ap.parse_args()
-    ds = datasets.REGISTRY.get(args.dataset)
-    source = ds.source if ds is not None else SOURCES[args.dataset]
+    source, listed, files_from = _entry(args.dataset)
     root = args.root
     if root is None:
         for m in datasets.mirror_dirs():
@@ -69,19 +80,14 @@ def main() -> int:
     if root is None:
         print("no --root and no mirror has the dataset", file=sys.stderr)
         return 2
-    if args.dataset == "ntp4vc":
-        listed = {"README.md", *(f.path for f in ds.files if f.path.endswith((".csv", ".lst")))}
-        paths = ntp4vc_paths(root)
-    else:
-        listed = set()
-        paths = dafny_intent_paths(root)
+    paths = ntp4vc_paths(root) if args.dataset == "ntp4vc" else dafny_intent_paths(root)
     files = []
     for rel in paths:
         if rel in listed:
             continue
         data = (root / rel).read_bytes()
         files.append({"path": rel, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)})
-    out = datasets.PINS_DIR / f"{args.dataset}.json"
+    out = datasets.REGISTRY_DIR / files_from
     out.write_text(json.dumps({"dataset": args.dataset, "source": {"repo": source.repo, "revision": source.revision},
                                "generated_by": "scripts/pin_files.py", "files": files}, indent=0) + "\n")
     print(f"{out}: {len(files)} files")

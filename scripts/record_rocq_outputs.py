@@ -19,7 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness import datasets, toolchains  # noqa: E402
 from harness.benchmarks import ntp4vc  # noqa: E402
-from harness.sandbox import Limits, get_sandbox  # noqa: E402
+from harness.model import Limits  # noqa: E402
+from harness.registry import sandbox as get_sandbox  # noqa: E402
 from harness.verifiers.rocq import Rocq  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "recorded" / "rocq"

@@ -16,6 +16,7 @@ import pytest
 
 from harness import datasets
 from harness.benchmarks import casp
+from harness.benchmarks.casp import sources as casp_sources
 
 
 def _write_parquet(data_dir, rows) -> None:
@@ -57,3 +58,39 @@ def test_parquet_missing_column_names_file_and_row(tmp_path, monkeypatch):
         casp.load_tasks(fetched)
     assert "row 0" in str(err.value) and "acsl_snippet" in str(err.value)
     assert "train-00000-of-00001.parquet" in str(err.value)
+
+
+def test_own_parquet_file_records_its_own_path_not_the_hub(casp_tasks, tmp_path):
+    """The same rows passed as ``--dataset FILE`` (harness.datasets.open_dataset): the
+    tasks are the registry route's, and the provenance names the file and its sha256,
+    never nicher92/CASP_dataset@main."""
+    sample = [casp_tasks[k] for k in sorted(casp_tasks)]
+    rows = [{"file_name": t.published["file_name"], "c_code_snippet": t.code, "acsl_snippet": t.spec,
+             "verified": t.published["verified"], "total_goals": t.published["total_goals"],
+             "verified_goals": t.published["verified_goals"]} for t in sample]
+    path = tmp_path / "mine" / "casp.parquet"
+    path.parent.mkdir()
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    fetched = datasets.open_dataset(path)
+    prov = fetched.provenance()
+    assert prov["source"] == {"kind": "local", "path": str(path), "revision": None}
+    assert prov["files"] == {"casp.parquet": datasets.sha256_file(path)}
+    assert "nicher92" not in str(prov) and prov["name"] == str(path)
+    tasks = casp_sources.tasks_from(fetched)
+    assert [t.task_id for t in tasks] == [str(i) for i in range(len(sample))]
+    for got, want in zip(tasks, sample):
+        assert (got.gold_text, got.prelude, got.contract, got.code, got.function) == \
+            (want.gold, want.prelude, want.contract, want.code, want.function)
+        assert got.published == {k: want.published[k] for k in casp_sources.PUBLISHED_COLUMNS}
+        assert got.suffix == "" and got.where.startswith(f"{path}: row ")
+
+
+def test_hub_parquet_through_casp_sources_matches_the_loader(casp_tasks, tmp_path, monkeypatch):
+    monkeypatch.setenv("VERIKIT_OFFLINE", "1")
+    sample = [casp_tasks[k] for k in sorted(casp_tasks)]
+    _write_parquet(tmp_path, [{"c_code_snippet": t.code, "acsl_snippet": t.spec, "file_name": None,
+                               "verified": True, "total_goals": 1, "verified_goals": 1} for t in sample])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fetched = datasets.fetch("casp", data_dir=tmp_path)
+    assert [t.gold_text for t in casp_sources.tasks_from(fetched)] == [t.gold for t in casp.load_tasks(fetched)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.benchmarks.cfront import (
+from harness.benchmarks.casp.cfront import (
     CSyntaxError,
     acsl_blocks,
     code_tokens,

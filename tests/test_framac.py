@@ -25,7 +25,9 @@ import pytest
 from harness import toolchains
 from harness.sandbox import Limits, ProcResult
 from harness.sandbox.local import HostSandbox
-from harness.verifiers import VERDICTS, get_verifier
+from harness.model import termination
+from harness.registry import verifier as get_verifier
+from harness.verifiers import VERDICTS
 from harness.verifiers.framac import PAPER_OPTIONS, REPORT, SOURCE, WHY3CONF, FramaC, parse_version
 
 # --------------------------------------------------------------------------------------
@@ -215,7 +217,8 @@ class Env:
             argv, env, collect = self.framac.command(opts)
             proc = self.sandbox.run(argv, files={**self.prepared, SOURCE: src}, env=env,
                                     collect=collect, limits=limits)
-            self._cache[key] = (argv, proc, self.framac.parse(proc))
+            # as the executor does: the sandbox's ending first, then the tool's reading
+            self._cache[key] = (argv, proc, termination(proc, "frama-c") or self.framac.parse(proc))
         return self._cache[key]
 
 
@@ -405,8 +408,9 @@ def test_wall_limit_gives_timeout(fc):
     ({"start_error": "FileNotFoundError: [Errno 2] No such file or directory: 'frama-c'"}, "infra_error"),
 ])
 def test_job_level_outcomes(flags, verdict):
+    """The sandbox's ending is mapped once (model.termination, applied by the executor)."""
     proc = ProcResult(argv=["frama-c"], returncode=None if "start_error" in flags else -9, **flags)
-    res = get_verifier("framac").parse(proc)
+    res = termination(proc, get_verifier("framac").name)
     assert res.verdict == verdict
     assert res.goals is None
     if verdict == "infra_error":
@@ -415,7 +419,7 @@ def test_job_level_outcomes(flags, verdict):
 
 def test_missing_frama_c_binary_is_infra_error():
     proc = HostSandbox().run(["verikit-no-such-frama-c", "-version"])
-    res = FramaC().parse(proc)
+    res = termination(proc, "frama-c")
     assert proc.start_error
     assert res.verdict == "infra_error"
 

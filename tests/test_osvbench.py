@@ -1,8 +1,10 @@
-"""Tests of harness/benchmarks/osvbench.py on the real OSVBench files (dataset ``osvbench``,
+"""Tests of harness/benchmarks/osvbench on the real OSVBench files (dataset ``osvbench``,
 fetched from the mirror in ``VERIKIT_DATA_MIRRORS``): tolerant task loading, prompts
 byte-for-byte as upstream, the exact rescoring of the published Claude-3.5-sonnet run
-(Tables 1 and 2, upstream README), the classification of all 245 log entries against
-upstream's stats.py rule, predictions conversion and the integrity scan."""
+(Tables 1 and 2, upstream README) as a :class:`harness.model.Reproduction`, the
+classification of all 245 log entries against upstream's stats.py rule, predictions
+conversion and the integrity scan. Jobs, judging and report sections on the recorded
+outputs: tests/test_osvbench_run.py."""
 
 from __future__ import annotations
 
@@ -10,15 +12,14 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from harness import datasets, predictions
-from harness.benchmarks import Candidate, osvbench
+from harness import datasets, predictions, registry
+from harness.benchmarks import osvbench
+from harness.model import Candidate, Reproduction
 from harness.verifiers import hyperkernel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -244,6 +245,26 @@ def test_example_sets_are_nested(fetched):
     assert prompts.example_syscalls(9)[:7] == prompts.example_syscalls(7)
 
 
+def test_plain_prompt_function_for_verikit_prompts(fetched, tasks):
+    full = fetched.files[osvbench.FULL_PROMPT_EXAMPLE].read_text(encoding="utf-8")
+    assert osvbench.prompt(fetched, "2", 5) + "\n" == full
+    assert osvbench.prompt(fetched, tasks[2], 5) + "\n" == full
+    assert osvbench.messages(fetched, "2", 0)[1]["content"] == osvbench.Prompts.load(fetched).prompt(tasks[2], 0)
+    with pytest.raises(osvbench.ManifestError, match=r"unknown task id '245': expected 0\.\.244"):
+        osvbench.prompt(fetched, "245")
+
+
+def test_prompts_hook_for_verikit_prompts(fetched, tasks):
+    bench = registry.benchmark("osvbench")
+    full = fetched.files[osvbench.FULL_PROMPT_EXAMPLE].read_text(encoding="utf-8")
+    (line,) = bench.prompts(fetched, [tasks[2]], "spec")
+    assert line == {"task_id": "2", "mode": "spec", "shots": 5, "system": osvbench.SYSTEM_PROMPT,
+                    "prompt": full[:-1]}
+    assert len(bench.prompts(fetched, tasks, "spec", shots=0)) == 245
+    with pytest.raises(ValueError, match="shots must be one of 0, 1, 3, 5, 7, 9, got 2"):
+        bench.prompts(fetched, tasks, "spec", shots=2)
+
+
 # --- rescoring the published run --------------------------------------------------------
 
 def test_rescore_reproduces_tables_1_and_2(scores):
@@ -307,27 +328,49 @@ def test_spec_lines_point_into_the_published_specs(fetched, tasks, scores):
 
 
 def test_reproduce_equals_paper_and_readme(fetched):
-    rep = osvbench.reproduce(fetched)
-    assert rep["summary"] == {"reproduced": 16, "differs": 0, "not_reproducible": 0, "failed_checks": 0,
-                              "all_reproducible_equal": True}
-    assert all(c["ok"] for c in rep["checks"])
-    tables = Counter(f["table"] for f in rep["figures"])
+    rep = registry.benchmark("osvbench").reproduce(fetched, None)
+    assert isinstance(rep, Reproduction)
+    assert rep.summary() == {"reproduced": 16, "differs": 0, "not_reproducible": 0}
+    section = rep.sections["published_run"]
+    assert len(section["checks"]) == 7 and all(c["ok"] for c in section["checks"])
+    tables = Counter(f["table"] for f in rep.figures)
     assert tables == {"Table 1": 7, "Table 2": 2, "upstream README": 7}
-    for f in rep["figures"]:
-        assert f["published"] == f["reproduced"] and f["equal"]
-    assert rep["dataset"]["source"]["revision"].startswith("3247b75e")
-    notes = "\n".join(rep["notes"])
+    for f in rep.figures:
+        assert f["published"] == f["reproduced"] and f["equal"] and f["status"] == "reproduced"
+        assert {"table", "row", "column", "published", "reproduced", "status"} <= set(f)
+    notes = "\n".join(rep.notes)
     assert "246:" in notes and "trailing comma" in notes
     assert "SyntaxError 1" in notes and "counterexample 80" in notes
+    # the finer causes are a report section
+    cls = section["classification"]
+    assert cls["finer"]["syntax"]["AttributeError"] == 21 and len(cls["per_task"]) == 245
+    assert cls["by_bug_num"]["1"]["total"] == 71
+    json.dumps(rep.to_json())  # JSON-able for report.json
+    assert rep.files == {}
 
 
 def test_reproduce_fails_loudly_on_a_difference(fetched, published):
     changed = json.loads(json.dumps(published))
     changed["figures"][0]["passed"] += 1
     rep = osvbench.reproduce(fetched, published=changed)
-    assert rep["summary"]["differs"] == 1 and not rep["summary"]["all_reproducible_equal"]
-    (bad,) = [f for f in rep["figures"] if f["status"] == "differs"]
+    assert rep.summary()["differs"] == 1
+    (bad,) = [f for f in rep.figures if f["status"] == "differs"]
     assert bad["name"] == changed["figures"][0]["name"]
+
+
+def test_a_failed_consistency_check_is_a_difference(fetched, tmp_path):
+    """A published results JSON with two specs for a task breaks a check: the reproduction
+    then differs (a figure for the check), even though the 16 figures are equal."""
+    root = copy_dataset(fetched, tmp_path / "repo")
+    path = root / osvbench.RESULTS_JSON
+    data = json.loads(path.read_text())
+    data["0"]["sys_map_page_desc"].append("def extra(): pass")
+    path.write_text(json.dumps(data))
+    rep = osvbench.reproduce(root)
+    assert rep.summary() == {"reproduced": 16, "differs": 1, "not_reproducible": 0}
+    (bad,) = [f for f in rep.figures if f["status"] == "differs"]
+    assert bad["table"] == "consistency check" and "one spec per task" in bad["criterion"]
+    assert "'2': 1" in bad["notes"][0]
 
 
 def test_doubled_log_is_diagnosed(fetched, tmp_path):
@@ -371,15 +414,21 @@ def test_published_figures_match_paper_text_and_readme(fetched, published):
                   figs["table2.claude-3.5-sonnet.semantic_error"]["percent"]]
 
 
-def test_cli_reproduce_prints_side_by_side_and_exits_0(tmp_path, isolated_cache):
-    out = tmp_path / "rep.json"
-    proc = subprocess.run([sys.executable, "-m", "harness", "reproduce", "osvbench", "--out", str(out)],
-                          cwd=ROOT, env=isolated_cache, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    text = proc.stdout + proc.stderr
-    assert "110/245 = 44.90 %" in text and "55/245 = 22.45 %" in text and "80/245 = 32.65 %" in text
-    assert "16 reproduced exactly, 0 differ" in text
-    assert json.loads(out.read_text())["summary"]["differs"] == 0
+def test_verikit_reproduce_writes_a_valid_run_directory(fetched, tmp_path, isolated_cache):
+    """``verikit reproduce osvbench --out DIR`` (the runner): a rescoring-only reproduction
+    writes run.json, an empty records.jsonl and report.json with the reproduction and the
+    finer causes as sections, all schema-valid."""
+    from harness import runner
+    from harness.results import validate_run_dir
+
+    out = tmp_path / "rep"
+    rep, code = runner.reproduce(runner.RunOptions(benchmark="osvbench", out=out, progress=False))
+    assert code == 0 and rep.summary()["reproduced"] == 16
+    report = json.loads((out / "report.json").read_text())
+    assert report["reproduction"]["summary"] == {"reproduced": 16, "differs": 0, "not_reproducible": 0}
+    assert report["sections"]["published_run"]["classification"]["finer"]["semantic"] == {"counterexample": 80}
+    assert (out / "records.jsonl").read_text() == ""
+    assert validate_run_dir(out) == []
 
 
 # --- predictions ------------------------------------------------------------------------
@@ -434,22 +483,37 @@ def test_integrity_scan(fetched, tasks):
     assert osvbench.integrity_scan("import os\nx = ().__class__.__bases__\n")[0].startswith("import")
     assert any(f.startswith("__class__") for f in osvbench.integrity_scan("x = ().__class__\n"))
     assert osvbench.integrity_scan("def f(:\n  open(\n") != []  # untokenizable: raw-text scan, fail closed
-    jobs = osvbench.spec_jobs(tasks, [Candidate("5", "m", 0, forged, "test"),
-                                      Candidate("5", "m", 1, "```python\n" + clean + "```", "test")])
+    bench = registry.benchmark("osvbench")
+    options = registry.verifier("hyperkernel").options(None)
+    ds = {"name": "osvbench", "revision": "r"}
+    jobs = [bench.build_job(tasks[5], c, "spec", options, ds, None)
+            for c in (Candidate("5", "m", 0, forged, "test"), Candidate("5", "m", 1, "```python\n" + clean + "```", "test"))]
     assert jobs[0].precheck[0] == "rejected" and "print" in jobs[0].precheck[1]
-    assert jobs[1].precheck is None and jobs[1].spec == "\n" + clean and jobs[1].syscall == tasks[5].syscall
+    assert jobs[0].checks == [{"name": "forbidden_names", "ok": False, "detail": "; ".join(found)}]
+    assert jobs[1].precheck is None and jobs[1].checks[0]["ok"]
+    assert jobs[1].files["specs.py"] == hyperkernel.spec_module("\n" + clean)
+    assert jobs[1].options["syscall"] == tasks[5].syscall
     assert jobs[0].task_sha256 == tasks[5].sha256 != tasks[10].sha256
 
 
-def test_verify_without_image_is_a_clear_message(fetched, tasks, tmp_path, isolated_cache):
-    preds = tmp_path / "p.jsonl"
-    lines, _ = osvbench.convert_upstream_results(fetched.files[osvbench.RESULTS_JSON], tasks)
-    osvbench.write_predictions(lines[:2], preds)
-    env = dict(isolated_cache, DOCKER_HOST="unix:///nonexistent/verikit-test-docker.sock")
-    proc = subprocess.run([sys.executable, "-m", "harness.benchmarks.osvbench", "verify", str(preds),
-                           "--out", str(tmp_path / "out")], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 2
-    assert "Traceback" not in proc.stderr
-    assert hyperkernel.UPSTREAM_IMAGE in proc.stderr and hyperkernel.JOB_IMAGE in proc.stderr
-    assert f"docker pull {hyperkernel.UPSTREAM_IMAGE}" in proc.stderr
+def test_convert_hook_for_verikit_convert(fetched, tasks, tmp_path):
+    bench = registry.benchmark("osvbench")
+    lines = bench.convert(None, fetched, tasks)
+    assert lines == osvbench.convert_upstream_results(fetched.files[osvbench.RESULTS_JSON], tasks,
+                                                      where=osvbench.RESULTS_JSON)[0]
+    assert [ln["task_id"] for ln in bench.convert(None, fetched, [tasks[3], tasks[7]], model="m")] == ["3", "7"]
+    p = tmp_path / "gpt4o_Spec.json"
+    p.write_text(json.dumps({"5": {tasks[5].syscall: ["def f(): pass"]}}))
+    assert [(ln["task_id"], ln["model"]) for ln in bench.convert(p, fetched, tasks)] == [("5", "gpt4o")]
+    with pytest.raises(ValueError, match="no such file"):
+        bench.convert(tmp_path / "missing.json", fetched, tasks)
+
+
+def test_convert_writes_the_pinned_results_as_predictions(fetched, tmp_path):
+    """``verikit osvbench convert`` (:func:`osvbench.convert`): the pinned results JSON by default."""
+    out = tmp_path / "claude.jsonl"
+    n, notes = osvbench.convert(fetched, out)
+    assert n == 245 and notes == []
+    first = json.loads(out.read_text().splitlines()[0])
+    assert (first["task_id"], first["model"], first["sample"], first["mode"]) == ("0", "claude3sonnet", 0, "spec")
+    assert first["meta"]["source"] == osvbench.RESULTS_JSON

@@ -17,7 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 import psutil
 import pytest
 
-from harness.sandbox import Limits, ProcResult, SandboxError, get_sandbox
+from harness.registry import sandbox as get_sandbox
+from harness.sandbox import Limits, ProcResult, SandboxError
 from harness.sandbox.local import HostSandbox
 
 PY = sys.executable  # a python3 that certainly exists

@@ -40,7 +40,8 @@ import time
 import uuid
 from pathlib import Path
 
-from . import Limits, ProcResult, SandboxError, collect_files, write_files
+from ..model import Limits, ProcResult
+from .base import SandboxError, collect_files, write_files
 
 LABEL = "verikit.worker"
 OWNER = f"{socket.gethostname()}:{os.getpid()}"  # lets a later run remove a killed run's workers

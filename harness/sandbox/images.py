@@ -26,7 +26,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import toolchains
-from . import Limits, SandboxError
+from ..model import Limits
+from .base import SandboxError
 from .container import ContainerSandbox, connect
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -287,7 +288,8 @@ def build_derived(spec: dict, *, base_url: str | None = None, engine: str = "pod
     in (e.g. ``ntp4vc-rocq``: the NTP4VC Rocq library compiled once).
 
     Args:
-        spec: ``{"name", "base_toolchain", "fingerprint" (hex; covers the base image's
+        spec: ``{"name", "base_toolchain" (or "base_image": a reference that must already be
+            in the engine, with "base_hint": the message when it is not), "fingerprint" (hex; covers the base image's
             fingerprint, every file and the build script), "files": {context path: bytes},
             "containerfile": text (gets ``--build-arg BASE=<toolchain image>``),
             "manifest": dict baked as /etc/verikit/<name>.json}``.
@@ -306,7 +308,12 @@ def build_derived(spec: dict, *, base_url: str | None = None, engine: str = "pod
     if not force and _find(client, tag) is not None:
         log(f"{tag}: exists (fingerprint matches), reused")
         return tag
-    base = build(spec["base_toolchain"], base_url=base_url, engine=engine, log=log)
+    if spec.get("base_image"):  # an image the user loads (e.g. an upstream image that cannot be built here)
+        if _find(client, spec["base_image"]) is None:
+            raise SandboxError(spec.get("base_hint") or f"base image {spec['base_image']} is not in the engine")
+        base = spec["base_image"]
+    else:
+        base = build(spec["base_toolchain"], base_url=base_url, engine=engine, log=log)
     log(f"{tag}: building on {base} ({len(spec['files'])} files)")
     cf = (spec["containerfile"] + f"\nCOPY manifest.json /etc/verikit/{spec['name']}.json\n"
           f"LABEL verikit.derived={spec['name']} verikit.derived.fingerprint={spec['fingerprint']}\n")

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import psutil
 
-from . import Limits, ProcResult, collect_files, write_files
+from ..model import Limits, ProcResult
+from .base import collect_files, write_files
 
 POLL_S = 0.05
 
@@ -59,6 +60,9 @@ class HostSandbox:
     def __init__(self) -> None:
         self._running: dict[int, tuple[subprocess.Popen, dict]] = {}
         self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Nothing to release: each job's scratch directory is removed when it ends."""
 
     def cancel(self) -> None:
         """Kill every job this sandbox is running (used on Ctrl-C / errors); idempotent."""

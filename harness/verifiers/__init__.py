@@ -22,57 +22,9 @@ itself) into ``rejected``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 
-VERDICTS = ("verified", "failed", "rejected", "timeout", "memout", "invalid", "infra_error")
-
-
-@dataclass
-class GoalCounts:
-    """Proof-obligation counts of one run, as the tool counts them.
-
-    Attributes:
-        proved: goals proved (by Qed or a prover).
-        total: goals generated, smoke tests excluded.
-        failed: goals a prover refuted or that failed outright.
-        timeout: goals whose provers all hit the per-goal time/step limit.
-        unknown: goals left unproved for another reason (prover answered unknown).
-    """
-
-    proved: int = 0
-    total: int = 0
-    failed: int = 0
-    timeout: int = 0
-    unknown: int = 0
-
-    def to_json(self) -> dict:
-        """The counts as a dict with the attribute names as keys."""
-        return asdict(self)
-
-
-@dataclass
-class VerifierResult:
-    """A verifier's reading of one run.
-
-    Attributes:
-        verdict: one of :data:`VERDICTS` as far as the tool can tell (the benchmark may
-            turn it into ``rejected`` after its integrity checks).
-        reason: one-line human explanation of the verdict.
-        goals: :class:`GoalCounts`, or None when the tool produced no goals (parse error).
-        goal_results: per goal ``{"name", "status", "prover", "time_s"}``; at least every
-            goal that was not proved.
-        vacuous: names of smoke tests that failed (the contract or code is inconsistent).
-        messages: error/warning lines worth showing (with file:line when the tool gives it).
-        extra: tool-specific details (e.g. counts of Terminating/Unreachable goals).
-    """
-
-    verdict: str
-    reason: str
-    goals: GoalCounts | None = None
-    goal_results: list[dict] = field(default_factory=list)
-    vacuous: list[str] = field(default_factory=list)
-    messages: list[str] = field(default_factory=list)
-    extra: dict = field(default_factory=dict)
+from ..model import VERDICTS, GoalCounts, VerifierResult, termination  # noqa: F401  (re-exported)
 
 
 def blank_span(chars: list[str], start: int, end: int) -> None:
@@ -140,47 +92,3 @@ class Theorem:
     start: int
     end: int
     line: int
-
-
-def get_verifier(name: str):
-    """Return the verifier instance named ``name`` (one of :data:`VERIFIERS`).
-
-    Raises:
-        ValueError: unknown verifier.
-    """
-    if name == "framac":
-        from .framac import FramaC
-
-        return FramaC()
-    if name == "rocq":
-        from .rocq import Rocq
-
-        return Rocq()
-    if name == "lean":
-        from .lean import Lean
-
-        return Lean()
-    if name == "isabelle":
-        from .isabelle import Isabelle
-
-        return Isabelle()
-    if name == "hyperkernel":
-        from .hyperkernel import Hyperkernel
-
-        return Hyperkernel()
-    if name == "why3":
-        from .why3 import Why3
-
-        return Why3()
-    if name == "tlc":
-        from .tlc import TLC
-
-        return TLC()
-    if name == "dafny":
-        from .dafny import Dafny
-
-        return Dafny()
-    raise ValueError(f"unknown verifier {name!r}; available: {', '.join(VERIFIERS)}")
-
-
-VERIFIERS = ("framac", "rocq", "lean", "isabelle", "hyperkernel", "tlc", "dafny", "why3")

@@ -51,8 +51,7 @@ import re
 import shlex
 import xml.etree.ElementTree as ET
 
-from ..sandbox import ProcResult
-from . import GoalCounts, VerifierResult, job_limits
+from ..model import GoalCounts, ProcResult, VerifierResult
 
 NAME = "dafny"
 TOOLCHAIN = "dafny"
@@ -154,16 +153,12 @@ class Dafny:
         when a failed method's errors are all postcondition violations, else ``other``).
 
         The job's verdict: ``infra_error`` (the script did not start, or no file produced
-        a verifier summary or stop message: a crash), ``timeout``/``memout`` (the whole
-        job was killed at its limit), ``invalid`` (no method could be verified: every
+        a verifier summary or stop message: a crash), ``invalid`` (no method could be verified: every
         file failed to parse/resolve), ``verified`` (every method verified), ``failed``
         otherwise. ``extra``: ``{"runs": [{"file", "exit_code", "outcome"}], "fallback":
         bool, "stopped": {file: message}}``.
         """
         options = options or {}
-        limited = job_limits(proc, "dafny")
-        if limited is not None:
-            return limited
         units: dict = options.get("units", {})
         batch = options.get("batch")
         results: dict[str, dict] = {}

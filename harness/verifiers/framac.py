@@ -32,8 +32,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..sandbox import Limits, ProcResult
-from . import GoalCounts, VerifierResult
+from ..model import GoalCounts, Limits, ProcResult, VerifierResult
 
 NAME = "framac"
 TOOLCHAIN = "framac"
@@ -125,22 +124,14 @@ class FramaC:
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Turn a finished Frama-C run into a :class:`VerifierResult`.
 
-        Verdicts: ``infra_error`` (tool missing or crashed), ``timeout``/``memout``
-        (job-level limit), ``invalid`` (C or ACSL does not parse/typecheck: Frama-C
-        "invalid user input"), ``verified`` (all goals proved, no failed smoke test),
-        ``failed`` otherwise. Failed smoke tests are listed in ``vacuous`` for the
+        Verdicts (the executor has already mapped a job the sandbox ended: could not
+        start, wall-time or memory limit): ``infra_error`` (the tool crashed),
+        ``invalid`` (C or ACSL does not parse/typecheck: Frama-C "invalid user input"),
+        ``verified`` (all goals proved, no failed smoke test), ``failed`` otherwise. Failed smoke tests are listed in ``vacuous`` for the
         benchmark to reject.
         """
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
         messages = _messages(log)
-        if proc.start_error:
-            return VerifierResult("infra_error", f"frama-c did not start: {proc.start_error}")
-        if proc.timed_out:
-            return VerifierResult("timeout", f"job killed at the wall-time limit after {proc.wall_s:.1f} s",
-                                  messages=messages)
-        if proc.memout:
-            return VerifierResult("memout", f"job killed at the memory limit ({proc.max_rss_mb:.0f} MiB seen)",
-                                  messages=messages)
         if proc.output_truncated:
             return VerifierResult("failed", "output exceeded the cap; the run was stopped", messages=messages)
         if proc.returncode != 0:

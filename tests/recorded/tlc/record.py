@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
 from harness import toolchains  # noqa: E402
-from harness.sandbox import Limits, get_sandbox  # noqa: E402
+from harness.model import Limits  # noqa: E402
+from harness.registry import sandbox as get_sandbox  # noqa: E402
 from harness.verifiers.tlc import TLC, config_text, postprocess  # noqa: E402
 
 DATA = ROOT / "harness" / "benchmarks" / "modelbench_data"

@@ -1,0 +1,557 @@
+"""CASP: C-function / ACSL-specification pairs verified with Frama-C WP + RTE.
+
+Paper: "CASP: a dataset of verified C code paired with ACSL specifications"
+(../shared/papers/000_d6c7d26d38965c5d.txt): 506 pairs, each verified with Frama-C 30.0
+WP + RTE, Z3 4.8.12 + Alt-Ergo 2.6.0 + CVC4 1.8, 500000 steps, 60 s per goal.
+
+A task is one pair: ``prelude`` (the dependencies: includes, logic definitions, other
+declarations), ``contract`` (the ACSL contract of the function), ``code`` (the function
+definition, with its loop annotations). The gold file is ``spec.acsl + "\\n" + code.c``
+exactly as the dataset stores it (``prelude + contract == spec.acsl``).
+
+Modes (all on the same pairs):
+
+- ``gold``: re-verify each pair; compare verdict and goal counts with the published ones.
+- ``spec-from-code``: the candidate writes the contract. Verified file =
+  prelude + the candidate's text up to the function + the task's function *verbatim*.
+  The candidate's C code of the function must be token-identical to the task's
+  (comments/annotations aside) or it is ``rejected``; a contract with no non-trivial
+  ``ensures`` or with ``requires \\false`` is ``rejected``; WP smoke tests run and a
+  failed smoke test (inconsistent contract) is ``rejected``.
+- ``code-from-spec``: the candidate writes the function. Verified file = prelude + the
+  task's contract *verbatim* + the candidate's function. A contract in the candidate that
+  differs from the task's (up to layout) is ``rejected``; ACSL ``axiom``/``admit`` added
+  by the candidate is ``rejected``; smoke tests run.
+
+Canaries (DESIGN.md "Integrity"): each candidate mode also runs known-good and
+known-cheat candidates on one task; a run whose canaries do not get their expected
+verdicts is reported as invalid.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ... import datasets
+from ...model import GOLD, Benchmark, Candidate, Job, ProcResult, Reproduction, VerifierResult, sha256_text
+from ...verifiers.framac import FramaC
+from .cfront import (CSyntaxError, acsl_blocks, code_tokens, contracts_on_declarations, find_function,
+                     normalize_acsl, preprocessor_lines)
+from .sources import TaskError, TaskSpec, pair_task, split_spec, tasks_from  # noqa: F401  (re-exported)
+
+framac_parser = FramaC()  # reads the study's recorded logs exactly as live runs are read
+
+NAME = "casp"
+VERSION = "1"
+MODES = ("gold", "spec-from-code", "code-from-spec")
+DATASETS = ("casp-sample10", "casp")
+DEFAULT_DATASET = "casp-sample10"
+VERIFIER = "framac"
+SAMPLE_ROOT = "casp_10"
+CANARY_TASK = "01_57"
+
+
+@dataclass
+class Task:
+    """One CASP task: a pair of the dataset, or one file of the user's own dataset.
+
+    Attributes:
+        task_id: upstream id (sample: the directory name, e.g. ``00_327``; full dataset:
+            the row index in the parquet file; a directory of C files: the relative path
+            without ``.c``).
+        function: name of the function the candidate modes target.
+        prelude, contract, code: see the module docstring (``prelude + contract`` is the
+            dataset's ACSL part, ``code`` its C part).
+        suffix: text after the function that stays around a candidate (a user's C file:
+            callers, ``main``; "" for CASP's pairs).
+        published: the dataset's own verification data: ``verified`` (bool),
+            ``verified_goals``, ``total_goals`` (Frama-C 30.0 counts), ``file_name``;
+            None when the dataset publishes none.
+        gold_text: the file ``gold`` verifies when it is not ``spec + "\n" + code``
+            (a user's C file: the whole file as it is), else None.
+    """
+
+    task_id: str
+    function: str
+    prelude: str
+    contract: str
+    code: str
+    published: dict | None = field(default_factory=dict)
+    suffix: str = ""
+    gold_text: str | None = None
+
+    @property
+    def spec(self) -> str:
+        """The dataset's ACSL part (prelude + contract)."""
+        return self.prelude + self.contract
+
+    @property
+    def gold(self) -> str:
+        """The gold file: the whole file of a user's C file, else spec + newline + code, as
+        CASP stores a pair."""
+        return self.gold_text if self.gold_text is not None else self.spec + "\n" + self.code
+
+    @property
+    def sha256(self) -> str:
+        """sha256 of the task's content (the gold file)."""
+        return sha256_text(self.gold)
+
+
+def make_task(task_id: str, spec: str, code: str, published: dict | None, where: str) -> Task:
+    """Build a :class:`Task` from a pair's ACSL part and C part; ``where`` names the source
+    for errors.
+
+    Raises:
+        TaskError: the code defines no function or cannot be lexed.
+    """
+    return _from_spec(pair_task(task_id, spec, code, published, where))
+
+
+def _from_spec(t: TaskSpec) -> Task:
+    pair_gold = t.prelude + t.contract + "\n" + t.code
+    return Task(task_id=t.task_id, function=t.function, prelude=t.prelude, contract=t.contract, code=t.code,
+                published=t.published, suffix=t.suffix, gold_text=None if t.gold_text == pair_gold else t.gold_text)
+
+
+def load_tasks(fetched) -> list[Task]:
+    """The tasks of a CASP dataset: ``casp-sample10`` (its ``casp_10`` pairs), the Hub's
+    ``casp`` parquet, or the user's own dataset in any format of
+    :mod:`harness.benchmarks.casp.sources` (C files, pairs, parquet/JSONL table).
+
+    Raises:
+        TaskError: a task is malformed (names the file and line or row).
+    """
+    subdir = SAMPLE_ROOT if fetched.dataset.name == "casp-sample10" else None
+    return [_from_spec(t) for t in tasks_from(fetched, format="pairs" if subdir else None, subdir=subdir)]
+
+
+# --------------------------------------------------------------------------- candidates
+
+_BUNDLED = re.compile(r"^code_with_llm_spec_(?P<provider>[^_]+)_(?P<model>.+)\.c$")
+
+
+def bundled_candidates(fetched: datasets.FetchedDataset, mode: str) -> list[Candidate]:
+    """The 40 LLM-written specifications shipped with casp-sample10 (spec-from-code only).
+
+    Model names are ``<provider>/<model>`` (e.g. ``openai/gpt-5.2``), sample 0.
+    """
+    if mode != "spec-from-code" or fetched.dataset.name != "casp-sample10":
+        return []
+    out = []
+    for rel, path in sorted(fetched.files.items()):
+        parts = rel.split("/")
+        m = _BUNDLED.match(parts[-1]) if len(parts) == 3 and parts[0] == SAMPLE_ROOT else None
+        if m:
+            out.append(Candidate(task_id=parts[1], model=f"{m['provider']}/{m['model']}", sample=0,
+                                 output=Path(path).read_text(), origin=f"bundled:{rel}"))
+    return out
+
+
+def gold_candidates(tasks: list[Task], mode: str) -> list[Candidate]:
+    """The gold solution of each task as a candidate for ``mode`` (model ``gold``)."""
+    out = []
+    for t in tasks:
+        output = {"gold": t.gold, "spec-from-code": t.contract + "\n" + t.code, "code-from-spec": t.code}[mode]
+        out.append(Candidate(task_id=t.task_id, model="gold", sample=0, output=output, origin="gold"))
+    return out
+
+
+def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
+    """Known-good and known-cheat candidates with their expected verdicts.
+
+    Returns:
+        ``[(candidate, expected verdicts)]`` on task ``01_57`` (or the first task);
+        empty for ``gold``.
+    """
+    if mode == "gold" or not tasks:
+        return []
+    t = next((t for t in tasks if t.task_id == CANARY_TASK), tasks[0])
+    fn_sig = t.code[: t.code.index("{")]
+
+    def c(name, output):
+        return Candidate(task_id=t.task_id, model=f"canary:{name}", sample=0, output=output, origin="canary")
+
+    if mode == "spec-from-code":
+        return [
+            (c("gold-contract", t.contract + "\n" + t.code), ("verified",)),
+            (c("requires-false", "/*@ requires \\false;\n    ensures \\result == 0; */\n" + t.code), ("rejected",)),
+            (c("inconsistent-requires", "/*@ requires 1 > 2;\n    assigns \\nothing;\n    ensures \\result == 0; */\n"
+               + t.code), ("rejected",)),
+            (c("no-ensures", "/*@ assigns \\nothing; */\n" + t.code), ("rejected",)),
+            (c("body-changed", t.contract + "\n" + fn_sig + "{ return 0; }\n"), ("rejected",)),
+        ]
+    return [
+        (c("gold-code", t.code), ("verified",)),
+        (c("contract-changed", "/*@ assigns \\nothing; */\n" + t.code), ("rejected",)),
+        (c("axiom", "/*@ axiomatic Cheat { axiom cheat: \\false; } */\n" + t.contract + "\n" + t.code), ("rejected",)),
+        (c("admit", fn_sig + "{\n  //@ admit \\false;\n  return 0;\n}\n"), ("rejected",)),
+        (c("wrong-code", fn_sig + "{ return 1; }\n"), ("failed",)),
+    ]
+
+
+# --------------------------------------------------------------------------- jobs
+
+_TRIVIAL_ENSURES = re.compile(r"^\s*(\\true|true|1)\s*$")
+_CLAUSE = re.compile(r"\b(requires|ensures)\b(.*?);", re.S)
+
+
+def _contract_checks(contract_text: str) -> list[dict]:
+    """A contract is trivial when it has no ``requires`` and no ``ensures`` other than
+    ``\\true``: it then states nothing (``assigns`` alone is a frame, not a spec). A
+    precondition-only contract is a safety contract, as CASP's own gold pairs use (02_12)."""
+    clauses = [(k, normalize_acsl("/*@" + v + "*/")) for k, v in _CLAUSE.findall(contract_text)]
+    stated = [v for k, v in clauses if not _TRIVIAL_ENSURES.match(v)]
+    n_ens = sum(k == "ensures" for k, _ in clauses)
+    n_req = sum(k == "requires" for k, _ in clauses)
+    false_req = [v for k, v in clauses if k == "requires" and v.strip() in ("\\false", "false", "0")]
+    return [
+        {"name": "contract-not-trivial", "ok": bool(stated),
+         "detail": f"{n_req} requires, {n_ens} ensures clause(s)" if stated
+         else "no requires or ensures clause other than \\true"},
+        {"name": "requires-not-false", "ok": not false_req,
+         "detail": "requires \\false" if false_req else "no literal false precondition"},
+    ]
+
+
+def _keyword_check(name: str, text: str, keywords: tuple[str, ...]) -> dict:
+    found = sorted({kw for b in acsl_blocks(text) for kw in keywords if re.search(rf"\b{kw}\b", b.text)})
+    return {"name": name, "ok": not found, "detail": f"candidate ACSL uses {', '.join(found)}" if found else "none"}
+
+
+def _candidate_text_checks(text: str) -> list[dict]:
+    """Checks on the text a candidate adds to the verified file (both candidate modes):
+    no preprocessor directive but ``#include`` (a macro can rewrite the fixed part), and
+    no ACSL contract on a function declared without a body (trusted, never proved)."""
+    pp = preprocessor_lines(text)
+    trusted = contracts_on_declarations(text)
+    return [
+        {"name": "no-preprocessor-directives", "ok": not pp,
+         "detail": f"candidate uses {pp[0]!r}" if pp else "only #include, if any"},
+        {"name": "no-contract-on-declaration", "ok": not trusted,
+         "detail": f"contract on body-less declaration of {', '.join(trusted)} (assumed, never proved)"
+         if trusted else "none"},
+    ]
+
+
+def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: dict) -> Job:
+    """Turn (task, candidate, mode) into a :class:`Job` with its integrity checks.
+
+    The candidate's text is never trusted to carry the task's fixed part: the verified
+    file always takes the task's prelude, and the task's function (spec-from-code) or
+    contract (code-from-spec) verbatim.
+    """
+    checks: list[dict] = []
+    precheck = None
+    source = None
+    out = cand.output
+    try:
+        if mode == "gold":
+            source = task.gold
+        elif mode == "spec-from-code":
+            fdef = find_function(out, task.function)
+            if fdef is None:
+                header = out if acsl_blocks(out) else ""
+                checks.append({"name": "body-unchanged", "ok": True, "detail": "contract only; task's function used"})
+            else:
+                header = out[: fdef.start]
+                same = code_tokens(out[fdef.start: fdef.end]) == code_tokens(task.code)
+                checks.append({"name": "body-unchanged", "ok": same,
+                               "detail": "C tokens identical to the task's function" if same
+                               else "the candidate changed the C code of the function it must specify"})
+            contract = find_function(header + task.code, task.function)
+            checks += _contract_checks((contract.contract or "") if contract else "")
+            checks.append(_keyword_check("no-admit", header, ("admit",)))
+            checks += _candidate_text_checks(header)
+            source = (task.prelude + header + ("\n" if header and not header.endswith("\n") else "") + task.code
+                      + task.suffix)
+            if not header.strip():
+                precheck = ("invalid", "the candidate contains no ACSL contract")
+        elif mode == "code-from-spec":
+            fdef = find_function(out, task.function)
+            if fdef is None:
+                precheck = ("invalid", f"the candidate defines no function {task.function}()")
+            else:
+                before = out[: fdef.contract_start]
+                if fdef.contract is not None:
+                    same = normalize_acsl(fdef.contract) == normalize_acsl(task.contract)
+                    checks.append({"name": "contract-unchanged", "ok": same,
+                                   "detail": "identical to the task's contract" if same
+                                   else "the candidate's contract differs from the task's"})
+                else:
+                    checks.append({"name": "contract-unchanged", "ok": True, "detail": "no contract; task's used"})
+                added = before + out[fdef.start: fdef.end]
+                checks.append(_keyword_check("no-axiom-or-admit", added, ("axiom", "axiomatic", "admit")))
+                checks += _candidate_text_checks(added)
+                source = (task.prelude + before + task.contract + "\n" + out[fdef.start: fdef.end] + "\n"
+                          + task.suffix)
+        else:
+            raise ValueError(f"unknown CASP mode {mode!r}; modes: {', '.join(MODES)}")
+    except CSyntaxError as exc:
+        precheck = ("invalid", f"candidate cannot be lexed: {exc}")
+    failed = [c for c in checks if not c["ok"]]
+    if precheck is None and failed:
+        precheck = ("rejected", "; ".join(f"{c['name']}: {c['detail']}" for c in failed))
+    return Job(
+        benchmark=NAME, benchmark_version=VERSION, dataset=dataset, mode=mode,
+        task_id=task.task_id, task_sha256=task.sha256,
+        candidate={"model": cand.model, "sample": cand.sample, "sha256": sha256_text(cand.output),
+                   "origin": cand.origin},
+        files={"candidate.c": source or ""}, options=options, checks=checks, precheck=precheck,
+    )
+
+
+def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
+    """Final verdict: a failed WP smoke test means an inconsistent contract -> ``rejected``."""
+    if result.vacuous and result.verdict in ("verified", "failed"):
+        return "rejected", f"vacuous: smoke test(s) failed ({', '.join(result.vacuous[:3])}): " \
+                           f"the precondition or the code is inconsistent"
+    return result.verdict, result.reason
+
+
+def smoke_tests(mode: str) -> bool:
+    """Smoke tests run for candidate modes only (the paper's gold protocol has none)."""
+    return mode != "gold"
+
+
+# --------------------------------------------------------------------------- published
+
+def study_results(fetched: datasets.FetchedDataset) -> dict[tuple[str, str], dict]:
+    """Per-candidate results of the CASP-LLM-Verification-Study (``framac_results.csv``).
+
+    Returns:
+        ``{(task_id, "<provider>/<model>"): {"verdict", "proved", "total", "returncode"}}``;
+        their protocol: the candidate file alone (no task dependencies), ``frama-c -wp
+        -wp-rte -wp-prover alt-ergo`` with default timeout, Alt-Ergo 2.4.3.
+    """
+    path = fetched.files.get("framac_results.csv")
+    if not path:
+        return {}
+    out = {}
+    for row in csv.DictReader(io.StringIO(Path(path).read_text())):
+        rc = int(row["returncode"])
+        proved = int(float(row["proved_goals"])) if row["proved_goals"] else None
+        total = int(float(row["total_goals"])) if row["total_goals"] else None
+        verdict = "invalid" if rc != 0 else ("verified" if proved == total else "failed")
+        entry = {"verdict": verdict, "proved": proved, "total": total, "returncode": rc, "reason": ""}
+        log = fetched.files.get(f"{SAMPLE_ROOT}/{row['directory']}/framac_log_{row['provider']}_{row['model']}.log")
+        if log:  # the study's own Frama-C log, read with the same parser as live runs
+            body = Path(log).read_text().split("# --- Begin frama-c output ---\n", 1)[-1]
+            entry["reason"] = framac_parser.parse(ProcResult(argv=[], returncode=rc, stdout=body)).reason
+        out[(row["directory"], f"{row['provider']}/{row['model']}")] = entry
+    return out
+
+
+# --------------------------------------------------------------------------- comparison
+
+def _framac_major(tc: dict) -> int:
+    raw = (tc.get("tools", {}).get("frama-c", {}) or {}).get("version") or "0"
+    try:
+        return int(raw.split(".")[0])
+    except ValueError:
+        return 0
+
+
+def _explain_goals(pub_total: int, rep_total: int, record: dict) -> str:
+    d = pub_total - rep_total
+    tc = record["toolchain"]
+    fc_tool = tc.get("tools", {}).get("frama-c", {}) or {}
+    fc, pin = fc_tool.get("version"), fc_tool.get("published")
+    n_fun = record["verifier"].get("extra", {}).get("functions")
+    if n_fun and d == 2 * n_fun and _framac_major(tc) < 26:
+        return (f"goal-count change between Frama-C versions: Frama-C {pin} adds one 'Terminating' and one "
+                f"'Unreachable' goal per function (the study's Frama-C logs count them), Frama-C {fc} "
+                f"generates neither: {n_fun} function(s) x 2 = {d}")
+    return f"toolchain drift: Frama-C {fc} vs published {pin}; goal total differs by {d:+d}"
+
+
+def compare_gold(records: list[dict], tasks: dict) -> list[dict]:
+    """Per task, the dataset's published verification (Frama-C 30.0) vs this run."""
+    rows = []
+    for r in records:
+        if r["mode"] != "gold" or r["candidate"]["model"] != "gold":
+            continue
+        pub = tasks[r["task_id"]].published
+        if pub is None:  # the user's own dataset: nothing published to compare with
+            continue
+        published = {"verdict": "verified" if pub.get("verified") else "failed",
+                     "proved": pub.get("verified_goals"), "total": pub.get("total_goals"),
+                     "source": "dataset (meta.txt / parquet columns), counted by the published Frama-C"}
+        goals = r["goals"] or {}
+        reproduced = {"verdict": r["verdict"], "proved": goals.get("proved"), "total": goals.get("total")}
+        diffs = []
+        tc = r["toolchain"]
+        if published["verdict"] != reproduced["verdict"]:
+            diffs.append({"field": "verdict", "published": published["verdict"], "reproduced": r["verdict"],
+                          "explanation": f"{r['reason']}; toolchain drift: {_drift_text(tc)}"})
+        diffs += _goal_diffs(published, reproduced, r)
+        rows.append({"task_id": r["task_id"], "mode": "gold", "model": "gold", "published": published,
+                     "reproduced": reproduced, "agree": published["verdict"] == reproduced["verdict"],
+                     "differences": diffs})
+    return rows
+
+
+def compare_study(records: list[dict], study: dict) -> list[dict]:
+    """Per bundled candidate, the study's verdict (its own protocol) vs this run."""
+    rows = []
+    for r in records:
+        key = (r["task_id"], r["candidate"]["model"])
+        if r["mode"] != "spec-from-code" or not r["candidate"]["origin"].startswith("bundled:") or key not in study:
+            continue
+        pub = dict(study[key], source="CASP-LLM-Verification-Study framac_results.csv + log")
+        goals = r["goals"] or {}
+        rep = {"verdict": r["verdict"], "proved": goals.get("proved"), "total": goals.get("total")}
+        diffs = []
+        if pub["verdict"] != rep["verdict"]:
+            if r["verdict"] == "rejected":
+                why = f"integrity check of the kit (the study has none): {r['reason']}"
+            elif pub["verdict"] == "invalid":
+                why = (f"context: the study checked the candidate file alone and Frama-C stopped with "
+                       f"'{pub['reason']}'; the kit checks the contract with the pair's dependencies")
+            else:
+                why = (f"provers and limits differ: the study used Alt-Ergo 2.4.3 alone with Frama-C's default "
+                       f"10 s; the kit used {', '.join(r['verifier']['options'].get('provers', []))} with "
+                       f"{r['verifier']['options'].get('wp_steps')} steps / {r['verifier']['options'].get('wp_timeout_s')} s"
+                       f" ({r['reason']})")
+            diffs.append({"field": "verdict", "published": pub["verdict"], "reproduced": rep["verdict"],
+                          "explanation": why})
+        diffs += _goal_diffs(pub, rep, r)
+        rows.append({"task_id": r["task_id"], "mode": r["mode"], "model": r["candidate"]["model"],
+                     "published": pub, "reproduced": rep, "agree": pub["verdict"] == rep["verdict"],
+                     "differences": diffs})
+    return rows
+
+
+def _goal_diffs(pub: dict, rep: dict, record: dict) -> list[dict]:
+    """Differences in goal counts: total, and proved when it differs by another amount."""
+    if None in (pub["total"], rep["total"], pub["proved"], rep["proved"]):
+        return []
+    out = []
+    if pub["total"] != rep["total"]:
+        out.append({"field": "goals.total", "published": pub["total"], "reproduced": rep["total"],
+                    "explanation": _explain_goals(pub["total"], rep["total"], record)})
+    if pub["proved"] - rep["proved"] != pub["total"] - rep["total"]:
+        out.append({"field": "goals.proved", "published": pub["proved"], "reproduced": rep["proved"],
+                    "explanation": f"{rep['proved']}/{rep['total']} proved here vs {pub['proved']}/{pub['total']} "
+                                   f"published: {record['reason']}"})
+    return out
+
+
+def _drift_text(tc: dict) -> str:
+    return ", ".join(f"{d['tool']} {d['probed'] or 'missing'} vs {d['published']}" for d in tc.get("drift", [])) \
+        or "none"
+
+
+def reproduce_figures(records: list[dict], tasks: dict) -> Reproduction:
+    """Published vs reproduced for the gold pairs: how many verify, and per pair its
+    verdict and goal total as the dataset records them (Frama-C 30.0 counts).
+
+    A goal total that differs while the toolchain does not match the published pins is
+    ``not_reproducible`` (goal counts belong to a Frama-C version: 30.0 adds Terminating
+    and Unreachable goals, see :func:`_explain_goals`), with both values and the reason;
+    with matching pins it ``differs``. Verdicts are compared whatever the toolchain.
+    """
+    gold = sorted((r for r in records if r["mode"] == "gold" and r["candidate"]["model"] == GOLD),
+                  key=lambda r: r["task_id"])
+    figures, notes = [], []
+    pub_ok = sum(bool((tasks[r["task_id"]].published or {}).get("verified")) for r in gold)
+    rep_ok = sum(r["verdict"] == "verified" for r in gold)
+    figures.append({"table": "dataset", "row": "gold pairs verified", "column": "count",
+                    "published": {"passed": pub_ok, "total": len(gold)}, "reproduced": {"passed": rep_ok, "total": len(gold)},
+                    "status": "reproduced" if pub_ok == rep_ok else "differs"})
+    unpublished = [r["task_id"] for r in gold if tasks[r["task_id"]].published is None]
+    if unpublished:
+        return Reproduction(figures=[{"table": "dataset", "row": "gold", "column": "verdicts", "published": None,
+                                      "reproduced": {"passed": rep_ok, "total": len(gold)}, "status": "not_reproducible",
+                                      "notes": [f"the dataset publishes no verdicts for {len(unpublished)} task(s)"]}],
+                            notes=["this dataset publishes no verdicts: nothing to compare with"])
+    for r in gold:
+        pub = tasks[r["task_id"]].published
+        pub_verdict = "verified" if pub.get("verified") else "failed"
+        figures.append({"table": "dataset", "row": r["task_id"], "column": "verdict", "published": pub_verdict,
+                        "reproduced": r["verdict"], "status": "reproduced" if pub_verdict == r["verdict"] else "differs"})
+        total = (r["goals"] or {}).get("total")
+        if pub.get("total_goals") is None:
+            continue
+        fig = {"table": "dataset", "row": r["task_id"], "column": "goals total", "published": pub["total_goals"],
+               "reproduced": total, "status": "reproduced" if total == pub["total_goals"] else "differs"}
+        if fig["status"] == "differs" and not r["toolchain"]["pin_match"]:
+            fig["status"] = "not_reproducible"
+            fig["notes"] = [_explain_goals(pub["total_goals"], total or 0, r)]
+        figures.append(fig)
+    if any(f["status"] == "not_reproducible" for f in figures):
+        notes.append("goal totals are counted by the published Frama-C 30.0; this toolchain does not match the pins, "
+                     "so differing totals are marked not reproducible (each figure says why)")
+    return Reproduction(figures=figures, notes=notes)
+
+
+# --------------------------------------------------------------------------- the benchmark
+
+
+class Casp(Benchmark):
+    """CASP through the declared interface (:class:`harness.model.Benchmark`); the
+    functions of this module do the work."""
+
+    name = NAME
+    version = VERSION
+    modes = MODES
+    default_modes = MODES
+    datasets = DATASETS
+    default_dataset = DEFAULT_DATASET
+    _unpublished: set = set()
+
+    def load_tasks(self, fetched) -> list[Task]:
+        return load_tasks(fetched)
+
+    def verifier_for(self, mode: str) -> str:
+        return VERIFIER
+
+    def gold_candidates(self, tasks: list[Task], mode: str) -> list[Candidate]:
+        return gold_candidates(tasks, mode)
+
+    def bundled_candidates(self, fetched, mode: str) -> list[Candidate]:
+        return bundled_candidates(fetched, mode)
+
+    def canaries(self, tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
+        return canaries(tasks, mode)
+
+    def smoke_tests(self, mode: str) -> bool:
+        return smoke_tests(mode)
+
+    def build_job(self, task: Task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx=None) -> Job:
+        return build_job(task, cand, mode, options, dataset)
+
+    def judge(self, job: Job, result: VerifierResult) -> tuple[str, str]:
+        return judge(job, result)
+
+    def compare(self, records: list[dict], tasks: dict, fetched) -> list[dict]:
+        """Gold verdicts and goal counts vs the dataset's published ones; bundled specs
+        vs the CASP-LLM-Verification-Study's verdicts."""
+        self._unpublished = {t for t, task in tasks.items() if task.published is None}
+        return compare_gold(records, tasks) + compare_study(records, study_results(fetched))
+
+    def notes(self, records: list[dict], modes: list[str]) -> list[str]:
+        """Unreachable code the WP smoke tests find under gold contracts (not a rejection)."""
+        dead = {r["task_id"]: r["verifier"]["extra"]["dead_code"] for r in records
+                if r["candidate"]["model"] == GOLD and r["verifier"].get("extra", {}).get("dead_code")}
+        out = [f"WP smoke tests find unreachable code or calls under the gold contract of {task_id}: "
+                f"{', '.join(names)} (not a rejection: the precondition is consistent)"
+                for task_id, names in sorted(dead.items())]
+        if records and all(r["task_id"] in self._unpublished for r in records):
+            out.append("this dataset publishes no verdicts or goal counts: there is nothing to compare with "
+                       "(differences from published figures are not computed)")
+        return out
+
+    def reproduce_modes(self) -> tuple[str, ...]:
+        return ("gold",)
+
+    def reproduce(self, fetched, run: dict | None) -> Reproduction:
+        """The gold pairs' verdicts and goal counts vs the dataset's published ones
+        (Frama-C 30.0): see :func:`reproduce_figures`."""
+        return reproduce_figures(run["records"], {t.task_id: t for t in run["tasks"]})
+
+
+BENCHMARK = Casp()

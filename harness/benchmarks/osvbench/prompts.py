@@ -1,0 +1,106 @@
+"""OSVBench prompts, exactly as upstream builds them (``tasks/Spec.py`` ``insert_example``,
+verified byte for byte against ``FULL_PROMPT_EXAMPLE_5_SHOTS``; system message of
+``LLM_API_Invocations_passk.py``), for 0/1/3/5/7/9 shots.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .tasks import SHOT_FILES, SYSTEM_ASSUMPTION_MODEL, ManifestError, Task, load_benchmark, path_of
+
+#: Shot counts with a prompt: 0 (no examples section) and the five upstream files.
+SHOTS = (0, 1, 3, 5, 7, 9)
+
+#: Upstream's system message (LLM_API_Invocations_passk.py, ``system_prompt``).
+SYSTEM_PROMPT = """
+You are an expert specializing in operating system kernel verification. Please provide only the state-machine specification code, strictly encapsulated within the format ```python\\n{code}\\n```, without including any additional text or commentary. Please act as an expert in operating system kernel verification. Your job is to synthesize the state-machine specification to verify the functional correctness of a given system call based on its given functional description and code implementation that may contain bugs.
+"""  # noqa: E501
+#: Upstream's model short names -> API model (LLM_API_Invocations_passk.py ``llm_to_api``).
+UPSTREAM_MODELS = {"claude3sonnet": "claude-3-5-sonnet-20241022", "gpt4o": "gpt-4o", "gpto1": "o1-2024-12-17",
+                   "gpto3m": "o3-mini", "deepseekR1": "DeepSeek-R1", "deepseek": "deepseek-chat",
+                   "qwenqwq": "Qwen/QwQ-32B-Preview", "qwen2_72": "qwen2.5-72b-instruct",
+                   "qwen2coder": "Qwen/Qwen2.5-Coder-7B-Instruct", "gpt4om": "gpt-4o-mini"}
+
+
+@dataclass
+class Prompts:
+    """The prompt sections: ``system_description`` (system_assumption_model: the task
+    framing, verification assumption and programming model) and ``examples`` (shots ->
+    text of the examples file; 0 -> "")."""
+
+    system_description: str
+    examples: dict[int, str]
+
+    @classmethod
+    def load(cls, fetched) -> "Prompts":
+        """Read the prompt files of ``fetched``."""
+        system = path_of(fetched, SYSTEM_ASSUMPTION_MODEL).read_text(encoding="utf-8")
+        examples = {0: ""}
+        for n, rel in SHOT_FILES.items():
+            examples[n] = path_of(fetched, rel).read_text(encoding="utf-8")
+        return cls(system, examples)
+
+    def prompt(self, task: Task, shots: int = 5) -> str:
+        """The user message for ``task`` with ``shots`` examples, exactly as upstream's
+        ``Spec_Task.insert_example``: system_assumption_model + ``"\\n\\n"`` + examples
+        file + ``"\\n### Task Question:\\nNow, given the system call `<syscall>`. \\n"`` +
+        description + ``"\\n"`` + code + ``"\\n"`` + ``"[Specification]:\\n..."``.
+
+        0 shots: upstream ships no examples file for it (the paper's Figure 5 has a
+        zero-shot setting); the examples section is left empty, all else unchanged.
+
+        Raises:
+            ValueError: ``shots`` not in :data:`SHOTS`.
+        """
+        if shots not in self.examples:
+            raise ValueError(f"shots must be one of {SHOTS}, got {shots!r}")
+        p = self.system_description + "\n\n"
+        p += self.examples[shots]
+        p += ("\n### Task Question:\nNow, given the system call `" + task.syscall + "`. \n" + task.description
+              + "\n" + task.code + "\n")
+        p += ("[Specification]:\nBased on the detailed functional description and the potentially buggy code "
+              "implementation of the system call `" + task.syscall + "` provided above, the state-machine "
+              "specification of the system call is deduced as follows:")
+        return p
+
+    def messages(self, task: Task, shots: int = 5) -> list[dict]:
+        """Chat messages as upstream sends them: ``[{"role": "system", "content":
+        SYSTEM_PROMPT}, {"role": "user", "content": prompt}]``."""
+        return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": self.prompt(task, shots)}]
+
+    def example_syscalls(self, shots: int) -> list[str]:
+        """The syscalls whose solved examples the ``shots`` prompt contains, in order."""
+        return re.findall(r"^Given a system call `(\w+)`", self.examples[shots], re.M)
+
+
+
+def prompt(fetched, task: Task | str, shots: int = 5) -> str:
+    """The user message of ``task`` (a :class:`Task` or a task id) with ``shots``
+    examples (:meth:`Prompts.prompt`), for ``verikit prompts``.
+
+    Raises:
+        ManifestError: an unknown task id (names the valid range).
+        ValueError: ``shots`` not in :data:`SHOTS`.
+    """
+    return Prompts.load(fetched).prompt(_task(fetched, task), shots)
+
+
+def messages(fetched, task: Task | str, shots: int = 5) -> list[dict]:
+    """The chat messages of ``task`` as upstream sends them (:meth:`Prompts.messages`).
+
+    Raises:
+        ManifestError: an unknown task id; ValueError: ``shots`` not in :data:`SHOTS`.
+    """
+    return Prompts.load(fetched).messages(_task(fetched, task), shots)
+
+
+def _task(fetched, task: Task | str) -> Task:
+    if isinstance(task, Task):
+        return task
+    tasks = load_benchmark(fetched).tasks
+    by_id = {t.task_id: t for t in tasks}
+    if task not in by_id:
+        raise ManifestError(f"unknown task id {task!r}: expected 0..{len(tasks) - 1}")
+    return by_id[task]

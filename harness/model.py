@@ -1,0 +1,506 @@
+"""The vocabulary of verikit and its declared interfaces (DESIGN.md, "Words").
+
+This module imports nothing else of the package: every other layer builds on it.
+
+Data: :class:`Candidate`, :class:`Limits`, :class:`ProcResult`, :class:`GoalCounts`,
+:class:`VerifierResult`, :class:`Job`, the verdicts :data:`VERDICTS`.
+
+Interfaces (what the runner, the executor and the CLI call; nothing probes a module for
+optional attributes):
+
+- :class:`Verifier` -- one tool (BenchExec's "tool-info" idea): the command line for a
+  job, the version probe (through ``images/toolchains.json``) and the result from the
+  finished process. Per-task arguments travel in ``Job.options``.
+- :class:`Sandbox` -- where a job runs: argv + input files + :class:`Limits` in,
+  :class:`ProcResult` out. The only place that starts processes.
+- :class:`Benchmark` -- one dataset and its metric: tasks, candidates, canaries, jobs,
+  judging, report sections and the published-vs-reproduced figures. Optional hooks have
+  defaults here, so every benchmark answers every call.
+
+Termination by the sandbox (could not start, wall-time limit, memory limit) is mapped to
+a verdict once, by :func:`termination`, before a verifier reads the output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Protocol, runtime_checkable
+
+#: Every verdict a record can carry (DESIGN.md). Only ``infra_error`` is retried; it never
+#: counts as a model failure.
+VERDICTS = ("verified", "failed", "rejected", "timeout", "memout", "invalid", "infra_error")
+
+#: The model name of the gold solution (the dataset's own answer) in every benchmark.
+GOLD = "gold"
+
+
+def sha256_text(text: str | bytes) -> str:
+    """sha256 hex digest (64 chars) of a str (encoded as UTF-8) or of bytes."""
+    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
+
+
+def canonical_json(obj) -> str:
+    """Canonical JSON of ``obj``: sorted keys, no whitespace, non-ASCII kept (keys, hashes).
+
+    Raises:
+        TypeError: ``obj`` holds a value JSON cannot represent.
+    """
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What is checked for a task: the gold solution or one sample of a model's output.
+
+    Attributes:
+        task_id: upstream task id.
+        model: model name (``gold`` for the gold solution, ``canary:<name>`` for canaries).
+        sample: sample index (0-based) among the model's samples for the task.
+        output: the raw text to check.
+        origin: where it came from (``gold``, ``bundled:<path>``, ``canary``,
+            ``predictions:<file>:<line>``).
+        meta: the predictions line's free-form ``meta`` object (e.g. Model-Bench's
+            ``fixes``), or None.
+    """
+
+    task_id: str
+    model: str
+    sample: int
+    output: str
+    origin: str
+    meta: dict | None = field(default=None, hash=False)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one job.
+
+    Attributes:
+        wall_s: wall-clock limit in seconds; the whole process tree is killed at it.
+        mem_mb: resident-memory limit in MiB, summed over the process tree.
+        cpus: number of CPUs the job may use (passed to tools that parallelise).
+        output_bytes: cap on each of stdout and stderr, in bytes; the tree is killed
+            when a stream exceeds it and the result is flagged ``output_truncated``.
+    """
+
+    wall_s: float = 600.0
+    mem_mb: int = 4096
+    cpus: int = 1
+    output_bytes: int = 8 * 1024 * 1024
+
+    def to_json(self) -> dict:
+        """The limits as a JSON-able dict (keys as the attribute names)."""
+        return asdict(self)
+
+
+@dataclass
+class ProcResult:
+    """Outcome of one sandboxed command.
+
+    Attributes:
+        argv: the command that ran.
+        returncode: exit status (negative: killed by that signal); None if it never started.
+        stdout, stderr: decoded output (UTF-8, errors replaced), each at most
+            ``Limits.output_bytes`` long.
+        wall_s: elapsed wall time in seconds.
+        cpu_s: user+system CPU seconds of the process tree (children included).
+        max_rss_mb: peak resident set size of the tree seen by the watchdog, in MiB.
+        timed_out: killed at the wall-time limit.
+        memout: killed at the memory limit.
+        output_truncated: killed because stdout or stderr exceeded the cap.
+        files: output files collected from the scratch directory (name -> bytes).
+        start_error: why the process could not start (infrastructure problem), or None.
+    """
+
+    argv: list[str]
+    returncode: int | None
+    stdout: str = ""
+    stderr: str = ""
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    max_rss_mb: float = 0.0
+    timed_out: bool = False
+    memout: bool = False
+    output_truncated: bool = False
+    files: dict[str, bytes] = field(default_factory=dict)
+    start_error: str | None = None
+
+
+@dataclass
+class GoalCounts:
+    """Proof-obligation (VC) counts of one run, as the tool counts them.
+
+    Attributes:
+        proved: goals proved (by Qed or a prover).
+        total: goals generated, smoke tests excluded.
+        failed: goals a prover refuted or that failed outright.
+        timeout: goals whose provers all hit the per-goal time/step limit.
+        unknown: goals left unproved for another reason (prover answered unknown).
+    """
+
+    proved: int = 0
+    total: int = 0
+    failed: int = 0
+    timeout: int = 0
+    unknown: int = 0
+
+    def to_json(self) -> dict:
+        """The counts as a dict with the attribute names as keys."""
+        return asdict(self)
+
+
+@dataclass
+class VerifierResult:
+    """A verifier's reading of one run.
+
+    Attributes:
+        verdict: one of :data:`VERDICTS` as far as the tool can tell (the benchmark may
+            turn it into ``rejected`` after its integrity checks).
+        reason: one-line human explanation of the verdict.
+        goals: :class:`GoalCounts`, or None when the tool produced no goals (parse error).
+        goal_results: per goal ``{"name", "status", "prover", "time_s"}``; at least every
+            goal that was not proved.
+        vacuous: names of smoke tests that failed (the contract or code is inconsistent).
+        messages: error/warning lines worth showing (with file:line when the tool gives it).
+        extra: tool-specific details (e.g. counts of Terminating/Unreachable goals).
+    """
+
+    verdict: str
+    reason: str
+    goals: GoalCounts | None = None
+    goal_results: list[dict] = field(default_factory=list)
+    vacuous: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+
+
+def termination(proc: ProcResult, tool: str) -> VerifierResult | None:
+    """The verdict when the sandbox, not the tool, ended the job: ``infra_error`` (the tool
+    did not start), ``timeout`` (killed at the wall-time limit), ``memout`` (killed at the
+    memory limit); None when the tool ran to its end and its output must be read.
+
+    The executor applies it before :meth:`Verifier.parse`, so no verifier maps these
+    itself. ``tool`` is the name used in the reason.
+    """
+    if proc.start_error:
+        return VerifierResult("infra_error", f"{tool} did not start: {proc.start_error}")
+    if proc.timed_out:
+        return VerifierResult("timeout", f"{tool} killed at the wall-time limit after {proc.wall_s:.1f} s")
+    if proc.memout:
+        return VerifierResult("memout", f"{tool} killed at the memory limit ({proc.max_rss_mb:.0f} MiB seen)")
+    return None
+
+
+@dataclass
+class Job:
+    """One verification job: (task, candidate, toolchain, limits, options).
+
+    Attributes:
+        benchmark, benchmark_version: benchmark name and version.
+        dataset: ``{"name", "revision"}``.
+        mode: benchmark mode (CASP task direction, Model-Bench prompt setting; NTP4VC's
+            proof language).
+        task_id: upstream task id; task_sha256: hash of the task content.
+        candidate: ``{"model", "sample", "sha256", "origin"}``.
+        files: files for the verifier, relative path -> text (e.g. ``candidate.c``).
+        options: verifier options (from ``Verifier.options``, plus the per-task
+            arguments the benchmark adds); part of the key.
+        checks: integrity checks made before running, ``[{"name", "ok", "detail"}]``.
+        precheck: ``(verdict, reason)`` decided without running the tool (e.g. the
+            candidate changed the code it must specify), or None to run it.
+        limits: this job's :class:`Limits` when they differ from the run's (e.g. a
+            canary that must time out quickly), else None.
+        reject: integrity findings that make the verdict ``rejected`` whatever the tool
+            says; the tool still runs so its own reading is recorded (the benchmark's
+            judge applies it), or None.
+    """
+
+    benchmark: str
+    benchmark_version: str
+    dataset: dict
+    mode: str
+    task_id: str
+    task_sha256: str
+    candidate: dict
+    files: dict[str, str]
+    options: dict
+    checks: list[dict] = field(default_factory=list)
+    precheck: tuple[str, str] | None = None
+    limits: Limits | None = None
+    reject: str | None = None
+
+    def key(self, toolchain, limits: Limits) -> str:
+        """The job's key (sha256 hex): :meth:`verification_key` plus the task id and the
+        candidate's identity (model, sample, origin), so every (task, candidate) gets its
+        own record even when two tasks have byte-identical files (NTP4VC has such pairs).
+        ``toolchain``: anything with a ``fingerprint`` (a probed toolchain)."""
+        return sha256_text(canonical_json({
+            "verification": self.verification_key(toolchain, self.limits or limits),
+            "task_id": self.task_id, "model": self.candidate["model"], "sample": self.candidate["sample"],
+            "origin": self.candidate["origin"]}))
+
+    def verification_key(self, toolchain, limits: Limits) -> str:
+        """The content address of the verification (sha256 hex): benchmark name and
+        version, mode, task hash, candidate content hash, files, toolchain fingerprint,
+        options, integrity findings and limits. Two candidates with the same text and
+        findings share it (one tool run, one judgement)."""
+        limits = self.limits or limits
+        return sha256_text(canonical_json({
+            "benchmark": self.benchmark, "benchmark_version": self.benchmark_version, "mode": self.mode,
+            "task_sha256": self.task_sha256, "candidate_sha256": self.candidate["sha256"],
+            "files_sha256": {k: sha256_text(v) for k, v in sorted(self.files.items())},
+            "toolchain": toolchain.fingerprint, "options": self.options,
+            # the benchmark's integrity findings decide the verdict with the tool's output
+            "checks": self.checks, "precheck": self.precheck, "reject": self.reject,
+            "limits": {"wall_s": limits.wall_s, "mem_mb": limits.mem_mb, "cpus": limits.cpus},
+        }))
+
+
+def candidate_ref(cand: Candidate) -> dict:
+    """The ``Job.candidate`` dict of a candidate: model, sample, sha256 of the output, origin."""
+    return {"model": cand.model, "sample": cand.sample, "sha256": sha256_text(cand.output), "origin": cand.origin}
+
+
+# ------------------------------------------------------------------------- interfaces
+
+
+@runtime_checkable
+class Task(Protocol):
+    """One benchmark item. Every benchmark's task type has at least these attributes."""
+
+    task_id: str
+
+    @property
+    def sha256(self) -> str:
+        """Hash of the task's content (sha256 hex): part of every job key."""
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """Where a job runs (``harness.sandbox``): the only place that starts processes."""
+
+    def run(self, argv: list[str], *, files: dict | None = None, env: dict | None = None,
+            collect: list[str] | tuple[str, ...] = (), limits: Limits = Limits()) -> ProcResult:
+        """Run ``argv`` in a fresh scratch directory holding ``files`` (relative path ->
+        str or bytes), with ``env`` added, under ``limits``; return the outcome with the
+        output files named in ``collect``. Raises SandboxError when the sandbox itself
+        fails (an ``infra_error``)."""
+
+    def cancel(self) -> None:
+        """Kill every job running now (Ctrl-C)."""
+
+    def close(self) -> None:
+        """Release workers and scratch space."""
+
+
+@runtime_checkable
+class Verifier(Protocol):
+    """One tool (BenchExec's tool-info idea). Implementations: ``harness.verifiers.*``.
+
+    Attributes:
+        name: the verifier's name (registry key); toolchain: the toolchain of
+        ``images/toolchains.json`` whose tools it runs; version: the module's own version,
+        part of every verification key (a parser change invalidates cached results).
+    """
+
+    name: str
+    toolchain: str
+
+    def prepare(self, sandbox: Sandbox, probed) -> dict:
+        """Files every job of a run gets (e.g. a prover configuration), made once."""
+
+    def options(self, probed, *, smoke: bool = False, cpus: int = 1) -> dict:
+        """Verifier options of a run (JSON-able; part of each job key)."""
+
+    def command(self, options: dict) -> tuple[list[str], dict, list[str]]:
+        """``(argv, env, output files to collect)`` for a job with these options."""
+
+    def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
+        """The tool's reading of a finished run (the sandbox did not end it: see
+        :func:`termination`)."""
+
+
+@dataclass
+class Reproduction:
+    """A benchmark's published-vs-reproduced comparison (``verikit reproduce``).
+
+    Attributes:
+        figures: ``[{"table", "row", "column", "published", "reproduced", "status",
+            "notes"?, "criterion"?}]``; ``status`` is ``reproduced``, ``differs`` or
+            ``not_reproducible``.
+        notes: free-text notes (data quirks, deviations), each one line.
+        sections: extra JSON-able report sections (e.g. OSVBench's finer error causes).
+        files: extra files to write into the run directory (name -> text), e.g.
+            OSVBench's upstream-format log.
+    """
+
+    figures: list[dict]
+    notes: list[str] = field(default_factory=list)
+    sections: dict = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        """Counts of figures by status: ``{"reproduced", "differs", "not_reproducible"}``."""
+        out = {"reproduced": 0, "differs": 0, "not_reproducible": 0}
+        for f in self.figures:
+            out[f["status"]] += 1
+        return out
+
+    def to_json(self) -> dict:
+        """``{"figures", "notes", "summary", "sections"}`` for report.json."""
+        return {"figures": self.figures, "notes": self.notes, "summary": self.summary(),
+                "sections": self.sections}
+
+
+class Benchmark(ABC):
+    """One benchmark: a dataset, its tasks, how a candidate becomes a job, how the tool's
+    reading becomes a verdict, and its metrics. A benchmark never starts a process and
+    never calls the runner: the runner calls it.
+
+    Class attributes (set by every subclass):
+        name: registry name (``casp``); version: bumped when judging changes (part of
+        every job key); modes: the modes ``--mode`` accepts (CASP task direction,
+        Model-Bench prompt setting; NTP4VC's proof language, given as ``--lang``);
+        default_modes: what ``verikit run`` runs without ``--mode``; datasets: registry
+        names the benchmark reads; default_dataset; container_only: no toolchain on hosts;
+        seeded: the run's ``--seed`` also seeds the benchmark's own randomness (recorded);
+        mode_option: the CLI option name of the mode (``mode``, or ``lang`` for NTP4VC).
+    """
+
+    name: str = ""
+    version: str = "1"
+    modes: tuple[str, ...] = ()
+    default_modes: tuple[str, ...] = ()
+    datasets: tuple[str, ...] = ()
+    default_dataset: str = ""
+    container_only: bool = False
+    seeded: bool = False
+    mode_option: str = "mode"
+
+    # ---- tasks and candidates
+
+    @abstractmethod
+    def load_tasks(self, fetched) -> list:
+        """All tasks of a fetched dataset (a registry entry or the user's own directory).
+
+        Raises:
+            ValueError: a task file cannot be read (the message names file:line).
+        """
+
+    @abstractmethod
+    def verifier_for(self, mode: str) -> str:
+        """Registry name of the verifier that checks candidates of ``mode``."""
+
+    @abstractmethod
+    def gold_candidates(self, tasks: list, mode: str) -> list[Candidate]:
+        """The dataset's own solution of each task as a candidate of model ``gold``."""
+
+    def bundled_candidates(self, fetched, mode: str) -> list[Candidate]:
+        """Model outputs shipped with the dataset (scored without ``--predictions``)."""
+        return []
+
+    def canaries(self, tasks: list, mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
+        """Known-good and known-cheat candidates with their expected verdicts; they run
+        on their own fixed tasks whatever ``--task`` selects (``tasks`` is the whole
+        dataset). A run whose canaries get another verdict is invalid."""
+        return []
+
+    # ---- jobs
+
+    def smoke_tests(self, mode: str) -> bool:
+        """Whether the verifier runs its vacuity smoke tests for ``mode``."""
+        return False
+
+    def context(self, fetched, tasks: list, mode: str, verifier, seed: int) -> Any:
+        """Per-run state ``build_job`` needs (e.g. a library index, the mutation seed);
+        None by default."""
+        return None
+
+    @abstractmethod
+    def build_job(self, task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx: Any) -> Job:
+        """Turn (task, candidate) into a :class:`Job` with its integrity checks.
+
+        Raises:
+            ValueError: the task's own files cannot be read (names file:line).
+        """
+
+    @abstractmethod
+    def judge(self, job: Job, result: VerifierResult) -> tuple[str, str]:
+        """Final ``(verdict, reason)`` from the verifier's reading and the job's checks."""
+
+    # ---- images
+
+    def sandbox_image(self, mode: str, fetched, log: Callable[[str], None]) -> str | None:
+        """An image the container sandbox must use for ``mode`` instead of the
+        toolchain's (built on first use), or None."""
+        return None
+
+    def derived_images(self) -> dict[str, str]:
+        """Derived images this benchmark builds: image name -> mode."""
+        return {}
+
+    def derived_image_spec(self, mode: str, fetched) -> dict:
+        """The build spec of the derived image of ``mode`` (see ``sandbox.images``)."""
+        raise ValueError(f"{self.name} has no derived image for {mode!r}")
+
+    def adaptation(self, mode: str) -> dict | None:
+        """How the benchmark's files were adapted to the toolchain (recorded in run.json)."""
+        return None
+
+    # ---- results
+
+    def compare(self, records: list[dict], tasks: dict, fetched) -> list[dict]:
+        """Per-record comparison with published per-item results, if the dataset has them."""
+        return []
+
+    def notes(self, records: list[dict], modes: list[str]) -> list[str]:
+        """Notes for report.json (one line each)."""
+        return []
+
+    def report_sections(self, records: list[dict], tasks: list, modes: list[str], *, seed: int = 0) -> dict:
+        """Benchmark-specific sections of report.json (pass@k tables, similarity...)."""
+        return {}
+
+    def run_files(self, records: list[dict], tasks: list) -> dict[str, str]:
+        """Extra files written into the run directory (name -> text), e.g. OSVBench's log
+        in the upstream format that upstream's own ``stats.py`` reads."""
+        return {}
+
+    # ---- prompts and formats
+
+    def prompts(self, fetched, tasks: list, mode: str, *, shots: int | None = None) -> list[dict]:
+        """The prompts a model is given, one ``{"task_id", "mode", "prompt"}`` per task
+        (``verikit prompts``). ``shots``: number of few-shot examples where the
+        benchmark has that setting.
+
+        Raises:
+            NotImplementedError: the benchmark defines no prompts.
+            ValueError: a setting the benchmark does not have (e.g. an unknown shot count).
+        """
+        raise NotImplementedError(f"{self.name} defines no prompts")
+
+    def convert(self, path, fetched, tasks: list, *, model: str | None = None) -> list[dict]:
+        """Predictions lines (``schemas/predictions.schema.json``) from an upstream output
+        file of this benchmark (``verikit convert``).
+
+        Raises:
+            NotImplementedError: the benchmark has no upstream output format.
+            ValueError: the file is malformed (names the file and line).
+        """
+        raise NotImplementedError(f"{self.name} has no upstream output format to convert")
+
+    # ---- reproduction
+
+    def reproduce_modes(self) -> tuple[str, ...]:
+        """Modes ``verikit reproduce`` runs through the runner before comparing (empty:
+        the reproduction only rescores published files)."""
+        return ()
+
+    def reproduce(self, fetched, run: dict | None) -> Reproduction:
+        """Published vs reproduced figures. ``run``: None for a rescoring-only
+        reproduction, else ``{"report", "records", "tasks"}`` of the run of
+        :meth:`reproduce_modes`."""
+        raise NotImplementedError(f"{self.name} has no published figures to reproduce")
