@@ -54,6 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--lang", action="append", dest="langs",
                    help="ntp4vc: the proof language, rocq|lean|isabelle|why3 (default rocq); repeatable")
     r.add_argument("--task", action="append", dest="task_ids", help="run only this task id; repeatable")
+    r.add_argument("--sample", type=int, metavar="N", help="run N tasks drawn with --seed by the benchmark "
+                   "(ntp4vc --lang why3: stratified by the published result; recorded in run.json)")
     r.add_argument("--predictions", help="predictions JSONL (schemas/predictions.schema.json); needs one mode")
     r.add_argument("--keep-going", action="store_true", help="run the good prediction lines, record the bad ones")
     _run_options(r)
@@ -97,6 +99,13 @@ def _parser() -> argparse.ArgumentParser:
     cv.add_argument("--data-dir", type=Path)
     cv.add_argument("-o", "--output", type=Path, required=True)
 
+    mb = sub.add_parser("modelbench-filters", help="Model-Bench Table 1: the Section 3.1 filters and the execution "
+                        "stage on problem files (HumanEval from its pinned PyPI package is added)")
+    mb.add_argument("--mbpp", type=Path, help="MBPP problems (MBPP's own JSONL or the kit's generic JSONL)")
+    mb.add_argument("--livecodebench", type=Path, help="LiveCodeBench problems (the kit's generic JSONL)")
+    mb.add_argument("--no-humaneval", action="store_true", help="leave HumanEval out")
+    mb.add_argument("--json", action="store_true", help="machine-readable output")
+
     im = sub.add_parser("images", help="toolchain images (Debian flavor): build, list, verify, save")
     im_sub = im.add_subparsers(dest="images_cmd", required=True)
     b = im_sub.add_parser("build", help="build (or reuse) the image of a toolchain, or a derived image "
@@ -130,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     from .runner import RunError
 
     handlers = {"run": _run, "reproduce": _reproduce, "validate": _validate, "list": _list, "images": _images,
-                "datasets": _datasets, "prompts": _prompts, "convert": _convert}
+                "datasets": _datasets, "prompts": _prompts, "convert": _convert,
+                "modelbench-filters": _modelbench_filters}
     try:
         return handlers[args.cmd](args, console, argv)
     except (RunError, datasets.DatasetError) as exc:
@@ -191,6 +201,7 @@ def _run(args, console: Console, argv) -> int:
 
     opts = _options(args, console, argv, modes=_modes(args))
     opts.predictions, opts.keep_going, opts.task_ids = args.predictions, args.keep_going, args.task_ids
+    opts.sample = args.sample
     _, _, code = run(opts, console)
     return code
 
@@ -207,6 +218,8 @@ def _reproduce(args, console: Console, argv) -> int:
     when a reproducible figure differs."""
     from .runner import reproduce
 
+    if not registry.benchmark(args.benchmark).reproduce_modes() and args.sandbox is None:
+        args.sandbox = "host"  # a rescoring-only reproduction runs no tool: no engine needed
     rep, code = reproduce(_options(args, console, argv), console)
     table = Table(title=f"{args.benchmark}: paper vs kit")
     for col in ("figure", "paper", "kit", "status"):
@@ -329,6 +342,20 @@ def _convert(args, console: Console, argv) -> int:
         raise RunError(str(exc)) from exc
     _write_jsonl(lines, args.output)
     _say(console, f"wrote {len(lines)} prediction line(s) to {args.output}")
+    return 0
+
+
+def _modelbench_filters(args, console: Console, argv) -> int:
+    """Model-Bench's Table 1 on the given problem files; exit 2 on a bad file."""
+    from .benchmarks import modelbench
+    from .runner import RunError
+
+    paths = {name: path for name, path in (("MBPP", args.mbpp), ("LiveCodeBench", args.livecodebench)) if path}
+    try:
+        out = modelbench.filter_counts(paths, registry.sandbox("host"), humaneval=not args.no_humaneval)
+    except (modelbench.ProblemFileError, OSError) as exc:
+        raise RunError(str(exc)) from exc
+    print(json.dumps(out, indent=2) if args.json else modelbench.format_table1(out["table1"]), end="" if not args.json else "\n")
     return 0
 
 

@@ -408,6 +408,28 @@ class Benchmark(ABC):
         dataset). A run whose canaries get another verdict is invalid."""
         return []
 
+    def sample(self, tasks: list, mode: str, n: int, seed: int) -> list[str]:
+        """Ids of ``n`` tasks drawn with ``seed`` (``verikit run --sample N --seed S``), in
+        dataset order: ``random.Random(seed).sample`` of the id-sorted tasks, unless the
+        benchmark draws its own way (e.g. NTP4VC's why3 mode stratifies by the published
+        result).
+
+        Raises:
+            ValueError: ``n`` is larger than the number of tasks.
+        """
+        import random
+
+        ids = sorted(t.task_id for t in tasks)
+        if not 0 < n <= len(ids):
+            raise ValueError(f"cannot draw {n} of {len(ids)} tasks")
+        chosen = set(random.Random(seed).sample(ids, n))
+        return [t.task_id for t in tasks if t.task_id in chosen]
+
+    def canary_tasks(self, tasks: list) -> list:
+        """Tasks the canaries run on that are not in the dataset (the kit's own canary
+        tasks, for a dataset that lacks the usual one); ``tasks`` is the whole dataset."""
+        return []
+
     # ---- jobs
 
     def smoke_tests(self, mode: str) -> bool:

@@ -55,6 +55,8 @@ class RunOptions:
             mutants; recorded); command: argv recorded in run.json.
         task_ids: run only these tasks (None: all); unknown ids are an error. Canaries run
             on their own fixed tasks whatever this selects.
+        sample: run ``sample`` tasks drawn with ``seed`` by the benchmark
+            (:meth:`harness.model.Benchmark.sample`) instead; recorded in run.json.
     """
 
     benchmark: str = "casp"
@@ -73,6 +75,7 @@ class RunOptions:
     command: list[str] = field(default_factory=list)
     progress: bool = True
     task_ids: list[str] | None = None
+    sample: int | None = None
 
 
 def git_state(root: Path = ROOT) -> tuple[str | None, bool | None]:
@@ -160,6 +163,13 @@ def _plan(opts: RunOptions, console: Console) -> _Plan:
     except ValueError as exc:  # a task file the benchmark cannot read (names file:line)
         raise RunError(str(exc)) from exc
     tasks = all_tasks
+    if opts.sample is not None:
+        if opts.task_ids:
+            raise RunError("--sample and --task cannot be combined")
+        try:
+            opts.task_ids = bench.sample(all_tasks, opts.modes[0], opts.sample, opts.seed)
+        except ValueError as exc:
+            raise RunError(f"--sample {opts.sample}: {exc}") from exc
     if opts.task_ids:
         unknown = sorted(set(opts.task_ids) - {t.task_id for t in all_tasks})
         if unknown:
@@ -216,9 +226,11 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
 def _jobs(opts: RunOptions, plan: _Plan, probed, verifier) -> tuple[list, dict]:
     """The run's jobs and the canaries' expected verdicts ``{(mode, model): verdicts}``."""
     bench = plan.bench
-    by_id = {t.task_id: t for t in plan.all_tasks}
+    by_id = {t.task_id: t for t in plan.all_tasks + bench.canary_tasks(plan.all_tasks)}
     selected = {t.task_id for t in plan.tasks}
-    ds_ref = {"name": plan.fetched.dataset.name, "revision": plan.fetched.dataset.source.revision}
+    # a user's local dataset has no revision: its content address stands for one
+    ds_ref = {"name": plan.fetched.dataset.name,
+              "revision": plan.fetched.dataset.source.revision or f"sha256:{plan.fetched.provenance()['files_sha256']}"}
     jobs, expected = [], {}
     for mode in opts.modes:
         options = verifier.options(probed, smoke=bench.smoke_tests(mode), cpus=opts.limits.cpus)
@@ -272,7 +284,11 @@ def _run_in(opts: RunOptions, console: Console, started: str, plan: _Plan, sandb
         notes.append(f"{len(stale)} record(s) of another command were in {opts.out}/records.jsonl; "
                      "they were dropped from it (still in the result cache)")
     notes += bench.notes(records, opts.modes)
-    report = build_report(bench.name, plan.fetched.dataset.name, records, comparison=bench.compare(records, by_id, plan.fetched),
+    comparison = bench.compare(records, by_id, plan.fetched)
+    if not comparison and plan.fetched.dataset.source.kind == "local":
+        notes.append(f"{plan.fetched.dataset.name} is a local dataset with no published verdicts to compare with: "
+                     "the report has no published-vs-reproduced comparison")
+    report = build_report(bench.name, plan.fetched.dataset.name, records, comparison=comparison,
                           canaries=canaries, seed=opts.seed, notes=notes)
     report["sections"] = bench.report_sections(records, plan.tasks, opts.modes, seed=opts.seed)
     stats = executor.stats.to_json()
@@ -320,7 +336,10 @@ def _manifest(opts: RunOptions, started: str, plan: _Plan, status: str, stats: d
         "adaptation": None,
         "limits": opts.limits.to_json(),
         "jobs_parallel": opts.parallel,
-        "seeds": {"bootstrap": opts.seed, **({"benchmark": opts.seed} if plan.bench.seeded else {})},
+        "seeds": {"bootstrap": opts.seed, **({"benchmark": opts.seed} if plan.bench.seeded else {}),
+                  **({"sample": opts.seed} if opts.sample is not None else {})},
+        "task_selection": ({"sample": opts.sample, "seed": opts.seed, "task_ids": list(opts.task_ids)}
+                           if opts.sample is not None else {"task_ids": list(opts.task_ids)} if opts.task_ids else None),
         "status": status,
         "counts": stats,
         "input_errors": [e.to_json() for e in plan.preds.errors] if plan.preds else [],

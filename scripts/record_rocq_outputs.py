@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record real coqc outputs for tests/test_rocq.py (tests/recorded/rocq/).
 
-Runs the Rocq canaries of NTP4VC (harness/benchmarks/ntp4vc.py ROCQ_CANARIES) on the
+Runs the Rocq canaries of NTP4VC (harness/benchmarks/ntp4vc/proofs.py ROCQ_CANARIES) on the
 ``power'vc`` task with the real Coq of the ``ntp4vc-rocq`` image, and writes for each
 ``<name>.json`` (argv, exit code, stdout, stderr, image, Coq version, date) and, when coqc
 wrote one, ``<name>.report.out`` (the Print Assumptions report). Needs an engine
@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness import datasets, toolchains  # noqa: E402
 from harness.benchmarks import ntp4vc  # noqa: E402
-from harness.model import Limits  # noqa: E402
+from harness.model import Candidate, Limits  # noqa: E402
 from harness.registry import sandbox as get_sandbox  # noqa: E402
 from harness.verifiers.rocq import Rocq  # noqa: E402
 
@@ -30,20 +30,20 @@ NAMES = ("proof", "admitted", "new-axiom", "ill-typed", "admit")
 def main() -> int:
     fetched = datasets.fetch("ntp4vc")
     tasks = {t.task_id: t for t in ntp4vc.load_tasks(fetched)}
-    image = ntp4vc.sandbox_image("rocq", fetched)
+    bench = ntp4vc.BENCHMARK
+    image = bench.sandbox_image("rocq", fetched, print)
     sb = get_sandbox("container", image=image)
     try:
         v = Rocq()
         probed = toolchains.probe("rocq", sb, flavor="debian")
-        ctx = ntp4vc.context(fetched, list(tasks.values()), "rocq", v)
+        v.prepare(sb, probed)
+        ctx = bench.context(fetched, list(tasks.values()), "rocq", v, 0)
         opts = v.options(probed)
         OUT.mkdir(parents=True, exist_ok=True)
         for name in NAMES:
             proof = ntp4vc.ROCQ_CANARIES[name][0]
-            from harness.benchmarks import Candidate
-
-            job = ntp4vc.build_job(tasks[ntp4vc.CANARY_TASK], Candidate(ntp4vc.CANARY_TASK, "rec", 0, proof, "x"),
-                                   "rocq", opts, {}, ctx)
+            job = bench.build_job(tasks[ntp4vc.CANARY_TASK], Candidate(ntp4vc.CANARY_TASK, "rec", 0, proof, "x"),
+                                  "rocq", opts, {}, ctx)
             argv, env, collect = v.command(job.options)
             proc = sb.run(argv, files=job.files, env=env, collect=collect, limits=Limits(wall_s=60))
             meta = {"argv": argv, "returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr,

@@ -21,10 +21,11 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from harness.sandbox import ProcResult
-from harness.verifiers import get_verifier
+from harness.model import ProcResult, termination
+from harness.registry import verifier as get_verifier
 from harness.verifiers.isabelle import (PARENT_SESSION, SESSION, SESSION_DIRS, Isabelle, blank, header_imports,
-                                        oracle_reports, statement_sha256, theory_name)
+                                        oracle_reports, theory_name)
+from harness.verifiers.proof import statement_sha256
 
 RECORDED = Path(__file__).parent / "recorded" / "isabelle"
 IMAGE_ROOT = "/opt/ntp4vc"
@@ -232,9 +233,13 @@ def test_parse_recorded_failure_markers_without_errors_are_infra():
 # --- parse: run-level outcomes (no tool output involved) ------------------------------------
 
 def test_parse_run_level_outcomes():
-    assert ISA.parse(ProcResult(argv=["sh"], returncode=None, start_error="sh: not found")).verdict == "infra_error"
-    assert ISA.parse(_run("", returncode=-9, timed_out=True, wall_s=600.0)).verdict == "timeout"
-    assert ISA.parse(_run("", returncode=-9, memout=True, max_rss_mb=9000)).verdict == "memout"
+    # the sandbox's endings are mapped before parse, as the executor does
+    def reading(proc):
+        return termination(proc, ISA.name) or ISA.parse(proc)
+
+    assert reading(ProcResult(argv=["sh"], returncode=None, start_error="sh: not found")).verdict == "infra_error"
+    assert reading(_run("", returncode=-9, timed_out=True, wall_s=600.0)).verdict == "timeout"
+    assert reading(_run("", returncode=-9, memout=True, max_rss_mb=9000)).verdict == "memout"
     assert ISA.parse(_run("", output_truncated=True)).verdict == "failed"
     assert ISA.parse(_run("", returncode=1)).verdict == "infra_error"
     res = ISA.parse(_run("", returncode=0))

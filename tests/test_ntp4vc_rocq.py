@@ -2,8 +2,9 @@
 
 End to end through ``harness.runner.run``: the canaries (a correct proof of ``power'vc``
 is verified; Admitted, a new Axiom, a changed statement and admit are rejected; an
-ill-typed proof is invalid; a looping proof times out), statement checks (a task whose
-library is not in the pinned data is invalid without running), predictions with several
+ill-typed proof is invalid; a looping proof times out), the gold candidates (the task file
+with its placeholder: does the statement load; a task whose library is not in the pinned
+data is invalid without running), predictions with several
 samples (pass@k, and the error for k > n), whole-file candidates, and the run manifest's
 record of the adaptation and image. Skips without an engine unless
 ``VERIKIT_REQUIRE_ENGINE=1`` (``nox -s tests``)."""
@@ -16,6 +17,7 @@ import pytest
 from rich.console import Console
 
 from harness.benchmarks import ntp4vc
+from harness.model import GOLD
 from harness.results import validate_run_dir
 from harness.runner import RunOptions, run
 from harness.sandbox import Limits
@@ -34,7 +36,7 @@ def fetched(ntp4vc_fetched):
 
 @pytest.fixture(scope="module")
 def image(fetched, engine_image):
-    return engine_image(lambda: ntp4vc.sandbox_image("rocq", fetched, build=False))
+    return engine_image(lambda: ntp4vc.BENCHMARK.sandbox_image("rocq", fetched, build=False))
 
 
 def _run(tmp_path, tasks, *, predictions=None, out="run"):
@@ -55,9 +57,12 @@ def canary_run(image, tmp_path_factory):
 def test_canaries_get_their_expected_verdicts(canary_run):
     report, _, code, records = canary_run
     got = {x["model"]: x["verdict"] for x in report["canaries"]["results"]}
+    # the looping proof's memory grows: it ends at the wall-time or at the memory limit,
+    # whichever comes first on this machine (never verified)
+    assert got.pop("canary:loop") in ("timeout", "memout")
     assert got == {"canary:proof": "verified", "canary:admitted": "rejected", "canary:new-axiom": "rejected",
                    "canary:changed-statement": "rejected", "canary:admit": "rejected",
-                   "canary:ill-typed": "invalid", "canary:loop": "timeout"}
+                   "canary:ill-typed": "invalid"}
     assert report["canaries"]["ok"] and code == 0
 
 
@@ -76,9 +81,9 @@ def test_rejections_carry_the_provers_own_reading(canary_run):
     assert by_model["canary:loop"]["limits"]["wall_s"] == ntp4vc.CANARY_WALL_S
 
 
-def test_statement_checks(canary_run):
+def test_gold_is_the_statement_check(canary_run):
     report, manifest, _, records = canary_run
-    st = {r["task_id"]: r for r in records if r["candidate"]["model"] == ntp4vc.STATEMENT_MODEL}
+    st = {r["task_id"]: r for r in records if r["candidate"]["model"] == GOLD}
     assert st[POWER]["verdict"] == "rejected" and st[AVL]["verdict"] == "rejected"
     assert st[POWER]["verifier"]["extra"]["assumptions"] == ["power'vc"]
     assert st[MISSING]["verdict"] == "invalid" and "float_quat_comp.Compound.Compound" in st[MISSING]["reason"]

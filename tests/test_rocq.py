@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from harness.benchmarks import ntp4vc
-from harness.sandbox import ProcResult
-from harness.verifiers import get_verifier
-from harness.verifiers.rocq import (FORBIDDEN, REPORT, Rocq, blank_comments, parse_assumptions, sentences,
-                                    statement_sha256)
+from harness.model import ProcResult, termination
+from harness.registry import verifier as get_verifier
+from harness.verifiers.proof import statement_sha256
+from harness.verifiers.rocq import FORBIDDEN, REPORT, Rocq, blank_comments, parse_assumptions, sentences
 
 RECORDED = Path(__file__).parent / "recorded" / "rocq"
 POWER = "pearl/word_common_factor::word_common_factor_Top_powerqtvc"
@@ -186,10 +186,19 @@ def test_parse_error_in_the_preamble_means_the_task_does_not_load():
     assert "does not load" in res.reason
 
 
-def test_parse_job_limits():
-    assert Rocq().parse(ProcResult(argv=["coqc"], returncode=-9, timed_out=True, wall_s=20.2)).verdict == "timeout"
-    assert Rocq().parse(ProcResult(argv=["coqc"], returncode=-9, memout=True)).verdict == "memout"
-    assert Rocq().parse(ProcResult(argv=["coqc"], returncode=None, start_error="no coqc")).verdict == "infra_error"
+def test_job_limits_are_mapped_before_parse():
+    """The executor reads a run as ``termination(proc, name) or parse(proc)``: the
+    sandbox's endings never reach the parser, which reads only runs that ended by
+    themselves (a killed coqc without output would otherwise be an infra_error)."""
+    v = Rocq()
+
+    def reading(proc):
+        return termination(proc, v.name) or v.parse(proc)
+
+    assert reading(ProcResult(argv=["coqc"], returncode=-9, timed_out=True, wall_s=20.2)).verdict == "timeout"
+    assert reading(ProcResult(argv=["coqc"], returncode=-9, memout=True)).verdict == "memout"
+    assert reading(ProcResult(argv=["coqc"], returncode=None, start_error="no coqc")).verdict == "infra_error"
+    assert v.parse(ProcResult(argv=["coqc"], returncode=-9, timed_out=True)).reason.startswith("coqc exited -9")
 
 
 def test_command_line():

@@ -1,7 +1,8 @@
-"""TLC verifier module: command line, config, post-processing (Model-Bench Appendix A.1)
-and the parser, on real TLC 2.15 outputs recorded in the tlaplus image
-(tests/recorded/tlc/*.json, written by tests/recorded/tlc/record.py; each file carries
-its provenance: image ID, probed versions, date)."""
+"""TLC verifier module: command line, options and the parser, on real TLC 2.15 outputs
+recorded in the tlaplus image (tests/recorded/tlc/*.json, written by
+tests/recorded/tlc/record.py; each file carries its provenance: image ID, probed
+versions, date). Model-Bench's post-processing and config template are tested in
+tests/test_modelbench_postprocess.py."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.sandbox import ProcResult
-from harness.verifiers import get_verifier, tlc
+from harness import registry
+from harness.model import ProcResult, termination
+from harness.verifiers import tlc
 
 REC = Path(__file__).parent / "recorded" / "tlc"
 pytestmark = pytest.mark.recorded
@@ -75,21 +77,43 @@ def test_trace_and_locations():
 
 
 def test_infrastructure_and_limits():
+    """A job the sandbox ended is mapped before TLC's output is read (the executor's
+    ``termination(proc) or parse(proc)``); what ``parse`` itself reads: the JVM out of heap,
+    no TLC banner, success without the dump (never verified)."""
     v = tlc.TLC()
-    assert v.parse(ProcResult(["java"], None, start_error="java: not found")).verdict == "infra_error"
-    assert v.parse(ProcResult(["java"], -9, timed_out=True, wall_s=3.0)).verdict == "timeout"
-    assert v.parse(ProcResult(["java"], 1, stderr="Exception java.lang.OutOfMemoryError: Java heap")).verdict == "memout"
+
+    def verdict(proc, options=None):
+        return (termination(proc, v.name) or v.parse(proc, options)).verdict
+
+    assert verdict(ProcResult(["java"], None, start_error="java: not found")) == "infra_error"
+    assert verdict(ProcResult(["java"], -9, timed_out=True, wall_s=3.0)) == "timeout"
+    assert verdict(ProcResult(["java"], -9, memout=True, max_rss_mb=4100.0)) == "memout"
+    oom = ProcResult(["java"], 1, stderr="Exception java.lang.OutOfMemoryError: Java heap")
+    assert v.parse(oom, {"heap_mb": 1024}).verdict == "memout" and "1024 MiB" in v.parse(oom, {"heap_mb": 1024}).reason
     assert v.parse(ProcResult(["java"], 1, stdout="Error: Could not find or load main class")).verdict == "infra_error"
     d, proc = _recorded("success")
     proc.files = {}
     assert v.parse(proc, d["options"]).verdict == "infra_error"  # success without the dump: never verified
 
 
+def test_verifier_knows_only_the_tool():
+    """tlc.py imports nothing of the benchmarks and holds no Model-Bench post-processing."""
+    import ast
+
+    src = Path(tlc.__file__).read_text()
+    imported = [n.module or "" for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Import) for a in n.names]
+    assert not [m for m in imported if "benchmarks" in m], imported
+    for name in ("postprocess", "config_text", "complete_unchanged", "BUILTIN_MODULES", "MODEL_VALUES"):
+        assert not hasattr(tlc, name), name
+    assert len(src.splitlines()) < 600
+
+
 def test_command_line_is_deterministic_and_recorded():
     class Probed:
         versions = {"tlc": "2.15", "java": "17.0.19"}
 
-    v = get_verifier("tlc")
+    v = registry.verifier("tlc")
     opts = v.options(Probed(), module="HumanEval_13")
     argv, env, collect = v.command(opts)
     assert argv[argv.index("-workers") + 1] == "1" and argv[argv.index("-fp") + 1] == "0"
@@ -99,13 +123,6 @@ def test_command_line_is_deterministic_and_recorded():
     assert "-deadlock" not in v.command(v.options(Probed(), module="M"))[0]
     with pytest.raises(ValueError, match="module name"):
         v.command(dict(opts, module="../x"))
-
-
-def test_config_template():
-    text = tlc.config_text({"MaxLen": "3"}, ["NONE", "NULL"])
-    assert text.splitlines() == ["CONSTANTS", "    MaxLen = 3", "    NONE = NONE", "    NULL = NULL",
-                                 "SPECIFICATION Spec", "INVARIANT Assertion", "CHECK_DEADLOCK FALSE"]
-    assert "CHECK_DEADLOCK" not in tlc.config_text({}, [], deadlock_in_cfg=False)
 
 
 def test_split_messages_nested_and_free_text():
@@ -127,40 +144,3 @@ def test_values_and_states():
     assert states == [{"x": "0"}, {"x": "1"}] and total == 2
     with pytest.raises(ValueError, match="state 1"):
         tlc.parse_dump("State 1:\nnonsense here\n")
-
-
-def test_postprocess_steps():
-    src = ("Model:\n```tla\n---- MODULE Foo ----\nEXTENDS Naturals\nCONSTANTS MaxLen\nVARIABLES x, y, pc\n"
-           "Init == x \\in 0..MaxLen /\\ y = 0 /\\ pc = \"a\"\n"
-           "A == /\\ pc = \"a\"\n     /\\ x' = x + 1\n     /\\ pc' = \"b\"\n"
-           "Next == \\/ A\n        \\/ /\\ pc = \"b\"\n           /\\ UNCHANGED pc\n"
-           "Spec == Init /\\ [][Next]_<<x, y, pc>>\nAssertion == TRUE\n====\n```\n")
-    p = tlc.postprocess(src)
-    steps = {s["step"]: s for s in p.steps}
-    assert p.module == "Foo" and p.constants == ["MaxLen"] and p.model_values == ["NONE", "NULL"]
-    assert steps["extends"]["added"] == ["Integers", "Reals", "Sequences", "FiniteSets", "Bags", "TLC"]
-    assert steps["model_values"]["declared"] == ["NONE", "NULL"]
-    assert steps["unchanged"]["completed"] == [{"action": "A", "added": ["y"]},
-                                               {"action": "Next (disjunct 2)", "added": ["x", "y"]}]
-    assert "A == (\n     /\\ pc = \"a\"\n     /\\ x' = x + 1" in p.text  # bullets keep their column
-    assert not p.text.startswith("Model:")
-
-
-def test_postprocess_respects_the_models_own_names():
-    src = ("---- MODULE G ----\nCONSTANT NONE\nVARIABLE x\nLen == 3\nNULL == 0\nInit == x = NONE\n"
-           "Next == UNCHANGED x\nSpec == Init /\\ [][Next]_x\nAssertion == TRUE\n====\n")
-    p = tlc.postprocess(src)
-    steps = {s["step"]: s for s in p.steps}
-    assert "Sequences" in steps["extends"]["skipped"] and "Sequences" not in steps["extends"]["added"]
-    assert steps["model_values"]["declared"] == [] and p.model_values == ["NONE"]
-    assert "NULL" in steps["model_values"]["skipped"] and steps["unchanged"]["completed"] == []
-
-
-def test_postprocess_infix_and_called_actions():
-    src = ("---- MODULE H ----\nVARIABLES a, b\nInc(i) == a' = a + i\n"
-           "Next == \\E i \\in 1..2 : Inc(i) \\/ b' = 1 \\* comment\nSpec == a = 0 /\\ b = 0 /\\ [][Next]_<<a, b>>\n"
-           "Assertion == TRUE\n====\n")
-    p = tlc.postprocess(src)
-    done = {s["step"]: s for s in p.steps}["unchanged"]["completed"]
-    assert done == [{"action": "Inc", "added": ["b"]}, {"action": "Next (disjunct 2)", "added": ["a"]}]
-    assert "(b' = 1) /\\ UNCHANGED <<a>> \\* comment" in p.text

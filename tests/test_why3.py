@@ -1,13 +1,16 @@
-"""Tests of harness/verifiers/why3.py.
+"""Tests of harness/verifiers/why3.py and its driver (harness/verifiers/drivers/why3_shell.py).
 
-- Command construction (strategy and prove modes).
+- Command construction (strategy and prove modes), the driver as a file of its own whose
+  sha256 is in the options.
 - ``parse()`` on REAL outputs of Why3 1.8.0 and its provers, recorded in the trixie
-  ``rocq`` image by ``scripts/ntp4vc_why3_rerun.py --record-fixtures tests/recorded/why3``
-  on the kit's own tests/recorded/why3/fixture.mlw (each record carries its provenance:
-  command, image id, date, probed versions).
+  ``rocq`` image on the kit's own tests/recorded/why3/fixture.mlw (each record carries
+  its provenance: command, image id, date, probed versions). They were recorded by the
+  former scripts/ntp4vc_why3_rerun.py; ``test_record_fixtures`` re-records them
+  (``VERIKIT_RECORD_WHY3=tests/recorded/why3``, needs the engine and the rocq image).
 - One test runs the real Why3 in a container (marks ``container`` and ``realtool``); it
   skips when no engine or no rocq image is there, unless ``VERIKIT_REQUIRE_ENGINE=1``.
-- The rerun script's helpers (goal-name mapping, dependency closure) and the committed
+- The ``why3`` mode's helpers (goal-name mapping, dependency closure:
+  harness/benchmarks/ntp4vc/why3_al3.py) and the committed
   results/reproduced/ntp4vc/why3-al3-rerun.json (internal consistency; against the
   published CSV when the data mirror is set).
 """
@@ -15,7 +18,8 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
+import datetime as dt
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -23,9 +27,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.sandbox import Limits, ProcResult
+from harness.benchmarks.ntp4vc import why3_al3
+from harness.model import Limits, ProcResult, termination
 from harness.verifiers import why3 as w3
-from harness.verifiers.why3 import DRIVER, PAPER_OPTIONS, SESSION_XML, WHY3CONF, Why3
+from harness.verifiers.why3 import DRIVER, DRIVER_PATH, PAPER_OPTIONS, SESSION_XML, WHY3CONF, Why3
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDED = Path(__file__).parent / "recorded" / "why3"
@@ -58,6 +63,7 @@ def test_strategy_command_is_the_paper_baseline():
     opts = why3.options(None, mlw="avl.mlw", theory="AVL", goal="balance'vc")
     assert {k: opts[k] for k in PAPER_OPTIONS} == PAPER_OPTIONS
     assert opts["verifier_module"] == "why3/1" and opts["libs"] == ["."]
+    assert opts["driver_sha256"] == hashlib.sha256(DRIVER_PATH.read_bytes()).hexdigest()
     argv, env, collect = why3.command(opts)
     assert argv == ["python3", DRIVER, "-L", ".", "--mlw", "avl.mlw", "--theory", "AVL", "--goal", "balance'vc",
                     "--strategy", "Auto_level_3", "--max-wall", "600", "--session", "session"]
@@ -82,6 +88,34 @@ def test_options_errors():
         why3.options(None, mlw="f.mlw", theory="T", goal="g", mode="replay")
     with pytest.raises(ValueError, match="prover and time_limit_s"):
         why3.options(None, mlw="f.mlw", theory="T", goal="g", mode="prove")
+    run_opts = why3.options(None, smoke=False, cpus=2)  # the runner's call: no target yet
+    with pytest.raises(ValueError, match="need mlw, theory, goal"):
+        why3.command(run_opts)
+
+
+def test_driver_is_a_file_of_its_own_and_part_of_the_key(tmp_path, monkeypatch):
+    src = DRIVER_PATH.read_text()
+    assert not (DRIVER_PATH.parent / "__init__.py").exists()  # package data, not a module
+    assert "harness" not in {line.split()[1].split(".")[0] for line in src.splitlines()
+                             if line.startswith(("import ", "from "))}  # stdlib only
+    assert w3.driver_source() == src
+    before = Why3().options(None)["driver_sha256"]
+    changed = tmp_path / "why3_shell.py"
+    changed.write_text(src + "# changed\n")
+    monkeypatch.setattr(w3, "DRIVER_PATH", changed)
+    assert Why3().options(None)["driver_sha256"] != before  # a driver change invalidates cached results
+    setup = w3.Why3Setup(conf=b"[main]\n", detect_log="", strategies={"Auto_level_3": "start:\n"})
+    assert Why3.files(setup)[DRIVER] == changed.read_bytes()  # read at run time, shipped as a job file
+
+
+def test_prepared_configuration_is_in_the_options():
+    why3 = Why3()
+    why3.prepared = w3.Why3Setup(conf=b"[main]\nrunning_provers_max = 1\n", detect_log="",
+                                 strategies={"Auto_level_3": "start:\nc Z3,4.13.3 1. 1000\n"})
+    opts = why3.options(None)
+    assert opts["strategy_code"] == "start:\nc Z3,4.13.3 1. 1000\n"
+    assert opts["why3_conf_sha256"] == hashlib.sha256(b"[main]\nrunning_provers_max = 1\n").hexdigest()
+    assert "strategy_code" not in why3.options(None, mode="prove", prover="z3", time_limit_s=1)
 
 
 def test_probed_version_is_in_the_options():
@@ -127,7 +161,7 @@ def test_set_running_provers_max():
 
 def test_driver_source_compiles_and_summarizes():
     ns: dict = {}
-    exec(compile(w3.DRIVER_SOURCE, DRIVER, "exec"), ns)
+    exec(compile(w3.driver_source(), DRIVER, "exec"), ns)
     text = ("new node = 5, parent = 4\nnode change 5 Proof_status_change res=Scheduled obsolete=false\n"
             "node change 5: proved=true\nnode change 5 Proof_status_change res=Done(\nValid (0.01s, 2 steps))\n"
             "node change 4: proved=true\nnew node = 6, parent = 4\n"
@@ -201,13 +235,19 @@ def test_parse_strategy_fails_closed():
 
 
 def test_parse_job_level_outcomes():
+    """As the executor reads a run: the sandbox's endings first (``termination``), then
+    ``parse``, which keeps only the output cap of its own."""
     why3 = Why3()
     opts = why3.options(None, mlw="f.mlw", theory="T", goal="g")
-    assert why3.parse(ProcResult(argv=["python3"], returncode=None, start_error="no such file"), opts).verdict \
-        == "infra_error"
-    assert why3.parse(ProcResult(argv=["python3"], returncode=-9, timed_out=True, wall_s=9.0), opts).verdict \
-        == "timeout"
-    assert why3.parse(ProcResult(argv=["python3"], returncode=137, memout=True), opts).verdict == "memout"
+
+    def reading(proc):
+        return termination(proc, why3.name) or why3.parse(proc, opts)
+
+    assert reading(ProcResult(argv=["python3"], returncode=None, start_error="no such file")).verdict == "infra_error"
+    assert reading(ProcResult(argv=["python3"], returncode=-9, timed_out=True, wall_s=9.0)).verdict == "timeout"
+    assert reading(ProcResult(argv=["python3"], returncode=137, memout=True)).verdict == "memout"
+    res = why3.parse(ProcResult(argv=["python3"], returncode=-9, output_truncated=True), opts)
+    assert res.verdict == "infra_error" and "output exceeded the cap" in res.reason
 
 
 @pytest.mark.recorded
@@ -260,14 +300,7 @@ def test_real_why3_in_container(engine_image):
         assert res.verdict in ("failed", "timeout") and res.goals.proved == 0, res.reason
 
 
-# ----------------------------------------------------------------------------- rerun script
-
-def _script():
-    spec = importlib.util.spec_from_file_location("ntp4vc_why3_rerun", ROOT / "scripts" / "ntp4vc_why3_rerun.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
+# ----------------------------------------------------------------------------- the why3 mode's helpers
 
 def _task(mlw: str, goal: str):
     from harness.benchmarks.ntp4vc import Task
@@ -277,17 +310,16 @@ def _task(mlw: str, goal: str):
 
 
 def test_goal_name_mapping():
-    s = _script()
     text = "module AVL\n  let balance () = ()\nend\n(* module Fake *)\nmodule AVL_extra\nend\n"
-    assert s.why3_target(_task("data/why3/pearl/avl/avl.mlw", "avl_AVL_balanceqtvc"), text) == ("AVL", "balance'vc")
-    assert s.why3_target(_task("data/why3/pearl/wcf.mlw", "wcf_Top_powerqtvc"), "let power () = ()\n") \
+    assert why3_al3.why3_target(_task("data/why3/pearl/avl/avl.mlw", "avl_AVL_balanceqtvc"), text) \
+        == ("AVL", "balance'vc")
+    assert why3_al3.why3_target(_task("data/why3/pearl/wcf.mlw", "wcf_Top_powerqtvc"), "let power () = ()\n") \
         == ("Top", "power'vc")
     with pytest.raises(ValueError, match="0 theories"):
-        s.why3_target(_task("data/why3/pearl/avl/avl.mlw", "avl_Fake_fqtvc"), text)
+        why3_al3.why3_target(_task("data/why3/pearl/avl/avl.mlw", "avl_Fake_fqtvc"), text)
 
 
 def test_dependency_closure(tmp_path):
-    s = _script()
     d = tmp_path / "data" / "p"
     d.mkdir(parents=True)
     (d / "main.mlw").write_text("module M\n use int.Int\n clone monoid.Monoid as X\n (* use fake.F *)\nend\n")
@@ -297,10 +329,12 @@ def test_dependency_closure(tmp_path):
     (d / "unpinned.mlw").write_text("module U end\n")
     fetched = SimpleNamespace(root=tmp_path, files={f"data/p/{n}.mlw": d / f"{n}.mlw"
                                                     for n in ("main", "monoid", "preorder", "fake")})
-    assert sorted(s.dependencies(fetched, "data/p/main.mlw")) == ["main.mlw", "monoid.mlw", "preorder.mlw"]
+    deps = why3_al3.dependencies(fetched, "data/p/main.mlw")
+    assert sorted(deps) == ["main.mlw", "monoid.mlw", "preorder.mlw"]
+    assert deps["preorder.mlw"] == "module Pre end\n"
     (d / "main.mlw").write_text("module M\n use unpinned.U\nend\n")
     with pytest.raises(ValueError, match="data/p/unpinned.mlw is used by data/p/main.mlw but is not a pinned file"):
-        s.dependencies(fetched, "data/p/main.mlw")
+        why3_al3.dependencies(fetched, "data/p/main.mlw")
 
 
 def test_rerun_results_are_consistent():
@@ -330,15 +364,99 @@ def test_rerun_results_are_consistent():
         pytest.skip(f"no mirror holds the ntp4vc files: {exc}")
     tasks = ntp4vc.load_tasks(fetched)
     published = ntp4vc.rescore_auto_level_3(fetched, tasks)["per_task"]
-    s = _script()
-    subset, _ = s.sample(tasks, published, sub["n_published_true"], sub["n_published_false"], sub["seed"])
-    assert [t.task_id for t in subset] == sub["task_ids"]  # the subset is reproducible from its seed
+    subset = why3_al3.sample_goals(tasks, sub["n_published_true"], sub["n_published_false"], sub["seed"])
+    assert subset == sub["task_ids"]  # the subset is reproducible from its seed
     assert all(g["published"] == published[g["task_id"]] for g in data["goals"])
     # every source file the re-run shipped is the pinned file (the run predates the pin)
     for g in data["goals"]:
         base = g["mlw"].rsplit("/", 1)[0]
         for name, digest in g["files"].items():
             assert fetched.sha256[f"{base}/{name}"] == digest, (g["task_id"], name)
+
+
+# ----------------------------------------------------------------------------- recording the fixtures
+
+FIXTURE_CASES = [
+    # (case name, options overrides, target theory, goal, file name to give the job)
+    ("strategy_proved", {"max_wall_s": 60}, "Fixture", "inc'vc", "fixture.mlw"),
+    ("strategy_failed", {"max_wall_s": 120}, "Fixture", "wrong'vc", "fixture.mlw"),
+    ("strategy_cut", {"max_wall_s": 8}, "Fixture", "fermat3", "fixture.mlw"),
+    ("strategy_goal_not_found", {"max_wall_s": 30}, "Fixture", "nosuch'vc", "fixture.mlw"),
+    ("strategy_syntax_error", {"max_wall_s": 30}, "Fixture", "inc'vc", "broken.mlw"),
+    ("prove_valid", {"mode": "prove", "prover": "z3", "time_limit_s": 5}, "Fixture", "inc'vc", "fixture.mlw"),
+    ("prove_unknown", {"mode": "prove", "prover": "cvc4", "time_limit_s": 5}, "Fixture", "wrong'vc", "fixture.mlw"),
+    ("prove_timeout", {"mode": "prove", "prover": "cvc4", "time_limit_s": 1}, "Fixture", "fermat3", "fixture.mlw"),
+    ("prove_eprover", {"mode": "prove", "prover": "Eprover", "time_limit_s": 2}, "Fixture", "inc'vc", "fixture.mlw"),
+    ("prove_split", {"mode": "prove", "prover": "z3", "time_limit_s": 5, "transformations": ["split_vc"]},
+     "Fixture", "pair'vc", "fixture.mlw"),
+    ("prove_type_error", {"mode": "prove", "prover": "z3", "time_limit_s": 5}, "Fixture", "inc'vc", "typo.mlw"),
+]
+
+
+def test_fixture_cases_cover_the_recorded_files():
+    assert [c[0] for c in FIXTURE_CASES] == list(CASES)
+    for case, _over, theory, goal, fname in FIXTURE_CASES:
+        opts = recorded(case)["options"]
+        assert (opts["theory"], opts["goal"], opts["mlw"]) == (theory, goal, fname)
+
+
+def fixture_files(name: str) -> dict[str, bytes]:
+    """The job's WhyML file for a fixture case: fixture.mlw itself, or a broken variant
+    derived from it (``broken.mlw``: a syntax error; ``typo.mlw``: a type error)."""
+    text = (RECORDED / "fixture.mlw").read_text()
+    if name == "broken.mlw":
+        text = text.replace("= x + 1", "= x +", 1)
+    elif name == "typo.mlw":
+        text = text.replace("= x + 1", "= x + true", 1)
+    return {name: text.encode()}
+
+
+@pytest.mark.container
+@pytest.mark.realtool
+@pytest.mark.slow
+def test_record_fixtures(engine_image):
+    """Re-records tests/recorded/why3/ with the real Why3 of the rocq image when
+    ``VERIKIT_RECORD_WHY3`` names the output directory (about 4 minutes); each case's
+    verdict must be the one of the committed recording."""
+    outdir = os.environ.get("VERIKIT_RECORD_WHY3")
+    if not outdir:
+        pytest.skip("set VERIKIT_RECORD_WHY3=tests/recorded/why3 to re-record the Why3 fixtures")
+    from harness import toolchains
+    from harness.sandbox import images
+    from harness.sandbox.container import ContainerSandbox
+
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    image = engine_image(lambda: images.resolve("rocq"))
+    why3 = Why3()
+    expected = {case: parse(case).verdict for case in CASES}
+
+    def provenance(sb, probed, argv) -> dict:
+        return {"recorded_by": "VERIKIT_RECORD_WHY3=DIR pytest tests/test_why3.py -k test_record_fixtures",
+                "command": argv, "image": sb.image, "image_id": sb.image_digest,
+                "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                "versions": {k: probed.versions.get(k) for k in ("why3", "z3", "cvc4", "cvc5", "eprover")}}
+
+    with ContainerSandbox(image, slots=1) as sb:
+        probed = toolchains.probe("rocq", sb, flavor="debian")
+        setup = why3.setup(sb, running_provers_max=1)
+        shared = why3.files(setup)
+        (outdir / "setup.json").write_text(json.dumps({
+            "provenance": provenance(sb, probed, ["why3", "config", "detect"]),
+            "detect_stdout": setup.detect_log, "strategies": setup.strategies, "provers": setup.provers,
+            "why3_conf": setup.conf.decode()}, indent=1) + "\n")
+        for case, over, theory, goal, fname in FIXTURE_CASES:
+            opts = why3.options(probed, mlw=fname, theory=theory, goal=goal, **over)
+            argv, env, collect = why3.command(opts)
+            proc = sb.run(argv, files={**fixture_files(fname), **shared}, env=env, collect=collect,
+                          limits=Limits(wall_s=300, mem_mb=6144, cpus=1))
+            rec = {"provenance": provenance(sb, probed, argv), "options": opts, "env": env, "collect": collect,
+                   "argv": proc.argv, "returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr,
+                   "wall_s": round(proc.wall_s, 2), "timed_out": proc.timed_out,
+                   "files": {k: v.decode("utf-8", "replace") for k, v in proc.files.items()}}
+            (outdir / f"{case}.json").write_text(json.dumps(rec, indent=1, ensure_ascii=False) + "\n")
+            got = (termination(proc, why3.name) or why3.parse(proc, opts)).verdict
+            assert got == expected[case], (case, got)
 
 
 def test_copy_is_not_shared():

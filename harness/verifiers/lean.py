@@ -60,12 +60,11 @@ wrapped axiom list.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 
-from ..sandbox import ProcResult
-from . import Theorem, VerifierResult, blank_span, job_limits, nested_end
+from ..model import ProcResult, VerifierResult
+from .proof import Theorem, blank_span, nested_end, statement_sha256
 
 NAME = "lean"
 TOOLCHAIN = "lean"
@@ -241,16 +240,6 @@ def tokens(code: str) -> list[Token]:
 
 def _parts(name: str) -> list[str]:
     return [p.strip("«»") for p in re.findall(r"«[^»]*»|[^.]+", name)]
-
-
-def normalize_statement(statement: str) -> str:
-    """Runs of white space collapsed to one space, ends stripped."""
-    return " ".join(statement.split())
-
-
-def statement_sha256(statement: str) -> str:
-    """sha256 hex of :func:`normalize_statement` of ``statement``."""
-    return hashlib.sha256(normalize_statement(statement).encode("utf-8")).hexdigest()
 
 
 def _scopes(code: str) -> list[tuple[Token, list[str]]]:
@@ -429,9 +418,10 @@ class Lean:
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Verdict of one ``lake env lean`` run.
 
-        ``infra_error`` (did not start; the image's workspace or imports are broken; a
-        crash without diagnostics), ``timeout``/``memout`` (job limits), ``failed`` (output
-        over the cap), ``invalid`` (an ``error:`` diagnostic: the first one's
+        The sandbox's own endings (did not start, wall-time or memory limit) are mapped
+        by the executor before this is called (:func:`harness.model.termination`).
+        ``infra_error`` (the image's workspace or imports are broken; a crash without
+        diagnostics), ``failed`` (output over the cap), ``invalid`` (an ``error:`` diagnostic: the first one's
         ``file:line:col`` in the reason; ``extra.task_loads`` is False when it lies before
         the theorem's line), ``rejected`` (a ``declaration uses 'sorry'`` warning; no report, or
         several, for the theorem; ``sorryAx``; the theorem itself; an axiom outside
@@ -440,9 +430,6 @@ class Lean:
         """
         options = options or {}
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
-        limited = job_limits(proc, "lean")
-        if limited is not None:
-            return limited
         if proc.output_truncated:
             return VerifierResult("failed", "output exceeded the cap; the run was stopped")
         diags = diagnostics(log)

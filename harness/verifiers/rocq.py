@@ -35,8 +35,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from ..sandbox import Limits, ProcResult
-from . import Theorem, VerifierResult, blank_span, job_limits, nested_end
+from ..model import Limits, ProcResult, VerifierResult
+from .proof import Theorem, blank_span, nested_end, statement_sha256
 
 NAME = "rocq"
 TOOLCHAIN = "rocq"
@@ -164,16 +164,6 @@ def _keyword(sentence: Sentence) -> tuple[str | None, list[str]]:
     while words and words[0] in _PREFIXES:
         words = words[1:]
     return (words[0], words[1:]) if words else (None, [])
-
-
-def normalize_statement(statement: str) -> str:
-    """Runs of white space collapsed to one space, ends stripped."""
-    return " ".join(statement.split())
-
-
-def statement_sha256(statement: str) -> str:
-    """sha256 hex of :func:`normalize_statement` of ``statement``."""
-    return hashlib.sha256(normalize_statement(statement).encode("utf-8")).hexdigest()
 
 
 class Rocq:
@@ -330,18 +320,17 @@ class Rocq:
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Verdict of one coqc run.
 
-        ``infra_error`` (coqc did not start), ``timeout``/``memout`` (job limits),
-        ``invalid`` (coqc error: the first ``Error:`` with its line; ``extra.task_loads``
-        is False when the error is at or before the theorem, i.e. the task file itself
-        does not load), ``rejected`` (assumption report missing, listing the theorem
-        itself, a disabled kernel check, or an axiom outside the allow-list),
-        ``verified`` otherwise. ``extra.assumptions``: the reported axiom names.
+        The sandbox's own endings (did not start, wall-time or memory limit) are mapped
+        by the executor before this is called (:func:`harness.model.termination`).
+        ``infra_error`` (coqc failed without an error message), ``invalid`` (coqc error:
+        the first ``Error:`` with its line; ``extra.task_loads`` is False when the error
+        is at or before the theorem, i.e. the task file itself does not load),
+        ``rejected`` (assumption report missing, listing the theorem itself, a disabled
+        kernel check, or an axiom outside the allow-list), ``verified`` otherwise.
+        ``extra.assumptions``: the reported axiom names.
         """
         options = options or {}
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
-        limited = job_limits(proc, "coqc")
-        if limited is not None:
-            return limited
         errors = _errors(log)
         if proc.returncode != 0:
             if not errors:

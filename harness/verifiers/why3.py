@@ -11,8 +11,11 @@ repository's README runs ``tools/why3_auto_3.py`` with a modified Why3 1.8.0 who
     python3 verikit_why3_strategy.py -L . --mlw FILE.mlw --theory T --goal G
             --strategy Auto_level_3 --max-wall S --session session
 
-The driver (:data:`DRIVER_SOURCE`, shipped with the job, stdlib only) runs the stock
-tools ``why3 session create -L . -o session FILE.mlw`` and then
+The driver (``harness/verifiers/drivers/why3_shell.py``, :data:`DRIVER_PATH`: a file of
+its own, never imported, read at run time by :func:`driver_source` and shipped with every
+job as ``verikit_why3_strategy.py``; stdlib only; its sha256 is the ``driver_sha256``
+option, so a change invalidates cached results) runs the stock tools
+``why3 session create -L . -o session FILE.mlw`` and then
 ``why3 shell --debug=shell_proto -L . session``, and types on the shell's standard input
 ``p`` (tree with node ids), ``goto ID``, the strategy name, ``goto 0``, marker commands
 until the proof tree is quiescent, ``Save``, ``Exit``. Stock Why3 1.8.0 has no
@@ -33,7 +36,8 @@ whose output is ``Goal G.`` / ``Prover result is: Valid (0.01s, 62 steps).`` per
 (sub)goal (``Sub-goal ... of goal G.`` after ``-a split_vc``).
 
 Verdicts: ``verified`` (goal proved), ``failed`` (strategy or prover finished without a
-proof), ``timeout`` (strategy cut at ``max_wall_s``, or job killed at the sandbox limit),
+proof), ``timeout`` (strategy cut at ``max_wall_s``; a job the sandbox killed at its
+wall-time limit is mapped by the executor, :func:`harness.model.termination`),
 ``invalid`` (the WhyML file does not parse/typecheck, or has no such goal),
 ``infra_error`` (tool or driver missing or crashed, unreadable results).
 
@@ -49,16 +53,19 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from ..sandbox import Limits, ProcResult
-from . import GoalCounts, VerifierResult
+from ..model import GoalCounts, Limits, ProcResult, VerifierResult, sha256_text
 
 NAME = "why3"
 TOOLCHAIN = "rocq"  # Why3 1.8.0 and its provers live in the rocq image (Debian trixie)
 #: Version of this module's command line and parser; part of every job key. Bump on change.
 MODULE_VERSION = "1"
 WHY3CONF = "why3.conf"
+#: The job file name of the strategy driver, and the driver's source file in the package
+#: (package data, not a module of the package).
 DRIVER = "verikit_why3_strategy.py"
+DRIVER_PATH = Path(__file__).resolve().parent / "drivers" / "why3_shell.py"
 SESSION = "session"
 SESSION_XML = f"{SESSION}/why3session.xml"
 MARK = "VERIKIT-WHY3 "
@@ -102,6 +109,15 @@ class Why3Setup:
                 "strategies": self.strategies}
 
 
+def driver_source() -> str:
+    """The strategy driver's text, read now from :data:`DRIVER_PATH`.
+
+    Raises:
+        OSError: the file is missing (a broken installation: it is package data).
+    """
+    return DRIVER_PATH.read_text(encoding="utf-8")
+
+
 def strategy_provers(code: str) -> list[str]:
     """Provers a strategy's code calls, in first-call order (``CVC4,1.8``, ``Z3,4.13.3``...)."""
     seen: list[str] = []
@@ -115,10 +131,18 @@ def strategy_provers(code: str) -> list[str]:
 
 
 class Why3:
-    """Why3 verifier. ``name = "why3"``, toolchain ``rocq`` (Why3 lives in the rocq image)."""
+    """Why3 verifier. ``name = "why3"``, toolchain ``rocq`` (Why3 lives in the rocq image).
+
+    :meth:`prepare` runs ``why3 config detect`` once per run; the configuration's sha256
+    and the strategies it generated are then part of :meth:`options` (so of every key).
+    """
 
     name = NAME
     toolchain = TOOLCHAIN
+
+    def __init__(self) -> None:
+        #: What :meth:`prepare` found in the sandbox (None before it ran).
+        self.prepared: Why3Setup | None = None
 
     # ------------------------------------------------------------------ setup
     def setup(self, sandbox, *, running_provers_max: int = 1) -> Why3Setup:
@@ -141,32 +165,45 @@ class Why3:
         return Why3Setup(conf=conf, detect_log=res.stdout + res.stderr, strategies=strategies, provers=provers)
 
     def prepare(self, sandbox, probed=None) -> dict[str, bytes]:
-        """Files to ship with every job: ``why3.conf`` (from :meth:`setup`) and the driver."""
-        return self.files(self.setup(sandbox))
+        """Files to ship with every job: ``why3.conf`` (from :meth:`setup`, with
+        ``running_provers_max`` of :data:`PAPER_OPTIONS`) and the driver. Kept in
+        :attr:`prepared` for :meth:`options`.
+
+        Raises:
+            RuntimeError: as :meth:`setup`.
+        """
+        self.prepared = self.setup(sandbox, running_provers_max=PAPER_OPTIONS["running_provers_max"])
+        return self.files(self.prepared)
 
     @staticmethod
     def files(setup: Why3Setup) -> dict[str, bytes]:
-        """``{why3.conf, verikit_why3_strategy.py}`` for jobs, from a :class:`Why3Setup`."""
-        return {WHY3CONF: setup.conf, DRIVER: DRIVER_SOURCE.encode()}
+        """``{why3.conf, verikit_why3_strategy.py}`` for jobs, from a :class:`Why3Setup`
+        (the driver read now from :data:`DRIVER_PATH`)."""
+        return {WHY3CONF: setup.conf, DRIVER: driver_source().encode("utf-8")}
 
     # ------------------------------------------------------------------ jobs
-    def options(self, probed=None, *, mlw: str, theory: str, goal: str, **overrides) -> dict:
-        """Options of one job: the target (``mlw`` file name in the job directory, Why3
-        ``theory`` and ``goal`` names) and the paper's strategy run unless overridden.
+    def options(self, probed=None, *, smoke: bool = False, cpus: int = 1, **overrides) -> dict:
+        """Options of a run, or of one job: the paper's strategy run unless overridden.
 
-        ``mode="prove"`` takes ``prover`` (a name or shortcut ``why3 prove -P`` accepts),
-        ``time_limit_s``, optional ``mem_limit_mb`` and ``transformations`` (list).
+        The target of a job (``mlw``: file name in the job directory; Why3 ``theory`` and
+        ``goal`` names) is given here or added per task by the benchmark; :meth:`command`
+        needs it. ``mode="prove"`` takes ``prover`` (a name or shortcut ``why3 prove -P``
+        accepts), ``time_limit_s``, optional ``mem_limit_mb`` and ``transformations``
+        (list). ``smoke``/``cpus`` (the runner's generic arguments) do not apply: provers
+        run one at a time (``running_provers_max``).
 
         Returns:
-            dict with the target, ``mode``, the mode's settings, ``libs`` (``-L`` dirs,
-            default ``["."]``), ``why3_version`` (probed, or None) and ``verifier_module``.
+            dict with ``mode``, the mode's settings, the target when given, ``libs``
+            (``-L`` dirs, default ``["."]``), ``why3_version`` (probed, or None),
+            ``verifier_module``, ``driver_sha256`` (of :data:`DRIVER_PATH`, read now) and,
+            after :meth:`prepare`, ``why3_conf_sha256`` and ``strategy_code`` (the code
+            Why3 generated for the strategy, None if it has no such strategy).
 
         Raises:
             ValueError: unknown mode, or ``prove`` without ``prover``/``time_limit_s``.
         """
         opts = dict(PAPER_OPTIONS)
         opts.update(overrides)
-        opts.update(mlw=mlw, theory=theory, goal=goal)
         opts.setdefault("libs", ["."])
         if opts["mode"] not in MODES:
             raise ValueError(f"unknown why3 mode {opts['mode']!r}; available: {', '.join(MODES)}")
@@ -179,6 +216,11 @@ class Why3:
         versions = getattr(probed, "versions", None) or {}
         opts["why3_version"] = versions.get("why3")
         opts["verifier_module"] = f"{NAME}/{MODULE_VERSION}"
+        opts["driver_sha256"] = sha256_text(driver_source())
+        if self.prepared is not None:
+            opts["why3_conf_sha256"] = sha256_text(self.prepared.conf)
+            if opts["mode"] == "strategy":
+                opts["strategy_code"] = self.prepared.strategies.get(opts["strategy"])
         return opts
 
     def command(self, options: dict) -> tuple[list[str], dict[str, str], list[str]]:
@@ -186,7 +228,13 @@ class Why3:
 
         Returns:
             (argv, env, files to collect).
+
+        Raises:
+            ValueError: the options name no target (``mlw``, ``theory``, ``goal``).
         """
+        missing = [k for k in ("mlw", "theory", "goal") if not options.get(k)]
+        if missing:
+            raise ValueError(f"why3 job options need {', '.join(missing)} (set per task by the benchmark)")
         libs = [x for d in options.get("libs", ["."]) for x in ("-L", d)]
         env = {"WHY3CONFIG": WHY3CONF}
         if options["mode"] == "strategy":
@@ -206,6 +254,9 @@ class Why3:
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Turn a finished run into a :class:`VerifierResult` (see the module docstring).
 
+        The sandbox's own endings (did not start, wall-time or memory limit) are mapped by
+        the executor before this is called (:func:`harness.model.termination`).
+
         ``goal_results`` holds the target goal (``name`` = ``Theory.goal``) and, in
         strategy mode, every leaf of the proof tree the strategy built that is not proved
         (``status`` = best attempt result, or ``unproved``); ``extra`` has the driver's
@@ -216,12 +267,6 @@ class Why3:
         options = options or {}
         mode = options.get("mode") or ("prove" if proc.argv[:2] == ["why3", "prove"] else "strategy")
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
-        if proc.start_error:
-            return VerifierResult("infra_error", f"{proc.argv[:1]} did not start: {proc.start_error}")
-        if proc.memout:
-            return VerifierResult("memout", "job killed at the memory limit")
-        if proc.timed_out:
-            return VerifierResult("timeout", f"job killed at the wall-time limit after {proc.wall_s:.1f} s")
         if proc.output_truncated:
             return VerifierResult("infra_error", "output exceeded the cap; the run was stopped")
         if mode == "prove":
@@ -441,276 +486,3 @@ def _best(node: dict) -> str:
             return s
     return "unproved"
 
-
-#: The in-sandbox driver of ``mode="strategy"`` (shipped as ``verikit_why3_strategy.py``).
-DRIVER_SOURCE = r'''"""verikit why3 strategy driver (runs INSIDE the sandbox; Python 3 stdlib only).
-
-Applies one Why3 IDE strategy (e.g. Auto_level_3) to one goal of a .mlw file with the
-stock ``why3 shell`` of Why3 1.8:
-
-1. ``why3 session create [-L DIR] -o SESSION FILE.mlw`` (a fresh session);
-2. ``why3 shell --debug=shell_proto [-L DIR] SESSION``, fed one command at a time on its
-   standard input: ``p`` (print the tree: node ids), ``goto ID``, the strategy name,
-   then ``verikit-sync-N`` markers until the proof tree is quiescent, ``Save``, ``Exit``.
-
-Quiescence: the shell reads its standard input only when the Why3 scheduler has no idle
-handler left (transformations and strategy steps run as idle handlers), and
-``--debug=shell_proto`` prints every server notification synchronously. So when the
-echo of a marker appears and no proof attempt printed so far is still Undone/Scheduled/
-Running, nothing is left that could start new work. Two such markers in a row, with no
-notification in between, end the run.
-
-Prints one line ``VERIKIT-WHY3 {json}`` (status, node ids, wall time) at the end.
-Exit status: 0 done, 3 invalid input, 4 goal not found, 5 strategy cut at --max-wall,
-6 driver/tool failure.
-"""
-import argparse
-import json
-import os
-import re
-import signal
-import subprocess
-import sys
-import threading
-import time
-import xml.etree.ElementTree as ET
-
-MARK = "VERIKIT-WHY3 "
-PENDING = ("Undone", "Scheduled", "Running")
-_STATUS = re.compile(r"node change (\d+) Proof_status_change res=([A-Za-z]+)")
-_NEW = re.compile(r"new node = (\d+), parent = (\d+)")
-_DONE = re.compile(r"node change (\d+) Proof_status_change res=Done\(\s*([A-Za-z][A-Za-z ]*[A-Za-z]|[A-Za-z])")
-_ACTIVITY = re.compile(r"new node = |node change ")
-_GOAL = re.compile(r"Goal=(\S+?)(?: \[[^\]\n]*\])?, id = (\d+);\s*parent=([^;\s]+);")
-
-
-def summarize(text, gid):
-    """Counts from the notifications: attempts and their last results, target proved."""
-    results = {}
-    for n, res in _DONE.findall(text):
-        results[n] = res.lower().replace(" ", "")  # as in why3session.xml: valid, highfailure...
-    status = dict(_STATUS.findall(text))
-    proved = re.findall(rf"node change {gid}: proved=(true|false)", text)
-    counts = {}
-    for res in results.values():
-        counts[res] = counts.get(res, 0) + 1
-    return {"proved": bool(proved) and proved[-1] == "true", "attempts": len(status),
-            "attempt_results": dict(sorted(counts.items())),
-            "attempts_unfinished": sum(1 for n in status if n not in results and status[n] != "Interrupted"),
-            "nodes": len(set(_NEW.findall(text)))}
-
-
-def emit(**kw):
-    sys.stdout.write(MARK + json.dumps(kw, sort_keys=True) + "\n")
-    sys.stdout.flush()
-
-
-class Shell:
-    def __init__(self, argv, log_path=None):
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, bufsize=0,
-                                     start_new_session=True)
-        self.buf = ""
-        self.cond = threading.Condition()
-        self.log = open(log_path, "w", encoding="utf-8", errors="replace") if log_path else None
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self):
-        fd = self.proc.stdout.fileno()
-        while True:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            text = chunk.decode("utf-8", "replace")
-            if self.log:
-                self.log.write(text)
-            with self.cond:
-                self.buf += text
-                self.cond.notify_all()
-        with self.cond:
-            self.cond.notify_all()
-
-    def send(self, cmd):
-        self.proc.stdin.write((cmd + "\n").encode())
-        self.proc.stdin.flush()
-
-    def wait_for(self, pattern, start, timeout):
-        """First match of ``pattern`` in the output from ``start``; None at timeout/exit."""
-        rx = re.compile(pattern, re.S)
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while True:
-                m = rx.search(self.buf, start)
-                if m:
-                    return m
-                left = deadline - time.monotonic()
-                if left <= 0 or (self.proc.poll() is not None and not self.reader.is_alive()):
-                    return None
-                self.cond.wait(min(left, 0.5))
-
-    def close(self, timeout=30):
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.reader.join(5)
-        if self.log:
-            self.log.close()
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--mlw", required=True)
-    ap.add_argument("--theory", required=True)
-    ap.add_argument("--goal", required=True)
-    ap.add_argument("--strategy", default="Auto_level_3")
-    ap.add_argument("--session", default="session")
-    ap.add_argument("--max-wall", type=float, default=600.0)
-    ap.add_argument("--poll", type=float, default=0.5)
-    ap.add_argument("--log", default=None, help="write the shell's whole transcript to this file")
-    ap.add_argument("-L", dest="libs", action="append", default=[])
-    a = ap.parse_args()
-    t0 = time.monotonic()
-    lib = [x for d in a.libs for x in ("-L", d)]
-    create = ["why3", "session", "create", *lib, "-o", a.session, a.mlw]
-    cp = subprocess.run(create, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    out = cp.stdout.decode("utf-8", "replace")
-    sys.stdout.write(out if out.endswith("\n") or not out else out + "\n")
-    xml_path = os.path.join(a.session, "why3session.xml")
-    if cp.returncode != 0 or "with the following errors" in out or not os.path.isfile(xml_path):
-        emit(status="invalid", phase="session create", returncode=cp.returncode,
-             message=out.strip()[-4000:], wall_s=round(time.monotonic() - t0, 3))
-        return 3
-    goals = [(th.get("name"), g.get("name")) for th in ET.parse(xml_path).iter("theory")
-             for g in th.findall("goal")]
-    # exact name, else the last dot-component (goals of clones: "M.M.assoc" for "assoc")
-    match = [g for t, g in goals if t == a.theory and g == a.goal] or \
-        [g for t, g in goals if t == a.theory and g.split(".")[-1] == a.goal]
-    if len(match) != 1:
-        emit(status="goal_not_found", theory=a.theory, goal=a.goal, matches=len(match),
-             goals=[f"{t}.{g}" for t, g in goals][:500], wall_s=round(time.monotonic() - t0, 3))
-        return 4
-    goal = match[0]
-    sh = Shell(["why3", "shell", "--debug=shell_proto", *lib, a.session], a.log)
-    info = {"strategy": a.strategy, "theory": a.theory, "goal": goal}
-
-    def fail(msg, code=6):
-        info.update(status="error", message=msg, wall_s=round(time.monotonic() - t0, 3))
-        try:
-            os.killpg(sh.proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        sh.close(5)
-        emit(**info)
-        return code
-
-    if not sh.wait_for(r"Session initialized successfully", 0, 300):
-        return fail("why3 shell did not initialise the session")
-    ids = []
-    for _ in range(200):  # the shell applies notifications to its tree every 100 ms
-        pos = len(sh.buf)
-        sh.send("p")
-        m = sh.wait_for(r"root .*?\n> ", pos, 120)
-        if not m:
-            return fail("no answer to 'p'")
-        ids = [int(i) for name, i, parent in _GOAL.findall(m.group(0))
-               if name == goal and parent == a.theory]
-        if ids:
-            break
-        time.sleep(0.3)
-    if len(ids) != 1:
-        return fail(f"goal {a.theory}.{goal} found {len(ids)} times in the shell's tree")
-    gid = ids[0]
-    info["node"] = gid
-    others = sorted(int(i) for _n, i, _p in _GOAL.findall(m.group(0)) if int(i) != gid)
-    # The stock shell takes `goto N` only for N below its count of received nodes + 1,
-    # but the server's ids skip those of theories without goals: the last goals of such
-    # files cannot be selected. Each `assert true` on another goal adds three nodes
-    # (a transformation and its two sub-goals) and so raises the count; nothing is
-    # proved or changed on the target.
-    info["helper_asserts"] = 0
-    while True:
-        pos = len(sh.buf)
-        sh.send(f"goto {gid}")
-        m = sh.wait_for(rf'get task\({gid},|command "goto {gid}"', pos, 120)
-        if not m:
-            return fail(f"no answer to 'goto {gid}'")
-        if m.group(0).startswith("get task"):
-            break
-        if not others or info["helper_asserts"] >= 100:
-            return fail(f"the shell does not let node {gid} be selected")
-        pos = len(sh.buf)
-        sh.send(f"goto {others[0]}")
-        if not sh.wait_for(rf"get task\({others[0]},", pos, 120):
-            return fail(f"no answer to 'goto {others[0]}'")
-        pos = len(sh.buf)
-        sh.send("assert true")
-        m = sh.wait_for(r"new node = \d+, parent = \d+.*?get notified", pos, 120)
-        if not m:
-            return fail("'assert true' made no node")
-        info["helper_asserts"] += 1
-    pos = len(sh.buf)
-    t_start = time.monotonic()
-    sh.send(a.strategy)
-    if not sh.wait_for(r'command "' + re.escape(a.strategy) + '"', pos, 120):
-        return fail("the strategy command was not read")
-    # the strategy has started once a node appears under the goal (or it is proved)
-    if not sh.wait_for(rf"new node = \d+, parent = {gid}\b|node change {gid}: proved=true", pos, 300):
-        return fail(f"strategy {a.strategy} did not start (unknown strategy?)")
-    pos = len(sh.buf)
-    sh.send("goto 0")  # the root: later commands do not print the goal again
-    if not sh.wait_for(r"get task\(0,", pos, a.max_wall):
-        cut = True
-    else:
-        cut = False
-    k, quiet, last = 0, 0, -1
-    while not cut:
-        time.sleep(a.poll)
-        k += 1
-        pos = len(sh.buf)
-        sh.send(f"verikit-sync-{k}")
-        left = a.max_wall - (time.monotonic() - t_start)
-        marker = r'command "verikit-sync-' + str(k) + '"'
-        m = sh.wait_for(marker, pos, max(left, 0.1))
-        if not m and re.search(rf"node change {gid}: proved=true", sh.buf):
-            m = sh.wait_for(marker, pos, 60)  # proved: give the shell time to take Save
-        if not m:
-            cut = True
-            break
-        seen = sh.buf[: m.start()]
-        if re.search(rf"node change {gid}: proved=true", seen):
-            break  # nothing the strategy still does can change a proved goal
-        status = dict(_STATUS.findall(seen))
-        pending = [n for n, st in status.items() if st in PENDING]
-        activity = len(_ACTIVITY.findall(seen))
-        quiet = quiet + 1 if not pending and activity == last else 0
-        last = activity
-        if quiet >= 2:
-            break
-        if time.monotonic() - t_start > a.max_wall:
-            cut = True
-    info["strategy_wall_s"] = round(time.monotonic() - t_start, 3)
-    info["polls"] = k
-    info.update(summarize(sh.buf, gid))
-    if cut:
-        os.killpg(sh.proc.pid, signal.SIGKILL)
-        sh.close(10)
-        info.update(status="cut", wall_s=round(time.monotonic() - t0, 3))
-        emit(**info)
-        return 5
-    pos = len(sh.buf)
-    sh.send("Save")
-    if not sh.wait_for(r"Session is saved", pos, 120) or not os.path.isfile(xml_path):
-        return fail("the session was not saved")
-    sh.send("Exit")
-    sh.close(30)
-    info.update(status="done", wall_s=round(time.monotonic() - t0, 3), shell_returncode=sh.proc.returncode)
-    emit(**info)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-'''

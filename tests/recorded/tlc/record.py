@@ -21,9 +21,10 @@ sys.path.insert(0, str(ROOT))
 from harness import toolchains  # noqa: E402
 from harness.model import Limits  # noqa: E402
 from harness.registry import sandbox as get_sandbox  # noqa: E402
-from harness.verifiers.tlc import TLC, config_text, postprocess  # noqa: E402
+from harness.benchmarks.modelbench.postprocess import config_text, postprocess  # noqa: E402
+from harness.verifiers.tlc import TLC  # noqa: E402
 
-DATA = ROOT / "harness" / "benchmarks" / "modelbench_data"
+DATA = ROOT / "harness" / "benchmarks" / "modelbench" / "data"
 CASES = {
     "success": (DATA / "oracles" / "HumanEval_13.tla", {"MaxValue": "3"}),
     "parse_error": (DATA / "bundled" / "HumanEval_13.s1.tla", {"MaxValue": "3"}),

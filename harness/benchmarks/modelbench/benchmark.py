@@ -1,0 +1,459 @@
+"""Model-Bench as a benchmark: tasks, prompts, candidates, canaries, jobs, judging, report
+sections and the paper-vs-kit reproduction (see the package docstring for the whole
+pipeline). The functions of this module do the work; :data:`BENCHMARK` exposes them
+through the declared interface (:class:`harness.model.Benchmark`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...model import GOLD, Benchmark, Candidate, Job, Reproduction, VerifierResult, candidate_ref, sha256_text
+from .dataset import DATASETS, DEFAULT_DATASET, humaneval_path
+from .metrics import (ORACLE_MODEL, SIMILARITY_NOTE, THETA, average_fixes, outcomes, runnable_at_k,
+                      similarity_table)
+from .postprocess import config_text, postprocess
+from .problems import Problem, normalized_program, read_humaneval
+from .stages import STAGES, static_stages, table1_counts
+from .transform import transform
+
+NAME = "modelbench"
+VERSION = "1"
+MODES = ("original-fewshot", "original-zeroshot", "transformed-fewshot")
+DEFAULT_MODES = ("original-fewshot",)
+VERIFIER = "tlc"
+CONTAINER_ONLY = True  # TLC runs in the tlaplus image, not on hosts
+
+#: The kit's own files: oracles, bundled candidates, prompt examples, the task table.
+DATA_DIR = Path(__file__).resolve().parent / "data"
+BUNDLED_MODEL = "bundled-imperfect"
+#: The task whose oracle is mutated into the cheat canaries.
+CANARY_TASK = "HumanEval/13"
+
+NOT_REPRODUCIBLE = ("Model-Bench publishes no artifacts (no normalized or rewritten programs, oracle TLA+ "
+                    "models, TLC configurations, generations or per-sample results), so Table 2 (Runnable@k, "
+                    "similarity, fixes per model and prompt setting) cannot be recomputed")
+TABLE1_NOT_REPRODUCIBLE = ("the paper's normalized/de-duplicated files and its LLM rewriting of programs with "
+                           "filtered language features (Figure 11, several attempts) are not published; the kit "
+                           "applies the filters without rewriting")
+
+# ---------------------------------------------------------------------------------------
+# Tasks and prompts
+# ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Task:
+    """One Model-Bench task.
+
+    Attributes:
+        task_id: HumanEval id (``HumanEval/13``).
+        problem: the :class:`~harness.benchmarks.modelbench.problems.Problem`.
+        transformed: the transformed solution module (Section 3.2).
+        module: the module name the prompt asks for (``HumanEval_13``).
+        constants: values of the model's CONSTANTS (name -> TLA+ value text).
+        oracle: the kit's oracle model text, or None.
+        oracle_file: its path relative to the repository, or None.
+    """
+
+    task_id: str
+    problem: Problem
+    transformed: str
+    module: str
+    constants: dict
+    oracle: str | None = None
+    oracle_file: str | None = None
+
+    @property
+    def sha256(self) -> str:
+        """sha256 hex of the task's content: code, tests, constants and oracle text."""
+        return hashlib.sha256(json.dumps([self.problem.code, self.problem.tests, self.constants, self.oracle],
+                                         sort_keys=True).encode()).hexdigest()
+
+
+def task_table() -> dict:
+    """``data/tasks.json``: oracle modules, constants, default constant.
+
+    Raises:
+        ValueError: the file is not valid JSON (names file and line).
+    """
+    path = DATA_DIR / "tasks.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+
+
+def module_for(task_id: str) -> str:
+    """TLA+ module name for a task id (``HumanEval/13`` -> ``HumanEval_13``)."""
+    return re.sub(r"\W", "_", task_id)
+
+
+def _repo_rel(path: Path) -> str:
+    root = Path(__file__).resolve().parents[3]
+    return str(path.resolve().relative_to(root)) if path.resolve().is_relative_to(root) else str(path)
+
+
+def load_tasks(fetched) -> list[Task]:
+    """The HumanEval problems that pass the static filters and the transformer, in
+    HumanEval order, with their oracles where the kit has one.
+
+    ``fetched``: :func:`~harness.benchmarks.modelbench.dataset.fetch`'s result, or a path
+    to a HumanEval ``.jsonl(.gz)``.
+
+    Raises:
+        ProblemFileError: a malformed HumanEval line (names file:line).
+        ValueError: ``data/tasks.json`` is not valid JSON.
+    """
+    table = task_table()
+    default = table.get("default_constant", "3")
+    tasks = []
+    for p in read_humaneval(humaneval_path(fetched)):
+        st = static_stages(p)
+        if st.transformed is None:
+            continue
+        entry = table["oracles"].get(p.task_id, {})
+        oracle = oracle_file = None
+        if entry:
+            f = DATA_DIR / "oracles" / f"{entry['module']}.tla"
+            oracle, oracle_file = f.read_text(encoding="utf-8"), _repo_rel(f)
+        consts = dict(entry.get("constants") or {"MaxLen": default, "MaxValue": default})
+        tasks.append(Task(p.task_id, p, st.transformed, module_for(p.task_id), consts, oracle, oracle_file))
+    return tasks
+
+
+#: The Figure 14 prompt (data/prompt_template.txt, the paper's text with its LaTeX escapes
+#: resolved) with the fields {examples}, {module_name} and {code}.
+PROMPT_TEMPLATE = (DATA_DIR / "prompt_template.txt").read_text(encoding="utf-8")
+#: The paper's fix prompt (Figure 12) with the field {error}.
+FIX_TEMPLATE = ("The TLA+ specification has the following error:\n{error}\n"
+                "Please fix the specification while keeping the same logic.")
+
+
+def _example(n: int, transformed: bool) -> str:
+    py = (DATA_DIR / "examples" / f"example{n}.py").read_text(encoding="utf-8")
+    if transformed:
+        fn = re.match(r"def (\w+)", py).group(1)
+        code, _, asserts = py.partition("\n\n\n")
+        py = transform(code, fn).rstrip() + "\n\n\n" + asserts
+    tla = (DATA_DIR / "examples" / f"example{n}.tla").read_text(encoding="utf-8")
+    return f"```python\n{py.rstrip()}\n```\n```tla\n{tla.rstrip()}\n```"
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in MODES:
+        raise ValueError(f"unknown Model-Bench mode {mode!r}; choose from {', '.join(MODES)}")
+
+
+def prompt(task: Task, mode: str) -> str:
+    """The generation prompt of ``task`` in a setting (Section 3.1 "Prompt derivation",
+    Figure 14): ``original-fewshot`` (the normalized program, two examples),
+    ``original-zeroshot`` (no examples), ``transformed-fewshot`` (the transformed program,
+    two examples whose Python is transformed too). The examples are TLA+ models written
+    for the kit (``data/examples``; the paper's are unpublished).
+
+    Raises:
+        ValueError: unknown mode.
+    """
+    _check_mode(mode)
+    transformed = mode == "transformed-fewshot"
+    code = normalized_program(task.problem, code=task.transformed if transformed else None)
+    examples = "" if mode == "original-zeroshot" else (
+        " For example:\n" + _example(1, transformed) + "\n" + _example(2, transformed))
+    return PROMPT_TEMPLATE.format(examples=examples, module_name=task.module, code=f"```python\n{code.rstrip()}\n```")
+
+
+def fix_prompt(error: str) -> str:
+    """The paper's fix prompt (Figure 12) for one TLC error message."""
+    return FIX_TEMPLATE.format(error=error)
+
+
+# ---------------------------------------------------------------------------------------
+# Candidates, canaries, jobs
+# ---------------------------------------------------------------------------------------
+
+def verifier_for(mode: str) -> str:
+    """Every setting is checked by TLC.
+
+    Raises:
+        ValueError: unknown mode.
+    """
+    _check_mode(mode)
+    return VERIFIER
+
+
+def smoke_tests(mode: str) -> bool:
+    """Not a Frama-C benchmark: no smoke tests."""
+    return False
+
+
+def study_results(fetched) -> dict:
+    """No published per-candidate verdicts."""
+    return {}
+
+
+def gold_candidates(tasks: list[Task], mode: str) -> list[Candidate]:
+    """None here: the gold candidates (the kit's oracle models, model ``gold``) run with
+    every command as canaries that must verify, so that runs on predictions have them too
+    (see :func:`canaries`)."""
+    return []
+
+
+def bundled_candidates(fetched, mode: str) -> list[Candidate]:
+    """The kit's deliberately imperfect candidate models (``data/bundled``,
+    ``<module>.s<k>.tla``: k = sample): model ``bundled-imperfect``, three samples per
+    oracle task; some do not parse, some fail at run time, some violate the assertion,
+    some run with other states than the oracle's. Their first line says which."""
+    out = []
+    for f in sorted((DATA_DIR / "bundled").glob("*.s[0-9]*.tla")):
+        module, sample = f.name[:-4].rsplit(".s", 1)
+        tid = module.replace("HumanEval_", "HumanEval/")
+        out.append(Candidate(tid, BUNDLED_MODEL, int(sample), f.read_text(encoding="utf-8"),
+                             f"bundled:{_repo_rel(f)}"))
+    return out
+
+
+def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
+    """Canaries with their expected verdicts: the gold candidate (the kit's oracle, model
+    and origin ``gold``) of every task that has one must be ``verified`` (its states are
+    the reference of the similarity); on :data:`CANARY_TASK`, the oracle with a syntax
+    error must be ``invalid``, with a wrong assertion ``failed``, and with an empty
+    initial state ``rejected`` (vacuous: no state is checked)."""
+    out = []
+    for t in tasks:
+        if t.oracle is None:
+            continue
+        out.append((Candidate(t.task_id, GOLD, 0, t.oracle, GOLD), ("verified",)))
+        if t.task_id == CANARY_TASK:
+            bad = t.oracle.replace("Next == Loop \\/ Done", "Next == Loop \\/ Done \\/")
+            wrong = t.oracle.replace("result = Gcd(a0, b0)", "result = Gcd(a0, b0) + 1")
+            vacuous = t.oracle.replace("Init == /\\ a0 \\in 1..MaxValue", "Init == /\\ a0 \\in {}")
+            for name, text, expected in (("canary:parse-error", bad, "invalid"), ("canary:violation", wrong, "failed"),
+                                         ("canary:vacuous", vacuous, "rejected")):
+                if text != t.oracle:
+                    out.append((Candidate(t.task_id, name, 0, text, "canary"), (expected,)))
+    return out
+
+
+def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx=None) -> Job:
+    """The TLC job of a candidate model: post-processed (Appendix A.1,
+    :func:`~harness.benchmarks.modelbench.postprocess.postprocess`), with the Figure 13
+    config (constants from the task's table). The post-processing steps are recorded as
+    the job's ``checks`` (``postprocess:<step>``), the processed module's sha256 and the
+    constants in its options. Fix counts given by the predictions (``meta.fixes``) are
+    kept in the candidate's identity. ``ctx`` is unused (no per-run state).
+    """
+    proc = postprocess(cand.output)
+    module = proc.module or "Model"
+    default = task_table().get("default_constant", "3")
+    consts = {c: task.constants.get(c, default) for c in proc.constants}
+    config = config_text(consts, proc.model_values, deadlock_in_cfg=options.get("deadlock_in_cfg", True))
+    checks = []
+    for step in proc.steps:
+        detail = {k: v for k, v in step.items() if k != "step"}
+        checks.append({"name": f"postprocess:{step['step']}", "ok": True, "detail": json.dumps(detail, sort_keys=True)})
+    opts = dict(options, module=module, constants=consts, model_values=proc.model_values,
+                postprocessed_sha256=sha256_text(proc.text), module_header=proc.module is not None)
+    candidate = candidate_ref(cand)
+    meta = getattr(cand, "meta", None) or {}
+    if isinstance(meta, dict) and isinstance(meta.get("fixes"), int):
+        candidate["fixes"] = meta["fixes"]
+    return Job(benchmark=NAME, benchmark_version=VERSION, dataset=dataset, mode=mode, task_id=task.task_id,
+               task_sha256=task.sha256, candidate=candidate,
+               files={f"{module}.tla": proc.text, f"{module}.cfg": config}, options=opts, checks=checks)
+
+
+def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
+    """TLC's verdict, failing closed on a vacuous model: a run that checked no state
+    (empty initial-state set) is ``rejected``."""
+    if result.verdict == "verified" and not result.extra.get("distinct_states"):
+        return "rejected", "vacuous model: TLC found no reachable state (the initial-state predicate is empty)"
+    return result.verdict, result.reason
+
+
+def compare(records: list[dict], tasks: dict, fetched=None) -> list[dict]:
+    """No per-candidate published results exist: nothing to compare."""
+    return []
+
+
+# ---------------------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------------------
+
+def report_sections(records: list[dict], tasks: list[Task], modes: list[str], *, seed: int = 0,
+                    theta: float = THETA) -> dict:
+    """``report.json`` ``sections``: ``runnable_at_k``, ``similarity``, ``fixes``,
+    ``outcomes`` (see :mod:`~harness.benchmarks.modelbench.metrics`), ``oracles``
+    (verdict and state count of each gold record) and ``not_reproducible`` (Table 2)."""
+    oracles = {r["task_id"]: {"verdict": r["verdict"], "states": r["verifier"]["extra"].get("distinct_states"),
+                              "mode": r["mode"]}
+               for r in records if r["candidate"]["model"] == ORACLE_MODEL}
+    return {"runnable_at_k": runnable_at_k(records), "similarity": similarity_table(records, theta=theta),
+            "fixes": average_fixes(records), "outcomes": outcomes(records), "oracles": oracles,
+            "not_reproducible": {"table2": NOT_REPRODUCIBLE}}
+
+
+def run_notes(records: list[dict], modes: list[str]) -> list[str]:
+    """Notes for report.json: what cannot be reproduced and the kit's adaptations."""
+    notes = [f"Table 2 of the paper: not reproducible ({NOT_REPRODUCIBLE}); the numbers here are the kit's own "
+             "on its own oracle set",
+             "oracles: HumanEval programs modelled in TLA+ by hand for verikit (the paper's GPT-4o-derived, "
+             "human-corrected oracles are unpublished); they run as the gold candidate",
+             SIMILARITY_NOTE]
+    opts = next((r["verifier"]["options"] for r in records), {})
+    if opts and not opts.get("deadlock_in_cfg", True):
+        notes.append(f"TLC {opts.get('tlc_version')} predates the CHECK_DEADLOCK config keyword (TLC 2.16): the "
+                     "config omits it and TLC gets -deadlock (do not check for deadlock), the same setting")
+    return notes
+
+
+# ---------------------------------------------------------------------------------------
+# Reproduce: the paper's figures (not reproducible) and the kit's run on its oracle set
+# ---------------------------------------------------------------------------------------
+
+def load_published() -> dict:
+    """``results/published/modelbench.json``."""
+    from ...report import load_published as _load
+
+    return _load(NAME)
+
+
+def reproduction(fetched, report: dict, records: list[dict], *, tasks: list[Task] | None = None,
+                 published: dict | None = None, theta: float = THETA) -> Reproduction:
+    """The paper's figures next to the kit's, from a finished run of the oracle tasks
+    (mode ``original-fewshot``: the gold oracles and cheat canaries, the bundled imperfect
+    candidates). Starts nothing.
+
+    Figures: Table 1's HumanEval row (Origin is reproduced; the filter stages are
+    ``not_reproducible``, with the kit's counts) and Table 2's Average rows (all
+    ``not_reproducible``). Notes: the kit's Runnable@k and similarity per model, the
+    canaries, the kit's Table 1. Sections: ``table1`` (the kit's counts, static stages).
+
+    Args:
+        fetched: the HumanEval data (:func:`~harness.benchmarks.modelbench.dataset.fetch`).
+        report: the run's report.json (``sections``, ``canaries``).
+        records: the run's records (the TLC version is read from their options).
+        tasks: the dataset's tasks (default: loaded from ``fetched``).
+        published: ``results/published/modelbench.json`` (default: loaded).
+    """
+    published = published or load_published()
+    sections = report.get("sections", {})
+    t1 = table1_counts(fetched)
+    figures = []
+    for fig in published["figures"]:
+        entry = {k: fig[k] for k in ("name", "table", "row", "column")}
+        entry["published"] = fig["value"]
+        if fig["table"] == "Table 1" and fig["row"] == "HumanEval":
+            kit = t1["HumanEval"][fig["stage"]]
+            if fig["stage"] == "origin":
+                equal = kit == fig["value"]
+                entry.update(reproduced=kit, equal=equal, status="reproduced" if equal else "differs", notes=[])
+            else:
+                entry.update(reproduced=kit, equal=None, status="not_reproducible",
+                             notes=[f"{TABLE1_NOT_REPRODUCIBLE}; kit count shown"])
+        elif fig["table"] == "Table 2" and fig["row"].startswith("Average"):
+            entry.update(reproduced=None, equal=None, status="not_reproducible", notes=[NOT_REPRODUCIBLE])
+        else:
+            continue
+        figures.append(entry)
+    n_oracles = sum(t.oracle is not None for t in (load_tasks(fetched) if tasks is None else tasks))
+    rk = sections.get("runnable_at_k", {}).get(DEFAULT_MODES[0], {})
+    sim = sections.get("similarity", {}).get("average", {}).get(DEFAULT_MODES[0], {})
+    notes = [f"Table 2 ({len([f for f in published['figures'] if f['table'] == 'Table 2'])} figures): "
+             f"not reproducible: {NOT_REPRODUCIBLE}"]
+    for model, e in sorted(rk.items()):
+        vals = ", ".join(f"Runnable@{k} = {v * 100:.2f} %" if isinstance(v, float) else f"Runnable@{k}: {v['error']}"
+                         for k, v in e["runnable_at_k"].items())
+        s = sim.get(model)
+        simtxt = (f"; similarity (Def. 4, theta {theta}) = {s['similarity'] * 100:.2f} %, oracle-side reading "
+                  f"{s['similarity_oracle_side'] * 100:.2f} % over {s['n']} runnable sample(s)") if s else \
+            "; similarity: no runnable sample with an oracle"
+        notes.append(f"kit, {model} on the {n_oracles} oracle tasks: {e['runnable']}/{e['samples']} samples "
+                     f"runnable; {vals}{simtxt}")
+    canary = report.get("canaries", {}).get("results", [])
+    tlc_version = next((r["verifier"]["options"].get("tlc_version") for r in records), None)
+    notes.append(f"oracles (gold) and canaries: {sum(x['ok'] for x in canary)}/{len(canary)} as expected "
+                 f"(TLC {tlc_version})")
+    notes.append("Table 1, kit (HumanEval): " + ", ".join(f"{s} {t1['HumanEval'][s]}" for s in STAGES)
+                 + " (Execution without running: filters 1-3 and the transformer; the equivalence tests run them)")
+    return Reproduction(figures=figures, notes=notes, sections={"table1": t1})
+
+
+# ---------------------------------------------------------------------------------------
+# The declared interface
+# ---------------------------------------------------------------------------------------
+
+class ModelBench(Benchmark):
+    """Model-Bench through the declared interface (:class:`harness.model.Benchmark`); the
+    functions of this module do the work."""
+
+    name = NAME
+    version = VERSION
+    modes = MODES
+    default_modes = DEFAULT_MODES
+    datasets = DATASETS
+    default_dataset = DEFAULT_DATASET
+    container_only = CONTAINER_ONLY
+
+    def load_tasks(self, fetched) -> list[Task]:
+        return load_tasks(fetched)
+
+    def verifier_for(self, mode: str) -> str:
+        return verifier_for(mode)
+
+    def gold_candidates(self, tasks: list[Task], mode: str) -> list[Candidate]:
+        return gold_candidates(tasks, mode)
+
+    def bundled_candidates(self, fetched, mode: str) -> list[Candidate]:
+        return bundled_candidates(fetched, mode)
+
+    def canaries(self, tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
+        return canaries(tasks, mode)
+
+    def build_job(self, task: Task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx=None) -> Job:
+        return build_job(task, cand, mode, options, dataset)
+
+    def judge(self, job: Job, result: VerifierResult) -> tuple[str, str]:
+        return judge(job, result)
+
+    def notes(self, records: list[dict], modes: list[str]) -> list[str]:
+        return run_notes(records, modes)
+
+    def report_sections(self, records: list[dict], tasks: list, modes: list[str], *, seed: int = 0) -> dict:
+        return report_sections(records, tasks, modes, seed=seed)
+
+    def prompts(self, fetched, tasks: list[Task], mode: str, *, shots: int | None = None) -> list[dict]:
+        """``{"task_id", "mode", "module", "prompt"}`` per task (:func:`prompt`). The number of
+        examples is part of the mode (2 for the few-shot settings, 0 for
+        ``original-zeroshot``); ``shots``, when given, must agree with it.
+
+        Raises:
+            ValueError: unknown mode, or ``shots`` other than the mode's.
+        """
+        _check_mode(mode)
+        n = 0 if mode == "original-zeroshot" else 2
+        if shots is not None and shots != n:
+            raise ValueError(f"Model-Bench's {mode} has {n} example(s), not {shots}; the settings are the modes "
+                             f"{', '.join(MODES)}")
+        return [{"task_id": t.task_id, "mode": mode, "module": t.module, "prompt": prompt(t, mode)} for t in tasks]
+
+    def reproduce_modes(self) -> tuple[str, ...]:
+        """The kit's own run: the first prompt setting (only the oracle tasks have
+        candidates: gold, canaries and the bundled imperfect models)."""
+        return DEFAULT_MODES[:1]
+
+    def reproduce(self, fetched, run: dict | None) -> Reproduction:
+        """See :func:`reproduction` (``run``: ``{"report", "records", "tasks"}``).
+
+        Raises:
+            ValueError: no run given (Model-Bench has nothing to rescore without one).
+        """
+        if run is None:
+            raise ValueError("Model-Bench's reproduction needs the run of its reproduce_modes()")
+        return reproduction(fetched, run["report"], run["records"], tasks=run.get("tasks"))
+
+
+BENCHMARK = ModelBench()

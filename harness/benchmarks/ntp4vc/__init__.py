@@ -1,0 +1,242 @@
+"""NTP4VC: 600 verification conditions (VCs) to prove in Isabelle, Lean and Rocq.
+
+Paper: "Neural Theorem Proving for Verification Conditions" (NTP4VC, ICLR 2026;
+../shared/papers/001_fb0027e113adb610.txt). 300 VCs come from Why3 "pearls of programs",
+300 from Frama-C-verified C projects ("real C verification", Table 3). The paper reports
+Why3's Auto_level_3 (AL3) pass rate per category (Table 2: 132/600 = 22.00 %), the
+Sledgehammer pass@1 on Isabelle (Table 5: 18.00 %) and, per category, the union of the
+hammers (Table 6: 114/600). Dataset ``ntp4vc``: xqyww123/NTP4VC at dcfadfaa.
+
+The package:
+
+- :mod:`.data` -- the manifests and the 600 :class:`Task` objects (with each goal's
+  published AL3 result), the per-goal AL3 CSV reader.
+- :mod:`.published` -- the exact rescoring of the published baselines (AL3,
+  Sledgehammer, Table 3 counts) and published vs reproduced (``verikit reproduce
+  ntp4vc``: 13 figures reproduced, 22 not reproducible, each with its reason).
+- :mod:`.rocq_library` -- the Rocq library closure, the adaptation to Coq 8.20.1 and the
+  spec of the derived ``ntp4vc-rocq`` image.
+- :mod:`.proofs` -- proof checking (``--lang rocq|lean|isabelle``): jobs, judging,
+  canaries, pass@k tables, which task files load.
+- :mod:`.why3_al3` -- the ``why3`` mode: the AL3 baseline re-run goal by goal, compared
+  with the published per-goal results.
+
+Not reproducible from the published data (never approximated): the categories of
+Tables 2 and 6 (no item is labelled with one in the release: statistics/*.csv, the
+manifests and the result CSVs have no such column, and the Frama-C goal names give
+106/141/17/36 Loop/Function/Memory/Invalid-Arg. items, not the paper's 81/81/74/64;
+``Task.category`` is always None, the per-source subtotals derived from Table 2 are
+reproduced), Table 6's hammer column and Table 5's CoqHammer P@1 (CoqHammer's per-item
+results are not published).
+
+Task ids: ``<source dir>/<mlw name>::<goal>``, e.g.
+``frama_c/verker/__tolower_Why3_ide::__tolower_Why3_ide_VC__tolower_post_goal0`` (the
+``.mlw`` path under data/why3 without the suffix, and the Why3 goal name shared by the
+three languages). Six Frama-C items carry an extra ``X`` prefix in their file name in the
+Isabelle AND Rocq manifests (not in Lean): it is dropped for the id, and kept in the
+per-language file names, which are the real file names.
+
+Modes (given as ``--lang``): ``rocq`` (default: the only prover that runs on this kind
+of machine, with real Coq 8.20.1 in the ``ntp4vc-rocq`` image), ``lean``, ``isabelle``
+(their images cannot be built here), and ``why3``. The gold candidate is called ``gold``
+in every mode: for the proof languages it is the task file with its placeholder ("does
+the statement load"), for ``why3`` the goal itself.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ...model import Benchmark, Candidate, Job, Reproduction, VerifierResult
+from .data import (CATEGORIES, LANGUAGES, MANIFESTS, N_TASKS, SOURCES, SUFFIXES, TABLE3_PROJECT,  # noqa: F401
+                   ManifestError, Task, load_tasks, read_auto_level_3)
+from .proofs import (CANARY_TASK, CANARY_WALL_S, PASS_AT_K, PLACEHOLDERS, ROCQ_CANARIES,  # noqa: F401
+                     ProofContext, pass_at_k_table, task_loads)
+from .published import (CATEGORY_NOT_DERIVABLE, NOT_REPRODUCIBLE, SLEDGEHAMMER_CSV,  # noqa: F401
+                        load_published, reproduce_figures, rescore_auto_level_3, rescore_sledgehammer)
+from .rocq_library import ROCQ_ADAPTATION, RocqLibrary, rocq_library_files, rocq_library_image  # noqa: F401
+from . import proofs, why3_al3
+
+NAME = "ntp4vc"
+VERSION = "1"
+WHY3 = why3_al3.MODE
+MODES = (*LANGUAGES, WHY3)
+ROCQ_NOTE = ("Rocq files target Rocq 9.0 + stdpp 1.12 and are checked with Coq 8.20.1 + stdpp 1.11 "
+             "through a load-path shim (run.json 'adaptation'); statements are not rewritten")
+
+
+class NTP4VC(Benchmark):
+    """NTP4VC through the declared interface (:class:`harness.model.Benchmark`): proof
+    checking per language, the AL3 re-run (``why3``), and the rescoring of the published
+    baselines (:meth:`reproduce`, no job runs)."""
+
+    name = NAME
+    version = VERSION
+    modes = MODES
+    default_modes = ("rocq",)
+    datasets = ("ntp4vc",)
+    default_dataset = "ntp4vc"
+    container_only = True  # no NTP4VC prover is installed on hosts
+    mode_option = "lang"
+
+    # ---- tasks and candidates
+
+    def load_tasks(self, fetched) -> list[Task]:
+        """The 600 tasks (:func:`.data.load_tasks`). Raises ManifestError (file:line)."""
+        return load_tasks(fetched)
+
+    def verifier_for(self, mode: str) -> str:
+        """The language's proof checker, or ``why3`` for the AL3 re-run.
+
+        Raises:
+            ValueError: unknown mode.
+        """
+        if mode not in MODES:
+            raise ValueError(f"unknown NTP4VC language {mode!r}; choose from {', '.join(MODES)}")
+        return mode
+
+    def gold_candidates(self, tasks: list[Task], mode: str) -> list[Candidate]:
+        """``gold`` per task: the task file with its placeholder (a proof language), or
+        the goal itself (``why3``; only the goals whose sources are in the dataset)."""
+        if mode == WHY3:
+            return why3_al3.gold_candidates(tasks)
+        return proofs.gold_candidates(tasks, mode)
+
+    def canaries(self, tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
+        """The 7 Rocq canaries on ``power'vc`` (:data:`ROCQ_CANARIES`); none in the
+        other modes."""
+        return proofs.canaries(tasks, mode)
+
+    def sample(self, tasks: list[Task], mode: str, n: int, seed: int) -> list[str]:
+        """Ids of ``n`` tasks drawn with ``seed``, in manifest order. ``why3``: stratified
+        by the published AL3 result (``n // 3`` unproved, the rest proved; ``n=30,
+        seed=0`` is the recorded re-run's sample, see :func:`.why3_al3.sample`); the
+        other modes: ``random.Random(seed).sample`` of the id-sorted tasks.
+
+        Raises:
+            ValueError: ``n`` larger than the pool(s).
+        """
+        if mode == WHY3:
+            return why3_al3.sample(tasks, n, seed)
+        ids = sorted(t.task_id for t in tasks)
+        if n > len(ids):
+            raise ValueError(f"cannot draw {n} of {len(ids)} tasks")
+        chosen = set(random.Random(seed).sample(ids, n))
+        return [t.task_id for t in tasks if t.task_id in chosen]
+
+    # ---- jobs
+
+    def context(self, fetched, tasks: list[Task], mode: str, verifier, seed: int):
+        """:class:`ProofContext` (task texts, Rocq library) or the ``why3`` sources."""
+        if mode == WHY3:
+            return why3_al3.Why3Context(fetched)
+        return proofs.proof_context(fetched, mode, verifier)
+
+    def build_job(self, task: Task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx) -> Job:
+        """See :func:`.proofs.build_proof_job` and :func:`.why3_al3.build_why3_job`.
+
+        Raises:
+            ValueError: a task file without a single theorem and placeholder, a ``why3``
+                goal that cannot be run or a non-gold ``why3`` candidate (names the file
+                or the task).
+        """
+        if mode == WHY3:
+            return why3_al3.build_why3_job(task, cand, options, dataset, ctx, version=self.version)
+        return proofs.build_proof_job(task, cand, mode, options, dataset, ctx, version=self.version)
+
+    def judge(self, job: Job, result: VerifierResult) -> tuple[str, str]:
+        """Integrity findings win; ``gold`` of a proof language is ``rejected`` when the
+        file loads; ``why3``: the strategy's verdict."""
+        if job.mode == WHY3:
+            return result.verdict, result.reason
+        return proofs.judge_proof(job, result)
+
+    # ---- images
+
+    def sandbox_image(self, mode: str, fetched, log=print, *, build: bool = True) -> str | None:
+        """``rocq``: the ``ntp4vc-rocq`` library image (built from the rocq toolchain
+        image and the pinned files when missing and ``build``); None for the other modes
+        (their verifier's toolchain image; ``why3`` runs in the rocq image).
+
+        Raises:
+            harness.sandbox.SandboxError: the image cannot be built, or (``build=False``)
+                is not built.
+        """
+        if mode != "rocq":
+            return None
+        from ...sandbox import images
+
+        spec = self.derived_image_spec(mode, fetched)
+        return images.build_derived(spec, log=log) if build else images.resolve_derived(spec)
+
+    def derived_images(self) -> dict[str, str]:
+        """``{"ntp4vc-rocq": "rocq"}``."""
+        return {"ntp4vc-rocq": "rocq"}
+
+    def derived_image_spec(self, mode: str, fetched) -> dict:
+        """The ``ntp4vc-rocq`` spec (:func:`.rocq_library.rocq_library_image`).
+
+        Raises:
+            ValueError: a mode without a derived image.
+        """
+        if mode != "rocq":
+            raise ValueError(f"{NAME} has no derived image for {mode!r}")
+        from ...sandbox import images
+
+        return rocq_library_image(fetched, images.fingerprint("rocq"))
+
+    def adaptation(self, mode: str) -> dict | None:
+        """``rocq``: :data:`ROCQ_ADAPTATION` (the load-path shim); None otherwise."""
+        return ROCQ_ADAPTATION if mode == "rocq" else None
+
+    # ---- results
+
+    def compare(self, records: list[dict], tasks: dict, fetched) -> list[dict]:
+        """``why3`` records vs the published per-goal AL3 results
+        (:func:`.why3_al3.compare`); proof checking has no published per-candidate
+        verdicts."""
+        return why3_al3.compare(records, tasks)
+
+    def notes(self, records: list[dict], modes: list[str]) -> list[str]:
+        """The Rocq adaptation, what cannot be checked here, byte-identical task files,
+        and the ``why3`` mode's deviations from the paper's AL3 run."""
+        notes = [ROCQ_NOTE] if "rocq" in modes else []
+        if any(m in LANGUAGES for m in modes):
+            notes.append("per-category pass@k (Tables 5/6 rows): " + CATEGORY_NOT_DERIVABLE)
+        notes += proofs.twin_notes(records)
+        if WHY3 in modes:
+            notes += [f"why3 (Auto_level_3 re-run): {x}" for x in why3_al3.LIMITATIONS]
+        return notes
+
+    def report_sections(self, records: list[dict], tasks: list[Task], modes: list[str], *, seed: int = 0) -> dict:
+        """``pass_at_k`` and ``task_loads`` (proof languages), ``adaptation`` (rocq),
+        ``why3_auto_level_3`` (the agreement table of the ``why3`` mode)."""
+        by_id = {t.task_id: t for t in tasks}
+        out: dict = {}
+        if any(m in LANGUAGES for m in modes):
+            out["pass_at_k"] = pass_at_k_table(records, by_id, seed=seed)
+            if any(r["mode"] in LANGUAGES and r["candidate"]["model"] == proofs.GOLD for r in records):
+                out["task_loads"] = task_loads(records, by_id)
+        if "rocq" in modes:
+            out["adaptation"] = ROCQ_ADAPTATION
+        if WHY3 in modes:
+            out["why3_auto_level_3"] = why3_al3.agreement_section(records, tasks)
+        return out
+
+    # ---- reproduction
+
+    def reproduce_modes(self) -> tuple[str, ...]:
+        """None: the reproduction rescores the published per-item files."""
+        return ()
+
+    def reproduce(self, fetched, run: dict | None) -> Reproduction:
+        """Every figure of ``results/published/ntp4vc.json`` vs the rescored published
+        data (:func:`.published.reproduce_figures`): 13 reproduced exactly, 22 not
+        reproducible (each with its reason); section ``consistency`` (Sledgehammer alone
+        <= Table 6's hammer union)."""
+        rep = reproduce_figures(fetched, load_tasks(fetched))
+        return Reproduction(figures=rep["figures"], notes=rep["notes"],
+                            sections={"consistency": rep["consistency"]})
+
+
+BENCHMARK = NTP4VC()

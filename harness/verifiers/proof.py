@@ -1,0 +1,84 @@
+"""What the proof-checker verifiers (``rocq``, ``lean``, ``isabelle``: the NTP4VC
+languages) share: the :class:`Theorem` of a task file, its statement hash, and the two
+lexer helpers that hide comments, strings and cartouches without moving offsets.
+
+A proof checker adds to the :class:`harness.model.Verifier` interface
+``theorem(task_text, where) -> Theorem`` (the theorem and its proof placeholder;
+ValueError naming ``where:line`` if absent or ambiguous), ``forbidden(proof) -> list[str]``
+(fail-closed integrity scan of a candidate proof, comments and strings excluded),
+``declared_axioms(text) -> set[str]`` (names a file declares without proof: the task's own
+allow-list) and ``splice(task_text, theorem, proof) -> str`` (the file to check: the
+candidate in place of the placeholder, followed by the prover's own assumption report);
+``parse`` puts the assumptions the prover reported in ``VerifierResult.extra["assumptions"]``
+and turns one outside ``options["allowed_assumptions"]`` (or the theorem itself) into
+``rejected``.
+
+Imports nothing but the standard library.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Theorem:
+    """The theorem of an interactive-prover task file and where its proof goes.
+
+    Attributes:
+        name: the theorem's name as the prover knows it (e.g. ``power'vc``).
+        statement: the statement text exactly as in the file (from the theorem keyword to
+            the end of the statement, proof placeholder excluded).
+        statement_sha256: :func:`statement_sha256` of ``statement`` (the "statement hash"
+            of DESIGN.md's integrity rules).
+        start, end: character offsets in the task text of the placeholder that the
+            candidate proof replaces (``Admitted.``, ``sorry``).
+        line: 1-based line of the theorem keyword (for messages).
+    """
+
+    name: str
+    statement: str
+    statement_sha256: str
+    start: int
+    end: int
+    line: int
+
+
+def normalize_statement(statement: str) -> str:
+    """``statement`` with runs of white space collapsed to one space, ends stripped."""
+    return " ".join(statement.split())
+
+
+def statement_sha256(statement: str) -> str:
+    """sha256 hex (64 chars) of :func:`normalize_statement` of ``statement`` (UTF-8): two
+    statements that differ only in layout have the same hash."""
+    return hashlib.sha256(normalize_statement(statement).encode("utf-8")).hexdigest()
+
+
+def blank_span(chars: list[str], start: int, end: int) -> None:
+    """Replace ``chars[start:end]`` by spaces, keeping newlines, so that offsets and line
+    numbers of the text stay valid (the lexers of the proof-checker modules use it to hide
+    comments and strings before scanning for keywords)."""
+    for k in range(start, min(end, len(chars))):
+        if chars[k] != "\n":
+            chars[k] = " "
+
+
+def nested_end(text: str, i: int, opens: tuple[str, ...], closes: tuple[str, ...]) -> int:
+    """Offset just after the delimiter that closes the nested block opening at ``i``
+    (e.g. ``(* (* *) *)`` with ``opens=("(*",)``, ``closes=("*)",)``), or -1 when the
+    block is not closed before the end of ``text``."""
+    depth, j, n = 0, i, len(text)
+    while j < n:
+        o = next((s for s in opens if text.startswith(s, j)), None)
+        c = None if o else next((s for s in closes if text.startswith(s, j)), None)
+        if o:
+            depth, j = depth + 1, j + len(o)
+        elif c:
+            depth, j = depth - 1, j + len(c)
+            if depth == 0:
+                return j
+        else:
+            j += 1
+    return -1

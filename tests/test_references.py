@@ -1,0 +1,73 @@
+"""The committed reference runs (results/reproduced/) against the previous ones.
+
+``tests/fixtures/reference_outcomes.json`` holds what the reference runs committed before
+the one-interface restructuring (issue 12) established: per job (mode, task, model,
+sample) its verdict and goals proved/total, and per published figure its status and
+reproduced value. The references re-made with the current code must establish exactly
+the same (timings, keys, reasons aside). Every run directory under results/reproduced/
+must also be schema-valid. Changing a reference on purpose means changing the fixture in
+the same commit, with the reason in its message.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.results import load_records, validate_run_dir
+
+ROOT = Path(__file__).resolve().parents[1] / "results" / "reproduced"
+FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "reference_outcomes.json").read_text())
+RUN_DIRS = sorted(p.parent for p in ROOT.rglob("run.json"))
+
+
+def outcomes(run_dir: Path) -> dict[str, list]:
+    """``{"mode|task|model|sample": [verdict, proved, total]}`` of a run directory."""
+    out = {}
+    for r in load_records(run_dir / "records.jsonl"):
+        c, g = r["candidate"], r.get("goals") or {}
+        out["|".join([r["mode"], r["task_id"], c["model"], str(c["sample"])])] = [r["verdict"], g.get("proved"),
+                                                                               g.get("total")]
+    return out
+
+
+def figures(run_dir: Path) -> dict[str, list]:
+    """``{"table|row|column": [status, reproduced]}`` of a reproduction's report.json."""
+    rep = json.loads((run_dir / "report.json").read_text())["reproduction"]
+    return {f"{f['table']}|{f['row']}|{f['column']}": [f["status"], f.get("reproduced")] for f in rep["figures"]}
+
+
+def test_there_are_reference_runs():
+    assert {p.relative_to(ROOT).as_posix() for p in RUN_DIRS} >= set(FIXTURE["runs"]) | set(FIXTURE["figures"])
+
+
+@pytest.mark.parametrize("run_dir", RUN_DIRS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_reference_run_is_valid(run_dir):
+    assert validate_run_dir(run_dir) == []
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURE["runs"]))
+def test_same_verdicts_and_goals_as_before(name):
+    before, now = FIXTURE["runs"][name], outcomes(ROOT / name)
+    changed = {k: (before.get(k), now.get(k)) for k in set(before) | set(now) if before.get(k) != now.get(k)}
+    assert not changed, f"{len(changed)} job(s) differ from the previous reference, e.g. {list(changed.items())[:5]}"
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURE["figures"]))
+def test_same_published_figures_as_before(name):
+    before, now = FIXTURE["figures"][name], figures(ROOT / name)
+    changed = {k: (before.get(k), now.get(k)) for k in set(before) | set(now) if before.get(k) != now.get(k)}
+    assert not changed, f"{len(changed)} figure(s) differ from the previous reference: {list(changed.items())[:5]}"
+
+
+def test_the_comparison_can_fail(tmp_path):
+    """A changed verdict is seen: the check is not vacuous."""
+    name = "casp"
+    run = tmp_path / name
+    run.mkdir()
+    recs = load_records(ROOT / name / "records.jsonl")
+    recs[0]["verdict"] = "failed" if recs[0]["verdict"] != "failed" else "verified"
+    (run / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    assert outcomes(run) != FIXTURE["runs"][name]
