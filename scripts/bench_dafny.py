@@ -36,8 +36,9 @@ from pathlib import Path
 from harness import datasets, toolchains
 from harness.benchmarks import dafny_intent as di
 from harness.executor import Executor
+from harness.model import Limits
+from harness.registry import sandbox as get_sandbox
 from harness.results import RecordLog
-from harness.sandbox import Limits, get_sandbox
 from harness.verifiers.dafny import Dafny, parse_file_output
 
 DEFAULT_TASKS = "2,17,234,445,572"

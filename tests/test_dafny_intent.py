@@ -56,7 +56,23 @@ def test_sources_and_labels(tasks, fetched):
     assert counts == {"STRONG": 103, None: 64, "WRONG": 8, "WEAK": 3}  # INDEX.md: tags in `note`
     assert sum(t.source == "gpt-4" for t in tasks.values()) == 82
     assert tasks["2"].label == "STRONG" and tasks["2"].source == "gpt-4"
-    assert tasks["127"].source == "human" and tasks["127"].label is None
+    assert tasks["127"].source == "gold" and tasks["127"].label is None
+
+
+def test_gold_and_bundled_candidates(tasks, fetched):
+    """One word, one meaning (issue 12): the authors' own specifications are the gold
+    candidates (model and origin ``gold``); ``human`` names only the label source."""
+    gold = di.gold_candidates(list(tasks.values()), "spec")
+    assert len(gold) == 32 and {(c.model, c.origin) for c in gold} == {("gold", "gold")}
+    assert {c.task_id for c in gold} == {t for t, x in tasks.items() if x.source == "gold"} and "127" in {
+        c.task_id for c in gold}
+    gpt4 = di.bundled_candidates(fetched, "spec")
+    assert len(gpt4) == 82 and {c.model for c in gpt4} == {"gpt-4"}
+    assert all(c.origin == f"bundled:{tasks[c.task_id].path}" for c in gpt4)
+    job = di.build_job(tasks["127"], gold[[c.task_id for c in gold].index("127")], "spec", {"dialect": "2"},
+                       {"name": "dafny-intent", "revision": "x"}, di.Context(0))
+    assert job.candidate["model"] == job.candidate["origin"] == "gold" and job.options["source"] == "gold"
+    assert job.options["label"] is None and job.precheck is None and job.reject is None
 
 
 def test_task2_extraction(tasks):
@@ -142,7 +158,7 @@ def test_bool_outputs_have_one_mutant_and_nat_outputs_no_negative(tasks):
     t = tasks["396"]  # StartAndEndWithSameChar returns bool
     m = di.mutants(t, t.tests[0], 0)
     assert len(m["mutants"]) == 1 and m["discarded"]["duplicate"] > 0
-    nat = di.Task("x", "x", "", "0" * 64, "human", di.Decl("method", "M", False, (), (di.Formal("r", Ty("nat"), "nat"),),
+    nat = di.Task("x", "x", "", "0" * 64, "gold", di.Decl("method", "M", False, (), (di.Formal("r", Ty("nat"), "nat"),),
                   (), "", "", None, None, 1, 1, frozenset(), (0, 0)), {}, (), (), None, "T")
     test = di.TestCase(1, 1, (), (2,))
     for s in range(20):

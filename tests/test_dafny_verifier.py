@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from harness.benchmarks import dafny_intent as di
-from harness.sandbox import ProcResult
-from harness.verifiers import get_verifier
+from harness.model import ProcResult, termination
+from harness.registry import verifier as get_verifier
 from harness.verifiers.dafny import Dafny, boogie_name, dialect_for, parse_file_output
 
 REC = Path(__file__).parent / "recorded" / "dafny"
@@ -138,11 +138,29 @@ def test_dafny2_timeout():
 
 
 def test_crashes_and_missing_output_are_infra_errors():
+    """A run that came to its own end but left no readable Dafny output: ``infra_error``."""
     v = Dafny()
     opts = {"dialect": "2", "units": {"batch.dfy": [["VkT1Correct", 1, 5]]}, "batch": "batch.dfy", "separate": []}
-    assert v.parse(ProcResult(argv=[], returncode=None, start_error="no sh"), opts).verdict == "infra_error"
     assert v.parse(ProcResult(argv=[], returncode=0), opts).verdict == "infra_error"
     crash = ProcResult(argv=[], returncode=0, files={"batch.dfy.out": b"Unhandled Exception: boom\n",
                                                        "batch.dfy.rc": b"134\n"})
-    assert v.parse(crash, opts).verdict == "infra_error"
-    assert v.parse(ProcResult(argv=[], returncode=-9, timed_out=True), opts).verdict == "timeout"
+    res = v.parse(crash, opts)
+    assert res.verdict == "infra_error" and "neither a summary nor" in res.reason
+
+
+@pytest.mark.parametrize("flags, verdict", [
+    ({"timed_out": True}, "timeout"),
+    ({"memout": True, "max_rss_mb": 4096.0}, "memout"),
+    ({"start_error": "no sh"}, "infra_error"),
+])
+def test_job_level_outcomes(flags, verdict):
+    """The sandbox's ending (wall time, memory, could not start) is mapped once, by
+    ``model.termination`` in the executor before ``Dafny.parse``; the verifier does not map
+    it itself."""
+    v = get_verifier("dafny")
+    proc = ProcResult(argv=["sh", "-c", "dafny ..."], returncode=None if "start_error" in flags else -9, **flags)
+    res = termination(proc, v.name)
+    assert res is not None and res.verdict == verdict and res.goals is None
+    assert res.reason.startswith("dafny ")
+    # a run that ended by itself is left to the verifier
+    assert termination(ProcResult(argv=[], returncode=0), v.name) is None

@@ -1,0 +1,403 @@
+"""The ``dafny-intent`` benchmark behind the declared interface: tasks and candidates,
+canaries, job construction, judging, report sections, and the published-vs-reproduced
+figures of ``verikit reproduce dafny-intent``."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from ...model import GOLD, Benchmark, Candidate, Job, Reproduction, sha256_text
+from .candidates import bundled_spec, read_candidate
+from .checks import build_files
+from .dataset import TEST_DIR, is_registry, last_survey, load_tasks
+from .identity import NAME, VERSION
+from .mutants import DEFAULT_SEED, MUTANTS_PER_TEST
+from .scoring import LABEL_THRESHOLD, findings, label_agreement, score, score_checks, scored_records, summarize
+from .tests import Task
+
+DATASETS = ("dafny-intent",)
+DEFAULT_DATASET = "dafny-intent"
+MODES = ("spec",)
+DEFAULT_MODES = ("spec",)
+VERIFIER = "dafny"
+CONTAINER_ONLY = True  # Dafny is installed only in the dafny toolchain image
+SEEDED = True  # the run's --seed also seeds the mutants (recorded in run.json seeds)
+
+
+# ---------------------------------------------------------------------------------------
+# Candidates and canaries
+# ---------------------------------------------------------------------------------------
+
+def gold_candidates(tasks: list[Task], mode: str) -> list[Candidate]:
+    """The specifications the dataset's authors wrote (tasks not in the RQ3 GPT-4 file;
+    every program of a directory of one's own), model and origin ``gold``
+    (:data:`harness.model.GOLD`)."""
+    return [Candidate(t.task_id, GOLD, 0, bundled_spec(t).text, GOLD) for t in tasks if t.source == GOLD]
+
+
+def bundled_candidates(fetched, mode: str) -> list[Candidate]:
+    """The GPT-4 specifications (the RQ3 generations, as in the test programs), model
+    ``gpt-4``; none for a directory of one's own programs."""
+    if not is_registry(fetched):
+        return []
+    return [Candidate(t.task_id, "gpt-4", 0, bundled_spec(t).text, f"bundled:{t.path}")
+            for t in load_tasks(fetched) if t.source == "gpt-4"]
+
+
+CANARY_TASK = "17"
+CANARY_PATH = f"{TEST_DIR}/task_id_{CANARY_TASK}.dfy"
+#: Known answers and known cheats on task 17 (SquarePerimeter(side: int) returns
+#: (perimeter: int), ensures perimeter == 4 * side), run with every run that includes it.
+CANARIES = {
+    "spec": ("ensures perimeter == 4 * side", ("verified",)),
+    "ensures-true": ("ensures true", ("verified",)),
+    "wrong": ("ensures perimeter == 3 * side", ("failed",)),
+    "syntax": ("ensures perimeter ==", ("invalid",)),
+    "assume": ("method SquarePerimeter(side: int) returns (perimeter: int)\n  ensures perimeter == 0\n"
+               "{\n  assume false;\n}", ("rejected",)),
+    "axiom": ("ensures {:axiom} perimeter == 4 * side", ("rejected",)),
+    "verify-false": ("method {:verify false} SquarePerimeter(side: int) returns (perimeter: int)\n"
+                     "  ensures perimeter == 4 * side", ("rejected",)),
+    "requires-false": ("requires false\nensures perimeter == 0", ("rejected",)),
+    "changed-signature": ("method SquarePerimeter(side: int, k: int) returns (perimeter: int)\n"
+                          "  ensures perimeter == k * side", ("rejected",)),
+}
+
+
+def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
+    """Canary candidates with their expected verdicts, when the dataset's task 17 is among
+    ``tasks`` (a program of one's own directory is never taken for it, whatever its id)."""
+    if not any(t.task_id == CANARY_TASK and t.path == CANARY_PATH for t in tasks):
+        return []
+    return [(Candidate(CANARY_TASK, f"canary:{n}", 0, text, "canary"), exp) for n, (text, exp) in CANARIES.items()]
+
+
+def smoke_tests(mode: str) -> bool:
+    """Not a Frama-C benchmark: the smoke checks are the benchmark's own methods."""
+    return False
+
+
+def study_results(fetched) -> dict:
+    """No per-candidate published verdicts."""
+    return {}
+
+
+def verifier_for(mode: str) -> str:
+    """The verifier of every mode: ``dafny``.
+
+    Raises:
+        ValueError: an unknown mode.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
+    return VERIFIER
+
+
+# ---------------------------------------------------------------------------------------
+# Jobs and verdicts
+# ---------------------------------------------------------------------------------------
+
+@dataclass
+class Context:
+    """Per-run data for job construction: the mutation ``seed`` (recorded in every job's
+    options and in the report)."""
+
+    seed: int
+
+
+def context(fetched, tasks: list[Task], mode: str, verifier, seed: int | None = None) -> Context:
+    """The :class:`Context` of a run (mutation seed: the run's ``--seed``, else
+    :data:`DEFAULT_SEED`)."""
+    return Context(seed=int(DEFAULT_SEED if seed is None else seed))
+
+
+ADAPTATION = {"spec": {
+    "target": "Dafny >= 4.6, `dafny verify --allow-warnings` (paper; reference script)",
+    "runs_on": "Dafny 2.3.0 (Debian bookworm package) with Z3 4.8.12, CLI dialect 2 "
+               "(`dafny /compile:0 /timeLimit /rlimit /xml`)",
+    "helpers": "`ghost function`/`ghost predicate` written as `function`/`predicate` for Dafny 2/3 "
+               "(ghost by default there); nothing else is rewritten",
+    "method_bodies": "not used: each check method has the task's signature and the candidate's "
+                     "requires/ensures, and a body generated from one test",
+}}
+
+
+def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx: Context | None = None) -> Job:
+    """The job checking candidate ``cand`` on ``task``: every check method in ``batch.dfy``
+    (and each alone in ``checks/<method>.dfy`` for the fallback), the integrity checks, and
+    the mutation record (seed, per-test seeds, discarded draws) in the options."""
+    seed = ctx.seed if ctx is not None else DEFAULT_SEED
+    # where a parse error is reported: the task file for the gold specification (taken from it)
+    spec, checks, invalid = read_candidate(cand.output, task, task.path if cand.origin == GOLD else cand.origin)
+    opts = dict(options, mutation_seed=seed)
+    precheck = None
+    files: dict = {}
+    if spec is None:
+        precheck = ("invalid", f"the candidate does not parse: {invalid}")
+        files = {"candidate.txt": cand.output}
+    else:
+        b = build_files(task, spec, seed, options.get("dialect", "2"))
+        files = b["files"]
+        opts.update(units=b["units"], batch=b["batch"], separate=b["separate"], checks=b["checks"],
+                    mutation=b["mutation"], helpers=b["helpers"], method=task.method.name)
+    opts.update(label=task.label, source=task.source)
+    failed = [c for c in checks if not c["ok"]]
+    reject = "; ".join(f"{c['name']}: {c['detail']}" for c in failed) or None
+    if reject and precheck is not None:
+        precheck = ("rejected", f"{reject} (and the candidate does not parse: {invalid})")
+    return Job(benchmark=NAME, benchmark_version=VERSION, dataset=dataset, mode=mode, task_id=task.task_id,
+               task_sha256=task.sha256,
+               candidate={"model": cand.model, "sample": cand.sample, "sha256": sha256_text(cand.output),
+                          "origin": cand.origin},
+               files=files, options=opts, checks=checks, precheck=precheck, reject=reject)
+
+
+def judge(job, result) -> tuple[str, str]:
+    """Verdict of a job: integrity findings win (``rejected``, Dafny's reading noted);
+    ``invalid`` when no check method could be verified (the specification does not
+    parse or resolve); ``rejected`` when every test is vacuous (the precondition excludes
+    all test inputs); ``verified`` when every test's correctness check verified;
+    ``failed`` when one failed; ``timeout`` when none failed but one did not finish."""
+    if job.reject:
+        return "rejected", f"{job.reject} (dafny: {result.verdict}: {result.reason})"
+    if result.verdict in ("infra_error", "timeout", "memout", "invalid"):
+        return result.verdict, result.reason
+    s = score_checks(job.options.get("checks", []), result.goal_results)
+    summary = (f"correctness {s['correct']}/{s['tests']}, completeness "
+               + (f"{s['rejected']}/{s['mutants']}" if s["mutants"] else "n/a (no mutant)")
+               + (f" ({s['undecided']} undecided)" if s["undecided"] else ""))
+    statuses = [p["correct"] for p in s["per_test"]]
+    if all(st in ("invalid", "not_run") for st in statuses):
+        msgs = [m for g in result.goal_results for m in g.get("messages", [])][:3]
+        return "invalid", "the specification does not resolve: " + ("; ".join(msgs) or result.reason)
+    if s["tests"] and len(s["vacuous"]) == s["tests"]:
+        return "rejected", f"vacuous: the precondition excludes every test input (smoke checks verify); {summary}"
+    if s["correct"] == s["tests"]:
+        return "verified", summary
+    bad = [p for p in s["per_test"] if p["correct"] != "verified" or p["test"] in s["vacuous"]]
+    if any(p["correct"] == "failed" or p["test"] in s["vacuous"] for p in bad):
+        which = ", ".join(f"test {p['test']}: " + ("vacuous" if p["test"] in s["vacuous"] else p["correct"])
+                          for p in bad)
+        return "failed", f"{summary}; {which}"
+    return "timeout", f"{summary}; correctness undecided for " + ", ".join(f"test {p['test']} ({p['correct']})"
+                                                                            for p in bad)
+
+
+# ---------------------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------------------
+
+def report_sections(records: list[dict], tasks: list[Task], modes: list[str], *, seed: int = 0) -> dict:
+    """``report.json`` ``sections``: ``metrics`` (per model), ``labels`` (agreement with the
+    human labels per threshold), ``findings`` (the paper's task-level statements; empty for
+    a directory of one's own programs), ``coverage`` (programs handled and skipped with
+    reasons), ``mutation`` (seed and discarded draws), ``adaptation``."""
+    mseeds = sorted({r["verifier"]["options"].get("mutation_seed") for r in records
+                     if r["verifier"]["options"].get("mutation_seed") is not None})
+    disc = Counter()
+    for r in scored_records(records):
+        for m in r["verifier"]["options"].get("mutation", []):
+            disc.update(m["discarded"])
+    fallback = sum(1 for r in records if r["verifier"].get("extra", {}).get("fallback"))
+    cov = last_survey()
+    if cov:
+        cov["handled"] = len(cov.get("tasks", []))
+        cov["skipped_by_category"] = dict(Counter(s["category"] for s in cov.get("skipped", [])))
+    paper = any(t.path.startswith(TEST_DIR + "/") for t in tasks)
+    return {"metrics": summarize(records), "labels": label_agreement(records),
+            "findings": findings(records) if paper else {},
+            "coverage": cov,
+            "mutation": {"seed": mseeds[0] if len(mseeds) == 1 else mseeds, "per_test": MUTANTS_PER_TEST,
+                         "discarded": dict(disc), "operators": "paper Section II-A; extensions for other types"},
+            "batching": {"jobs_with_fallback": fallback},
+            "adaptation": ADAPTATION["spec"]}
+
+
+def run_notes(records: list[dict], modes: list[str]) -> list[str]:
+    """Notes for report.json: the Dafny version drift, and per model the tasks scored and
+    the average correctness and completeness."""
+    notes = ["Dafny 4.6 (the paper's version) cannot be installed here: checks run with Dafny 2.3.0 "
+             "(run.json 'adaptation'); per-method results, not only the final count"]
+    m = summarize(records)
+    for model, v in m.items():
+        notes.append(f"{model}: {v['scored']} task(s) scored, average correctness {v['avg_correctness']}, "
+                     f"average completeness {v['avg_completeness']} (if correct: {v['avg_completeness_if_correct']})")
+    return notes
+
+
+def compare(records: list[dict], tasks: dict) -> list[dict]:
+    """No per-candidate published verdicts: the comparison with the human labels is the
+    ``labels`` report section."""
+    return []
+
+
+# ---------------------------------------------------------------------------------------
+# Published vs reproduced (`verikit reproduce dafny-intent`)
+# ---------------------------------------------------------------------------------------
+
+def load_published() -> dict:
+    """``results/published/dafny-intent.json``."""
+    from ...report import load_published as _load
+
+    return _load(NAME)
+
+
+def _figure(fig: dict, reproduced, holds: bool | None, notes: list[str]) -> dict:
+    published = {k: fig[k] for k in ("passed", "total", "value", "printed") if k in fig}
+    status = "not_reproducible" if holds is None else ("reproduced" if holds else "differs")
+    return {"name": fig["name"], "table": fig["table"], "row": fig["row"], "column": fig["column"],
+            "criterion": fig.get("criterion"), "published": published, "reproduced": reproduced,
+            "equal": holds, "status": status, "notes": notes}
+
+
+def figures_from_run(report: dict, records: list[dict], published: dict) -> list[dict]:
+    """Published vs reproduced for every figure of ``results/published/dafny-intent.json``,
+    from a run's report and records. ``status`` is ``reproduced`` when the figure's
+    ``criterion`` holds on this run, ``differs`` when it does not (the paper's figures are a
+    count and qualitative findings, see the published file's notes)."""
+    sec = report["sections"]
+    fnd = sec["findings"]
+    out = []
+    for fig in published["figures"]:
+        name = fig["name"]
+        if name == "handled":
+            cov = sec.get("coverage", {})
+            n, tot = cov.get("handled"), cov.get("programs")
+            scored = sum(1 for r in scored_records(records) if r["candidate"]["model"] in ("gpt-4", GOLD)
+                         and score(r) is not None)
+            rep = {"passed": scored, "total": tot, "percent": round(100 * scored / tot, 2) if tot else None}
+            notes = [f"{n} of {tot} test programs extracted (method under test, specification, tests); "
+                     f"{scored} checked with per-method results; skipped: "
+                     + ", ".join(f"{k} {v}" for k, v in sorted(cov.get("skipped_by_category", {}).items()))]
+            out.append(_figure(fig, rep, scored >= fig["passed"], notes))
+        elif name == "labels.agreement":
+            row = next(r for r in sec["labels"]["rows"] if r["threshold"] == LABEL_THRESHOLD)
+            rep = {"passed": row["agree"], "total": row["total"],
+                   "percent": round(100 * row["rate"], 2) if row["rate"] is not None else None}
+            out.append(_figure(fig, rep, row["rate"] is not None and row["rate"] > 0.5,
+                               [f"confusion (human->kit): {row['confusion']}"]))
+        else:
+            tid = name.split(".")[0][len("task"):]
+            f = fnd.get(tid, {})
+            if f.get("kit") is None and "verdict" not in f:
+                out.append(_figure(fig, None, None, [f.get("note", "task not in the run")]))
+                continue
+            comp, corr = f.get("completeness"), f.get("correctness")
+            rep = {"verdict": f["verdict"], "correctness": corr,
+                   "completeness": None if comp is None else round(comp, 4)}
+            if tid == "2":
+                acc = {p["value"]: p["accepted"] for p in f.get("probes", [])}
+                rep["probes"] = acc
+                holds = (corr == 1 and comp is not None and comp < 1 and acc.get("[4]") is True
+                         and acc.get("[5]") is True and acc.get("[6]") is False)
+            elif name.endswith("wrong_expected") or name.endswith(".wrong"):
+                rep["failing_tests"] = f.get("failing_tests")
+                holds = corr is not None and corr < 1
+            elif name.endswith(".weak"):
+                holds = comp is not None and comp < LABEL_THRESHOLD
+            else:
+                holds = comp is not None and comp < 1
+            out.append(_figure(fig, rep, holds, [f["reason"]]))
+    return out
+
+
+def reproduction_notes(report: dict, records: list[dict]) -> list[str]:
+    """Notes of a reproduction, from the run's ``report.json`` and records: per model the
+    averages, the agreement with the human labels at every threshold, every skipped
+    program with its reason, and the mutation seed and Dafny version of the run."""
+    sec = report["sections"]
+    notes = [f"{m}: {v['scored']} specification(s) checked, average correctness {v['avg_correctness']}, "
+             f"average completeness {v['avg_completeness']} (tasks with correctness 1: "
+             f"{v['avg_completeness_if_correct']}), {v['mutants']} mutants, {v['undecided']} undecided"
+             for m, v in sec["metrics"].items()]
+    row = next(r for r in sec["labels"]["rows"] if r["threshold"] == LABEL_THRESHOLD)
+    notes.append(f"human labels (RQ3 GPT-4): {row['agree']}/{row['total']} agree at threshold {LABEL_THRESHOLD}; "
+                 "other thresholds: " + ", ".join(f"{r['threshold']}: {r['agree']}/{r['total']}"
+                                                  for r in sec["labels"]["rows"]))
+    for s in sec.get("coverage", {}).get("skipped", []):
+        notes.append(f"skipped task {s['task_id']} ({s['category']}): {s['reason'][:300]}")
+    versions = sorted({r["verifier"]["options"].get("dafny_version") for r in records} - {None})
+    notes.append(f"mutation seed {sec['mutation']['seed']}; Dafny {', '.join(versions) or 'not run'} "
+                 "(the paper: Dafny >= 4.6)")
+    return notes
+
+
+# ---------------------------------------------------------------------------------------
+# The declared interface (harness.model.Benchmark, registered in harness.registry)
+# ---------------------------------------------------------------------------------------
+
+class DafnyIntent(Benchmark):
+    """Dafny intent formalization through :class:`harness.model.Benchmark`; the functions
+    of this module do the work."""
+
+    name = NAME
+    version = VERSION
+    modes = MODES
+    default_modes = DEFAULT_MODES
+    datasets = DATASETS
+    default_dataset = DEFAULT_DATASET
+    container_only = CONTAINER_ONLY
+    seeded = SEEDED
+
+    def load_tasks(self, fetched) -> list[Task]:
+        return load_tasks(fetched)
+
+    def verifier_for(self, mode: str) -> str:
+        return verifier_for(mode)
+
+    def gold_candidates(self, tasks: list[Task], mode: str) -> list[Candidate]:
+        return gold_candidates(tasks, mode)
+
+    def bundled_candidates(self, fetched, mode: str) -> list[Candidate]:
+        return bundled_candidates(fetched, mode)
+
+    def canaries(self, tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
+        return canaries(tasks, mode)
+
+    def smoke_tests(self, mode: str) -> bool:
+        return smoke_tests(mode)
+
+    def context(self, fetched, tasks: list[Task], mode: str, verifier, seed: int) -> Context:
+        return context(fetched, tasks, mode, verifier, seed)
+
+    def build_job(self, task: Task, cand: Candidate, mode: str, options: dict, dataset: dict,
+                  ctx: Context | None = None) -> Job:
+        return build_job(task, cand, mode, options, dataset, ctx)
+
+    def judge(self, job: Job, result) -> tuple[str, str]:
+        return judge(job, result)
+
+    def adaptation(self, mode: str) -> dict | None:
+        return ADAPTATION.get(mode)
+
+    def compare(self, records: list[dict], tasks: dict, fetched) -> list[dict]:
+        return compare(records, tasks)
+
+    def notes(self, records: list[dict], modes: list[str]) -> list[str]:
+        return run_notes(records, modes)
+
+    def report_sections(self, records: list[dict], tasks: list[Task], modes: list[str], *, seed: int = 0) -> dict:
+        return report_sections(records, tasks, modes, seed=seed)
+
+    def reproduce_modes(self) -> tuple[str, ...]:
+        return MODES
+
+    def reproduce(self, fetched, run: dict | None) -> Reproduction:
+        """The paper's figures (results/published/dafny-intent.json) judged on the run of
+        the bundled specifications: see :func:`figures_from_run`; notes: see
+        :func:`reproduction_notes`; report section ``published``: the published file's
+        ``source`` (paper, data snapshot, reference implementation).
+
+        Raises:
+            ValueError: ``run`` is None (the figures need the run's records).
+        """
+        if run is None:
+            raise ValueError(f"{NAME}: the reproduction needs the run of the bundled specifications")
+        published = load_published()
+        return Reproduction(figures=figures_from_run(run["report"], run["records"], published),
+                            notes=reproduction_notes(run["report"], run["records"]),
+                            sections={"published": {"source": published.get("source")}})
+
+
+BENCHMARK = DafnyIntent()

@@ -1,0 +1,135 @@
+"""The test programs of a dataset: the registry's ``dafny-intent`` dataset
+(Mondego/dafny-synthesis: ``MBPP-DFY-153/test/task_id_<N>.dfy`` and the RQ3 GPT-4
+generations with the human labels), or a directory of one's own MBPP-DFY-style programs.
+
+``fetched`` is anything with ``root`` (the directory, or None) and ``files`` (relative
+POSIX path -> local Path): the registry's ``FetchedDataset`` or a local dataset; a plain
+directory path is accepted too. The registry layout is recognised by its test programs;
+otherwise every ``*.dfy`` file (at any depth, any name) is one test program whose task id
+is its relative path without ``.dfy``, and there are no human labels and no GPT-4
+generations.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from ...model import GOLD
+from .grammar import TaskFileError
+from .tests import Skipped, Task, read_task
+
+TEST_DIR = "MBPP-DFY-153/test"
+RQ3_JSON = ("RQs/RQ3-[Dynamic-Few-Shot-Prompting]/"
+            "rq3-dynamic-few-shot-prompting-GPT-4-temp_0.5-verified-unverified-tagged.json")
+_REGISTRY_TEST = re.compile(re.escape(TEST_DIR) + r"/task_id_(\d+)\.dfy")
+
+#: What the latest :func:`survey` found (the ``coverage`` report section): ``programs``,
+#: ``tasks`` (ids), ``skipped`` (``{task_id, path, category, reason}``), ``notes``.
+_LAST_SURVEY: dict = {}
+
+
+def _files(fetched) -> dict[str, Path]:
+    """Relative POSIX path -> local Path of every file of ``fetched`` (of a plain
+    directory: every file not under a hidden name, such as ``.git``)."""
+    files = getattr(fetched, "files", None)
+    if files is not None:
+        return files
+    root = Path(fetched)
+    return {p.relative_to(root).as_posix(): p for p in root.rglob("*")
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)}
+
+
+def _path(fetched, rel: str) -> Path:
+    files = getattr(fetched, "files", None)
+    if files is None:
+        return Path(fetched) / rel
+    if rel in files:
+        return files[rel]
+    if getattr(fetched, "root", None) is not None:
+        return fetched.root / rel
+    raise TaskFileError(f"{rel}: not in the fetched dataset")
+
+
+def is_registry(fetched) -> bool:
+    """True when ``fetched`` has the registry's layout (some
+    ``MBPP-DFY-153/test/task_id_<N>.dfy``): it then has the RQ3 GPT-4 generations and the
+    human labels; otherwise it is a directory of one's own programs."""
+    return any(_REGISTRY_TEST.fullmatch(rel) for rel in _files(fetched))
+
+
+def _natural(rel: str) -> list:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", rel)]
+
+
+def program_files(fetched) -> list[tuple[str, str]]:
+    """``[(task_id, relative path)]`` of the test programs, in order: the registry's
+    ``task_id_<N>.dfy`` (id ``N``, by number), or else every ``*.dfy`` file (id: the path
+    without ``.dfy``; natural order, so ``t2`` comes before ``t10``)."""
+    files = _files(fetched)
+    found = [(m.group(1), rel) for rel in files if (m := _REGISTRY_TEST.fullmatch(rel))]
+    if found:
+        return sorted(found, key=lambda x: int(x[0]))
+    return sorted(((rel[:-len(".dfy")], rel) for rel in files if rel.endswith(".dfy")),
+                  key=lambda x: _natural(x[1]))
+
+
+def read_labels(fetched) -> dict[str, dict]:
+    """The RQ3 GPT-4 entries by task id: ``{"label": STRONG|WEAK|WRONG|None, "tags": [...],
+    "verified": bool}``. The human label is a tag in ``note`` (INDEX.md): ``[STRONG-POST]``,
+    ``[WEAK-POST]``, ``[WRONG]``; entries with none of them are unlabelled. ``{}`` for a
+    directory of one's own programs (no RQ3 file).
+
+    Raises:
+        TaskFileError: the file is not the expected JSON list (names the file and entry).
+        OSError: the registry dataset's RQ3 file cannot be read.
+    """
+    if not is_registry(fetched):
+        return {}
+    path = _path(fetched, RQ3_JSON)
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise TaskFileError(f"{path}: not JSON: {exc}") from None
+    if not isinstance(entries, list):
+        raise TaskFileError(f"{path}: expected a JSON list of generations")
+    out = {}
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict) or "task_id" not in e:
+            raise TaskFileError(f"{path}: entry {i}: no task_id")
+        tags = re.findall(r"\[([A-Z0-9_-]+)\]", e.get("note") or "")
+        label = ("WRONG" if "WRONG" in tags else "STRONG" if "STRONG-POST" in tags
+                 else "WEAK" if "WEAK-POST" in tags else None)
+        out[str(e["task_id"])] = {"label": label, "tags": tags, "verified": bool(e.get("isVerified"))}
+    return out
+
+
+def survey(fetched) -> tuple[list[Task], list[Skipped]]:
+    """Every test program of the dataset: the tasks the kit evaluates and the programs it
+    skips, each with its reason (``path:line: ...``) and category. A task's ``source`` is
+    ``gpt-4`` when the RQ3 file has an entry for it, else ``gold`` (the authors' own
+    specification; every program of a directory of one's own)."""
+    labels = read_labels(fetched)
+    tasks, skipped = [], []
+    for tid, rel in program_files(fetched):
+        text = _path(fetched, rel).read_text(encoding="utf-8")
+        info = labels.get(tid)
+        r = read_task(text, rel, tid, source="gpt-4" if info else GOLD, label=info["label"] if info else None)
+        (tasks if isinstance(r, Task) else skipped).append(r)
+    _LAST_SURVEY.clear()
+    _LAST_SURVEY.update({"programs": len(tasks) + len(skipped), "tasks": [t.task_id for t in tasks],
+                         "skipped": [{"task_id": s.task_id, "path": s.path, "category": s.category,
+                                      "reason": s.reason} for s in skipped],
+                         "notes": {t.task_id: list(t.notes) for t in tasks if t.notes}})
+    return tasks, skipped
+
+
+def last_survey() -> dict:
+    """A copy of what the latest :func:`survey` in this process found (``{}`` before any)."""
+    return dict(_LAST_SURVEY)
+
+
+def load_tasks(fetched) -> list[Task]:
+    """The tasks the kit evaluates (see :func:`survey` for the skipped programs)."""
+    return survey(fetched)[0]
