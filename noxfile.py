@@ -100,7 +100,7 @@ BENCHMARKS = ("casp", "ntp4vc", "osvbench", "modelbench", "dafny-intent")
 
 
 @nox.session(python=PY)
-@nox.parametrize("benchmark", BENCHMARKS)
+@nox.parametrize("benchmark", BENCHMARKS, ids=list(BENCHMARKS))
 def reproduce(session: nox.Session, benchmark: str) -> None:
     """``verikit reproduce BENCH`` into out/reproduce/BENCH, validated and compared with the
     committed reference results/reproduced/BENCH/reproduce (e.g. ``nox -s "reproduce(ntp4vc)"``).
