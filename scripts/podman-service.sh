@@ -6,7 +6,7 @@
 #   scripts/podman-service.sh stop SOCKET    stop the service started above, by its PID
 # The containers.conf is the one ../shared/DESIGN.md found to work here (runc, ulimits).
 set -euo pipefail
-cmd="$1"; sock="$2"; pidfile="$sock.pid"
+cmd="$1"; sock="$(realpath -m "$2")"; pidfile="$sock.pid"
 case "$cmd" in
 start)
   need=()
@@ -24,6 +24,9 @@ start)
     echo "podman service already running (pid $(cat "$pidfile")) on $sock"; exit 0
   fi
   mkdir -p "$(dirname "$sock")"; rm -f "$sock"
+  # Run the service from the socket's directory: conmon writes an empty file 'oom' into its
+  # working directory when a job is OOM-killed, which would otherwise land in the checkout.
+  cd "$(dirname "$sock")"
   nohup podman system service --time=0 "unix://$sock" >"$sock.log" 2>&1 &
   echo $! > "$pidfile"
   for _ in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.1; done

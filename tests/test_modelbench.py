@@ -154,7 +154,8 @@ def test_bundled_candidates_and_canaries(fetched):
     assert modelbench.ORACLE_MODEL == "gold" and len(gold) == 4
     assert all(c.origin == "gold" and expected == ("verified",) and c.output == t.oracle
                for (c, expected), t in zip(gold, [t for t in tasks if t.oracle]))
-    assert sorted(models) == ["canary:parse-error", "canary:vacuous", "canary:violation", "gold", "gold", "gold", "gold"]
+    assert sorted(models) == ["canary:parse-error", "canary:print-stats", "canary:tlcset-exit", "canary:vacuous",
+                              "canary:violation", "gold", "gold", "gold", "gold"]
     assert modelbench.gold_candidates(tasks, "original-fewshot") == []  # gold runs once, as a canary
 
 
@@ -168,7 +169,9 @@ def test_job_records_postprocessing_and_config(fetched):
     cfg_text = job.files["HumanEval_13.cfg"]
     assert "MaxValue = 4" in cfg_text and "NONE = NONE" in cfg_text and "CHECK_DEADLOCK" not in cfg_text
     names = [c["name"] for c in job.checks]
-    assert names == ["postprocess:extract", "postprocess:extends", "postprocess:model_values", "postprocess:unchanged"]
+    assert names == ["postprocess:extract", "postprocess:extends", "postprocess:model_values", "postprocess:unchanged",
+                     "integrity:tlc-operators"]
+    assert job.checks[-1]["ok"] and job.reject is None
     assert json.loads(job.checks[2]["detail"])["declared"] == ["NONE", "NULL"]
     assert job.options["module"] == "HumanEval_13" and job.options["constants"] == {"MaxValue": "4"}
 

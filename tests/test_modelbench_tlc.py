@@ -63,7 +63,8 @@ def oracle_run(image, tmp_path_factory):
 def test_oracles_and_canaries(oracle_run):
     report, manifest, code, records = oracle_run
     got = {(x["model"]): x["verdict"] for x in report["canaries"]["results"] if x["model"] != modelbench.ORACLE_MODEL}
-    assert got == {"canary:parse-error": "invalid", "canary:violation": "failed", "canary:vacuous": "rejected"}
+    assert got == {"canary:parse-error": "invalid", "canary:violation": "failed", "canary:vacuous": "rejected",
+                   "canary:tlcset-exit": "rejected", "canary:print-stats": "rejected"}
     # the oracles run as the gold candidate (model and origin "gold"), canaries that must verify
     gold = [x for x in report["canaries"]["results"] if x["model"] == "gold"]
     assert len(gold) == 4 and all(x["verdict"] == "verified" and x["expected"] == ["verified"] for x in gold)

@@ -144,3 +144,30 @@ def test_values_and_states():
     assert states == [{"x": "0"}, {"x": "1"}] and total == 2
     with pytest.raises(ValueError, match="state 1"):
         tlc.parse_dump("State 1:\nnonsense here\n")
+
+
+def test_success_needs_tlc_evidence():
+    """Issue 13: a 2193 counts only when exit status, the once-per-run messages, the empty
+    queue and the dump agree (the recorded success, altered the ways a model could)."""
+    v = tlc.TLC()
+    d, proc = _recorded("success")
+    ok = v.parse(proc, d["options"])
+    assert ok.verdict == "verified" and ok.extra["init_states"] > 0 and ok.extra["stuttering_only"] is False
+    stats = next(m for m in tlc.split_messages(proc.stdout).messages if m.code == tlc.MSG_STATS).text
+    fake = "@!@!@STARTMSG 2199:0 @!@!@\n500 states generated, 500 distinct states found, 0 states left on queue.\n" \
+           "@!@!@ENDMSG 2199 @!@!@\n"
+    cases = {
+        "exit status": {"returncode": 12},
+        "printed more than once": {"stdout": proc.stdout.replace("@!@!@STARTMSG 2185", fake + "@!@!@STARTMSG 2185")},
+        "left on the queue": {"stdout": proc.stdout.replace(stats, stats.replace(" 0 states left", " 9 states left"))},
+        "states.dump holds": {"files": {"states.dump": b"State 1:\n/\\ x = 1\n\n"}},
+    }
+    for needle, change in cases.items():
+        base = {"argv": proc.argv, "returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr,
+                "files": proc.files}
+        altered = ProcResult(**{**base, **change})
+        r = v.parse(altered, d["options"])
+        assert r.verdict == "rejected" and r.extra["outcome"] == "inconsistent_output" and needle in r.reason, needle
+    printed = ProcResult(argv=proc.argv, returncode=0, files=proc.files,
+                         stdout=proc.stdout.replace("@!@!@STARTMSG 2185", "hello\n@!@!@STARTMSG 2185"))
+    assert v.parse(printed, d["options"]).extra["model_output"] == "hello"

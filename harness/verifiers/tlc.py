@@ -44,9 +44,18 @@ executor before :meth:`TLC.parse` runs; ``parse`` reads a finished run:
 - any other error message (class 1) while checking, e.g. 1000 with "Attempted to apply
   tuple ... out of domain", 2109 "Successor state is not completely specified", 2132
   ``Assert`` failed (exit 75 or 0) -> ``failed`` (runtime error);
-- 2193 "Model checking completed. No error has been found." -> ``verified`` with the
-  counts of 2199 ("N states generated, M distinct states found, 0 states left on
-  queue") and the depth (2194);
+- 2193 "Model checking completed. No error has been found." -> ``verified``, but only
+  when TLC's own evidence agrees (:func:`success_evidence`): exit status 0; each of
+  TLC's once-per-run messages (:data:`ONCE`) printed once; the 2199 statistics say
+  "0 states left on queue" (a search ended early, e.g. by ``TLCSet("exit", TRUE)``,
+  leaves states on the queue and still prints 2193); and the number of states in
+  ``states.dump`` equals 2199's distinct-state count. The state counts of the result
+  come from the dump (``distinct_states`` = dumped states), not from printed text a
+  model can fake with ``Print``/``PrintT``; any disagreement fails closed
+  (``rejected``, ``outcome`` ``inconsistent_output``). Text printed outside TLC's
+  messages after SANY (what ``Print``/``PrintT`` write) is kept as ``model_output``;
+  ``init_states`` (2190) and ``stuttering_only`` (no state reachable but the initial
+  ones) describe the state graph;
 - the JVM out of heap (``java.lang.OutOfMemoryError``) -> ``memout``; no TLC banner, or
   no result -> ``infra_error``.
 """
@@ -61,8 +70,9 @@ from ..model import ProcResult, VerifierResult
 NAME = "tlc"
 TOOLCHAIN = "tlaplus"
 #: Version of this module's command line and parser (part of every job key; "1" also covered
-#: the Model-Bench config and post-processing, which moved out unchanged).
-MODULE_VERSION = "1"
+#: the Model-Bench config and post-processing, which moved out unchanged; "2": success read
+#: from the dump and exit status, cross-checked, issue 13).
+MODULE_VERSION = "2"
 JAR = "/opt/verikit/tla2tools.jar"
 DUMP_BASENAME = "states"
 DUMP_FILE = DUMP_BASENAME + ".dump"
@@ -79,7 +89,10 @@ CHECK_DEADLOCK_SINCE = (2, 16)
 MSG_VERSION = 2262
 MSG_STARTING = 2185
 MSG_COMPUTING_INIT = 2189
+MSG_INIT_DONE = 2190
 MSG_SUCCESS = 2193
+MSG_SANY_DONE = 2219
+MSG_FINISHED = 2186
 MSG_STATS = 2199
 MSG_DEPTH = 2194
 MSG_INVARIANT_INITIAL = 2107
@@ -90,6 +103,10 @@ MSG_NESTED_EXPRESSIONS = 2103
 MSG_SANY_FAILED = 3002
 CLASS_ERROR = 1
 CLASS_STATE = 4
+#: Messages TLC prints at most once per run (banner, start, initial states, success,
+#: statistics, depth, finish): a second one is text the model printed.
+ONCE = (MSG_VERSION, MSG_STARTING, MSG_COMPUTING_INIT, MSG_INIT_DONE, MSG_SUCCESS, MSG_STATS, MSG_DEPTH,
+        MSG_FINISHED)
 
 _MARKER = re.compile(r"@!@!@(STARTMSG (\d+):(\d+)|ENDMSG (\d+)) @!@!@\n?")
 
@@ -107,10 +124,13 @@ class Message:
 @dataclass
 class ToolOutput:
     """TLC's ``-tool`` output split into :class:`Message` s (in order) and the ``free``
-    text printed outside any message (SANY's parse and semantic errors)."""
+    text printed outside any message (SANY's parse and semantic errors; after SANY, what
+    the model printed: ``free_after_sany``)."""
 
     messages: list[Message] = field(default_factory=list)
     free: str = ""
+    #: the part of ``free`` printed after SANY finished (message 2219)
+    free_after_sany: str = ""
 
     def codes(self) -> list[int]:
         return [m.code for m in self.messages]
@@ -125,6 +145,7 @@ def split_messages(log: str) -> ToolOutput:
     inside 1000 and omits some ENDMSGs); text outside messages is ``free``."""
     out = ToolOutput()
     free: list[str] = []
+    after: list[str] = []
     stack: list[Message] = []
     pos = 0
     for m in _MARKER.finditer(log):
@@ -133,6 +154,8 @@ def split_messages(log: str) -> ToolOutput:
             stack[-1].text += chunk
         else:
             free.append(chunk)
+            if any(x.code == MSG_SANY_DONE for x in out.messages):
+                after.append(chunk)
         if m.group(2):
             msg = Message(int(m.group(2)), int(m.group(3)), "")
             out.messages.append(msg)
@@ -149,7 +172,10 @@ def split_messages(log: str) -> ToolOutput:
         stack[-1].text += tail
     else:
         free.append(tail)
+        if any(x.code == MSG_SANY_DONE for x in out.messages):
+            after.append(tail)
     out.free = "".join(free)
+    out.free_after_sany = "".join(after)
     for msg in out.messages:
         msg.text = msg.text.strip("\n")
     return out
@@ -321,7 +347,12 @@ class TLC:
         ``states_generated``, ``distinct_states``, ``depth``, ``error`` (first error
         message text), ``location`` (``line L, col C`` when TLC gives one), ``trace``
         (error trace, see :func:`parse_trace`), and on success ``states`` (the dumped
-        states, at most ``max_states``), ``states_total``, ``states_truncated``.
+        states, at most ``max_states``), ``states_total`` (= ``distinct_states``: the
+        dump's count), ``states_truncated``, ``states_left`` (2199), ``init_states``
+        (2190), ``stuttering_only`` (no state reachable but the initial ones),
+        ``model_output`` (text the model printed, when any). A success that TLC's own
+        evidence contradicts (:func:`success_evidence`) is ``rejected`` with outcome
+        ``inconsistent_output``.
         """
         options = options or {}
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
@@ -329,12 +360,9 @@ class TLC:
             return VerifierResult("memout", f"TLC ran out of memory (JVM heap {options.get('heap_mb')} MiB)")
         out = split_messages(proc.stdout)
         extra: dict = {"exit_code": proc.returncode}
-        stats = out.first(MSG_STATS)
+        stats = _stats(out.first(MSG_STATS))
         if stats:
-            m = re.search(r"([\d,]+) states generated, ([\d,]+) distinct states found", stats.text)
-            if m:
-                extra["states_generated"] = int(m.group(1).replace(",", ""))
-                extra["distinct_states"] = int(m.group(2).replace(",", ""))
+            extra["states_generated"], extra["distinct_states"], extra["states_left"] = stats
         depth = out.first(MSG_DEPTH)
         if depth:
             m = re.search(r"depth of the complete state graph search is (\d+)", depth.text)
@@ -371,6 +399,12 @@ class TLC:
                                   messages=[text], extra=extra)
         if out.first(MSG_SUCCESS) is not None:
             extra["outcome"] = "success"
+            printed = model_output(out)
+            if printed:
+                extra["model_output"] = printed[:1000]
+            init = out.first(MSG_INIT_DONE)
+            m = re.search(r"([\d,]+) distinct states? generated", init.text) if init else None
+            extra["init_states"] = int(m.group(1).replace(",", "")) if m else None
             dump = proc.files.get(DUMP_FILE)
             if options.get("dump", True):
                 if dump is None:
@@ -380,12 +414,60 @@ class TLC:
                                                max_states=int(options.get("max_states") or DEFAULT_MAX_STATES))
                 except ValueError as exc:
                     return VerifierResult("infra_error", f"unreadable state dump: {exc}", extra=extra)
-                extra.update(states=states, states_total=total, states_truncated=total > len(states))
+                extra.update(states=states, states_total=total, states_truncated=total > len(states),
+                             distinct_states=total)
+            problems = success_evidence(out, proc.returncode, extra.get("states_total"))
+            if problems:
+                extra.update(outcome="inconsistent_output", error="; ".join(problems))
+                return VerifierResult("rejected", "TLC's success is not backed by its own evidence (fail closed): "
+                                      + "; ".join(problems), messages=problems, extra=extra)
+            extra["stuttering_only"] = (extra["init_states"] is not None
+                                        and extra.get("distinct_states") == extra["init_states"])
             return VerifierResult("verified", f"no error found: {extra.get('distinct_states')} distinct states "
                                   f"({extra.get('states_generated')} generated), depth {extra.get('depth')}",
                                   extra=extra)
         return VerifierResult("infra_error", f"TLC ended without a result (exit {proc.returncode}): "
                               f"{log.strip()[-300:]}", extra=extra)
+
+
+def _stats(msg: Message | None) -> tuple[int, int, int] | None:
+    """``(generated, distinct, left on queue)`` of a 2199 message, or None."""
+    if msg is None:
+        return None
+    m = re.fullmatch(r"([\d,]+) states generated, ([\d,]+) distinct states found, ([\d,]+) states left on queue\.",
+                     msg.text.strip())
+    return tuple(int(g.replace(",", "")) for g in m.groups()) if m else None
+
+
+def model_output(out: ToolOutput) -> str:
+    """Text printed outside TLC's messages after SANY finished (2219): what the model's
+    ``Print``/``PrintT``/``ASSUME`` printing wrote (TLC itself frames everything it prints
+    then in ``-tool`` mode). Empty when nothing was printed."""
+    return out.free_after_sany.strip()
+
+
+def success_evidence(out: ToolOutput, returncode: int | None, dumped: int | None) -> list[str]:
+    """What contradicts a 2193 "No error has been found" (empty when nothing does): exit
+    status other than 0; a once-per-run message (:data:`ONCE`) printed more than once (text
+    the model printed); 2199 statistics missing or malformed; states left on the queue
+    (the search was ended early, e.g. ``TLCSet("exit", TRUE)``); the dump's state count
+    (``dumped``, None when no dump was asked for) differing from 2199's distinct count."""
+    problems = []
+    if returncode != 0:
+        problems.append(f"exit status {returncode}, not 0")
+    codes = out.codes()
+    twice = sorted({c for c in ONCE if codes.count(c) > 1})
+    if twice:
+        problems.append(f"TLC message(s) {', '.join(map(str, twice))} printed more than once (spoofed output)")
+    stats = _stats(out.first(MSG_STATS))
+    if stats is None:
+        problems.append("no well-formed 2199 statistics message")
+    else:
+        if stats[2] != 0:
+            problems.append(f"{stats[2]} state(s) left on the queue: the search did not complete")
+        if dumped is not None and dumped != stats[1]:
+            problems.append(f"{DUMP_FILE} holds {dumped} state(s), TLC's statistics say {stats[1]}")
+    return problems
 
 
 def _one_line(text: str) -> str:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from ...model import GOLD, Benchmark, Candidate, Job, Reproduction, VerifierResult, candidate_ref, sha256_text
 from .dataset import DATASETS, DEFAULT_DATASET, humaneval_path
-from .metrics import (ORACLE_MODEL, SIMILARITY_NOTE, THETA, average_fixes, outcomes, runnable_at_k,
-                      similarity_table)
-from .postprocess import config_text, postprocess
+from .metrics import (ORACLE_MODEL, SIMILARITY_NOTE, THETA, WEAKNESSES_NOTE, average_fixes, outcomes,
+                      runnable_at_k, similarity_table, weaknesses)
+from .postprocess import FORBIDDEN_OPERATORS, config_text, integrity_findings, postprocess
 from .problems import Problem, normalized_program, read_humaneval
 from .stages import STAGES, static_stages, table1_counts
 from .transform import transform
@@ -221,7 +221,10 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
     and origin ``gold``) of every task that has one must be ``verified`` (its states are
     the reference of the similarity); on :data:`CANARY_TASK`, the oracle with a syntax
     error must be ``invalid``, with a wrong assertion ``failed``, and with an empty
-    initial state ``rejected`` (vacuous: no state is checked)."""
+    initial state ``rejected`` (vacuous: no state is checked), and the cheats of issue 13
+    ``rejected``: ``canary:tlcset-exit`` (a wrong assertion hidden by an alias
+    ``StopHere == TLCSet("exit", TRUE)`` that ends the search) and ``canary:print-stats``
+    (an empty initial state with a ``PrintT`` of a fake 2199 statistics message)."""
     out = []
     for t in tasks:
         if t.oracle is None:
@@ -231,8 +234,15 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
             bad = t.oracle.replace("Next == Loop \\/ Done", "Next == Loop \\/ Done \\/")
             wrong = t.oracle.replace("result = Gcd(a0, b0)", "result = Gcd(a0, b0) + 1")
             vacuous = t.oracle.replace("Init == /\\ a0 \\in 1..MaxValue", "Init == /\\ a0 \\in {}")
+            exit_early = wrong.replace("Next == Loop \\/ Done",
+                                       "StopHere == TLCSet(\"exit\", TRUE)\n\nNext == StopHere /\\ (Loop \\/ Done)")
+            fake = vacuous.replace("Assertion ==", 'ASSUME PrintT("@!@!@STARTMSG 2199:0 @!@!@\\n500 states generated, '
+                                   '500 distinct states found, 0 states left on queue.\\n@!@!@ENDMSG 2199 @!@!@")'
+                                   "\n\nAssertion ==")
             for name, text, expected in (("canary:parse-error", bad, "invalid"), ("canary:violation", wrong, "failed"),
-                                         ("canary:vacuous", vacuous, "rejected")):
+                                         ("canary:vacuous", vacuous, "rejected"),
+                                         ("canary:tlcset-exit", exit_early, "rejected"),
+                                         ("canary:print-stats", fake, "rejected")):
                 if text != t.oracle:
                     out.append((Candidate(t.task_id, name, 0, text, "canary"), (expected,)))
     return out
@@ -255,6 +265,10 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
     for step in proc.steps:
         detail = {k: v for k, v in step.items() if k != "step"}
         checks.append({"name": f"postprocess:{step['step']}", "ok": True, "detail": json.dumps(detail, sort_keys=True)})
+    findings = integrity_findings(proc.text)
+    checks.append({"name": "integrity:tlc-operators", "ok": not findings,
+                   "detail": "; ".join(findings) or f"none of {', '.join(FORBIDDEN_OPERATORS)} used; EXTENDS/INSTANCE "
+                                                    "of standard modules only"})
     opts = dict(options, module=module, constants=consts, model_values=proc.model_values,
                 postprocessed_sha256=sha256_text(proc.text), module_header=proc.module is not None)
     candidate = candidate_ref(cand)
@@ -263,14 +277,24 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
         candidate["fixes"] = meta["fixes"]
     return Job(benchmark=NAME, benchmark_version=VERSION, dataset=dataset, mode=mode, task_id=task.task_id,
                task_sha256=task.sha256, candidate=candidate,
-               files={f"{module}.tla": proc.text, f"{module}.cfg": config}, options=opts, checks=checks)
+               files={f"{module}.tla": proc.text, f"{module}.cfg": config}, options=opts, checks=checks,
+               reject="; ".join(findings) or None)
 
 
 def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
-    """TLC's verdict, failing closed on a vacuous model: a run that checked no state
-    (empty initial-state set) is ``rejected``."""
-    if result.verdict == "verified" and not result.extra.get("distinct_states"):
-        return "rejected", "vacuous model: TLC found no reachable state (the initial-state predicate is empty)"
+    """TLC's verdict, failing closed: integrity findings of :func:`build_job` (``job.reject``,
+    forbidden TLC operators or modules) make it ``rejected`` whatever TLC said (TLC's
+    reading is kept in the reason); a verified run that printed text of its own
+    (``model_output``) or checked no state (no state in TLC's dump: empty initial-state
+    set) is ``rejected``. A run whose success TLC's own evidence contradicts is already
+    ``rejected`` by the verifier."""
+    if getattr(job, "reject", None):
+        return "rejected", f"{job.reject} (tlc: {result.verdict}: {result.reason})"
+    if result.verdict == "verified":
+        if result.extra.get("model_output"):
+            return "rejected", f"the model printed into TLC's output: {result.extra['model_output'][:200]!r}"
+        if not result.extra.get("distinct_states"):
+            return "rejected", "vacuous model: TLC's dump holds no state (the initial-state predicate is empty)"
     return result.verdict, result.reason
 
 
@@ -287,12 +311,15 @@ def report_sections(records: list[dict], tasks: list[Task], modes: list[str], *,
                     theta: float = THETA) -> dict:
     """``report.json`` ``sections``: ``runnable_at_k``, ``similarity``, ``fixes``,
     ``outcomes`` (see :mod:`~harness.benchmarks.modelbench.metrics`), ``oracles``
-    (verdict and state count of each gold record) and ``not_reproducible`` (Table 2)."""
+    (verdict and state count of each gold record), ``weaknesses`` (runnable samples that
+    only stutter, :func:`~harness.benchmarks.modelbench.metrics.weaknesses`) and
+    ``not_reproducible`` (Table 2)."""
     oracles = {r["task_id"]: {"verdict": r["verdict"], "states": r["verifier"]["extra"].get("distinct_states"),
                               "mode": r["mode"]}
                for r in records if r["candidate"]["model"] == ORACLE_MODEL}
     return {"runnable_at_k": runnable_at_k(records), "similarity": similarity_table(records, theta=theta),
             "fixes": average_fixes(records), "outcomes": outcomes(records), "oracles": oracles,
+            "weaknesses": weaknesses(records),
             "not_reproducible": {"table2": NOT_REPRODUCIBLE}}
 
 
@@ -302,7 +329,7 @@ def run_notes(records: list[dict], modes: list[str]) -> list[str]:
              "on its own oracle set",
              "oracles: HumanEval programs modelled in TLA+ by hand for verikit (the paper's GPT-4o-derived, "
              "human-corrected oracles are unpublished); they run as the gold candidate",
-             SIMILARITY_NOTE]
+             SIMILARITY_NOTE, WEAKNESSES_NOTE]
     opts = next((r["verifier"]["options"] for r in records), {})
     if opts and not opts.get("deadlock_in_cfg", True):
         notes.append(f"TLC {opts.get('tlc_version')} predates the CHECK_DEADLOCK config keyword (TLC 2.16): the "

@@ -177,3 +177,31 @@ def outcomes(records: list[dict]) -> dict:
         cell = out.setdefault(r["mode"], {}).setdefault(r["candidate"]["model"], {})
         cell[o] = cell.get(o, 0) + 1
     return out
+
+
+#: The metric-level weaknesses of the paper's definitions (issue 13), measured with TLC 2.15
+#: on the kit's oracle tasks (tests/test_tlc_integrity.py; docs/modelbench.md).
+WEAKNESSES_NOTE = ("Definition 4 (theta 1.0, generated side) gives similarity 1.0 to a model with one variable "
+                   "ranging over values the oracle's states hold, and to a model whose initial states are the "
+                   "cartesian product of the oracle variables' value domains; Runnable counts any model TLC checks "
+                   "without failure, e.g. a model that only stutters with Assertion == TRUE. The kit keeps the "
+                   "paper's definitions and flags runnable samples whose state graph has no transition other than "
+                   "stuttering (no state reachable but the initial ones: 'stuttering_only')")
+
+
+def weaknesses(records: list[dict]) -> dict:
+    """Runnable samples per mode and model that TLC found ``stuttering_only`` (every
+    reachable state is initial: the next-state relation computes nothing); they count as
+    runnable under the paper's definition. Returns ``{"note", "stuttering_only": {mode:
+    {model: {"runnable", "stuttering_only", "samples": [[task_id, sample], ...]}}}}``."""
+    out: dict = {}
+    for r in scored(records):
+        if r["verdict"] != "verified":
+            continue
+        cell = out.setdefault(r["mode"], {}).setdefault(r["candidate"]["model"],
+                                                         {"runnable": 0, "stuttering_only": 0, "samples": []})
+        cell["runnable"] += 1
+        if r["verifier"].get("extra", {}).get("stuttering_only"):
+            cell["stuttering_only"] += 1
+            cell["samples"].append([r["task_id"], r["candidate"]["sample"]])
+    return {"note": WEAKNESSES_NOTE, "stuttering_only": out}

@@ -439,3 +439,57 @@ def config_text(constants: dict[str, str], model_values: list[str] | tuple[str, 
     if deadlock_in_cfg:
         lines.append("CHECK_DEADLOCK FALSE")
     return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------
+# Integrity (issue 13): what a model must not use
+# ---------------------------------------------------------------------------------------
+
+#: Operators of the standard module TLC that change the search or print text next to
+#: TLC's own messages: ``TLCSet`` (``TLCSet("exit", TRUE)`` ends the search early and TLC
+#: still reports "No error has been found"), ``TLCGet`` (reads the search's state, e.g.
+#: its level or statistics, so that an invariant can depend on the search), ``Print`` and
+#: ``PrintT`` (write arbitrary text to TLC's output, e.g. a fake statistics message),
+#: ``JavaTime`` (wall-clock time: non-deterministic), ``TLCEval`` (an evaluation-strategy
+#: hint, harmless in itself, refused with the rest: a translated Python program needs
+#: none of them). ``Assert`` stays allowed: a failed one is a runtime error (``failed``).
+FORBIDDEN_OPERATORS = ("TLCSet", "TLCGet", "Print", "PrintT", "JavaTime", "TLCEval")
+_HEADER = re.compile(r"-{4,}\s*MODULE\b")
+
+
+def integrity_findings(text: str) -> list[str]:
+    """Why a (post-processed) module must be ``rejected``, empty when nothing is found:
+
+    - a name of :data:`FORBIDDEN_OPERATORS` used as an identifier anywhere in the code
+      (any spelling that reaches the operator names it: a direct call, a user-defined
+      alias ``MyExit == TLCSet("exit", TRUE)``, an instance ``T!TLCSet``, ``INSTANCE TLC``);
+    - ``EXTENDS`` or ``INSTANCE`` of a module other than the standard modules of
+      :data:`BUILTIN_MODULES` and the file's own inner modules (e.g. ``TLCExt``,
+      ``Randomization``, ``Toolbox``).
+
+    The search runs on the text from the first module header on (SANY ignores what comes
+    before it) with comments and string contents blanked by :func:`blank_comments`, which
+    follows SANY's lexing: ``\\*`` to the end of the line, nested ``(* *)`` in which string
+    quotes mean nothing (checked against SANY 2.15: ``(* " *) X == ... \\* " *)`` defines
+    ``X``), and strings with backslash escapes outside comments. A module that defines
+    one of the forbidden names itself is refused too (conservative)."""
+    m = _HEADER.search(text)
+    code = blank_comments(text[m.start():] if m else text)
+    found = []
+    names = sorted({x.group(1) for x in re.finditer(r"(?<![\w])(" + "|".join(FORBIDDEN_OPERATORS) + r")(?![\w])",
+                                                     code)})
+    if names:
+        found.append("uses TLC operator(s) that alter the search or print next to TLC's messages: "
+                     + ", ".join(names))
+    inner = set(re.findall(r"-{4,}\s*MODULE\s+([A-Za-z0-9_]+)", code))
+    allowed = set(BUILTIN_MODULES) | inner
+    used = set()
+    for ext in re.finditer(r"\bEXTENDS\s+([A-Za-z0-9_]+(?:\s*,\s*[A-Za-z0-9_]+)*)", code):
+        used |= set(re.findall(r"[A-Za-z0-9_]+", ext.group(1)))
+    used |= set(re.findall(r"\bINSTANCE\s+([A-Za-z0-9_]+)", code))
+    bad = sorted(used - allowed)
+    if bad:
+        found.append("EXTENDS/INSTANCE of module(s) outside the standard set " + ", ".join(sorted(BUILTIN_MODULES))
+                     + ": " + ", ".join(bad))
+    return found
+
