@@ -244,3 +244,12 @@ def test_parse_run_level_outcomes():
     assert ISA.parse(_run("", returncode=1)).verdict == "infra_error"
     res = ISA.parse(_run("", returncode=0))
     assert res.verdict == "rejected" and "no thm_oracles report" in res.reason
+
+
+def test_strings_inside_comments_are_not_special():
+    """Isabelle's outer comments ``(* *)`` nest and have no strings inside
+    (``Symbol_Pos.scan_comment``: nesting only), unlike Coq's: ``"(*"`` inside one opens a
+    nested comment, so the sorry is commented out for Isabelle too, and the shared helper
+    (``proof.nested_end`` without ``quote``) agrees."""
+    assert blank('(* "(*" *) sorry *) by simp').strip() == "by simp"
+    assert blank('(* " *) sorry').strip() == "sorry"

@@ -265,3 +265,12 @@ def test_parse_run_level_outcomes():
     res = LEAN.parse(_run("", returncode=0), {"theorem": "N.a"})  # clean run, no report: fail closed
     assert res.verdict == "rejected" and "no '#print axioms' report" in res.reason
     assert all(r in VERDICTS for r in ("infra_error", "timeout", "memout", "failed", "rejected"))
+
+
+def test_strings_inside_block_comments_are_not_special():
+    """Lean's ``/- -/`` comments nest and have no strings (unlike Coq's): ``"/-"`` inside
+    one opens a nested comment, so the sorry below is commented out for Lean, and the
+    shared helper (``proof.nested_end`` without ``quote``) agrees."""
+    assert "sorry" not in blank('/- "/-" -/ sorry -/ exact rfl')
+    assert blank('/- "/-" -/ sorry -/ exact rfl').strip() == "exact rfl"
+    assert blank('/- "-/ sorry').strip() == "sorry"  # the comment ends at the first -/

@@ -1,7 +1,9 @@
 """NTP4VC proof checking with the real Coq 8.20.1 in the ``ntp4vc-rocq`` image (Podman).
 
 End to end through ``harness.runner.run``: the canaries (a correct proof of ``power'vc``
-is verified; Admitted, a new Axiom, a changed statement and admit are rejected; an
+is verified; Admitted, a new Axiom, a changed statement, admit and the issue-13 cheats
+(an Abort hidden by a string inside a comment, a redefined theorem, an axiom named like a
+library one; tests/test_rocq_integrity.py has more spellings) are rejected; an
 ill-typed proof is invalid; a looping proof times out), the gold candidates (the task file
 with its placeholder: does the statement load; a task whose library is not in the pinned
 data is invalid without running), predictions with several
@@ -62,7 +64,8 @@ def test_canaries_get_their_expected_verdicts(canary_run):
     assert got.pop("canary:loop") in ("timeout", "memout")
     assert got == {"canary:proof": "verified", "canary:admitted": "rejected", "canary:new-axiom": "rejected",
                    "canary:changed-statement": "rejected", "canary:admit": "rejected",
-                   "canary:ill-typed": "invalid"}
+                   "canary:ill-typed": "invalid", "canary:comment-string-abort": "rejected",
+                   "canary:redefined-theorem": "rejected", "canary:shadowed-axiom": "rejected"}
     assert report["canaries"]["ok"] and code == 0
 
 
@@ -72,8 +75,8 @@ def test_rejections_carry_the_provers_own_reading(canary_run):
     assert proof["verifier"]["extra"]["assumptions"] == []
     assert "closed under the global context" in proof["reason"]
     axiom = by_model["canary:new-axiom"]
-    assert axiom["verifier"]["extra"]["assumptions"] == ["cheat"]  # Print Assumptions saw it too
-    assert "unexpected axiom cheat" in axiom["reason"] and "Axiom" in axiom["reason"]
+    assert axiom["verifier"]["extra"]["assumptions"] == ["candidate.cheat"]  # Print Assumptions saw it too
+    assert "unexpected axiom candidate.cheat" in axiom["reason"] and "Axiom" in axiom["reason"]
     changed = by_model["canary:changed-statement"]
     assert any(c["name"] == "statement-unchanged" and not c["ok"] for c in changed["checks"])
     admitted = by_model["canary:admitted"]
@@ -85,7 +88,7 @@ def test_gold_is_the_statement_check(canary_run):
     report, manifest, _, records = canary_run
     st = {r["task_id"]: r for r in records if r["candidate"]["model"] == GOLD}
     assert st[POWER]["verdict"] == "rejected" and st[AVL]["verdict"] == "rejected"
-    assert st[POWER]["verifier"]["extra"]["assumptions"] == ["power'vc"]
+    assert st[POWER]["verifier"]["extra"]["assumptions"] == ["candidate.power'vc"]
     assert st[MISSING]["verdict"] == "invalid" and "float_quat_comp.Compound.Compound" in st[MISSING]["reason"]
     assert st[MISSING]["attempts"] == 0  # decided without running coqc
     loads = report["sections"]["task_loads"]

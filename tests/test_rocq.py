@@ -15,7 +15,9 @@ from harness.benchmarks import ntp4vc
 from harness.model import ProcResult, termination
 from harness.registry import verifier as get_verifier
 from harness.verifiers.proof import statement_sha256
-from harness.verifiers.rocq import FORBIDDEN, REPORT, Rocq, blank_comments, parse_assumptions, sentences
+from harness.verifiers.rocq import (CHECK, FORBIDDEN, REFERENCE_REPORT, REPORT, STATEMENT, Rocq, blank_comments,
+                                    check_file, library_axiom_names, library_name_matches, local_name,
+                                    parse_assumptions, sentences)
 
 RECORDED = Path(__file__).parent / "recorded" / "rocq"
 POWER = "pearl/word_common_factor::word_common_factor_Top_powerqtvc"
@@ -45,6 +47,27 @@ def test_sentences_skip_comments_strings_and_qualified_names():
     got = [s.text.split()[0] for s in sentences(src)]
     assert got == ["Require", "Definition", "Lemma"]
     assert sentences(src)[2].line == 3
+
+
+@pytest.mark.parametrize("src", [
+    '(* "(*" *) Abort. (* " *) " *)',
+    '(* "(*(*" *) Abort. (* " *) *) " *)',
+    '(* """(*" *) Abort. (* " *) " *)',
+    '(* (* "(*" *) *) Abort. (* " *) " *)',
+    '(* "\n(*\n" *)\nAbort. (* " *) " *)',
+])
+def test_strings_inside_comments_are_lexed_as_coq_does(src):
+    """Coq (parsing/cLexer.ml) reads a string inside a comment: "(*" in it does not open
+    a nested comment, so the Abort between the comments is live."""
+    assert "Abort" in blank_comments(src, strings=True)
+    assert [s.text.strip() for s in sentences("Proof. " + src + " Qed.")][1] == "Abort."
+    assert any("Abort" in f for f in Rocq().forbidden("Proof. " + src + "\nQed."))
+
+
+def test_a_comment_delimiter_inside_a_commented_string_does_not_close_it():
+    assert blank_comments('(* "*)" Abort. *) Qed.').strip() == "Qed."
+    with pytest.raises(ValueError, match="line 1: unterminated comment"):
+        blank_comments('(* " *)')  # the string never ends, so neither does the comment
 
 
 def test_unterminated_comment_is_an_error_with_line():
@@ -116,14 +139,21 @@ def test_declared_axioms_forms():
     assert Rocq().declared_axioms(src) == {"a", "b", "c", "d", "e", "f", "h"}
 
 
-def test_splice_replaces_placeholder_and_adds_the_report(fetched, tasks):
+def test_splice_replaces_placeholder_and_copies_the_statement_on_its_line(fetched, tasks):
     v = Rocq()
     src = text(fetched, tasks[POWER])
     thm = v.theorem(src, POWER)
     out = v.splice(src, thm, "Proof. cbv zeta; lia. Qed.")
-    assert "Admitted." not in out
-    assert out.startswith(src[:thm.start])
-    assert out.rstrip().endswith("Redirect \"verikit_assumptions\" Print Assumptions power'vc.")
+    at = src.rfind(thm.statement, 0, thm.start)
+    assert out.startswith(src[:at] + "Lemma verikit_task_statement (n : Z)")
+    lines = out.splitlines()
+    assert len(lines) == src.count("\n") and lines[thm.line - 1].startswith("Lemma verikit_task_statement")
+    assert lines[thm.line - 1].count("Admitted.") == 1 and "Theorem power'vc (n : Z)" in lines[thm.line - 1]
+    assert out.rstrip().endswith("Proof. cbv zeta; lia. Qed.") and "Print Assumptions" not in out
+    files = v.job_files(src, thm, "Proof. cbv zeta; lia. Qed.")
+    assert files[CHECK] == check_file("power'vc")
+    assert "Print Assumptions VerikitJob.candidate.power'vc." in files[CHECK]
+    assert "Import" not in files[CHECK]  # the candidate is not imported: its names print qualified
 
 
 def test_split_full_finds_the_statement_of_a_whole_file_candidate(fetched, tasks):
@@ -157,9 +187,9 @@ def _recorded(name: str) -> tuple[ProcResult, dict]:
 
 @pytest.mark.recorded
 @pytest.mark.parametrize("name,verdict,needle", [
-    ("proof", "verified", "closed under the global context"),
-    ("admitted", "rejected", "power'vc itself is assumed"),
-    ("new-axiom", "rejected", "unexpected axiom cheat"),
+    # coqc errors in candidate.v; the recorded reports (proof, admitted, new-axiom) are of
+    # the module's version 1 (short names, no statement check) and are no longer read: the
+    # real Coq runs of tests/test_rocq_integrity.py cover those verdicts
     ("ill-typed", "invalid", "line 32"),
     ("admit", "invalid", "incomplete proof"),
 ])
@@ -204,6 +234,88 @@ def test_job_limits_are_mapped_before_parse():
 def test_command_line():
     v = Rocq()
     argv, env, collect = v.command({"load_path": [["/opt/verikit/ntp4vc/shim/Stdlib", "Stdlib"]]})
-    assert argv[:2] == ["coqc", "-q"] and argv[-1] == "candidate.v"
-    assert ["-Q", "/opt/verikit/ntp4vc/shim/Stdlib", "Stdlib"] == argv[4:7]
-    assert collect == [REPORT]
+    assert argv[:2] == ["sh", "-c"]
+    flags = "-Q /opt/verikit/ntp4vc/shim/Stdlib Stdlib -R . VerikitJob"
+    assert f"{flags} candidate.v && rm -f verikit_*.out && coqc -q -w" in argv[2]
+    assert argv[2].endswith(f"{flags} check.v") and argv[2].startswith("rm -f verikit_*.out && coqc -q")
+    assert collect == [REPORT, STATEMENT, REFERENCE_REPORT]
+
+
+# --- the report of check.v: outputs of the real Coq 8.20.1 (ntp4vc-rocq image) --------
+
+_TYPE = ("     : forall (n : BinNums.Z) (_ : BinInt.Z.le BinNums.Z0 n)\n         (_ : not (@eq BinNums.Z n BinNums.Z0)),\n"
+         "       let o1 : BinNums.Z := BinInt.Z.sub n (BinNums.Zpos BinNums.xH) in\n"
+         "       and (and (BinInt.Z.le BinNums.Z0 n) (BinInt.Z.lt o1 n))\n         (BinInt.Z.le BinNums.Z0 o1)\n")
+_REF = ("candidate.verikit_task_statement\n" + _TYPE).encode()
+_OPTS = {"theorem": "power'vc", "theorem_line": 31, "allowed_assumptions": ["candidate.char", "candidate.char_*"]}
+
+
+def _proc(report: str, statement: str | None = "candidate.power'vc\n" + _TYPE, ref: bytes | None = _REF) -> ProcResult:
+    files = {REPORT: report.encode()}
+    if statement is not None:
+        files[STATEMENT] = statement.encode()
+    if ref is not None:
+        files[REFERENCE_REPORT] = ref
+    return ProcResult(argv=["sh"], returncode=0, files=files)
+
+
+def test_report_of_a_real_proof_is_verified():
+    res = Rocq().parse(_proc("Closed under the global context\n"), _OPTS)
+    assert res.verdict == "verified", res.reason
+
+
+@pytest.mark.parametrize("statement,ref,needle", [
+    ("candidate.power'vc\n     : True\n", _REF, "does not have the task's statement"),  # Definition power'vc := I.
+    (None, _REF, "no statement report"),
+    ("candidate.power'vc\n" + _TYPE, None, "no statement report"),
+    ("garbage", _REF, "unreadable statement report"),
+])
+def test_report_on_another_constant_is_rejected(statement, ref, needle):
+    res = Rocq().parse(_proc("Closed under the global context\n", statement, ref), _OPTS)
+    assert res.verdict == "rejected" and needle in res.reason
+
+
+@pytest.mark.parametrize("report,needle", [
+    ("Axioms:\ncandidate.classic : forall P : Prop, P\n", "unexpected axiom candidate.classic"),
+    ("Axioms:\ncandidate.Classical_Prop.classic : forall P : Prop, P\n", "candidate.Classical_Prop.classic"),
+    ("Axioms:\ncandidate.power'vc : True\n", "power'vc itself is assumed"),
+    ("Axioms:\ncandidate.verikit_task_statement : True\n", "the kit's admitted copy"),
+    ("Axioms:\nClassical_Prop.classic : forall P : Prop, P\ncheat : False\n", "unexpected axiom cheat"),
+])
+def test_axioms_are_judged_by_qualified_name(report, needle):
+    v = Rocq()
+    v.library_axioms = {"Coq.Logic.Classical_Prop.classic"}
+    res = v.parse(_proc(report), _OPTS)
+    assert res.verdict == "rejected" and needle in res.reason, res.reason
+
+
+def test_library_and_task_axioms_are_allowed():
+    v = Rocq()
+    v.library_axioms = {"Coq.Logic.Classical_Prop.classic", "Coq.Reals.ClassicalDedekindReals.sig_forall_dec"}
+    report = ("Axioms:\nClassical_Prop.classic : forall P : Prop, or P (not P)\n"
+              "ClassicalDedekindReals.sig_forall_dec\n  : forall P : nat -> Prop, ...\ncandidate.char : Type\n"
+              "candidate.char_countable : Countable char\n")
+    res = v.parse(_proc(report), _OPTS)
+    assert res.verdict == "verified", res.reason
+
+
+def test_qualified_name_helpers():
+    assert local_name("candidate.classic") == "candidate.classic"
+    assert local_name("VerikitJob.candidate.M.x") == "candidate.M.x"
+    assert local_name("Classical_Prop.classic") is None
+    entry = "Coq.Logic.Classical_Prop.classic"
+    assert library_name_matches("Classical_Prop.classic", entry)
+    assert library_name_matches("Logic.Classical_Prop.classic", entry)
+    assert library_name_matches("Classical_Prop.Inner.classic", entry)  # a module inside the file
+    assert not library_name_matches("Other.classic", entry)
+    assert not library_name_matches("Classical_Prop.clasic", entry)
+    grep = ("/usr/lib/coq\n/usr/lib/coq/theories/Logic/Classical_Prop.v:Axiom classic\n"
+            "/usr/lib/coq/user-contrib/stdpp/base.v:Local Axiom x\n/usr/lib/coq/theories/A.v:Axioms\n")
+    assert library_axiom_names(grep) == {"Coq.Logic.Classical_Prop.classic", "stdpp.base.x"}
+
+
+def test_an_error_in_the_kits_check_file_is_rejected():
+    out = ('File "./check.v", line 3, characters 0-60:\n'
+           "Error: The reference VerikitJob.candidate.power'vc was not found in the current environment.\n")
+    res = Rocq().parse(ProcResult(argv=["sh"], returncode=1, stdout=out), _OPTS)
+    assert res.verdict == "rejected" and "was not found" in res.reason

@@ -6,13 +6,32 @@ stdpp 1.11 from Debian trixie, the NTP4VC Rocq library compiled at
 
     coqc -q -w <quiet warnings> -Q <dir> <logical name> ... candidate.v
 
-where ``candidate.v`` is the task file with the candidate proof in place of its
-``Admitted.`` (:meth:`Rocq.splice`), followed by::
+(run as ``coqc ... -R . VerikitJob candidate.v && coqc ... -R . VerikitJob check.v``) where
+``candidate.v`` is the task file with the candidate proof in place of its ``Admitted.``
+and, on the theorem's own line, an admitted copy of the task's statement named
+``verikit_task_statement`` (:meth:`Rocq.splice`); it is elaborated before the candidate's
+text, so nothing the candidate writes can change it. ``check.v`` (:func:`check_file`)
+loads the compiled candidate *without importing it* and reports on the task's theorem by
+its fully qualified name::
 
-    Redirect "verikit_assumptions" Print Assumptions <theorem>.
+    Require VerikitJob.candidate.
+    Set Printing All.
+    Redirect "verikit_assumptions" Print Assumptions VerikitJob.candidate.<theorem>.
+    Redirect "verikit_statement" Check VerikitJob.candidate.<theorem>.
+    Redirect "verikit_reference" Check VerikitJob.candidate.verikit_task_statement.
+
+Because ``candidate`` is not imported, every constant the candidate file declares is
+printed with a ``candidate.`` qualifier (``candidate.classic``), never under a library
+axiom's short name; library constants are printed with their library's name
+(``Classical_Prop.classic``); Coq 8.20 has no "Printing Fully Qualified" flag (checked
+with the image's coqc). The two ``Check`` outputs (types under ``Printing All``: no
+notations, implicit arguments shown, names unambiguous in one environment) must be equal:
+otherwise the constant reported on is not the task's theorem (e.g. a hidden ``Abort``
+followed by ``Definition <theorem> := I.``). Any error in ``check.v`` (the theorem does not
+exist) and any missing report file make the candidate ``rejected`` (fail closed).
 
 ``Redirect`` (Coq reference manual, "Controlling display": ``Redirect "file" command``)
-writes the command's output to ``verikit_assumptions.out`` in the working directory, so
+writes the command's output to ``<file>.out`` in the working directory, so
 the report cannot be mixed with what the proof itself prints. ``Print Assumptions``
 (manual, "Print Assumptions qualid") lists the axioms a closed constant depends on; its
 output is either ``Closed under the global context`` or sections such as ``Axioms:``
@@ -21,7 +40,12 @@ Variables:``, and for kernel checks that were switched off ``Constants/Inductive
 on type-in-type:``, ``... relying on unsafe (co)fixpoints:``/``... assuming the guard
 condition`` and ``Inductives whose positivity is assumed:``. Every section other than
 ``Axioms:`` makes the candidate ``rejected`` (fail closed), and so does an axiom that is
-the theorem itself (an ``Admitted`` proof) or is not in the job's allow-list.
+the theorem itself (an ``Admitted`` proof) or is not in the job's allow-list of fully
+qualified names (:meth:`Rocq.assumption_problems`).
+
+Comments and strings are lexed as Coq does (``parsing/cLexer.ml``): comments nest, and a
+``"`` inside a comment starts a string in which ``(*`` and ``*)`` do not count, so
+``(* "(*" *) Abort. (* " *) " *)`` is seen as the live ``Abort.`` it is.
 
 Errors are reported by coqc as ``File "./candidate.v", line L, characters A-B:`` followed
 by ``Error: ...`` (exit code 1); observed with Coq 8.20.1 in the rocq image (recorded in
@@ -33,18 +57,28 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import re
+import shlex
 from dataclasses import dataclass
 
 from ..model import Limits, ProcResult, VerifierResult
-from .proof import Theorem, blank_span, nested_end, statement_sha256
+from .proof import Theorem, blank_span, nested_end, statement_sha256, string_end
 
 NAME = "rocq"
 TOOLCHAIN = "rocq"
 #: Version of this module's command line, splice and parser (part of every job key).
-MODULE_VERSION = "1"
+MODULE_VERSION = "2"
 SOURCE = "candidate.v"
+#: The kit's report file, compiled after the candidate (:func:`check_file`).
+CHECK = "check.v"
+#: Module name of the candidate file, and the logical root both files are compiled under.
+MODULE = "candidate"
+JOB_ROOT = "VerikitJob"
+#: Name of the admitted copy of the task's statement that :meth:`Rocq.splice` adds.
+REFERENCE = "verikit_task_statement"
 REPORT_NAME = "verikit_assumptions"
 REPORT = REPORT_NAME + ".out"
+STATEMENT = "verikit_statement.out"
+REFERENCE_REPORT = "verikit_reference.out"
 #: Where the ``ntp4vc-rocq`` image keeps the shim and the compiled NTP4VC library.
 LIBRARY_ROOT = "/opt/verikit/ntp4vc"
 #: Warnings silenced on every coqc call: they concern the 8.20 vs 9.0 adaptation
@@ -113,24 +147,20 @@ def blank_comments(text: str, *, strings: bool = False) -> str:
     i, n = 0, len(text)
     while i < n:
         if text.startswith("(*", i):
-            j = nested_end(text, i, ("(*",), ("*)",))
+            # strings inside comments are Coq strings: "(*" and "*)" in them do not count
+            j = nested_end(text, i, ("(*",), ("*)",), quote='"')
             if j < 0:
-                raise ValueError(f"line {text.count(chr(10), 0, i) + 1}: unterminated comment")
+                raise ValueError(f"line {text.count(chr(10), 0, i) + 1}: unterminated comment "
+                                 "(or unterminated string inside it)")
             blank_span(out, i, j)
             i = j
         elif text[i] == '"':
-            j = i + 1
-            while True:
-                j = text.find('"', j)
-                if j < 0:
-                    raise ValueError(f"line {text.count(chr(10), 0, i) + 1}: unterminated string")
-                if text.startswith('""', j):  # "" is an escaped quote in Coq strings
-                    j += 2
-                    continue
-                break
+            j = string_end(text, i)  # "" is an escaped quote in Coq strings
+            if j < 0:
+                raise ValueError(f"line {text.count(chr(10), 0, i) + 1}: unterminated string")
             if strings:
-                blank_span(out, i, j + 1)
-            i = j + 1
+                blank_span(out, i, j)
+            i = j
         else:
             i += 1
     return "".join(out)
@@ -175,7 +205,8 @@ class Rocq:
     source = SOURCE
 
     def __init__(self) -> None:
-        #: Axiom names declared by the installed Coq/stdpp sources (set by :meth:`prepare`).
+        #: Fully qualified names of the axioms the installed Coq/stdpp sources declare
+        #: (``Coq.Logic.Classical_Prop.classic``; set by :meth:`prepare`).
         self.library_axioms: set[str] = set()
 
     # --- task files -----------------------------------------------------------------
@@ -279,26 +310,41 @@ class Rocq:
         return found
 
     def splice(self, task_text: str, theorem: Theorem, proof: str) -> str:
-        """The file to check: the task with ``proof`` in place of ``Admitted.``, then the
-        ``Redirect ... Print Assumptions <theorem>.`` report."""
-        return (task_text[:theorem.start] + proof.strip() + "\n"
-                + f'Redirect "{REPORT_NAME}" Print Assumptions {theorem.name}.\n')
+        """``candidate.v``: the task with ``proof`` in place of ``Admitted.`` and, just
+        before the theorem on the same line (line numbers unchanged), the admitted copy
+        ``Lemma verikit_task_statement <binders> : <type>. Admitted.`` of its statement.
+
+        Raises:
+            ValueError: the statement does not start with a theorem keyword and the name.
+        """
+        at = task_text.rfind(theorem.statement, 0, theorem.start)
+        if at < 0:
+            raise ValueError(f"the statement of {theorem.name} is not in the task text")
+        return (task_text[:at] + reference_lemma(theorem) + " " + task_text[at:theorem.start]
+                + proof.strip() + "\n")
+
+    def job_files(self, task_text: str, theorem: Theorem, proof: str) -> dict[str, str]:
+        """The files of a job: ``candidate.v`` (:meth:`splice`) and ``check.v``
+        (:func:`check_file`)."""
+        return {SOURCE: self.splice(task_text, theorem, proof), CHECK: check_file(theorem.name)}
 
     # --- running ---------------------------------------------------------------------
 
     def prepare(self, sandbox, probed) -> dict:
-        """Read the axiom names declared in the installed Coq and stdpp sources (one
-        ``grep`` in the sandbox) into :attr:`library_axioms`; no files to ship."""
-        script = ('W=$(coqc -where) && grep -rhoE "^[[:space:]]*(Local |Global )?(Axiom|Parameter|Conjecture)s?'
-                  '[[:space:]]+[A-Za-z_][A-Za-z0-9_\']*" "$W/theories" "$W/user-contrib" | awk "{print \\$NF}"')
+        """Read the axioms declared in the installed Coq and stdpp sources (one ``grep``
+        in the sandbox) into :attr:`library_axioms`, as fully qualified names
+        (:func:`library_axiom_names`); no files to ship."""
+        script = ('W=$(coqc -where) && echo "$W" && grep -rHoE "^[[:space:]]*(Local |Global )?'
+                  '(Axiom|Parameter|Conjecture)s?[[:space:]]+[A-Za-z_][A-Za-z0-9_\']*" "$W/theories" "$W/user-contrib"')
         res = sandbox.run(["sh", "-c", script], limits=Limits(wall_s=120))
         if res.returncode == 0:
-            self.library_axioms = {w for w in res.stdout.split() if w not in _ASSUMPTION_KEYWORDS}
+            self.library_axioms = library_axiom_names(res.stdout)
         return {}
 
     def options(self, probed, *, smoke: bool = False, cpus: int = 1, **overrides) -> dict:
         """Options of a job: ``load_path`` (``[[dir, logical name], ...]``, set per task by
-        the benchmark), ``allowed_assumptions`` (names, globs allowed), ``theorem``,
+        the benchmark), ``allowed_assumptions`` (fully qualified names, globs allowed: the
+        task's own as ``candidate.<name>``, its library's as ``Why3.Base.<name>``), ``theorem``,
         ``theorem_line``, ``coq_version``, ``verifier_module``. ``smoke``/``cpus`` (the
         runner's generic arguments) do not apply to coqc and are ignored."""
         opts = {"load_path": [], "allowed_assumptions": [], "theorem": None, "theorem_line": 0,
@@ -310,24 +356,31 @@ class Rocq:
         return opts
 
     def command(self, options: dict) -> tuple[list[str], dict[str, str], list[str]]:
-        """``coqc -q -w <warnings> -Q dir name ... candidate.v``; collects the report."""
-        argv = ["coqc", "-q", "-w", options.get("warnings", QUIET_WARNINGS)]
+        """``sh -c 'coqc <flags> candidate.v && rm -f verikit_*.out && coqc <flags>
+        check.v'`` with ``<flags>`` = ``-q -w <warnings> -Q dir name ... -R . VerikitJob``
+        (report files left by the candidate's own run are removed before the kit's);
+        collects the three report files."""
+        flags = ["-q", "-w", options.get("warnings", QUIET_WARNINGS)]
         for directory, logical in options["load_path"]:
-            argv += ["-Q", directory, logical]
-        argv.append(SOURCE)
-        return argv, {}, [REPORT]
+            flags += ["-Q", directory, logical]
+        flags += ["-R", ".", JOB_ROOT]
+        coqc = " ".join(shlex.quote(a) for a in ["coqc", *flags])
+        script = f"rm -f verikit_*.out && {coqc} {SOURCE} && rm -f verikit_*.out && {coqc} {CHECK}"
+        return ["sh", "-c", script], {}, [REPORT, STATEMENT, REFERENCE_REPORT]
 
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
-        """Verdict of one coqc run.
+        """Verdict of one job (``candidate.v`` then ``check.v``).
 
         The sandbox's own endings (did not start, wall-time or memory limit) are mapped
         by the executor before this is called (:func:`harness.model.termination`).
-        ``infra_error`` (coqc failed without an error message), ``invalid`` (coqc error:
-        the first ``Error:`` with its line; ``extra.task_loads`` is False when the error
-        is at or before the theorem, i.e. the task file itself does not load),
-        ``rejected`` (assumption report missing, listing the theorem itself, a disabled
-        kernel check, or an axiom outside the allow-list), ``verified`` otherwise.
-        ``extra.assumptions``: the reported axiom names.
+        ``infra_error`` (coqc failed without an error message), ``invalid`` (an error in
+        ``candidate.v``: the first ``Error:`` with its line; ``extra.task_loads`` is False
+        when the error is at or before the theorem, i.e. the task file itself does not
+        load), ``rejected`` (an error in the kit's ``check.v``, e.g. the theorem does not
+        exist; a report file missing; the constant reported on does not have the task's
+        statement; the report lists the theorem itself, a disabled kernel check, or an
+        axiom outside the allow-list), ``verified`` otherwise. ``extra.assumptions``: the
+        reported axiom names as Coq printed them (``candidate.<name>`` for the file's own).
         """
         options = options or {}
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
@@ -336,12 +389,15 @@ class Rocq:
             if not errors:
                 return VerifierResult("infra_error", f"coqc exited {proc.returncode} without an error message: "
                                       f"{log.strip()[-300:]}")
-            line, msg = errors[0]
+            file, line, msg = errors[0]
+            if file == CHECK:
+                return VerifierResult("rejected", f"the kit's report on the task's theorem failed: {msg}",
+                                      messages=[f"{CHECK}:{line}: {msg}"], extra={"task_loads": True})
             loads = line is None or line > int(options.get("theorem_line") or 0)
             where = f"line {line}" if line else "unknown line"
             reason = (f"{where}: {msg}" if loads else
                       f"the task file itself does not load ({where}, before the proof): {msg}")
-            return VerifierResult("invalid", reason, messages=[f"{SOURCE}:{ln}: {m}" for ln, m in errors[:5]],
+            return VerifierResult("invalid", reason, messages=[f"{f or SOURCE}:{ln}: {m}" for f, ln, m in errors[:5]],
                                   extra={"task_loads": loads})
         report = proc.files.get(REPORT)
         if report is None:
@@ -350,31 +406,145 @@ class Rocq:
         sections = parse_assumptions(report.decode("utf-8", "replace"))
         axioms = sections.get("Axioms", [])
         extra = {"assumptions": axioms, "task_loads": True}
-        problems = self.assumption_problems(sections, options)
+        problems = self.statement_problems(proc.files, options) + self.assumption_problems(sections, options)
         if problems:
             return VerifierResult("rejected", "; ".join(problems), extra=extra)
-        return VerifierResult("verified", "proof checked by coqc; assumptions: "
+        return VerifierResult("verified", "proof checked by coqc; statement = task's; assumptions: "
                               + (", ".join(axioms) if axioms else "none (closed under the global context)"),
                               extra=extra)
 
-    def assumption_problems(self, sections: dict[str, list[str]], options: dict) -> list[str]:
-        """Why a ``Print Assumptions`` report is not acceptable (empty list: it is).
+    def statement_problems(self, files: dict[str, bytes], options: dict) -> list[str]:
+        """Why the constant the report describes may not be the task's theorem (empty
+        list: its type, printed by ``Check`` under ``Printing All``, equals that of the
+        admitted copy of the task's statement elaborated before the candidate's text).
+        A missing or unreadable report file is a problem (fail closed)."""
+        got, ref = files.get(STATEMENT), files.get(REFERENCE_REPORT)
+        if got is None or ref is None:
+            return ["no statement report (Check of the theorem did not run)"]
+        t_got, t_ref = printed_type(got.decode("utf-8", "replace")), printed_type(ref.decode("utf-8", "replace"))
+        if t_got is None or t_ref is None:
+            return ["unreadable statement report"]
+        if t_got != t_ref:
+            return [(f"the constant {MODULE}.{options.get('theorem')} does not have the task's statement "
+                     f"(it has type {t_got[:120]!r}, the task's is {t_ref[:120]!r})")]
+        return []
 
-        Names are compared by their last component (the report prints the shortest
-        unambiguous name, e.g. ``classic`` or ``ClassicalDedekindReals.sig_forall_dec``);
-        allowed: ``options["allowed_assumptions"]`` (the task's and its library's own
-        declarations, globs allowed) and :attr:`library_axioms`.
+    def assumption_problems(self, sections: dict[str, list[str]], options: dict) -> list[str]:
+        """Why a ``Print Assumptions`` report (read in ``check.v``) is not acceptable
+        (empty list: it is).
+
+        Names are judged by what they denote, not by their last component: a name with a
+        ``candidate`` qualifier belongs to the job's file and is allowed only when its
+        fully qualified form (``candidate.<name>``) matches an entry of
+        ``options["allowed_assumptions"]`` that starts with ``candidate.`` (the task's own
+        declarations); any other name belongs to a library the job loads and is allowed
+        when it denotes an entry of ``allowed_assumptions`` or :attr:`library_axioms`
+        (:func:`library_name_matches`). The theorem itself is never allowed.
         """
         problems = [f"kernel check disabled: {k} {', '.join(v[:3])}" for k, v in sections.items() if k != "Axioms"]
         theorem = options.get("theorem")
         allowed = list(options.get("allowed_assumptions", []))
+        local_allowed = [a for a in allowed if a.startswith(MODULE + ".")]
+        library = [a for a in allowed if not a.startswith(MODULE + ".")] + sorted(self.library_axioms)
         for name in sections.get("Axioms", []):
-            short = name.rsplit(".", 1)[-1]
-            if theorem and short == theorem:
-                problems.append(f"the theorem {theorem} itself is assumed (not proved)")
-            elif short not in self.library_axioms and not any(fnmatch.fnmatchcase(short, a) for a in allowed):
+            local = local_name(name)
+            if local is not None:
+                if theorem and local == f"{MODULE}.{theorem}":
+                    problems.append(f"the theorem {theorem} itself is assumed (not proved)")
+                elif local == f"{MODULE}.{REFERENCE}":
+                    problems.append(f"unexpected axiom {name} (the kit's admitted copy of the statement)")
+                elif not any(fnmatch.fnmatchcase(local, a) for a in local_allowed):
+                    problems.append(f"unexpected axiom {name} (declared by the candidate)")
+            elif not any(library_name_matches(name, a) for a in library):
                 problems.append(f"unexpected axiom {name}")
         return problems
+
+
+def reference_lemma(theorem: Theorem) -> str:
+    """``Lemma verikit_task_statement <the statement after the theorem's name> Admitted.``
+    on one line (newlines of the statement become spaces).
+
+    Raises:
+        ValueError: the statement does not start with a theorem keyword and the name.
+    """
+    m = re.match(r"\s*(?:#\[[^\]]*\]\s*)?(?:(?:" + "|".join(sorted(_PREFIXES)) + r")\s+)*(?:"
+                 + "|".join(THEOREM_KEYWORDS) + r")\s+" + re.escape(theorem.name) + r"(?![\w'])", theorem.statement)
+    if not m:
+        raise ValueError(f"cannot copy the statement of {theorem.name}: {theorem.statement[:60]!r}")
+    rest = theorem.statement[m.end():].replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    return f"Lemma {REFERENCE}{rest} Admitted."
+
+
+def check_file(theorem: str) -> str:
+    """``check.v``: loads the compiled candidate without importing it, then writes the
+    assumption report and the two ``Check`` outputs (see the module docstring)."""
+    fq = f"{JOB_ROOT}.{MODULE}"
+    return (f"Require {fq}.\nSet Printing All.\n"
+            f'Redirect "{REPORT_NAME}" Print Assumptions {fq}.{theorem}.\n'
+            f'Redirect "{STATEMENT[:-4]}" Check {fq}.{theorem}.\n'
+            f'Redirect "{REFERENCE_REPORT[:-4]}" Check {fq}.{REFERENCE}.\n')
+
+
+def printed_type(check_output: str) -> str | None:
+    """The type in a ``Check <name>`` output (``name\\n     : type``), white space
+    collapsed; None when there is no ``:`` after the name."""
+    body = check_output.strip()
+    parts = body.split(None, 1)
+    if len(parts) < 2 or not parts[1].startswith(":"):
+        return None
+    return " ".join(parts[1][1:].split())
+
+
+def local_name(printed: str) -> str | None:
+    """``candidate.<name>`` when ``printed`` (a name in the report of ``check.v``)
+    denotes a constant of the job's own file, i.e. has a ``candidate`` or ``VerikitJob``
+    qualifier; None for a library constant."""
+    parts = printed.split(".")
+    if MODULE in parts[:-1]:
+        return ".".join([MODULE, *parts[parts.index(MODULE) + 1:]])
+    if JOB_ROOT in parts[:-1]:  # not printed so by Coq 8.20; judged as the file's own (fail closed)
+        return ".".join([MODULE, *parts[parts.index(JOB_ROOT) + 1:]])
+    return None
+
+
+def library_name_matches(printed: str, entry: str) -> bool:
+    """Whether ``printed`` (``Classical_Prop.classic``, a library constant as the report
+    prints it: a qualifier made of a suffix of its library's path, perhaps followed by
+    modules inside the file) can denote the fully qualified ``entry``
+    (``Coq.Logic.Classical_Prop.classic``; globs allowed in the last component)."""
+    parts, eparts = printed.split("."), entry.split(".")
+    qual, name = parts[:-1], parts[-1]
+    emod, ename = eparts[:-1], eparts[-1]
+    if not fnmatch.fnmatchcase(name, ename):
+        return False
+    if not qual:
+        return True
+    return any(k <= len(emod) and emod[len(emod) - k:] == qual[:k] for k in range(1, len(qual) + 1))
+
+
+def library_axiom_names(grep_output: str) -> set[str]:
+    """Fully qualified axiom names from the ``prepare`` script's output (first line
+    ``coqc -where``, then ``<file>:<Axiom|Parameter|Conjecture> <name>`` lines): files
+    under ``<where>/theories`` are ``Coq.<path>``, under ``<where>/user-contrib``
+    ``<path>`` (e.g. ``Coq.Logic.Classical_Prop.classic``, ``stdpp.base.x``)."""
+    lines = grep_output.splitlines()
+    if not lines:
+        return set()
+    where = lines[0].strip().rstrip("/")
+    out = set()
+    for line in lines[1:]:
+        path, _, decl = line.partition(":")
+        words = decl.split()
+        if not words or not path.endswith(".v") or words[-1] in _ASSUMPTION_KEYWORDS:
+            continue
+        if path.startswith(where + "/theories/"):
+            mod = "Coq." + path[len(where) + len("/theories/"):-2].replace("/", ".")
+        elif path.startswith(where + "/user-contrib/"):
+            mod = path[len(where) + len("/user-contrib/"):-2].replace("/", ".")
+        else:
+            continue
+        out.add(f"{mod}.{words[-1]}")
+    return out
 
 
 def parse_assumptions(report: str) -> dict[str, list[str]]:
@@ -399,8 +569,9 @@ def parse_assumptions(report: str) -> dict[str, list[str]]:
     return sections
 
 
-def _errors(log: str) -> list[tuple[int | None, str]]:
-    """``[(line, first line of the message)]`` for each ``Error:`` in coqc's output."""
+def _errors(log: str) -> list[tuple[str | None, int | None, str]]:
+    """``[(file, line, first line of the message)]`` for each ``Error:`` in coqc's
+    output (``file`` without its ``./``, None when no location precedes it)."""
     out = []
     lines = log.splitlines()
     for i, line in enumerate(lines):
@@ -409,11 +580,11 @@ def _errors(log: str) -> list[tuple[int | None, str]]:
         msg = line.split("Error:", 1)[1].strip()
         if not msg and i + 1 < len(lines):
             msg = lines[i + 1].strip()
-        loc = None
+        loc, file = None, None
         for back in range(i, max(-1, i - 4), -1):
             m = _LOCATION.match(lines[back])
             if m:
-                loc = int(m.group(2))
+                loc, file = int(m.group(2)), m.group(1).removeprefix("./")
                 break
-        out.append((loc, msg))
+        out.append((file, loc, msg))
     return out

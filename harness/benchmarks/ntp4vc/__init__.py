@@ -103,7 +103,7 @@ class NTP4VC(Benchmark):
         return proofs.gold_candidates(tasks, mode)
 
     def canaries(self, tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
-        """The 7 Rocq canaries on ``power'vc`` (:data:`ROCQ_CANARIES`); none in the
+        """The 10 Rocq canaries on ``power'vc`` (:data:`ROCQ_CANARIES`); none in the
         other modes."""
         return proofs.canaries(tasks, mode)
 

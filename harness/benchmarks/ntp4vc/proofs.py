@@ -32,6 +32,9 @@ PLACEHOLDERS = {"rocq": "Admitted.", "lean": "sorry", "isabelle": "sorry"}
 PASS_AT_K = (1, 4, 8)  # Tables 5 and 6 report pass@1; pass@4/8 when n allows
 CANARY_TASK = "pearl/word_common_factor::word_common_factor_Top_powerqtvc"
 CANARY_WALL_S = 20.0  # wall-time limit of the looping canary (it must end at a limit, never verified)
+#: The statement of ``power'vc`` after its name (the canaries that restate it).
+POWER_STATEMENT = ("(n : Z) (fact0 : 0%Z ≤ n) (fact1 : ¬ n = 0%Z) : "
+                   "let o1 : Z := n - 1%Z in (0%Z ≤ n ∧ o1 < n) ∧ 0%Z ≤ o1.")
 #: Known cheats and known answers, run with every check (DESIGN.md "Canaries"), Rocq, on
 #: ``power'vc`` (``0 <= n -> n <> 0 -> let o1 := n - 1 in (0 <= n /\\ o1 < n) /\\ 0 <= o1``).
 ROCQ_CANARIES = {
@@ -41,6 +44,14 @@ ROCQ_CANARIES = {
     "admit": ("Proof. cbv zeta. admit. Qed.", ("rejected",)),
     "changed-statement": (None, ("rejected",)),  # the whole file, statement weakened to True
     "ill-typed": ("Proof. exact I. Qed.", ("invalid",)),
+    # issue 13: Coq reads strings inside comments, so the Abort is live; the theorem is
+    # then redefined (the report must describe the task's statement) or proved from a new
+    # axiom named like a library one (axioms are allowed by fully qualified name only)
+    "comment-string-abort": ('Proof. (* "(*" *) Abort. (* " *) " *)\nDefinition power\'vc := I.', ("rejected",)),
+    "redefined-theorem": (('Proof. (* "(*(*" *) Abort. (* " *) *) " *)\nDefinition power\'vc := I.\n'
+                           "Lemma verikit_pad : True.\nProof. exact I. Qed."), ("rejected",)),
+    "shadowed-axiom": (('Proof. (* """(*" *) Abort. (* " *) " *)\nAxiom classic : forall P : Prop, P.\n'
+                        f"Theorem power'vc {POWER_STATEMENT}\nProof. apply classic. Qed."), ("rejected",)),
     # the loop's memory grows (about 4 GiB after 27 s alone on the project's machine), so
     # it ends at the wall-time or the memory limit depending on the machine's speed
     "loop": ("Proof. let rec loop := cbv zeta; loop in loop. Qed.", ("timeout", "memout")),
@@ -75,8 +86,9 @@ def gold_candidates(tasks: list[Task], language: str) -> list[Candidate]:
 
 
 def canaries(tasks: list[Task], language: str) -> list[tuple[Candidate, tuple[str, ...]]]:
-    """The 7 Rocq canaries on ``power'vc`` with their expected verdicts (Rocq only: the
-    other languages cannot run here); none when the canary task is not in the dataset."""
+    """The Rocq canaries (:data:`ROCQ_CANARIES`) on ``power'vc`` with their expected
+    verdicts (Rocq only: the other languages cannot run here); none when the canary task
+    is not in the dataset."""
     if language != "rocq" or not any(t.task_id == CANARY_TASK for t in tasks):
         return []
     return [(Candidate(CANARY_TASK, f"canary:{name}", 0, proof or "", "canary"), expected)
@@ -94,6 +106,16 @@ def _declares(text: str, name: str, language: str) -> bool:
     kws = {"rocq": r"(?:Theorem|Lemma|Fact|Remark|Corollary|Proposition|Example)",
            "lean": r"theorem", "isabelle": r"(?:theorem|lemma)"}[language]
     return re.search(rf"(?m)^\s*{kws}\s+{re.escape(name)}(?![\w'])", text) is not None
+
+
+def _rocq_module(lib: RocqLibrary, rel: str) -> str | None:
+    """Logical module path of library file ``rel`` (``Why3.Base`` for
+    ``generation/rocq/Why3/Base.v``), or None when it belongs to no known theory."""
+    theory = lib.theory_of(rel)
+    if theory is None or not rel.endswith(".v"):
+        return None
+    logical, directory = theory
+    return ".".join([logical, *rel[len(directory) + 1:-2].split("/")])
 
 
 def build_proof_job(task: Task, cand: Candidate, language: str, options: dict, dataset: dict,
@@ -139,6 +161,8 @@ def build_proof_job(task: Task, cand: Candidate, language: str, options: dict, d
         task_dir = f"{isabelle_mod.PROJECT_ROOT}/{PurePosixPath(task.isabelle).parent}"
         files = v.job_files(text, thm, proof, task_dir=task_dir)
         opts["theory"] = next(f[:-4] for f in files if f.endswith(".thy"))
+    elif language == "rocq":  # candidate.v and the kit's check.v
+        files = v.job_files(text, thm, proof)
     else:
         files = {v.source: v.splice(text, thm, proof)}
     if language == "lean":  # the task's own axioms; its library's are not in the pinned data
@@ -146,9 +170,12 @@ def build_proof_job(task: Task, cand: Candidate, language: str, options: dict, d
     limits = Limits(wall_s=CANARY_WALL_S) if cand.model == "canary:loop" else None
     if language == "rocq":
         closure, missing = ctx.rocq.closure(task.rocq)
-        allowed = set(v.declared_axioms(text))
+        # fully qualified: the task's own in the job's file, the library's in their modules
+        allowed = {f"{rocq_mod.MODULE}.{n}" for n in v.declared_axioms(text)}
         for f in closure:
-            allowed |= v.declared_axioms(ctx.rocq.files[f])
+            module = _rocq_module(ctx.rocq, f)
+            if module:
+                allowed |= {f"{module}.{n}" for n in v.declared_axioms(ctx.rocq.files[f])}
         opts.update(load_path=ctx.rocq.load_path(closure, rocq_mod.LIBRARY_ROOT),
                     allowed_assumptions=sorted(allowed))
         if missing:
