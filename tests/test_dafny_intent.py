@@ -179,11 +179,11 @@ CANDIDATES = {
     "// assume {:axiom}\nensures \"assume\" != \"\"": [],  # comments and strings do not count
     "requires false\nensures true": ["no-requires-false"],
     "requires (false)\nensures true": ["no-requires-false"],
-    "ensures {:axiom} true": ["no-assume-axiom-verify-false"],
+    "ensures {:axiom} true": ["no-assume-axiom-verify-false", "allowed-attributes"],
     "method SharedElements(a: array<int>, b: array<int>) returns (result: seq<int>)\n ensures true\n{ assume false; }":
         ["no-assume-axiom-verify-false"],
     "method {:verify false} SharedElements(a: array<int>, b: array<int>) returns (result: seq<int>)\n ensures true":
-        ["no-assume-axiom-verify-false"],
+        ["no-assume-axiom-verify-false", "allowed-attributes"],
     "method SharedElements(a: array<int>) returns (result: seq<int>)\n ensures true": ["signature-unchanged"],
     "method SharedElements(a: array<int>, b: array<int>) returns (r: seq<int>)\n ensures true": ["signature-unchanged"],
 }

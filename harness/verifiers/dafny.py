@@ -154,15 +154,19 @@ class Dafny:
 
         The job's verdict: ``infra_error`` (the script did not start, or no file produced
         a verifier summary or stop message: a crash), ``invalid`` (no method could be verified: every
-        file failed to parse/resolve), ``verified`` (every method verified), ``failed``
-        otherwise. ``extra``: ``{"runs": [{"file", "exit_code", "outcome"}], "fallback":
-        bool, "stopped": {file: message}}``.
+        file failed to parse/resolve), ``verified`` (every method verified and no error
+        outside them), ``failed`` otherwise. ``extra``: ``{"runs": [{"file", "exit_code",
+        "outcome"}], "fallback": bool, "stopped": {file: message}, "outside": [message]}``;
+        ``outside``: verification errors (and non-``correct`` outcomes of the ``/xml``
+        report) of declarations outside the units, e.g. a helper function whose body does
+        not meet its ``ensures``: the whole file is verified, and such an error is never
+        dropped (it makes the job ``failed`` even when every unit verified).
         """
         options = options or {}
         units: dict = options.get("units", {})
         batch = options.get("batch")
         results: dict[str, dict] = {}
-        runs, stopped = [], {}
+        runs, stopped, outside = [], {}, []
         order = ([batch] if batch and options.get("strategy", "batched") == "batched" else []) + \
             list(options.get("separate", []))
         fallback = False
@@ -176,7 +180,8 @@ class Dafny:
             rc_raw = proc.files.get(f + ".rc", b"").decode().strip()
             rc = int(rc_raw) if rc_raw.lstrip("-").isdigit() else None
             xml = proc.files.get(f + ".xml")
-            per, outcome = parse_file_output(text, units.get(f, []), options.get("dialect", "2"), xml, f)
+            per, outcome = parse_file_output(text, units.get(f, []), options.get("dialect", "2"), xml, f,
+                                             outside=outside)
             runs.append({"file": f, "exit_code": rc, "outcome": outcome})
             if outcome.startswith("stopped"):
                 stopped[f] = outcome
@@ -201,11 +206,15 @@ class Dafny:
         goals = GoalCounts(proved=counts["verified"], total=len(goal_results), failed=counts["failed"],
                            timeout=counts["timeout"] + counts["out_of_resource"],
                            unknown=counts["unknown"] + counts["not_run"] + counts["invalid"])
-        extra = {"runs": runs, "fallback": fallback, "stopped": stopped}
+        outside = list(dict.fromkeys(outside))
+        extra = {"runs": runs, "fallback": fallback, "stopped": stopped, "outside": outside}
         msgs = [m for g in goal_results for m in g["messages"][:1]][:20]
         if counts["invalid"] + counts["not_run"] == len(goal_results):
             first = next(iter(stopped.values()), "no method was verified")
             return VerifierResult("invalid", first, goals=goals, goal_results=goal_results, messages=msgs, extra=extra)
+        if outside:
+            return VerifierResult("failed", f"{len(outside)} error(s) outside the check methods: {outside[0]}",
+                                  goals=goals, goal_results=goal_results, messages=(outside + msgs)[:20], extra=extra)
         if counts["verified"] == len(goal_results):
             return VerifierResult("verified", f"{len(goal_results)} method(s) verified", goals=goals,
                                   goal_results=goal_results, extra=extra)
@@ -221,13 +230,18 @@ def Counter_(goal_results: list[dict]) -> dict:
     return c
 
 
-def parse_file_output(text: str, methods: list, dialect: str, xml: bytes | None, path: str) -> tuple[dict, str]:
+def parse_file_output(text: str, methods: list, dialect: str, xml: bytes | None, path: str,
+                      *, outside: list | None = None) -> tuple[dict, str]:
     """Results of one Dafny run on one file.
 
     Args:
         text: the run's combined output; methods: ``[[name, first line, last line], ...]``
         of the file; dialect: ``"2"`` or ``"4"``; xml: the ``/xml`` report (dialect 2) or
-        None; path: the file name as given to Dafny (errors of other files are ignored).
+        None; path: the file name as given to Dafny (errors of other files are ignored);
+        outside: when given, receives ``"<file>(<line>): <message>"`` for every error
+        outside the methods' line ranges and every procedure of the ``/xml`` report that
+        is not one of the methods and whose outcome is not ``correct`` (completed runs
+        only: a stopped run's errors make its methods ``invalid``).
 
     Returns:
         ``({method: {"status", "failure", "messages", "time_s"}}, outcome)`` where
@@ -269,6 +283,8 @@ def parse_file_output(text: str, methods: list, dialect: str, xml: bytes | None,
     # errors by location (Related locations point into the same method's clauses)
     for line, kind, msg in errors:
         n = owner(line)
+        if n is None and kind == "Error" and outside is not None:
+            outside.append(f"{base}({line}): {msg}")
         if n is None or kind != "Error":
             continue
         r = per[n]
@@ -290,14 +306,16 @@ def parse_file_output(text: str, methods: list, dialect: str, xml: bytes | None,
             if m.group(1) in per:
                 per[m.group(1)]["status"] = "out_of_resource"
     if xml is not None:
-        _apply_xml(per, xml)
+        _apply_xml(per, xml, outside, base)
     return per, "completed"
 
 
-def _apply_xml(per: dict, xml: bytes) -> None:
+def _apply_xml(per: dict, xml: bytes, outside: list | None = None, base: str = "") -> None:
     """Dialect 2: fold the per-procedure outcomes of Boogie's ``/xml`` report into the
     results (timeouts, resource outs, durations; an ``errors`` outcome without an error
-    message in the text is the resource-limit case, see the module docstring)."""
+    message in the text is the resource-limit case, see the module docstring). A
+    procedure that is none of the methods (a helper's well-formedness or body) with an
+    outcome other than ``correct`` is appended to ``outside``."""
     try:
         root = ET.fromstring(xml.decode("utf-8-sig", "replace"))
     except ET.ParseError:
@@ -311,6 +329,10 @@ def _apply_xml(per: dict, xml: bytes) -> None:
     for m in root.iter("method"):
         n = by_boogie.get(m.get("name", ""))
         if n is None:
+            concl = m.find("conclusion")
+            oc = concl.get("outcome", "").replace(" ", "").lower() if concl is not None else "none"
+            if oc != "correct" and outside is not None:
+                outside.append(f"{base}: procedure {m.get('name', '?')}: outcome {oc or 'none'}")
             continue
         seen.add(n)
         concl = m.find("conclusion")

@@ -46,21 +46,104 @@ Every name code outside the package uses is re-exported here (``from harness.ben
 import dafny_intent as di; di.load_tasks(...)``), as when this was one module.
 """
 
-from .benchmark import (ADAPTATION, BENCHMARK, CANARIES, CANARY_TASK, CONTAINER_ONLY, DATASETS, DEFAULT_DATASET,
-                        DEFAULT_MODES, MODES, SEEDED, VERIFIER, Context, DafnyIntent, build_job, bundled_candidates,
-                        canaries, compare, context, figures_from_run, gold_candidates, judge, load_published,
-                        report_sections, reproduction_notes, run_notes, smoke_tests, study_results,
-                        verifier_for)
-from .candidates import (FORBIDDEN_ATTRIBUTES, Spec, bundled_spec, helper_closure, integrity_checks, read_candidate,
-                         token_checks)
-from .checks import MAX_HINTS, PAPER_PROBES, Check, adapt_helper, build_files, render_check
-from .dataset import RQ3_JSON, TEST_DIR, is_registry, last_survey, load_tasks, program_files, read_labels, survey
-from .grammar import GRAMMAR, Clause, Decl, Formal, TaskFileError, declarations, lex, parse, to_type
+from .benchmark import (
+                        ADAPTATION,
+                        BENCHMARK,
+                        CANARIES,
+                        CANARY_TASK,
+                        CONTAINER_ONLY,
+                        DATASETS,
+                        DEFAULT_DATASET,
+                        DEFAULT_MODES,
+                        MODES,
+                        SEEDED,
+                        VERIFIER,
+                        WEAKNESSES,
+                        Context,
+                        DafnyIntent,
+                        build_job,
+                        bundled_candidates,
+                        canaries,
+                        compare,
+                        context,
+                        figures_from_run,
+                        gold_candidates,
+                        judge,
+                        load_published,
+                        report_sections,
+                        reproduction_notes,
+                        run_notes,
+                        smoke_tests,
+                        study_results,
+                        verifier_for,
+                        weaknesses,
+)
+from .candidates import (
+                        ALLOWED_ATTRIBUTES,
+                        FORBIDDEN_ATTRIBUTES,
+                        RESERVED_PREFIX,
+                        Spec,
+                        bundled_spec,
+                        grammar_checks,
+                        helper_closure,
+                        integrity_checks,
+                        read_candidate,
+                        token_checks,
+)
+from .checks import (
+                        MAX_HINTS,
+                        PAPER_PROBES,
+                        Check,
+                        adapt_helper,
+                        build_files,
+                        render_check,
+)
+from .dataset import (
+                        RQ3_JSON,
+                        TEST_DIR,
+                        is_registry,
+                        last_survey,
+                        load_tasks,
+                        program_files,
+                        read_labels,
+                        survey,
+)
+from .grammar import (
+                        GRAMMAR,
+                        Clause,
+                        Decl,
+                        Formal,
+                        TaskFileError,
+                        declarations,
+                        lex,
+                        parse,
+                        to_type,
+)
 from .identity import NAME, VERSION
-from .mutants import (ALPHABET, DEFAULT_SEED, INSERT_RANGE, MAX_DRAWS, MUTANTS_PER_TEST, mutants, mutate,
-                      output_key, random_value)
-from .scoring import (AGREEMENT_THRESHOLDS, LABEL_THRESHOLD, PAPER_FINDINGS, UNDECIDED, findings, kit_label,
-                      label_agreement, score, score_checks, scored_records, summarize)
+from .mutants import (
+                        ALPHABET,
+                        DEFAULT_SEED,
+                        INSERT_RANGE,
+                        MAX_DRAWS,
+                        MUTANTS_PER_TEST,
+                        mutants,
+                        mutate,
+                        output_key,
+                        random_value,
+)
+from .scoring import (
+                        AGREEMENT_THRESHOLDS,
+                        LABEL_THRESHOLD,
+                        PAPER_FINDINGS,
+                        UNDECIDED,
+                        findings,
+                        kit_label,
+                        label_agreement,
+                        score,
+                        score_checks,
+                        scored_records,
+                        summarize,
+)
 from .tests import Skipped, Task, TestCase, read_task
 from .values import CHAR, Arr, Char, Tup, Ty, ValueError_, coerce, evaluate, render
 
@@ -71,12 +154,13 @@ __all__ = [
     "read_labels", "is_registry", "program_files", "last_survey", "TEST_DIR", "RQ3_JSON", "gold_candidates",
     "bundled_candidates", "canaries", "CANARIES", "CANARY_TASK", "smoke_tests", "study_results", "verifier_for",
     "build_job", "judge", "compare", "report_sections", "run_notes", "load_published", "figures_from_run",
-    "reproduction_notes",
+    "reproduction_notes", "WEAKNESSES", "weaknesses",
     # parsing, values, test programs
     "GRAMMAR", "TaskFileError", "parse", "lex", "declarations", "to_type", "Decl", "Clause", "Formal", "Ty", "CHAR",
     "Char", "Arr", "Tup", "ValueError_", "evaluate", "coerce", "render", "Task", "TestCase", "Skipped", "read_task",
     # candidates, mutants, check files, scores
-    "Spec", "FORBIDDEN_ATTRIBUTES", "read_candidate", "integrity_checks", "token_checks", "bundled_spec",
+    "Spec", "FORBIDDEN_ATTRIBUTES", "ALLOWED_ATTRIBUTES", "RESERVED_PREFIX", "read_candidate", "integrity_checks",
+    "grammar_checks", "token_checks", "bundled_spec",
     "helper_closure", "MUTANTS_PER_TEST", "MAX_DRAWS", "DEFAULT_SEED", "ALPHABET", "INSERT_RANGE", "mutate",
     "mutants", "random_value", "output_key", "MAX_HINTS", "PAPER_PROBES", "Check", "render_check", "adapt_helper",
     "build_files", "UNDECIDED", "LABEL_THRESHOLD", "AGREEMENT_THRESHOLDS", "PAPER_FINDINGS", "score_checks", "score",

@@ -13,7 +13,15 @@ from .checks import build_files
 from .dataset import TEST_DIR, is_registry, last_survey, load_tasks
 from .identity import NAME, VERSION
 from .mutants import DEFAULT_SEED, MUTANTS_PER_TEST
-from .scoring import LABEL_THRESHOLD, findings, label_agreement, score, score_checks, scored_records, summarize
+from .scoring import (
+    LABEL_THRESHOLD,
+    findings,
+    label_agreement,
+    score,
+    score_checks,
+    scored_records,
+    summarize,
+)
 from .tests import Task
 
 DATASETS = ("dafny-intent",)
@@ -62,6 +70,16 @@ CANARIES = {
     "requires-false": ("requires false\nensures perimeter == 0", ("rejected",)),
     "changed-signature": ("method SquarePerimeter(side: int, k: int) returns (perimeter: int)\n"
                           "  ensures perimeter == k * side", ("rejected",)),
+    # issue 13: helpers are verified, body-less declarations and attributes in any spelling
+    # are rejected, and no candidate name can collide with a check method
+    "lying-helper": ("function Lie(x: int): int\n  ensures Lie(x) == x + 1\n{ x }\n"
+                     "ensures perimeter == Lie(3 * side) - 1 + side - side", ("rejected",)),
+    "bodiless-helper": ("function Oops(x: int): int\n  ensures false\nensures perimeter == 3 * side + Oops(0) * 0",
+                        ("rejected",)),
+    "verify-parenthesised": ("method {:verify (false)} SquarePerimeter(side: int) returns (perimeter: int)\n"
+                             "  ensures perimeter == 3 * side", ("rejected",)),
+    "smoke-collision": ("predicate VkT1Smoke() { true }\npredicate VkT2Smoke() { true }\n"
+                        "predicate VkT3Smoke() { true }\nensures perimeter == 4 * side", ("rejected",)),
 }
 
 
@@ -158,11 +176,22 @@ def judge(job, result) -> tuple[str, str]:
     ``invalid`` when no check method could be verified (the specification does not
     parse or resolve); ``rejected`` when every test is vacuous (the precondition excludes
     all test inputs); ``verified`` when every test's correctness check verified;
-    ``failed`` when one failed; ``timeout`` when none failed but one did not finish."""
+    ``failed`` when one failed; ``timeout`` when none failed but one did not finish (or
+    its smoke check did not fail as it must: ``unguarded``).
+
+    ``rejected`` also when Dafny reports an error outside the check methods
+    (``result.extra["outside"]``: a helper of the candidate or of the task file that does
+    not verify). Rejected, not failed: such a helper is an unproved assumption, which can
+    make any check verify, so the check results are not a measurement of the candidate
+    and must not enter the metrics (as ``{:axiom}``)."""
     if job.reject:
         return "rejected", f"{job.reject} (dafny: {result.verdict}: {result.reason})"
     if result.verdict in ("infra_error", "timeout", "memout", "invalid"):
         return result.verdict, result.reason
+    outside = (getattr(result, "extra", None) or {}).get("outside") or []
+    if outside:
+        return "rejected", ("a declaration outside the check methods does not verify (a helper whose body "
+                            "contradicts its ensures proves anything): " + "; ".join(outside[:3]))
     s = score_checks(job.options.get("checks", []), result.goal_results)
     summary = (f"correctness {s['correct']}/{s['tests']}, completeness "
                + (f"{s['rejected']}/{s['mutants']}" if s["mutants"] else "n/a (no mutant)")
@@ -175,13 +204,15 @@ def judge(job, result) -> tuple[str, str]:
         return "rejected", f"vacuous: the precondition excludes every test input (smoke checks verify); {summary}"
     if s["correct"] == s["tests"]:
         return "verified", summary
-    bad = [p for p in s["per_test"] if p["correct"] != "verified" or p["test"] in s["vacuous"]]
+    bad = [p for p in s["per_test"] if p["correct"] != "verified" or p["test"] in s["vacuous"]
+           or p["test"] in s["unguarded"]]
     if any(p["correct"] == "failed" or p["test"] in s["vacuous"] for p in bad):
         which = ", ".join(f"test {p['test']}: " + ("vacuous" if p["test"] in s["vacuous"] else p["correct"])
                           for p in bad)
         return "failed", f"{summary}; {which}"
-    return "timeout", f"{summary}; correctness undecided for " + ", ".join(f"test {p['test']} ({p['correct']})"
-                                                                            for p in bad)
+    return "timeout", f"{summary}; correctness undecided for " + ", ".join(
+        f"test {p['test']} (" + (f"smoke check {p['smoke']}" if p["test"] in s["unguarded"] else p["correct"]) + ")"
+        for p in bad)
 
 
 # ---------------------------------------------------------------------------------------
@@ -192,7 +223,8 @@ def report_sections(records: list[dict], tasks: list[Task], modes: list[str], *,
     """``report.json`` ``sections``: ``metrics`` (per model), ``labels`` (agreement with the
     human labels per threshold), ``findings`` (the paper's task-level statements; empty for
     a directory of one's own programs), ``coverage`` (programs handled and skipped with
-    reasons), ``mutation`` (seed and discarded draws), ``adaptation``."""
+    reasons), ``mutation`` (seed and discarded draws), ``adaptation``, ``weaknesses``
+    (:func:`weaknesses`)."""
     mseeds = sorted({r["verifier"]["options"].get("mutation_seed") for r in records
                      if r["verifier"]["options"].get("mutation_seed") is not None})
     disc = Counter()
@@ -211,7 +243,45 @@ def report_sections(records: list[dict], tasks: list[Task], modes: list[str], *,
             "mutation": {"seed": mseeds[0] if len(mseeds) == 1 else mseeds, "per_test": MUTANTS_PER_TEST,
                          "discarded": dict(disc), "operators": "paper Section II-A; extensions for other types"},
             "batching": {"jobs_with_fallback": fallback},
-            "adaptation": ADAPTATION["spec"]}
+            "adaptation": ADAPTATION["spec"],
+            "weaknesses": weaknesses(records)}
+
+
+#: Metric-level weaknesses of the paper's design (issue 13), measured with Dafny 2.3 on
+#: the named tasks (tests/test_dafny_integrity.py): reported, not fixed, since the
+#: metrics are the paper's. See docs/dafny-intent.md "Weaknesses".
+WEAKNESSES = [
+    {"name": "over-fitted",
+     "what": "a specification that states the test outputs for the test inputs only scores 1.0/1.0",
+     "example": "task 17: ensures side == 10 ==> perimeter == 40 (and the other two tests)",
+     "measured": "verified, correctness 1.0, completeness 1.0 (15/15)"},
+    {"name": "tuned-to-mutants",
+     "what": "a specification that only rejects what the mutation operators produce scores 1.0/1.0",
+     "example": "task 17: ensures perimeter % 11 == (4 * side) % 11 (shifts of +-1..10); task 261: "
+                "ensures |result| == |a| (sequence mutants insert or drop one element)",
+     "measured": "both verified, correctness 1.0, completeness 1.0"},
+    {"name": "avg_completeness-includes-incorrect",
+     "what": "avg_completeness (the reference script's average) includes incorrect specifications; "
+             "ensures false rejects every mutant",
+     "example": "task 17: ensures false",
+     "measured": "failed, correctness 0.0, completeness 1.0; avg_completeness_if_correct (the paper's rule) "
+                 "excludes it"},
+]
+
+
+def weaknesses(records: list[dict]) -> dict:
+    """Report section ``weaknesses``: the :data:`WEAKNESSES` of the metrics, and per model
+    ``avg_completeness`` next to ``avg_completeness_if_correct`` with the number of
+    incorrect specifications the former averages in (``incorrect_counted``)."""
+    per = {}
+    for model, v in summarize(records).items():
+        rs = [r for r in scored_records(records) if r["candidate"]["model"] == model]
+        ss = [s for s in (score(r) for r in rs) if s is not None]
+        per[model] = {"avg_completeness": v["avg_completeness"],
+                      "avg_completeness_if_correct": v["avg_completeness_if_correct"],
+                      "incorrect_counted": sum(1 for s in ss if s["completeness"] is not None
+                                               and s["completeness_if_correct"] is None)}
+    return {"known": WEAKNESSES, "avg_completeness": per}
 
 
 def run_notes(records: list[dict], modes: list[str]) -> list[str]:

@@ -17,9 +17,11 @@ UNDECIDED = ("timeout", "out_of_resource", "unknown", "not_run", "invalid")
 def score_checks(checks: list[dict], goal_results: list[dict]) -> dict:
     """Correctness and completeness of one (task, candidate) from its per-method results.
 
-    - A test is correct when its ``Correct`` method verified and its ``Smoke`` method did
-      not (a verified smoke check means the precondition excludes the test input or the
-      assumptions are inconsistent: the test is ``vacuous`` and not counted as correct).
+    - A test is correct when its ``Correct`` method verified and its ``Smoke`` method
+      ``failed`` (the expected outcome of ``assert false``). A verified smoke check means
+      the precondition excludes the test input or the assumptions are inconsistent: the
+      test is ``vacuous``; a smoke check that is ``invalid``, timed out or missing proves
+      nothing, and the test is ``unguarded``: neither is counted as correct (fail closed).
     - A mutant is rejected when its method failed with postcondition violations only; a
       mutant whose check timed out, ran out of resources or could not run is not
       rejected (the paper reads only a verification failure as rejection) and is
@@ -28,7 +30,7 @@ def score_checks(checks: list[dict], goal_results: list[dict]) -> dict:
       ``|T2| / |T1|``); ``completeness_if_correct`` is the completeness when every test is
       correct, else None (the paper checks completeness only for correct specifications).
 
-    Returns ``{"tests", "correct", "correctness", "vacuous": [tests], "mutants",
+    Returns ``{"tests", "correct", "correctness", "vacuous": [tests], "unguarded": [tests], "mutants",
     "rejected", "undecided", "completeness", "completeness_if_correct", "per_test":
     [{"test", "correct", "smoke", "mutants": [{"value", "status", "rejected"}]}],
     "probes": [{"test", "value", "status", "accepted"}]}``.
@@ -37,16 +39,18 @@ def score_checks(checks: list[dict], goal_results: list[dict]) -> dict:
     tests = sorted({c["test"] for c in checks})
     per_test, probes = [], []
     correct = rejected = total = undecided = 0
-    vacuous = []
+    vacuous, unguarded = [], []
     for t in tests:
         mine = [c for c in checks if c["test"] == t]
         cc = next(c for c in mine if c["kind"] == "correct")
         sm = next((c for c in mine if c["kind"] == "smoke"), None)
         cs = res.get(cc["method"], {}).get("status", "not_run")
         ss = res.get(sm["method"], {}).get("status", "not_run") if sm else None
-        ok = cs == "verified" and ss != "verified"
+        ok = cs == "verified" and ss == "failed"
         if cs == "verified" and ss == "verified":
             vacuous.append(t)
+        elif cs == "verified" and not ok:
+            unguarded.append(t)
         correct += ok
         muts = []
         for c in mine:
@@ -64,14 +68,19 @@ def score_checks(checks: list[dict], goal_results: list[dict]) -> dict:
     n = len(tests)
     completeness = rejected / total if total else None
     return {"tests": n, "correct": correct, "correctness": correct / n if n else None, "vacuous": vacuous,
-            "mutants": total, "rejected": rejected, "undecided": undecided, "completeness": completeness,
+            "unguarded": unguarded, "mutants": total, "rejected": rejected, "undecided": undecided, "completeness": completeness,
             "completeness_if_correct": completeness if n and correct == n else None,
             "per_test": per_test, "probes": probes}
 
 
 def score(record: dict) -> dict | None:
     """:func:`score_checks` of a result record, or None when the record has no per-method
-    results (rejected/invalid before running, infrastructure errors)."""
+    results (rejected/invalid before running, infrastructure errors), or when the
+    candidate failed an integrity check or Dafny reported an error outside the check
+    methods (its check results measure nothing: they are never averaged in)."""
+    if any(not c.get("ok", True) for c in record.get("checks") or []) \
+            or (record["verifier"].get("extra") or {}).get("outside"):
+        return None
     checks = record["verifier"]["options"].get("checks")
     if not checks or not record.get("goal_results"):
         return None
