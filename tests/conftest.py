@@ -141,18 +141,32 @@ def engine_image():
     return get
 
 
-@pytest.fixture(scope="session")
-def ntp4vc_fetched(tmp_path_factory):
-    """The ``ntp4vc`` dataset fetched offline (every file sha256-checked) from the mirrors of
-    ``VERIKIT_DATA_MIRRORS``; skips when it is unset or no mirror holds the files."""
+def fetch_from_mirror(name: str, tmp_path_factory):
+    """Registry dataset ``name`` fetched offline (every file sha256-checked) from the mirrors
+    of ``VERIKIT_DATA_MIRRORS`` into a fresh cache; skips when it is unset or no mirror holds
+    the files."""
     from harness import datasets
 
     if not os.environ.get("VERIKIT_DATA_MIRRORS"):
-        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the NTP4VC files come from the data mirror")
+        pytest.skip(f"VERIKIT_DATA_MIRRORS is not set: the {name} files come from the data mirror "
+                    "(../shared/data beside the checkout)")
     try:
-        return datasets.fetch("ntp4vc", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
+        return datasets.fetch(name, data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
     except datasets.DatasetUnavailable as exc:
-        pytest.skip(f"no mirror in VERIKIT_DATA_MIRRORS holds the ntp4vc files: {exc}")
+        pytest.skip(f"no mirror in VERIKIT_DATA_MIRRORS holds the {name} files: {exc}")
+
+
+@pytest.fixture(scope="session")
+def ntp4vc_fetched(tmp_path_factory):
+    """The ``ntp4vc`` dataset from the mirror (:func:`fetch_from_mirror`)."""
+    return fetch_from_mirror("ntp4vc", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def osvbench_fetched(tmp_path_factory):
+    """The ``osvbench`` dataset from the mirror (:func:`fetch_from_mirror`): tasks, prompts,
+    the published specs and the recorded Hyperkernel log."""
+    return fetch_from_mirror("osvbench", tmp_path_factory)
 
 
 @pytest.fixture(scope="session")

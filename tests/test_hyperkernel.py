@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import subprocess
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from harness import datasets, registry
+from harness import registry
 from harness.benchmarks import osvbench
 from harness.model import Limits, ProcResult, Verifier, termination
 from harness.verifiers import hyperkernel as hk
@@ -28,14 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def fetched(tmp_path_factory):
-    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
-        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the recorded Hyperkernel log of the osvbench dataset "
-                    "(../shared/data beside the checkout) is needed")
-    try:
-        return datasets.fetch("osvbench", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
-    except datasets.DatasetUnavailable as exc:
-        pytest.skip(f"no mirror in VERIKIT_DATA_MIRRORS holds the osvbench files: {exc}")
+def fetched(osvbench_fetched):
+    return osvbench_fetched
 
 
 @pytest.fixture(scope="module")

@@ -28,14 +28,8 @@ PUBLISHED = ROOT / "results" / "published" / "osvbench.json"
 
 
 @pytest.fixture(scope="module")
-def fetched(tmp_path_factory):
-    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
-        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror (../shared/data beside "
-                    "the checkout) is needed for the OSVBench tests")
-    try:
-        return datasets.fetch("osvbench", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
-    except datasets.DatasetUnavailable as exc:
-        pytest.skip(f"no mirror in VERIKIT_DATA_MIRRORS holds the osvbench files: {exc}")
+def fetched(osvbench_fetched):
+    return osvbench_fetched
 
 
 @pytest.fixture(scope="module")

@@ -13,12 +13,11 @@ exact recorded spec modules (anything else fails the test).
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 
 import pytest
 
-from harness import datasets, registry
+from harness import registry
 from harness.benchmarks import osvbench
 from harness.executor import Executor
 from harness.model import GOLD, Candidate, Limits, ProcResult, sha256_text
@@ -32,14 +31,8 @@ IDS = ["0", "7", "9", "13", "24", "121", "137", "141"]  # pass, AssertionError, 
 
 
 @pytest.fixture(scope="module")
-def fetched(tmp_path_factory):
-    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
-        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the recorded Hyperkernel log of the osvbench dataset "
-                    "(../shared/data beside the checkout) is needed")
-    try:
-        return datasets.fetch("osvbench", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
-    except datasets.DatasetUnavailable as exc:
-        pytest.skip(f"no mirror in VERIKIT_DATA_MIRRORS holds the osvbench files: {exc}")
+def fetched(osvbench_fetched):
+    return osvbench_fetched
 
 
 @pytest.fixture(scope="module")
