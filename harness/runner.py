@@ -31,7 +31,7 @@ from . import __version__, datasets, predictions as predictions_mod, registry, t
 from .executor import Executor
 from .model import Benchmark, Limits, Reproduction
 from .report import build_report, canary_results, print_summary
-from .results import ROOT, SCHEMA_VERSION, RecordLog, ResultCache, load_records, write_json_atomic, write_text_atomic
+from .results import ROOT, SCHEMA_VERSION, RecordLog, ResultCache, write_json_atomic, write_text_atomic
 from .sandbox import SandboxError
 
 
@@ -204,7 +204,12 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
     """
     console = console or Console(stderr=True)
     started = _now()
-    plan = _plan(opts, console)
+    report, manifest, code, _ = _execute(opts, console, started, _plan(opts, console))
+    return report, manifest, code
+
+
+def _execute(opts: RunOptions, console: Console, started: str, plan: _Plan) -> tuple[dict, dict, int, list[dict]]:
+    """The run of ``plan`` in its sandbox: :func:`run`'s result plus the run's records."""
     bench = plan.bench
     image = None
     try:
@@ -250,7 +255,8 @@ def _jobs(opts: RunOptions, plan: _Plan, probed, verifier) -> tuple[list, dict]:
     return jobs, expected
 
 
-def _run_in(opts: RunOptions, console: Console, started: str, plan: _Plan, sandbox, image) -> tuple[dict, dict, int]:
+def _run_in(opts: RunOptions, console: Console, started: str, plan: _Plan, sandbox,
+            image) -> tuple[dict, dict, int, list[dict]]:
     bench, verifier = plan.bench, plan.verifier
     probed = toolchains.probe(verifier.toolchain, sandbox, flavor="host" if opts.sandbox == "host" else "debian")
     shared = verifier.prepare(sandbox, probed)
@@ -313,7 +319,7 @@ def _run_in(opts: RunOptions, console: Console, started: str, plan: _Plan, sandb
     print_summary(report, console)
     console.print(f"jobs: {stats['jobs']} (ran {stats['ran']}, cached {stats['cached']}, resumed {stats['resumed']},"
                   f" infra errors {stats['infra_error']}); wrote {opts.out}/run.json, records.jsonl, report.json")
-    return report, manifest, code
+    return report, manifest, code, records
 
 
 def _manifest(opts: RunOptions, started: str, plan: _Plan, status: str, stats: dict) -> dict:
@@ -373,10 +379,9 @@ def reproduce(opts: RunOptions, console: Console | None = None) -> tuple[Reprodu
     if modes:
         opts.modes = list(modes)
         opts.predictions = None
-        report, manifest, code = run(opts, console)
-        fetched = open_dataset(bench, opts.dataset, opts.data_dir)
-        records = load_records(opts.out / "records.jsonl")
-        rep = bench.reproduce(fetched, {"report": report, "records": records, "tasks": bench.load_tasks(fetched)})
+        plan = _plan(opts, console)
+        report, manifest, code, records = _execute(opts, console, _now(), plan)
+        rep = bench.reproduce(plan.fetched, {"report": report, "records": records, "tasks": plan.all_tasks})
     else:
         started = _now()
         opts.modes = ["reproduce"]
