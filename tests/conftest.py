@@ -163,6 +163,17 @@ def ntp4vc_fetched(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def dafny_intent_fetched(tmp_path_factory):
+    """The ``dafny-intent`` dataset fetched offline from the mirrors; skips only when
+    ``VERIKIT_DATA_MIRRORS`` is unset (a mirror that lacks a file is an error here)."""
+    from harness import datasets
+
+    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
+        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror is needed")
+    return datasets.fetch("dafny-intent", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
+
+
+@pytest.fixture(scope="session")
 def osvbench_fetched(tmp_path_factory):
     """The ``osvbench`` dataset from the mirror (:func:`fetch_from_mirror`): tasks, prompts,
     the published specs and the recorded Hyperkernel log."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,10 +37,8 @@ TIMING = ("timings", "finished_at")
 
 
 @pytest.fixture(scope="module")
-def fetched(tmp_path_factory):
-    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
-        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror is needed")
-    return datasets.fetch("dafny-intent", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
+def fetched(dafny_intent_fetched):
+    return dafny_intent_fetched
 
 
 @pytest.fixture(scope="module")

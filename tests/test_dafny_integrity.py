@@ -16,7 +16,6 @@ import os
 
 import pytest
 
-from harness import datasets
 from harness.benchmarks import dafny_intent as di
 from harness.model import Candidate
 
@@ -65,11 +64,8 @@ WEAKNESSES = {
 
 
 @pytest.fixture(scope="module")
-def tasks(tmp_path_factory):
-    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
-        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror is needed")
-    f = datasets.fetch("dafny-intent", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
-    return {t.task_id: t for t in di.load_tasks(f)}
+def tasks(dafny_intent_fetched):
+    return {t.task_id: t for t in di.load_tasks(dafny_intent_fetched)}
 
 
 # ------------------------------------------------------------------ without an engine

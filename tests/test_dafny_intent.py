@@ -4,13 +4,11 @@ labels. The checks that need Dafny are in tests/test_dafny_container.py."""
 
 from __future__ import annotations
 
-import os
 import random
 from decimal import Decimal
 
 import pytest
 
-from harness import datasets
 from harness.benchmarks import dafny_intent as di
 from harness.benchmarks.dafny_intent import Arr, Char, Ty
 
@@ -18,10 +16,8 @@ INT, SEQI = Ty("int"), Ty("seq", (Ty("int"),))
 
 
 @pytest.fixture(scope="module")
-def fetched(tmp_path_factory):
-    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
-        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror is needed")
-    return datasets.fetch("dafny-intent", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
+def fetched(dafny_intent_fetched):
+    return dafny_intent_fetched
 
 
 @pytest.fixture(scope="module")

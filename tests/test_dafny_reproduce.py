@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 from pathlib import Path
 
 import pytest
 
-from harness import datasets
 from harness.benchmarks import dafny_intent as di
 from harness.model import Candidate, ProcResult
 from harness.verifiers.dafny import Dafny
@@ -29,11 +27,8 @@ pytestmark = pytest.mark.recorded
 
 
 @pytest.fixture(scope="module")
-def tasks(tmp_path_factory):
-    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
-        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror is needed")
-    fetched = datasets.fetch("dafny-intent", data_dir=tmp_path_factory.mktemp("verikit-data"), offline=True)
-    return {t.task_id: t for t in di.load_tasks(fetched)}
+def tasks(dafny_intent_fetched):
+    return {t.task_id: t for t in di.load_tasks(dafny_intent_fetched)}
 
 
 def _recorded(name: str):
