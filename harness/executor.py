@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable
 
-from .model import Job, Limits, ProcResult, VerifierResult, sha256_text, termination  # noqa: F401  (Job, sha256_text re-exported)
+from .model import Job, Limits, ProcResult, VerifierResult, termination
 from .results import SCHEMA_VERSION, RecordLog, ResultCache
 from .sandbox import SandboxError
 from .toolchains import ProbedToolchain

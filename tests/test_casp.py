@@ -18,7 +18,8 @@ import pytest
 from rich.console import Console
 
 from harness.benchmarks import Candidate, casp
-from harness.executor import Executor, sha256_text
+from harness.executor import Executor
+from harness.model import sha256_text
 from harness.results import RecordLog, ResultCache, validate
 from harness.runner import RunOptions, run
 from harness.sandbox import Limits

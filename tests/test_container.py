@@ -15,7 +15,8 @@ import time
 import pytest
 
 from harness import toolchains
-from harness.executor import Executor, Job, sha256_text
+from harness.executor import Executor
+from harness.model import Job, sha256_text
 from harness.results import RecordLog, validate
 from harness.sandbox import Limits, SandboxError
 from harness.sandbox.container import ContainerSandbox, connect

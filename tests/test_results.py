@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from harness.executor import Executor, Job, sha256_text
+from harness.executor import Executor
+from harness.model import Job, sha256_text
 from harness.results import (
     RecordLog,
     ResultCache,
