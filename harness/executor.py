@@ -197,7 +197,7 @@ class Executor:
             "goals": result.goals.to_json() if result and result.goals else None,
             "goal_results": result.goal_results if result else [],
             "vacuous": result.vacuous if result else [],
-            "checks": job.checks,
+            "checks": job.checks + (result.checks if result else []),
             "verifier": {
                 "name": self.verifier.name, "argv": list(argv), "options": job.options,
                 "exit_code": proc.returncode if proc is not None else None,

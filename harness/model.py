@@ -165,7 +165,13 @@ class VerifierResult:
             goal that was not proved.
         vacuous: names of smoke tests that failed (the contract or code is inconsistent).
         messages: error/warning lines worth showing (with file:line when the tool gives it).
-        extra: tool-specific details (e.g. counts of Terminating/Unreachable goals).
+        extra: tool-specific details (e.g. counts of Terminating/Unreachable goals);
+            recorded. The benchmark's judge may add what it establishes from the tool's
+            output (e.g. CASP's ``termination``).
+        artifacts: what the tool produced for the benchmark's judge to read (e.g.
+            Frama-C's view of the verified file as a dict); not recorded.
+        checks: integrity checks made on the tool's output by the benchmark's judge,
+            ``[{"name", "ok", "detail"}]``; recorded after the job's own checks.
     """
 
     verdict: str
@@ -175,6 +181,8 @@ class VerifierResult:
     vacuous: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     extra: dict = field(default_factory=dict)
+    artifacts: dict = field(default_factory=dict)
+    checks: list[dict] = field(default_factory=list)
 
 
 def termination(proc: ProcResult, tool: str) -> VerifierResult | None:
@@ -451,7 +459,12 @@ class Benchmark(ABC):
 
     @abstractmethod
     def judge(self, job: Job, result: VerifierResult) -> tuple[str, str]:
-        """Final ``(verdict, reason)`` from the verifier's reading and the job's checks."""
+        """Final ``(verdict, reason)`` from the verifier's reading and the job's checks.
+
+        A judge that checks the tool's output (e.g. Frama-C's view of the file in
+        ``result.artifacts``) appends those checks to ``result.checks`` and its findings
+        to ``result.extra``; both are recorded with the verdict (the job itself, whose
+        key is its identity, is never changed)."""
 
     # ---- images
 

@@ -166,10 +166,12 @@ def test_spec_from_code_gold_contract_passes_checks(casp_tasks):
     t = casp_tasks["01_57"]
     j = job(t, t.contract + "\n" + t.code, "spec-from-code")
     assert j.precheck is None
-    assert {c["name"]: c["ok"] for c in j.checks} == {
-        "body-unchanged": True, "contract-not-trivial": True, "requires-not-false": True, "no-admit": True,
-        "no-preprocessor-directives": True, "no-contract-on-declaration": True}
+    assert {c["name"]: c["ok"] for c in j.checks} == {"body-unchanged": True}  # the rest: on Frama-C's view
     assert j.files["candidate.c"] == t.gold
+    assert j.files["region.c"] == t.contract + "\n"  # the candidate's own text, for the preprocessor check
+    assert j.files["task.c"] == t.prelude + t.code + "\n"  # the fixed part: the function without a contract
+    assert j.files["havoc.c"].endswith("int divmult(int a, int b) { int vk_havoc_result; return vk_havoc_result; }\n")
+    assert j.options["function"] == "divmult"
 
 
 def test_spec_from_code_body_changed_is_rejected(casp_tasks):
@@ -191,27 +193,11 @@ def test_spec_from_code_reformatted_body_with_comments_is_accepted(casp_tasks):
     assert "assert b != 0" not in j.files["candidate.c"]
 
 
-@pytest.mark.parametrize("contract, failed", [
-    ("/*@ assigns \\nothing; */", "contract-not-trivial"),
-    ("/*@ requires \\true;\n    ensures \\true; */", "contract-not-trivial"),
-    ("/*@ requires \\false;\n    ensures \\result == a; */", "requires-not-false"),
-    ("/*@ requires b != 0;\n  requires false;\n  ensures \\result == a; */", "requires-not-false"),
-    ("/*@ requires b != 0; ensures \\result == a; */\n//@ admit \\false;", "no-admit"),
-])
-def test_spec_from_code_bad_contracts_are_rejected(casp_tasks, contract, failed):
-    t = casp_tasks["01_57"]
-    j = job(t, contract + "\n" + t.code, "spec-from-code")
-    assert j.precheck is not None and j.precheck[0] == "rejected", j.checks
-    assert failed in j.precheck[1]
-    assert check(j, failed)["ok"] is False
-
-
 def test_spec_from_code_contract_only_output_is_accepted(casp_tasks):
     t = casp_tasks["01_57"]
     j = job(t, t.contract, "spec-from-code")
     assert j.precheck is None
-    assert check(j, "body-unchanged") == {"name": "body-unchanged", "ok": True,
-                                          "detail": "contract only; task's function used"}
+    assert j.checks == []
     assert j.files["candidate.c"] == t.gold
 
 
@@ -233,8 +219,10 @@ def test_spec_from_code_unlexable_candidate_is_invalid(casp_tasks):
 def test_spec_from_code_struct_return_type(casp_tasks):
     t = casp_tasks["05_125"]
     j = job(t, t.contract + "\n" + t.code, "spec-from-code")
-    assert j.precheck is None and check(j, "contract-not-trivial")["ok"]
+    assert j.precheck is None
     assert j.files["candidate.c"] == t.gold
+    assert "struct maybeBool noneBool () { struct maybeBool vk_havoc_result; return vk_havoc_result; }" \
+        in j.files["havoc.c"]
 
 
 def test_spec_from_code_comment_between_contract_and_function(casp_tasks):
@@ -255,20 +243,22 @@ def test_code_from_spec_keeps_the_tasks_contract_verbatim(casp_tasks):
     assert check(j, "contract-unchanged")["ok"] is True
     assert j.files["candidate.c"] == t.prelude + t.contract + "\n" + code + "\n"
     assert relaid not in j.files["candidate.c"]
+    assert j.files["region.c"] == code + "\n"
+    assert j.files["task.c"] == t.prelude + t.contract + "\nint max_abs(int x, int y);\n"
+    assert "havoc.c" not in j.files
 
 
 def test_code_from_spec_code_only(casp_tasks):
     t = casp_tasks["01_57"]
     j = job(t, "// my solution\n" + t.code + "\n// end\n", "code-from-spec")
     assert j.precheck is None
-    assert check(j, "contract-unchanged")["detail"] == "no contract; task's used"
-    assert j.files["candidate.c"] == "// my solution\n" + t.contract + "\n" + t.code + "\n"
+    assert j.checks == []
+    # what the candidate writes after the function (helpers, comments) stays in the file
+    assert j.files["candidate.c"] == "// my solution\n" + t.contract + "\n" + t.code + "\n// end\n\n"
 
 
 @pytest.mark.parametrize("output, failed", [
     ("/*@ requires b != 0;\n    assigns \\nothing;\n    ensures \\result == a; */\n", "contract-unchanged"),
-    ("/*@ axiomatic C { axiom c: \\false; } */\nint unused;\n", "no-axiom-or-admit"),
-    ("/*@ axiomatic C { logic integer z; } */\nint unused;\n", "no-axiom-or-admit"),
     # right before the function the block is read as its contract: rejected as changed
     ("/*@ axiomatic C { axiom c: \\false; } */\n", "contract-unchanged"),
 ])
@@ -277,12 +267,6 @@ def test_code_from_spec_changed_contract_or_axiom_is_rejected(casp_tasks, output
     j = job(t, output + t.code, "code-from-spec")
     assert j.precheck[0] == "rejected", j.checks
     assert failed in j.precheck[1]
-
-
-def test_code_from_spec_admit_in_body_is_rejected(casp_tasks):
-    t = casp_tasks["01_57"]
-    j = job(t, "int divmult(int a, int b)\n{\n  //@ admit \\false;\n  return 0;\n}\n", "code-from-spec")
-    assert j.precheck[0] == "rejected" and "admit" in j.precheck[1]
 
 
 def test_code_from_spec_missing_function_is_invalid(casp_tasks):
@@ -317,20 +301,24 @@ def test_canaries_expected_verdicts(casp_tasks):
     assert {m: e for m, (_, e) in sfc.items()} == {
         "canary:gold-contract": ("verified",), "canary:requires-false": ("rejected",),
         "canary:inconsistent-requires": ("rejected",), "canary:no-ensures": ("rejected",),
-        "canary:body-changed": ("rejected",)}
+        "canary:body-changed": ("rejected",), "canary:vacuous-in-disguise": ("rejected",),
+        "canary:vacuous-predicate": ("rejected",), "canary:dead-behavior": ("rejected",),
+        "canary:axiom": ("rejected",), "canary:preprocessor": ("rejected",)}
     cfs = {c.model: (c, exp) for c, exp in casp.canaries(tasks, "code-from-spec")}
     assert {m: e for m, (_, e) in cfs.items()} == {
         "canary:gold-code": ("verified",), "canary:contract-changed": ("rejected",),
-        "canary:axiom": ("rejected",), "canary:admit": ("rejected",), "canary:wrong-code": ("failed",)}
+        "canary:axiom": ("rejected",), "canary:admit": ("rejected",), "canary:wrong-code": ("failed",),
+        "canary:non-termination": ("failed",), "canary:exit": ("rejected",),
+        "canary:trusted-declaration": ("rejected",), "canary:preprocessor": ("rejected",),
+        "canary:signature": ("rejected",)}
     for mode, table in (("spec-from-code", sfc), ("code-from-spec", cfs)):
         for model, (c, expected) in table.items():
             assert c.task_id == casp.CANARY_TASK == "01_57" and c.origin == "canary"
             j = casp.build_job(casp_tasks["01_57"], c, mode, OPTIONS, DS)
-            if model in ("canary:gold-contract", "canary:gold-code", "canary:inconsistent-requires",
-                         "canary:wrong-code"):
-                assert j.precheck is None, model  # only the real tool can tell
-            else:
+            if model in ("canary:body-changed", "canary:contract-changed"):
                 assert j.precheck is not None and j.precheck[0] == expected[0], model
+            else:
+                assert j.precheck is None, model  # judged on Frama-C's view and WP
 
 
 # --- real Frama-C -----------------------------------------------------------------------------
@@ -341,7 +329,7 @@ def _run_jobs(fc, jobs, tmp_path, name="records.jsonl"):
                   parallel=2, cache=ResultCache(tmp_path / "cache"))
     log = RecordLog(tmp_path / name)
     try:
-        recs = ex.run(jobs, log, casp.judge)
+        recs = ex.run(jobs, log, casp.BENCHMARK.judge)
     finally:
         log.close()
     for r in recs:
@@ -388,9 +376,7 @@ def test_spec_from_code_run_on_the_canary_task(casp_tasks, framac_host, isolated
     report, _, code = _run(tmp_path, modes=["spec-from-code"], task_ids=["01_57"])
     assert report["canaries"]["ok"] is True
     got = {x["model"]: x["verdict"] for x in report["canaries"]["results"]}
-    assert got == {"canary:gold-contract": "verified", "canary:requires-false": "rejected",
-                   "canary:inconsistent-requires": "rejected", "canary:no-ensures": "rejected",
-                   "canary:body-changed": "rejected"}
+    assert got == {c.model: exp[0] for c, exp in casp.canaries([casp_tasks["01_57"]], "spec-from-code")}
     assert code == 0
 
 
@@ -462,13 +448,17 @@ def test_spec_from_code_header_cannot_redefine_the_tasks_code(casp_tasks, framac
     assert rec["verdict"] != "verified", rec["reason"]
 
 
-def test_precondition_only_contract_is_a_safety_contract(casp_tasks):
-    """CASP's own gold pair 02_12 has only a requires clause (a safety contract: it makes
-    the RTE goals provable); such a contract is not trivial."""
-    t = casp_tasks["01_57"]
-    j = job(t, "/*@ requires b != 0;\n    ensures \\true; */\n" + t.code, "spec-from-code")
-    assert j.precheck is None
-    assert check(j, "contract-not-trivial")["ok"] is True
-    gold = casp_tasks["02_12"]
-    j = job(gold, gold.contract + "\n" + gold.code, "spec-from-code")
-    assert j.precheck is None, j.checks
+@pytest.mark.realtool
+def test_precondition_only_contract_is_vacuous(casp_tasks, framac_host, tmp_path):
+    """A contract with requires but no ensures states nothing about the result: rejected
+    in spec-from-code, even CASP's own gold contract of 02_12 (a safety contract that
+    only makes the RTE goals provable); the record says why."""
+    t, gold = casp_tasks["01_57"], casp_tasks["02_12"]
+    opts = framac_host.options(smoke=True, wp_timeout_s=10)
+    jobs = [casp.build_job(t, cand("01_57", "/*@ requires b != 0;\n    requires b != -1; */\n" + t.code),
+                           "spec-from-code", opts, DS),
+            casp.build_job(gold, cand("02_12", gold.contract + "\n" + gold.code), "spec-from-code", opts, DS)]
+    for rec in _run_jobs(framac_host, jobs, tmp_path):
+        assert rec["verdict"] == "rejected", rec["reason"]
+        assert "the contract has no ensures clause" in rec["reason"]
+        assert {c["name"]: c["ok"] for c in rec["checks"]}["not-vacuous"] is False

@@ -114,7 +114,7 @@ def test_same_text_runs_the_tool_once(first_run, framac_host):
         assert r["verdict"] == "verified", r["reason"]
         assert r["attempts"] == 1
         assert r["goals"]["proved"] == r["goals"]["total"] > 0
-        assert r["verifier"]["argv"][0] == "frama-c" and r["verifier"]["exit_code"] == 0
+        assert r["verifier"]["argv"][:2] == ["sh", "verikit_framac_job.sh"] and r["verifier"]["exit_code"] == 0
         assert r["toolchain"]["fingerprint"] == tc.fingerprint
     assert len(first_run["seen"]) == 2
     on_disk = load_records(first_run["log"])

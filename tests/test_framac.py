@@ -28,7 +28,8 @@ from harness.sandbox.local import HostSandbox
 from harness.model import termination
 from harness.registry import verifier as get_verifier
 from harness.verifiers import VERDICTS
-from harness.verifiers.framac import PAPER_OPTIONS, REPORT, SOURCE, WHY3CONF, FramaC, parse_version
+from harness.verifiers.framac import (DRIVER, HAVOC_TIMEOUT_S, PAPER_OPTIONS, REPORT, SOURCE, WHY3CONF, FramaC,
+                                      parse_version)
 
 # --------------------------------------------------------------------------------------
 # Part A: recorded Frama-C 30 logs of the CASP study
@@ -249,7 +250,7 @@ def test_prepare_detects_installed_provers(fc):
 def test_command_line_has_the_paper_options(fc):
     opts = fc.framac.options(fc.probed, smoke=False)
     argv, env, collect = fc.framac.command(opts)
-    assert argv[0] == "frama-c" and argv[-1] == SOURCE
+    assert argv[:2] == ["sh", DRIVER] and argv[-1] == SOURCE  # the driver execs frama-c with the rest
     assert "-wp" in argv and "-wp-rte" in argv
     pairs = dict(zip(argv, argv[1:]))
     assert pairs["-wp-steps"] == "500000"
@@ -264,8 +265,11 @@ def test_command_line_has_the_paper_options(fc):
     if shutil.which("alt-ergo") is None:
         assert opts["provers_missing"] == ["alt-ergo"]
         assert "alt-ergo" not in pairs["-wp-prover"]
-    assert env == {"WHY3CONFIG": WHY3CONF}
-    assert collect == [REPORT]
+    assert env["WHY3CONFIG"] == WHY3CONF
+    havoc = env["VERIKIT_HAVOC_ARGS"].split()  # the vacuity run: ensures only, short limit, no RTE
+    assert havoc[:1] == ["-wp"] and "-wp-prop=@ensures" in havoc and "-wp-rte" not in havoc
+    assert dict(zip(havoc, havoc[1:]))["-wp-timeout"] == str(HAVOC_TIMEOUT_S)
+    assert collect[0] == REPORT and set(collect) >= {"view.json", "task-view.json", "region.i", "havoc.log"}
     assert opts["framac_version"] == fc.probed.versions["frama-c"]
 
 

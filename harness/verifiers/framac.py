@@ -9,7 +9,14 @@ CASP source files": Frama-C 30.0 WP + RTE, provers Z3 4.8.12, Alt-Ergo 2.6.0, CV
             [-wp-smoke-tests] FILE.c
 
 with ``WHY3CONFIG`` pointing at a ``why3.conf`` produced by ``why3 config detect`` in the
-same sandbox (:meth:`FramaC.prepare`). Provers that the sandbox does not have are left
+same sandbox (:meth:`FramaC.prepare`). The command runs through the job driver
+``drivers/framac_job.sh`` with ``-load-script drivers/framac_view.ml``: from the same
+parse that WP verifies, Frama-C writes its own view of the file (functions, types,
+contracts, bodies, calls, loops, user annotations, global annotations) to ``view.json``;
+when the benchmark ships them, the driver also preprocesses the candidate's own text
+(``region.c``), writes the view of the task's fixed part (``task.c``) and runs WP on the
+ensures clauses of a do-nothing body (``havoc.c``). :meth:`FramaC.parse` hands these to
+the benchmark's judge in ``VerifierResult.artifacts``. Provers that the sandbox does not have are left
 out of ``-wp-prover`` and the omission is recorded (drift from the pins).
 
 Output parsing understands both log dialects:
@@ -29,8 +36,11 @@ to split off the smoke tests.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import shlex
+from pathlib import Path
 
 from ..model import GoalCounts, Limits, ProcResult, VerifierResult
 
@@ -40,8 +50,23 @@ SOURCE = "candidate.c"
 REPORT = "wp-report.json"
 #: Version of this module's command line and parser; part of every job key, so results
 #: cached under an older reading of the output are never reused. Bump on any change.
-MODULE_VERSION = "1"
+MODULE_VERSION = "2"
 WHY3CONF = "why3.conf"
+#: Job file names of the driver and of Frama-C's view script, and their package sources.
+DRIVER = "verikit_framac_job.sh"
+VIEW_SCRIPT = "verikit_framac_view.ml"
+_DRIVERS = Path(__file__).resolve().parent / "drivers"
+_SHIPPED = {DRIVER: _DRIVERS / "framac_job.sh", VIEW_SCRIPT: _DRIVERS / "framac_view.ml"}
+#: Files the driver may write: Frama-C's views, the preprocessed candidate text, the
+#: do-nothing-body WP log.
+VIEW, TASK_VIEW, HAVOC_LOG = "view.json", "task-view.json", "havoc.log"
+#: The driver's preprocessor outputs of the candidate's own text (see the driver).
+REGION_PP = {"comments": "region.i", "no_comments": "region-nc.i", "tokens": "region-tok.i"}
+REGION_ERR = "region.err"
+#: WP options of the do-nothing-body (vacuity) run: seconds per goal. A trivially true
+#: ensures is proved by Qed or a prover in milliseconds; the short limit bounds the cost
+#: of the many that are not.
+HAVOC_TIMEOUT_S = 2
 
 #: WP options of the CASP paper (steps per goal, seconds per goal, provers in pin order).
 PAPER_OPTIONS = {"wp_steps": 500000, "wp_timeout_s": 60, "provers": ["alt-ergo", "z3", "cvc4"], "rte": True}
@@ -52,6 +77,7 @@ _GOAL25 = re.compile(r"^\[wp\] \[([^\]]+)\] Goal (\S+)(?: : (\w+))?(.*)$")
 _SMOKE = re.compile(r"^\[wp\] \[(Passed|Failed)\] Smoke-test (\S+)")
 _GOAL30 = re.compile(r"^\[wp\] \[(Timeout|Failed|Unknown|Stepout|Unsuccess|Doomed|Unreachable)\] (typed_\S+)(.*)$")
 _REQUIRES_SMOKE = re.compile(r"_wp_smoke_\w*requires")
+_NO_GOAL = "[wp] Warning: No goal generated"  # WP's whole output when there is nothing to prove
 _PROVER_LINE = re.compile(r"^\s+([A-Za-z][\w .+-]*?):\s+(\w+)")
 _ERROR = re.compile(r"^\[(kernel|wp|rte)[^\]]*\].*(error|Error|Failure|aborted|Warning|\.c:\d+:\s*$)", re.M)
 _LOCATED = re.compile(r"(?:^|\s)(\S+\.c):(\d+):")
@@ -76,11 +102,12 @@ class FramaC:
         returns ``{"why3.conf": bytes}`` to ship with every job (empty dict when why3 is
         missing: Frama-C then proves with Qed only and the drift is recorded).
         """
+        shipped = {name: path.read_bytes() for name, path in _SHIPPED.items()}
         if probed.versions.get("why3") is None:
-            return {}
+            return shipped
         res = sandbox.run(["why3", "config", "detect"], env={"WHY3CONFIG": WHY3CONF},
                           collect=[WHY3CONF], limits=Limits(wall_s=120))
-        return {WHY3CONF: res.files[WHY3CONF]} if WHY3CONF in res.files else {}
+        return {**shipped, WHY3CONF: res.files[WHY3CONF]} if WHY3CONF in res.files else shipped
 
     def options(self, probed, *, smoke: bool, cpus: int = 1, **overrides) -> dict:
         """The WP options for a job: paper options, provers present in ``probed``.
@@ -88,7 +115,8 @@ class FramaC:
         Returns:
             dict with ``wp_steps``, ``wp_timeout_s``, ``provers`` (present ones, pin order),
             ``provers_missing``, ``rte``, ``smoke_tests``, ``wp_par``, ``framac_version``,
-            ``verifier_module`` (this module's version, so the job key changes with it).
+            ``verifier_module`` (this module's version), ``driver_sha256`` (the driver and
+            view script), so the job key changes with any of them.
         """
         opts = dict(PAPER_OPTIONS, **overrides)
         versions = probed.versions
@@ -98,15 +126,20 @@ class FramaC:
         opts["wp_par"] = cpus
         opts["framac_version"] = versions.get("frama-c")
         opts["verifier_module"] = f"{NAME}/{MODULE_VERSION}"
+        opts["driver_sha256"] = hashlib.sha256(b"".join(p.read_bytes() for p in _SHIPPED.values())).hexdigest()
         return opts
 
     def command(self, options: dict) -> tuple[list[str], dict[str, str], list[str]]:
-        """Build the command for ``candidate.c`` in the job's scratch directory.
+        """Build the command for ``candidate.c`` in the job's scratch directory: the
+        driver, then Frama-C's arguments.
 
         Returns:
-            (argv, env, files to collect).
+            (argv, env, files to collect). ``env`` carries ``WHY3CONFIG`` and the
+            do-nothing-body run's arguments (``VERIKIT_HAVOC_ARGS``: WP on ``@ensures``
+            only, of ``options["function"]`` when given, the same provers,
+            :data:`HAVOC_TIMEOUT_S` per goal, no RTE).
         """
-        argv = ["frama-c", "-wp"]
+        argv = ["sh", DRIVER, "-wp"]
         if options.get("rte", True):
             argv.append("-wp-rte")
         if options["provers"]:
@@ -119,7 +152,16 @@ class FramaC:
         if options.get("smoke_tests"):
             argv.append("-wp-smoke-tests")
         argv.append(SOURCE)
-        return argv, {"WHY3CONFIG": WHY3CONF}, [REPORT]
+        havoc = ["-wp", "-wp-prop=@ensures", "-wp-steps", str(options["wp_steps"]), "-wp-timeout", str(HAVOC_TIMEOUT_S),
+                 "-wp-par", str(options.get("wp_par", 1))]
+        if options["provers"]:
+            havoc[1:1] = ["-wp-prover", ",".join(options["provers"])]
+        if options.get("function"):
+            havoc += ["-wp-fct", options["function"]]
+        if parse_version(options.get("framac_version")) >= (21, 0):
+            havoc += ["-wp-cache", "none"]
+        env = {"WHY3CONFIG": WHY3CONF, "VERIKIT_HAVOC_ARGS": shlex.join(havoc)}
+        return argv, env, [REPORT, VIEW, TASK_VIEW, *REGION_PP.values(), REGION_ERR, HAVOC_LOG]
 
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Turn a finished Frama-C run into a :class:`VerifierResult`.
@@ -130,6 +172,11 @@ class FramaC:
         ``verified`` (all goals proved, no failed smoke test), ``failed`` otherwise.
         Failed smoke tests are listed in ``vacuous`` for the benchmark to reject.
         """
+        result = self._parse_main(proc)
+        result.artifacts = artifacts(proc.files)
+        return result
+
+    def _parse_main(self, proc: ProcResult) -> VerifierResult:
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
         messages = _messages(log)
         if proc.output_truncated:
@@ -141,6 +188,38 @@ class FramaC:
             return VerifierResult("infra_error", f"frama-c exited {proc.returncode}: "
                                   f"{messages[-1] if messages else log.strip()[-200:]}", messages=messages)
         return _parse_goals(log, proc.files.get(REPORT), messages)
+
+
+def artifacts(files: dict[str, bytes]) -> dict:
+    """What the driver wrote besides the WP report, read for the benchmark's judge.
+
+    Returns:
+        ``{"view", "task_view"}``: Frama-C's views as dicts (see ``drivers/framac_view.ml``
+        for the shape), or None when Frama-C did not get that far (parse error) or the
+        file is unreadable; ``"region_pp"``: the candidate's text as the preprocessor
+        outputs it ``{"comments", "no_comments", "tokens"}`` (each None when not made),
+        ``"region_err"``: the preprocessor's messages;
+        ``"havoc"``: the :class:`VerifierResult` of the do-nothing-body WP run (None when
+        not run).
+    """
+    def text(name):
+        raw = files.get(name)
+        return raw.decode("utf-8", "replace") if raw is not None else None
+
+    def view(name):
+        try:
+            return json.loads(files[name]) if name in files else None
+        except (ValueError, UnicodeDecodeError):
+            return None
+
+    havoc_log = text(HAVOC_LOG)
+    havoc = None
+    if havoc_log is not None:
+        invalid = "invalid user input" in havoc_log or "syntax error" in havoc_log
+        havoc = (VerifierResult("invalid", "Frama-C rejected the do-nothing body", messages=_messages(havoc_log))
+                 if invalid else _parse_goals(havoc_log, None, _messages(havoc_log)))
+    return {"view": view(VIEW), "task_view": view(TASK_VIEW), "region_pp": {k: text(v) for k, v in REGION_PP.items()},
+            "region_err": text(REGION_ERR), "havoc": havoc}
 
 
 def _messages(log: str) -> list[str]:
@@ -218,7 +297,7 @@ def _parse_goals(log: str, report: bytes | None, messages: list[str]) -> Verifie
     if json_counts.get("functions"):
         extra["functions"] = json_counts["functions"]
     unproved = [g for g in goal_results.values() if g["status"] != "valid" and "_wp_smoke_" not in g["name"]]
-    if summary is None and not json_counts:
+    if summary is None and not json_counts and _NO_GOAL not in log:
         return VerifierResult("infra_error", "no WP summary in the output", messages=messages)
     if vacuous:  # fail closed: an inconsistent contract never counts as verified
         verdict, reason = "failed", f"smoke test(s) failed: {', '.join(vacuous[:3])} (inconsistent precondition)"
@@ -249,6 +328,8 @@ def _report_counts(report: bytes | None) -> dict:
     try:
         data = json.loads(report)
     except (ValueError, UnicodeDecodeError):
+        return {}
+    if not isinstance(data, dict):  # WP writes "null" when no function had a goal
         return {}
     total = valid = smoke = 0
     for props in data.get("wp:functions", {}).values():

@@ -88,6 +88,8 @@ class FunctionDef:
         end: offset just after the closing brace of the body.
         contract: text of the ACSL comment right before ``start`` (None if there is none).
         contract_start: offset of that comment (== start when there is none).
+        body_start: offset of the body's opening brace (``src[start:body_start]`` is the
+            declarator: return type, name, parameters).
     """
 
     name: str
@@ -95,6 +97,7 @@ class FunctionDef:
     end: int
     contract: str | None
     contract_start: int
+    body_start: int = 0
 
 
 def find_function(src: str, name: str) -> FunctionDef | None:
@@ -139,6 +142,7 @@ def find_function(src: str, name: str) -> FunctionDef | None:
             end=toks[body_end].end,
             contract=contract_tok.text if contract_tok else None,
             contract_start=contract_tok.start if contract_tok else toks[first].start,
+            body_start=toks[k].start,
         )
     return None
 

@@ -39,8 +39,8 @@ from pathlib import Path
 from ... import datasets
 from ...model import GOLD, Benchmark, Candidate, Job, ProcResult, Reproduction, VerifierResult, sha256_text
 from ...verifiers.framac import FramaC
-from .cfront import (CSyntaxError, acsl_blocks, code_tokens, contracts_on_declarations, find_function,
-                     normalize_acsl, preprocessor_lines)
+from . import integrity
+from .cfront import CSyntaxError, acsl_blocks, code_tokens, find_function, normalize_acsl, tokens
 from .sources import TaskError, TaskSpec, pair_task, split_spec, tasks_from  # noqa: F401  (re-exported)
 
 framac_parser = FramaC()  # reads the study's recorded logs exactly as live runs are read
@@ -174,7 +174,8 @@ def canary_task(tasks: list[Task]) -> Task:
 
 
 def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
-    """Known-good and known-cheat candidates with their expected verdicts.
+    """Known-good and known-cheat candidates with their expected verdicts, one cheat per
+    class of :mod:`.integrity` (DESIGN.md "Integrity").
 
     Returns:
         ``[(candidate, expected verdicts)]`` on :func:`canary_task`; empty for ``gold``.
@@ -182,7 +183,9 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
     if mode == "gold":
         return []
     t = canary_task(tasks)
-    fn_sig = t.code[: t.code.index("{")]
+    fdef = find_function(t.code, t.function)
+    fn_sig = t.code[fdef.start: fdef.body_start]
+    returns_int = [x.text for x in tokens(fn_sig)][:2] == ["int", t.function]
 
     def c(name, output):
         return Candidate(task_id=t.task_id, model=f"canary:{name}", sample=0, output=output, origin="canary")
@@ -195,111 +198,117 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
                + t.code), ("rejected",)),
             (c("no-ensures", "/*@ assigns \\nothing; */\n" + t.code), ("rejected",)),
             (c("body-changed", t.contract + "\n" + fn_sig + "{ return 0; }\n"), ("rejected",)),
+            (c("vacuous-in-disguise", "/*@ assigns \\nothing;\n    ensures \\result == \\result || 1 == 1; */\n" + t.code),
+             ("rejected",)),
+            (c("vacuous-predicate", "/*@ predicate vk_holds(integer x) = \\true; */\n"
+               "/*@ assigns \\nothing;\n    ensures vk_holds(\\result); */\n" + t.code), ("rejected",)),
+            (c("dead-behavior", "/*@ assigns \\nothing;\n    behavior never:\n      assumes 1 > 2;\n"
+               "      ensures \\result == 7777; */\n" + t.code), ("rejected",)),
+            (c("axiom", "/*@ axiomatic VkCheat { logic integer vk_any; axiom vk_all: \\forall integer x; x == vk_any; } */\n"
+               "/*@ assigns \\nothing;\n    ensures \\result == 7777; */\n" + t.code), ("rejected",)),
+            (c("preprocessor", "%:define return return 7777 +\n/*@ assigns \\nothing;\n    ensures \\result == 7777; */\n"
+               + t.code), ("rejected",)),
         ]
-    return [
+    out = [
         (c("gold-code", t.code), ("verified",)),
         (c("contract-changed", "/*@ assigns \\nothing; */\n" + t.code), ("rejected",)),
         (c("axiom", "/*@ axiomatic Cheat { axiom cheat: \\false; } */\n" + t.contract + "\n" + t.code), ("rejected",)),
         (c("admit", fn_sig + "{\n  //@ admit \\false;\n  return 0;\n}\n"), ("rejected",)),
         (c("wrong-code", fn_sig + "{ return 1; }\n"), ("failed",)),
+        (c("non-termination", fn_sig + "{\n  while (1) ;\n}\n"), ("failed",)),
+        (c("exit", "void exit(int status);\n" + fn_sig + "{\n  exit(0);\n}\n"), ("rejected",)),
+        (c("trusted-declaration", "/*@ ensures \\false; */\nint (vk_lie)(void) __attribute__((pure));\n"
+           + fn_sig + "{\n  return vk_lie();\n}\n"), ("rejected",)),
+        (c("preprocessor", "%:define VK_UNUSED 1\n" + t.code), ("rejected",)),
     ]
+    if returns_int:
+        out.append((c("signature", "long long" + t.code[fdef.start + 3:]), ("rejected",)))
+    return out
 
 
 # --------------------------------------------------------------------------- jobs
 
-_TRIVIAL_ENSURES = re.compile(r"^\s*(\\true|true|1)\s*$")
-_CLAUSE = re.compile(r"\b(requires|ensures)\b(.*?);", re.S)
+#: Files of a job besides ``candidate.c`` (see :mod:`.integrity` and the Frama-C driver):
+#: the candidate's own text, the task's fixed part, and the do-nothing body.
+REGION, REFERENCE, HAVOC = "region.c", "task.c", "havoc.c"
+_STORAGE = {"static", "inline", "__inline", "__inline__", "extern"}
 
 
-def _contract_checks(contract_text: str) -> list[dict]:
-    """A contract is trivial when it has no ``requires`` and no ``ensures`` other than
-    ``\\true``: it then states nothing (``assigns`` alone is a frame, not a spec). A
-    precondition-only contract is a safety contract, as CASP's own gold pairs use (02_12)."""
-    clauses = [(k, normalize_acsl("/*@" + v + "*/")) for k, v in _CLAUSE.findall(contract_text)]
-    stated = [v for k, v in clauses if not _TRIVIAL_ENSURES.match(v)]
-    n_ens = sum(k == "ensures" for k, _ in clauses)
-    n_req = sum(k == "requires" for k, _ in clauses)
-    false_req = [v for k, v in clauses if k == "requires" and v.strip() in ("\\false", "false", "0")]
-    return [
-        {"name": "contract-not-trivial", "ok": bool(stated),
-         "detail": f"{n_req} requires, {n_ens} ensures clause(s)" if stated
-         else "no requires or ensures clause other than \\true"},
-        {"name": "requires-not-false", "ok": not false_req,
-         "detail": "requires \\false" if false_req else "no literal false precondition"},
-    ]
+def _havoc_definition(task: Task) -> str:
+    """The task's function with a body that returns an arbitrary value (an
+    uninitialised local) and assigns nothing, for the vacuity check; the declarator is
+    the task's own text."""
+    fdef = find_function(task.code, task.function)
+    declarator = task.code[fdef.start: fdef.body_start].rstrip()
+    toks = [t.text for t in tokens(declarator)]
+    ret = [t for t in toks[: toks.index(task.function)] if t not in _STORAGE]
+    if ret == ["void"]:
+        return declarator + " { }"
+    return f"{declarator} {{ {' '.join(ret)} vk_havoc_result; return vk_havoc_result; }}"
 
 
-def _keyword_check(name: str, text: str, keywords: tuple[str, ...]) -> dict:
-    found = sorted({kw for b in acsl_blocks(text) for kw in keywords if re.search(rf"\b{kw}\b", b.text)})
-    return {"name": name, "ok": not found, "detail": f"candidate ACSL uses {', '.join(found)}" if found else "none"}
+def _declaration(task: Task) -> str:
+    """The task's function declared without a body (its declarator + ``;``)."""
+    fdef = find_function(task.code, task.function)
+    return task.code[fdef.start: fdef.body_start].rstrip() + ";"
 
 
-def _candidate_text_checks(text: str) -> list[dict]:
-    """Checks on the text a candidate adds to the verified file (both candidate modes):
-    no preprocessor directive but ``#include`` (a macro can rewrite the fixed part), and
-    no ACSL contract on a function declared without a body (trusted, never proved)."""
-    pp = preprocessor_lines(text)
-    trusted = contracts_on_declarations(text)
-    return [
-        {"name": "no-preprocessor-directives", "ok": not pp,
-         "detail": f"candidate uses {pp[0]!r}" if pp else "only #include, if any"},
-        {"name": "no-contract-on-declaration", "ok": not trusted,
-         "detail": f"contract on body-less declaration of {', '.join(trusted)} (assumed, never proved)"
-         if trusted else "none"},
-    ]
+def _sep(text: str) -> str:
+    return "\n" if text and not text.endswith("\n") else ""
 
 
 def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: dict) -> Job:
-    """Turn (task, candidate, mode) into a :class:`Job` with its integrity checks.
+    """Turn (task, candidate, mode) into a :class:`Job`.
 
     The candidate's text is never trusted to carry the task's fixed part: the verified
     file always takes the task's prelude, and the task's function (spec-from-code) or
-    contract (code-from-spec) verbatim.
+    contract (code-from-spec) verbatim. The kit's lexer only cuts the candidate; the
+    integrity rules are judged on Frama-C's view (:mod:`.integrity`), for which the job
+    also ships ``region.c`` (the candidate's own text), ``task.c`` (the task's fixed
+    part) and, spec-from-code, ``havoc.c``. Two policy checks are made here: the
+    candidate's copy of the function it specifies (spec-from-code) and of the contract
+    it implements (code-from-spec), when it writes one, must be the task's.
     """
     checks: list[dict] = []
     precheck = None
-    source = None
+    files: dict[str, str] = {}
     out = cand.output
+    if mode != "gold":
+        options = dict(options, function=task.function)  # the target, for the judge and the vacuity run
     try:
         if mode == "gold":
-            source = task.gold
+            files["candidate.c"] = task.gold
         elif mode == "spec-from-code":
             fdef = find_function(out, task.function)
             if fdef is None:
                 header = out if acsl_blocks(out) else ""
-                checks.append({"name": "body-unchanged", "ok": True, "detail": "contract only; task's function used"})
             else:
                 header = out[: fdef.start]
                 same = code_tokens(out[fdef.start: fdef.end]) == code_tokens(task.code)
                 checks.append({"name": "body-unchanged", "ok": same,
                                "detail": "C tokens identical to the task's function" if same
                                else "the candidate changed the C code of the function it must specify"})
-            contract = find_function(header + task.code, task.function)
-            checks += _contract_checks((contract.contract or "") if contract else "")
-            checks.append(_keyword_check("no-admit", header, ("admit",)))
-            checks += _candidate_text_checks(header)
-            source = (task.prelude + header + ("\n" if header and not header.endswith("\n") else "") + task.code
-                      + task.suffix)
             if not header.strip():
                 precheck = ("invalid", "the candidate contains no ACSL contract")
+            files["candidate.c"] = task.prelude + header + _sep(header) + task.code + task.suffix
+            files[REGION] = header
+            files[REFERENCE] = task.prelude + task.code + "\n" + task.suffix
+            files[HAVOC] = task.prelude + header + _sep(header) + _havoc_definition(task) + "\n"
         elif mode == "code-from-spec":
             fdef = find_function(out, task.function)
             if fdef is None:
                 precheck = ("invalid", f"the candidate defines no function {task.function}()")
             else:
-                before = out[: fdef.contract_start]
+                before, function, after = out[: fdef.contract_start], out[fdef.start: fdef.end], out[fdef.end:]
                 if fdef.contract is not None:
                     same = normalize_acsl(fdef.contract) == normalize_acsl(task.contract)
                     checks.append({"name": "contract-unchanged", "ok": same,
                                    "detail": "identical to the task's contract" if same
                                    else "the candidate's contract differs from the task's"})
-                else:
-                    checks.append({"name": "contract-unchanged", "ok": True, "detail": "no contract; task's used"})
-                added = before + out[fdef.start: fdef.end]
-                checks.append(_keyword_check("no-axiom-or-admit", added, ("axiom", "axiomatic", "admit")))
-                checks += _candidate_text_checks(added)
-                source = (task.prelude + before + task.contract + "\n" + out[fdef.start: fdef.end] + "\n"
-                          + task.suffix)
+                files["candidate.c"] = (task.prelude + before + _sep(before) + task.contract + "\n" + function + after + "\n"
+                                        + task.suffix)
+                files[REGION] = before + _sep(before) + function + after + "\n"
+                files[REFERENCE] = task.prelude + task.contract + "\n" + _declaration(task) + "\n" + task.suffix
         else:
             raise ValueError(f"unknown CASP mode {mode!r}; modes: {', '.join(MODES)}")
     except CSyntaxError as exc:
@@ -312,12 +321,22 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
         task_id=task.task_id, task_sha256=task.sha256,
         candidate={"model": cand.model, "sample": cand.sample, "sha256": sha256_text(cand.output),
                    "origin": cand.origin},
-        files={"candidate.c": source or ""}, options=options, checks=checks, precheck=precheck,
+        files=files if precheck is None else {"candidate.c": files.get("candidate.c", "")},
+        options=options, checks=checks, precheck=precheck,
     )
 
 
-def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
-    """Final verdict: a failed WP smoke test means an inconsistent contract -> ``rejected``."""
+def judge(job: Job, result: VerifierResult, function: str | None = None) -> tuple[str, str]:
+    """Final verdict. Candidate modes: the integrity rules on Frama-C's view
+    (:func:`.integrity.judge`, ``function`` is the task's target) win; then a failed WP
+    smoke test on the requires (an inconsistent contract) is ``rejected``. Gold: the
+    paper's protocol (``termination: not-checked``)."""
+    if job.mode != "gold" and function is not None:
+        decided = integrity.judge(job, result, function)
+        if decided is not None:
+            return decided
+    else:
+        result.extra["termination"] = "not-checked"
     if result.vacuous and result.verdict in ("verified", "failed"):
         return "rejected", f"vacuous: smoke test(s) failed ({', '.join(result.vacuous[:3])}): " \
                            f"the precondition or the code is inconsistent"
@@ -500,6 +519,35 @@ def reproduce_figures(records: list[dict], tasks: dict) -> Reproduction:
     return Reproduction(figures=figures, notes=notes)
 
 
+def integrity_notes(records: list[dict]) -> list[str]:
+    """What the integrity rules found (:mod:`.integrity`), for the report: per candidate
+    mode the ``termination`` statuses, the tasks whose own contract has no ensures
+    (``trivial_task``), and every scored candidate (not a canary) rejected by a rule
+    checked on Frama-C's view, with the rule's finding."""
+    out = []
+    for mode in ("code-from-spec", "spec-from-code"):
+        recs = [r for r in records if r["mode"] == mode]
+        if not recs:
+            continue
+        counts: dict[str, int] = {}
+        for r in recs:
+            status = r["verifier"].get("extra", {}).get("termination", "not-run (decided before Frama-C ran)")
+            counts[status] = counts.get(status, 0) + 1
+        out.append(f"{mode}: termination {', '.join(f'{k} {v}' for k, v in sorted(counts.items()))} "
+                   f"(Frama-C 25 proves partial correctness; see docs/casp.md 'Integrity')")
+        trivial = sorted({r["task_id"] for r in recs if r["verifier"].get("extra", {}).get("trivial_task")})
+        if trivial:
+            out.append(f"{mode}: the task contract of {', '.join(trivial)} has no ensures (trivial_task: a correct "
+                       f"body is verified, never counted as a model's failure)")
+        for r in recs:
+            if r["verdict"] == "rejected" and not r["candidate"]["model"].startswith("canary:"):
+                view_rules = [c for c in r["checks"] if not c["ok"] and c["name"] in integrity.RULES]
+                if view_rules:
+                    out.append(f"{mode} {r['task_id']} {r['candidate']['model']}: rejected by "
+                               + "; ".join(f"{c['name']} ({c['detail']})" for c in view_rules))
+    return out
+
+
 # --------------------------------------------------------------------------- the benchmark
 
 
@@ -540,7 +588,7 @@ class Casp(Benchmark):
         return build_job(task, cand, mode, options, dataset)
 
     def judge(self, job: Job, result: VerifierResult) -> tuple[str, str]:
-        return judge(job, result)
+        return judge(job, result, job.options.get("function"))
 
     def compare(self, records: list[dict], tasks: dict, fetched) -> list[dict]:
         """Gold verdicts and goal counts vs the dataset's published ones; bundled specs
@@ -548,13 +596,14 @@ class Casp(Benchmark):
         return compare_gold(records, tasks) + compare_study(records, study_results(fetched))
 
     def notes(self, records: list[dict], modes: list[str]) -> list[str]:
-        """Unreachable code the WP smoke tests find under gold contracts (not a rejection)."""
+        """Unreachable code the WP smoke tests find under gold contracts (not a rejection),
+        and the integrity summary (:func:`integrity_notes`)."""
         dead = {r["task_id"]: r["verifier"]["extra"]["dead_code"] for r in records
                 if r["candidate"]["model"] == GOLD and r["verifier"].get("extra", {}).get("dead_code")}
         out = [f"WP smoke tests find unreachable code or calls under the gold contract of {task_id}: "
                 f"{', '.join(names)} (not a rejection: the precondition is consistent)"
                 for task_id, names in sorted(dead.items())]
-        return out
+        return out + integrity_notes(records)
 
     def reproduce_modes(self) -> tuple[str, ...]:
         return ("gold",)

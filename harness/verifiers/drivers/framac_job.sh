@@ -1,0 +1,41 @@
+#!/bin/sh
+# verikit Frama-C job (runs INSIDE the sandbox, in the job directory; POSIX sh).
+#
+# Not run by the package itself: harness/verifiers/framac.py ships this file with every
+# Frama-C job as verikit_framac_job.sh, together with verikit_framac_view.ml (Frama-C's
+# view of a file as JSON, see that file); their sha256 are part of the job options, so a
+# change here invalidates cached results.
+#
+#   sh verikit_framac_job.sh FRAMA-C-ARGUMENTS...
+#
+# Steps, each only when its input file was shipped:
+#   1. region.c (the text the candidate contributed, alone), three times through the
+#      preprocessor Frama-C uses (gcc -E, Frama-C's libc, -nostdinc; -P): with -C (as
+#      Frama-C runs it) into region.i, without -C into region-nc.i, and with
+#      -fpreprocessed (tokenised only: comments dropped, no directive run, no line splice)
+#      into region-tok.i. The kit requires region.i == region.c and region-nc.i ==
+#      region-tok.i (whitespace aside), so a directive in any spelling (digraphs, line
+#      splices, a comment before the #) shows as a change.
+#   2. task.c (the task's fixed part): Frama-C's view of it, into task-view.json.
+#   3. havoc.c (spec-from-code: the candidate's contract over a body that returns an
+#      arbitrary value and assigns nothing): WP on the ensures clauses only, with the
+#      arguments in $VERIKIT_HAVOC_ARGS, into havoc.log.
+#   4. the verification itself: frama-c FRAMA-C-ARGUMENTS with the view of the verified
+#      file written to view.json from the same parse (exec: its exit status and output
+#      are the job's).
+set -u
+share=$(frama-c -print-share-path 2>/dev/null || echo /usr/share/frama-c)
+if [ -f region.c ]; then
+  pp="gcc -E -P -I. -I$share/libc -D__FRAMAC__ -nostdinc"
+  { $pp -C region.c -o region.i || echo "verikit: the preprocessor exited $?" >&2; } 2>>region.err
+  { $pp region.c -o region-nc.i || echo "verikit: the preprocessor exited $?" >&2; } 2>>region.err
+  { $pp -fpreprocessed region.c -o region-tok.i || echo "verikit: the preprocessor exited $?" >&2; } 2>>region.err
+fi
+if [ -f task.c ]; then
+  VERIKIT_VIEW=task-view.json frama-c -load-script verikit_framac_view.ml task.c >task-view.log 2>&1
+fi
+if [ -f havoc.c ]; then
+  # shellcheck disable=SC2086  # word splitting of the argument list is intended
+  frama-c ${VERIKIT_HAVOC_ARGS:-} havoc.c >havoc.log 2>&1
+fi
+VERIKIT_VIEW=view.json exec frama-c -load-script verikit_framac_view.ml "$@"
