@@ -7,6 +7,9 @@ candidate *before* the tool runs: where is the definition of ``f``, which ACSL c
 its contract, and is the C code of ``f`` the same as the task's once comments,
 annotations and whitespace are ignored. Comments, string and character literals are
 lexed properly, so braces or ``*/`` inside them do not confuse it.
+
+It only cuts a candidate into pieces: no integrity rule is judged on this lexer's
+reading (the rules read Frama-C's own view, :mod:`harness.benchmarks.casp.integrity`).
 """
 
 from __future__ import annotations
@@ -201,37 +204,3 @@ def normalize_acsl(text: str) -> str:
     body = re.sub(r"(?m)^\s*@", " ", body)
     body = body.rstrip().rstrip("@")  # "/*@ ... @*/" closes like "/*@ ... */"
     return " ".join(body.split())
-
-
-def contracts_on_declarations(src: str) -> list[str]:
-    """Names of functions *declared without a body* that carry an ACSL contract in ``src``.
-
-    Such a contract is trusted, not proved: a candidate that adds one can make any caller
-    verify (e.g. a prototype ``ensures \\result == 0``), so benchmarks reject it.
-    """
-    toks = tokens(src)
-    names, depth = [], 0
-    for i, t in enumerate(toks):
-        if t.kind == "punct" and t.text in "{}":
-            depth += 1 if t.text == "{" else -1
-            continue
-        if depth or t.kind != "acsl":
-            continue
-        j = _skip_noncode(toks, i + 1)
-        name = None
-        while j < len(toks) and toks[j].kind in ("ident", "punct") and toks[j].text not in ("(", ";", "{", "}"):
-            name = toks[j].text if toks[j].kind == "ident" else name
-            j += 1
-        if name is None or j >= len(toks) or toks[j].text != "(":
-            continue
-        close = _match(toks, j, "(", ")")
-        k = _skip_noncode(toks, close + 1) if close is not None else len(toks)
-        if k < len(toks) and toks[k].text == ";":
-            names.append(name)
-    return names
-
-
-def preprocessor_lines(src: str) -> list[str]:
-    """Preprocessor directives in ``src`` other than ``#include`` (each stripped)."""
-    return [t.text.strip() for t in tokens(src)
-            if t.kind == "pp" and not re.match(r"#\s*include\b", t.text.strip())]
