@@ -277,3 +277,24 @@ def test_call_cycles():
 def test_empty_parameter_list_reads_as_void():
     assert integrity._same_type("struct maybeBool ()", "struct maybeBool (void)")
     assert not integrity._same_type("long (int , int )", "int (int , int )")
+
+
+@pytest.mark.realtool
+def test_canaries_stay_on_their_pair_whatever_task_says(casp_tasks, framac_host, tmp_path):
+    """``--task 03_379`` alone: the canaries still run on 01_57 (before issue 13 they moved
+    onto the selected task, where the wrong-code canary came back invalid: a false alarm)."""
+    import io
+
+    from rich.console import Console
+
+    from harness import runner
+
+    opts = runner.RunOptions(benchmark="casp", modes=["code-from-spec", "spec-from-code"], task_ids=["03_379"],
+                             out=tmp_path / "out", cache_dir=tmp_path / "cache", data_dir=tmp_path / "data",
+                             progress=False, command=["pytest"])
+    plan = runner._plan(opts, Console(file=io.StringIO()))
+    jobs, expected = runner._jobs(opts, plan, framac_host.probed, plan.verifier)
+    canary_jobs = [j for j in jobs if j.candidate["model"].startswith("canary:")]
+    assert len(canary_jobs) == len(expected) == 20
+    assert {j.task_id for j in canary_jobs} == {"01_57"}
+    assert {j.task_id for j in jobs if not j.candidate["model"].startswith("canary:")} == {"03_379"}
