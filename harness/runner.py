@@ -203,12 +203,12 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
             what to do).
     """
     console = console or Console(stderr=True)
-    started = _now()
+    started = _start()
     report, manifest, code, _ = _execute(opts, console, started, _plan(opts, console))
     return report, manifest, code
 
 
-def _execute(opts: RunOptions, console: Console, started: str, plan: _Plan) -> tuple[dict, dict, int, list[dict]]:
+def _execute(opts: RunOptions, console: Console, started: _Start, plan: _Plan) -> tuple[dict, dict, int, list[dict]]:
     """The run of ``plan`` in its sandbox: :func:`run`'s result plus the run's records."""
     bench = plan.bench
     image = None
@@ -255,7 +255,7 @@ def _jobs(opts: RunOptions, plan: _Plan, probed, verifier) -> tuple[list, dict]:
     return jobs, expected
 
 
-def _run_in(opts: RunOptions, console: Console, started: str, plan: _Plan, sandbox,
+def _run_in(opts: RunOptions, console: Console, started: _Start, plan: _Plan, sandbox,
             image) -> tuple[dict, dict, int, list[dict]]:
     bench, verifier = plan.bench, plan.verifier
     probed = toolchains.probe(verifier.toolchain, sandbox, flavor="host" if opts.sandbox == "host" else "debian")
@@ -322,13 +322,26 @@ def _run_in(opts: RunOptions, console: Console, started: str, plan: _Plan, sandb
     return report, manifest, code, records
 
 
-def _manifest(opts: RunOptions, started: str, plan: _Plan, status: str, stats: dict) -> dict:
-    commit, dirty = git_state()
+@dataclass(frozen=True)
+class _Start:
+    """When a run started and the kit's git state then (``(commit, dirty)``: what ran,
+    even if the checkout changes while it runs)."""
+
+    at: str
+    git: tuple
+
+
+def _start() -> _Start:
+    return _Start(at=_now(), git=git_state())
+
+
+def _manifest(opts: RunOptions, started: _Start, plan: _Plan, status: str, stats: dict) -> dict:
+    commit, dirty = started.git
     return {
         "schema_version": SCHEMA_VERSION,
         "kit": {"version": __version__, "git_commit": commit, "git_dirty": dirty},
         "command": opts.command or sys.argv,
-        "started_at": started,
+        "started_at": started.at,
         "finished_at": _now(),
         "host": host_info(),
         "benchmark": plan.bench.name,
@@ -380,10 +393,10 @@ def reproduce(opts: RunOptions, console: Console | None = None) -> tuple[Reprodu
         opts.modes = list(modes)
         opts.predictions = None
         plan = _plan(opts, console)
-        report, manifest, code, records = _execute(opts, console, _now(), plan)
+        report, manifest, code, records = _execute(opts, console, _start(), plan)
         rep = bench.reproduce(plan.fetched, {"report": report, "records": records, "tasks": plan.all_tasks})
     else:
-        started = _now()
+        started = _start()
         opts.modes = ["reproduce"]
         plan = _Plan(bench, open_dataset(bench, opts.dataset, opts.data_dir), [], [], None, None)
         rep = bench.reproduce(plan.fetched, None)

@@ -98,6 +98,25 @@ class FramaCHost:
         """WP options for a job (paper options unless overridden)."""
         return self.framac.options(self.probed, smoke=smoke, **overrides)
 
+    def run_casp_jobs(self, jobs: list, tmp_path: Path) -> list[dict]:
+        """Run CASP jobs (2 at a time, 300 s each) through the real executor and CASP's
+        judge; returns their schema-checked records in job order."""
+        from harness.benchmarks import casp
+        from harness.executor import Executor
+        from harness.results import RecordLog, ResultCache, validate
+        from harness.sandbox import Limits
+
+        ex = Executor(self.framac, self.sandbox, self.probed, shared_files=self.shared, limits=Limits(wall_s=300),
+                      parallel=2, cache=ResultCache(tmp_path / "cache"))
+        log = RecordLog(tmp_path / "records.jsonl")
+        try:
+            recs = ex.run(jobs, log, casp.BENCHMARK.judge)
+        finally:
+            log.close()
+        for r in recs:
+            validate("record", r)
+        return recs
+
 
 @pytest.fixture(scope="session")
 def framac_host() -> FramaCHost:

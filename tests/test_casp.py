@@ -18,11 +18,8 @@ import pytest
 from rich.console import Console
 
 from harness.benchmarks import Candidate, casp
-from harness.executor import Executor
 from harness.model import sha256_text
-from harness.results import RecordLog, ResultCache, validate
 from harness.runner import RunOptions, run
-from harness.sandbox import Limits
 from harness.verifiers import VERDICTS
 
 CASP_TASK_IDS = ["00_327", "01_57", "02_12", "03_379", "04_140", "05_125", "06_114", "07_71", "08_377",
@@ -324,19 +321,6 @@ def test_canaries_expected_verdicts(casp_tasks):
 # --- real Frama-C -----------------------------------------------------------------------------
 
 
-def _run_jobs(fc, jobs, tmp_path, name="records.jsonl"):
-    ex = Executor(fc.framac, fc.sandbox, fc.probed, shared_files=fc.shared, limits=Limits(wall_s=300),
-                  parallel=2, cache=ResultCache(tmp_path / "cache"))
-    log = RecordLog(tmp_path / name)
-    try:
-        recs = ex.run(jobs, log, casp.BENCHMARK.judge)
-    finally:
-        log.close()
-    for r in recs:
-        validate("record", r)
-    return recs
-
-
 def _run(tmp_path: Path, **kw):
     opts = RunOptions(benchmark="casp", out=tmp_path / "out", cache_dir=tmp_path / "cache",
                       data_dir=tmp_path / "data", progress=False, parallel=2, command=["pytest"], **kw)
@@ -432,7 +416,7 @@ def test_code_from_spec_prototype_contract_cannot_strengthen_the_precondition(ca
            "int divmult(int a, int b);\n\nint divmult(int a, int b)\n{\n  return 0;\n}\n")
     opts = framac_host.options(smoke=True, wp_timeout_s=10)
     j = casp.build_job(t, cand("01_57", out), "code-from-spec", opts, DS)
-    (rec,) = _run_jobs(framac_host, [j], tmp_path)
+    (rec,) = framac_host.run_casp_jobs([j], tmp_path)
     assert rec["verdict"] == "rejected", (rec["verdict"], rec["reason"])
 
 
@@ -444,7 +428,7 @@ def test_spec_from_code_header_cannot_redefine_the_tasks_code(casp_tasks, framac
     opts = framac_host.options(smoke=True, wp_timeout_s=10)
     j = casp.build_job(t, cand("01_57", out), "spec-from-code", opts, DS)
     assert j.files["candidate.c"].endswith(t.code)
-    (rec,) = _run_jobs(framac_host, [j], tmp_path)
+    (rec,) = framac_host.run_casp_jobs([j], tmp_path)
     assert rec["verdict"] != "verified", rec["reason"]
 
 
@@ -458,7 +442,7 @@ def test_precondition_only_contract_is_vacuous(casp_tasks, framac_host, tmp_path
     jobs = [casp.build_job(t, cand("01_57", "/*@ requires b != 0;\n    requires b != -1; */\n" + t.code),
                            "spec-from-code", opts, DS),
             casp.build_job(gold, cand("02_12", gold.contract + "\n" + gold.code), "spec-from-code", opts, DS)]
-    for rec in _run_jobs(framac_host, jobs, tmp_path):
+    for rec in framac_host.run_casp_jobs(jobs, tmp_path):
         assert rec["verdict"] == "rejected", rec["reason"]
         assert "the contract has no ensures clause" in rec["reason"]
         assert {c["name"]: c["ok"] for c in rec["checks"]}["not-vacuous"] is False

@@ -14,9 +14,6 @@ import pytest
 
 from harness.benchmarks import Candidate, casp
 from harness.benchmarks.casp import integrity
-from harness.executor import Executor
-from harness.results import RecordLog, ResultCache, validate
-from harness.sandbox import Limits
 
 DS = {"name": "test", "revision": "0"}
 
@@ -39,15 +36,7 @@ def _run(framac_host, tmp_path, items):
     opts = framac_host.options(smoke=True, wp_timeout_s=10)
     jobs = [casp.build_job(t, Candidate(task_id=t.task_id, model=f"m{i}", sample=0, output=out, origin="test"),
                            mode, opts, DS) for i, (t, mode, out) in enumerate(items)]
-    ex = Executor(framac_host.framac, framac_host.sandbox, framac_host.probed, shared_files=framac_host.shared,
-                  limits=Limits(wall_s=300), parallel=2, cache=ResultCache(tmp_path / "cache"))
-    log = RecordLog(tmp_path / "records.jsonl")
-    try:
-        recs = ex.run(jobs, log, casp.BENCHMARK.judge)
-    finally:
-        log.close()
-    for r in recs:
-        validate("record", r)
+    recs = framac_host.run_casp_jobs(jobs, tmp_path)
     by_model = {r["candidate"]["model"]: r for r in recs}
     return [by_model[f"m{i}"] for i in range(len(items))]
 

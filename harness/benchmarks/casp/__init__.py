@@ -4,6 +4,7 @@
   published-vs-reproduced comparison, and the :class:`~.core.Casp` benchmark;
 - :mod:`.sources` -- the dataset formats (the registry's pairs and parquet, and a user's
   own directory of annotated C files, pairs or table);
+- :mod:`.integrity` -- the integrity rules, judged on Frama-C's own view of the file;
 - :mod:`.cfront` -- the C/ACSL lexer used to cut candidates into contract and function.
 """
 

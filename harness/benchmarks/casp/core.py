@@ -14,14 +14,18 @@ Modes (all on the same pairs):
 - ``gold``: re-verify each pair; compare verdict and goal counts with the published ones.
 - ``spec-from-code``: the candidate writes the contract. Verified file =
   prelude + the candidate's text up to the function + the task's function *verbatim*.
-  The candidate's C code of the function must be token-identical to the task's
-  (comments/annotations aside) or it is ``rejected``; a contract with no non-trivial
-  ``ensures`` or with ``requires \\false`` is ``rejected``; WP smoke tests run and a
-  failed smoke test (inconsistent contract) is ``rejected``.
+  The candidate's own copy of the function, if any, must be token-identical to the task's
+  (comments/annotations aside) or it is ``rejected``; a vacuous contract (every ensures
+  proved by WP for a do-nothing body, a behavior that never applies, inconsistent
+  requires) is ``rejected``.
 - ``code-from-spec``: the candidate writes the function. Verified file = prelude + the
-  task's contract *verbatim* + the candidate's function. A contract in the candidate that
-  differs from the task's (up to layout) is ``rejected``; ACSL ``axiom``/``admit`` added
-  by the candidate is ``rejected``; smoke tests run.
+  task's contract *verbatim* + the candidate's function (and what it writes around it).
+  A contract in the candidate that differs from the task's (up to layout) is
+  ``rejected``; a candidate whose termination is not established is ``failed``.
+
+In both candidate modes the integrity rules of :mod:`.integrity` are judged on Frama-C's
+own view of the file (preprocessing, task functions and signatures, trusted
+declarations, axioms, admit/check, asm).
 
 Canaries (DESIGN.md "Integrity"): each candidate mode also runs known-good and
 known-cheat candidates on one task; a run whose canaries do not get their expected
@@ -46,7 +50,7 @@ from .sources import TaskError, TaskSpec, pair_task, split_spec, tasks_from  # n
 framac_parser = FramaC()  # reads the study's recorded logs exactly as live runs are read
 
 NAME = "casp"
-VERSION = "1"
+VERSION = "2"  # 2: integrity rules on Frama-C's view (issue 13): verdicts of candidate modes changed
 MODES = ("gold", "spec-from-code", "code-from-spec")
 DATASETS = ("casp-sample10", "casp")
 DEFAULT_DATASET = "casp-sample10"
