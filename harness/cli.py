@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -22,6 +23,34 @@ from .model import Limits
 from .results import diff_runs, validate_run_dir
 
 
+#: The smallest memory limit a job may get, MiB: below it no verifier of the kit starts
+#: (the JVM of TLC alone reserves more), so a smaller value is a mistake, not a limit.
+MIN_MEMORY_MIB = 256
+
+
+def _int_at_least(low: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{text!r}: must be at least {low}")
+        return value
+    parse.__name__ = "int"  # argparse names the type in its messages
+    return parse
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be a finite number of seconds above 0")
+    return value
+
+
 def _run_options(p: argparse.ArgumentParser, *, jobs: bool = True) -> None:
     """Options shared by ``run`` and ``reproduce``."""
     p.add_argument("--dataset", help="a registry dataset name, or a path to your own dataset (a directory in one "
@@ -29,10 +58,12 @@ def _run_options(p: argparse.ArgumentParser, *, jobs: bool = True) -> None:
     p.add_argument("--sandbox", choices=list(registry.SANDBOXES),
                    help="where jobs run (default: container when a Docker-API engine answers at DOCKER_HOST "
                         "or the default socket; otherwise the run stops and says how to start one)")
-    p.add_argument("-j", "--jobs", type=int, default=1, help="jobs run in parallel (default 1)")
+    p.add_argument("-j", "--jobs", type=_int_at_least(1), default=1, help="jobs run in parallel (at least 1; default 1)")
     p.add_argument("--out", type=Path, default=Path("out"), help="run directory (default ./out)")
-    p.add_argument("--timeout", type=float, default=600.0, help="wall-time limit per job, seconds (default 600)")
-    p.add_argument("--memory", type=int, default=4096, help="memory limit per job, MiB (default 4096)")
+    p.add_argument("--timeout", type=_positive_seconds, default=600.0,
+                   help="wall-time limit per job, seconds (finite, above 0; default 600)")
+    p.add_argument("--memory", type=_int_at_least(MIN_MEMORY_MIB), default=4096,
+                   help=f"memory limit per job, MiB (at least {MIN_MEMORY_MIB}; default 4096)")
     p.add_argument("--cache-dir", type=Path, help="result cache (default $VERIKIT_CACHE or the user cache dir)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
@@ -54,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--lang", action="append", dest="langs",
                    help="ntp4vc: the proof language, rocq|lean|isabelle|why3 (default rocq); repeatable")
     r.add_argument("--task", action="append", dest="task_ids", help="run only this task id; repeatable")
-    r.add_argument("--sample", type=int, metavar="N", help="run N tasks drawn with --seed by the benchmark "
+    r.add_argument("--sample", type=_int_at_least(1), metavar="N", help="run N tasks drawn with --seed by the benchmark "
                    "(ntp4vc --lang why3: stratified by the published result; recorded in run.json)")
     r.add_argument("--predictions", help="predictions JSONL (schemas/predictions.schema.json); needs one mode")
     r.add_argument("--keep-going", action="store_true", help="run the good prediction lines, record the bad ones")
@@ -84,7 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     pr = sub.add_parser("prompts", help="the prompts a model is given, as JSONL (benchmarks that define prompts)")
     pr.add_argument("benchmark", choices=names)
     pr.add_argument("--mode", help="prompt setting (default: the benchmark's first default mode)")
-    pr.add_argument("--shots", type=int, help="few-shot examples, where the benchmark has that setting")
+    pr.add_argument("--shots", type=_int_at_least(0), help="few-shot examples, where the benchmark has that setting")
     pr.add_argument("--task", action="append", dest="task_ids", help="only this task id; repeatable")
     pr.add_argument("--dataset", help="registry name or path (default: the benchmark's default)")
     pr.add_argument("--data-dir", type=Path)

@@ -134,13 +134,13 @@ class Executor:
                 for fut in done:
                     vkey = pending.pop(fut)
                     result = fut.result()
-                    if self.cache:
-                        self.cache.put(vkey, result)
-                    for key, job in todo[vkey]:
+                    for key, job in todo[vkey]:  # the run directory first: the cache is only a speed-up
                         record = with_identity(result, key, job)
                         if record["verdict"] == "infra_error":
                             self.stats.infra_error += 1
                         self._emit(log, record, progress)
+                    if self.cache:
+                        self.cache.put(vkey, result)  # a failure is kept in cache.problems, never raised
         except BaseException:
             for fut in pending:
                 fut.cancel()

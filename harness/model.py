@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Protocol, runtime_checkable
@@ -48,7 +49,7 @@ def canonical_json(obj) -> str:
     Raises:
         TypeError: ``obj`` holds a value JSON cannot represent.
     """
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 @dataclass(frozen=True)
@@ -84,12 +85,22 @@ class Limits:
         cpus: number of CPUs the job may use (passed to tools that parallelise).
         output_bytes: cap on each of stdout and stderr, in bytes; the tree is killed
             when a stream exceeds it and the result is flagged ``output_truncated``.
+
+    Raises:
+        ValueError: a limit that is not finite and above 0 (``wall_s`` NaN or infinite
+            would disable the wall limit and cannot be written as JSON).
     """
 
     wall_s: float = 600.0
     mem_mb: int = 4096
     cpus: int = 1
     output_bytes: int = 8 * 1024 * 1024
+
+    def __post_init__(self):
+        for name in ("wall_s", "mem_mb", "cpus", "output_bytes"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise ValueError(f"Limits.{name} must be a finite number above 0, not {value!r}")
 
     def to_json(self) -> dict:
         """The limits as a JSON-able dict (keys as the attribute names)."""

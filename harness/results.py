@@ -84,7 +84,7 @@ def write_json_atomic(path: Path, obj, *, kind: str | None = None) -> None:
     """
     if kind:
         validate(kind, obj, str(path))
-    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=True) + "\n")
+    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=True, allow_nan=False) + "\n")
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -155,7 +155,7 @@ class RecordLog:
             ValidationError: the record does not match record.schema.json.
         """
         validate("record", record, f"{self.path} (job {record.get('key', '?')[:12]})")
-        self._fh.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
+        self._fh.write(json.dumps(record, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
         self._fh.flush()
         self.records[record["key"]] = record
 
@@ -177,7 +177,7 @@ class RecordLog:
         return [self.records[k] for k in order + rest]
 
     def _rewrite(self, order: list[str] | None = None) -> None:
-        text = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in self.ordered(order))
+        text = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n" for r in self.ordered(order))
         write_text_atomic(self.path, text)
 
     def close(self) -> None:
@@ -194,28 +194,73 @@ def default_cache_dir() -> Path:
 class ResultCache:
     """Content-addressed cache of records: ``<root>/<key[:2]>/<key>.json``.
 
-    Infra errors are never stored (they must be retried).
+    The cache is only a speed-up: an entry is used only when it is a schema-valid record
+    of that key whose verdict agrees with its own goal counts; any other entry is
+    ignored (its job re-runs) and named in :attr:`problems`. Infra errors are never
+    stored (they must be retried).
+
+    Attributes:
+        problems: messages about entries ignored on read or not written (e.g. a full
+            disk), for the run to show as warnings.
     """
 
     def __init__(self, root: Path | None = None):
         self.root = Path(root) if root else default_cache_dir()
+        self.problems: list[str] = []
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> dict | None:
-        """The cached record for ``key``, or None (also None for an unreadable entry)."""
+        """The cached record for ``key``, or None when there is none or the entry cannot
+        be trusted (unreadable, not JSON, schema-invalid, another key, or a verdict its
+        goal counts contradict: see :func:`record_inconsistencies`)."""
+        path = self._path(key)
         try:
-            rec = json.loads(self._path(key).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
+            rec = json.loads(path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, NotADirectoryError):  # no entry (or no cache directory)
             return None
-        return rec if rec.get("key") == key else None
+        except (OSError, ValueError) as exc:
+            self.problems.append(f"{path}: ignored, unreadable ({exc})")
+            return None
+        why = []
+        try:
+            validate("record", rec, str(path))
+        except ValidationError as exc:
+            why.append(str(exc).splitlines()[0])
+        if not why:
+            why = ([f"its key is {rec.get('key')!r}"] if rec.get("key") != key else []) + record_inconsistencies(rec)
+        if why:
+            self.problems.append(f"{path}: ignored, the job re-runs: {'; '.join(why)}")
+            return None
+        return rec
 
     def put(self, key: str, record: dict) -> None:
-        """Store ``record`` under ``key`` atomically (skipped for ``infra_error``)."""
+        """Store ``record`` under ``key`` atomically (skipped for ``infra_error``). A
+        failure to write (full disk, read-only cache) is recorded in :attr:`problems`,
+        never raised: the record itself is already in the run directory."""
         if record["verdict"] == "infra_error":
             return
-        write_text_atomic(self._path(key), json.dumps({**record, "key": key}, sort_keys=True) + "\n")
+        try:
+            write_text_atomic(self._path(key), json.dumps({**record, "key": key}, sort_keys=True, allow_nan=False) + "\n")
+        except OSError as exc:
+            self.problems.append(f"result cache {self.root}: not written ({exc.strerror or exc})")
+
+
+#: Verifiers whose ``verified`` means "every goal proved" (Frama-C WP); elsewhere the
+#: goal counts mean something else (Dafny intent: tests passed by a spec).
+ALL_GOALS_VERIFIERS = ("framac",)
+
+
+def record_inconsistencies(record: dict) -> list[str]:
+    """What in one record contradicts itself: for a verifier of
+    :data:`ALL_GOALS_VERIFIERS`, a ``verified`` verdict with goals left unproved.
+    Returns an empty list for a consistent record."""
+    goals = record.get("goals") or {}
+    if (record.get("verifier", {}).get("name") in ALL_GOALS_VERIFIERS and record.get("verdict") == "verified"
+            and goals and goals.get("proved") != goals.get("total")):
+        return [f"verdict verified but {goals.get('proved')}/{goals.get('total')} goals proved"]
+    return []
 
 
 def validate_run_dir(path: Path) -> list[str]:

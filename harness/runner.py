@@ -280,12 +280,17 @@ def _run_in(opts: RunOptions, console: Console, started: _Start, plan: _Plan, sa
                 log.records.pop(k)
             log.finalize(keys)
             log.close()
+            for problem in (cache.problems if cache else []):
+                console.print(f"[yellow]warning:[/] {problem}")
 
     by_id = {t.task_id: t for t in plan.all_tasks}
     canaries = canary_results(records, expected)
     notes = ["toolchain drift from the published pins: "
              + (", ".join(f"{d['tool']} {d['probed'] or 'missing'} vs {d['published']}" for d in probed.drift) or "none")
              + ("; this is NOT a bit-exact reproduction" if not probed.pin_match else "")]
+    if cache and cache.problems:
+        notes.append(f"result cache: {len(cache.problems)} problem(s), the jobs concerned re-ran or their results "
+                     f"were not stored: {cache.problems[0]}")
     if stale:
         notes.append(f"{len(stale)} record(s) of another command were in {opts.out}/records.jsonl; "
                      "they were dropped from it (still in the result cache)")
