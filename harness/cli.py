@@ -4,7 +4,8 @@
 Exit codes: 0 success; 1 ``validate`` found problems or ``reproduce`` found a figure that
 differs; 2 usage or input error (message names the file and line); 3 canaries failed;
 4 infra errors remain; 5 bad prediction lines skipped with ``--keep-going``; 130
-interrupted (finished jobs are kept).
+interrupted (Ctrl-C), 143 terminated (SIGTERM): finished jobs are kept, the jobs that
+were running are killed and not retried.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from rich.console import Console
@@ -161,9 +164,19 @@ def _say(console: Console, text: str) -> None:
     console.print(text, markup=False, highlight=False)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, CI, systemd): stops a run as Ctrl-C does, exit 143."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``verikit`` console script. Returns the exit code."""
     args = _parser().parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     console = Console(stderr=True, soft_wrap=True)  # never split a file:line message across lines
     if not console.is_terminal:
         console.width = 160  # logs and pipes: wide enough that the summary tables stay readable
@@ -177,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     except (RunError, datasets.DatasetError) as exc:
         _say(console, f"error: {exc}")
         return 2
+    except Terminated:
+        _say(console, "terminated (SIGTERM): finished jobs are kept; re-run the same command to resume")
+        return 143
     except KeyboardInterrupt:
         _say(console, "interrupted: finished jobs are kept; re-run the same command to resume")
         return 130

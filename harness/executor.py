@@ -14,7 +14,6 @@ times, with backoff); it is never cached, so a later run retries it too.
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -53,6 +52,11 @@ class RunStats:
         return dict(self.__dict__)
 
 
+class Stopped(Exception):
+    """A job was ended by the run's stop (Ctrl-C, SIGTERM): it has no verdict and is not
+    recorded; the next run does it again."""
+
+
 class Executor:
     """Runs jobs through one verifier in one sandbox with one probed toolchain.
 
@@ -80,6 +84,7 @@ class Executor:
         self.cache = cache
         self.stats = RunStats()
         self._lock = threading.Lock()
+        self._stopping = threading.Event()
 
     def run(self, jobs: list[Job], log: RecordLog, judge: Callable[[Job, VerifierResult], tuple[str, str]],
             progress: Callable[[dict], None] | None = None) -> list[dict]:
@@ -142,6 +147,7 @@ class Executor:
                     if self.cache:
                         self.cache.put(vkey, result)  # a failure is kept in cache.problems, never raised
         except BaseException:
+            self._stopping.set()  # no job starts and none is retried from now on
             for fut in pending:
                 fut.cancel()
             cancel = getattr(self.sandbox, "cancel", None)
@@ -159,6 +165,8 @@ class Executor:
         argv, env, collect = self.verifier.command(job.options)
         attempts = 0
         while True:
+            if self._stopping.is_set():
+                raise Stopped("the run is stopping")
             attempts += 1
             with self._lock:
                 self.stats.verifier_runs += 1
@@ -170,10 +178,12 @@ class Executor:
                 proc = ProcResult(argv=list(argv), returncode=None, start_error=f"sandbox: {exc}")
             # The sandbox's own ending (did not start, wall-time, memory) is mapped here,
             # once; the verifier reads only runs that came to their own end.
+            if self._stopping.is_set():  # killed by the stop: its result is not a verdict
+                raise Stopped("the run is stopping")
             result = termination(proc, self.verifier.name) or self.verifier.parse(proc, job.options)
             if result.verdict != "infra_error" or attempts > self.retries:
                 break
-            time.sleep(0.5 * attempts)
+            self._stopping.wait(0.5 * attempts)
         verdict, reason = judge(job, result) if result.verdict != "infra_error" else (result.verdict, result.reason)
         return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=attempts)
 

@@ -2,8 +2,10 @@
 ``schemas/predictions.schema.json``.
 
 Every problem is reported with the file and the 1-based line: a line that is not JSON,
-not UTF-8, binary (NUL bytes), over the size limit, missing a field, naming an unknown
-task, or repeating a (task_id, model, sample) already seen. With ``keep_going`` the bad
+not UTF-8, binary (NUL bytes), over the size limit (:data:`MAX_LINE_BYTES` bytes a line,
+checked while reading, so a huge line never sits in memory; :data:`MAX_OUTPUT_CHARS`
+characters an output, checked after decoding), with a duplicate key in an object, missing
+a field, naming an unknown task, or repeating a (task_id, model, sample) already seen. With ``keep_going`` the bad
 lines are collected and the good ones returned; otherwise all bad lines are reported in
 one :class:`PredictionsError` before anything runs.
 """
@@ -19,7 +21,10 @@ from .model import Candidate
 from .results import ValidationError, validate
 
 MAX_OUTPUT_CHARS = 1_000_000  # same limit as predictions.schema.json "output".maxLength
-MAX_LINE_BYTES = 4 * MAX_OUTPUT_CHARS + 65536  # worst case: every character \u-escaped
+#: Bytes a line may have: the worst case of a valid line, every character of the output
+#: written as a \u-escaped surrogate pair (12 bytes), plus room for the other fields. The
+#: character limit itself is checked on the decoded output (the schema's maxLength).
+MAX_LINE_BYTES = 12 * MAX_OUTPUT_CHARS + 65536
 
 
 @dataclass
@@ -66,6 +71,42 @@ class Predictions:
                 "candidates": len(self.candidates), "bad_lines": len(self.errors)}
 
 
+class DuplicateKey(ValueError):
+    """A JSON object names the same key twice (``json`` would keep the last silently)."""
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _lines(fh, digest):
+    """``(line number, bytes, size)`` per line of a binary file, every byte hashed into
+    ``digest``; a line longer than :data:`MAX_LINE_BYTES` is read in bounded chunks and
+    given as ``b"?"`` with its real size, so memory stays bounded whatever the file."""
+    lineno = 0
+    while True:
+        raw = fh.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        lineno += 1
+        digest.update(raw)
+        size = len(raw)
+        if size > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            raw = b"?"
+            while True:
+                chunk = fh.readline(1 << 20)
+                digest.update(chunk)
+                size += len(chunk)
+                if not chunk or chunk.endswith(b"\n"):
+                    break
+        yield lineno, raw, size
+
+
 def load(path: str | Path, task_ids: set[str], *, mode: str | None = None, keep_going: bool = False) -> Predictions:
     """Read and validate a predictions JSONL file.
 
@@ -87,24 +128,28 @@ def load(path: str | Path, task_ids: set[str], *, mode: str | None = None, keep_
     digest = hashlib.sha256()
     preds = Predictions(path=name, sha256="", lines=0)
     seen: dict[tuple, int] = {}
+    if path.is_dir():
+        raise PredictionsError([InputError(name, None, "is a directory, not a predictions file")])
     with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            digest.update(raw)
+        for lineno, raw, size in _lines(fh, digest):
             if not raw.strip():
                 continue
             preds.lines += 1
             err = None
-            if len(raw) > MAX_LINE_BYTES:
-                err = f"line is {len(raw):,} bytes; an output may have at most {MAX_OUTPUT_CHARS:,} characters"
+            if size > MAX_LINE_BYTES:
+                err = (f"line is {size:,} bytes; a line may have at most {MAX_LINE_BYTES:,} bytes "
+                       f"(an output at most {MAX_OUTPUT_CHARS:,} characters)")
             elif b"\x00" in raw:
                 err = "binary data (NUL byte) in the line"
             if err is None:
                 try:
-                    obj = json.loads(raw.decode("utf-8"))
+                    obj = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicate_keys)
                 except UnicodeDecodeError as exc:
                     err = f"not UTF-8 (byte {exc.start}): binary data?"
                 except json.JSONDecodeError as exc:
                     err = f"not valid JSON: {exc.msg} (column {exc.colno})"
+                except DuplicateKey as exc:
+                    err = f"duplicate key {exc.args[0]!r} in a JSON object"
             if err is None:
                 err = _check(obj, name, lineno, task_ids, mode, seen)
             if err:

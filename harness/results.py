@@ -13,6 +13,8 @@ exactly one record per key.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import tempfile
@@ -87,12 +89,28 @@ def write_json_atomic(path: Path, obj, *, kind: str | None = None) -> None:
     write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=True, allow_nan=False) + "\n")
 
 
+def umask() -> int:
+    """The process's umask, read without changing it (Linux: ``/proc/self/status``)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    old = os.umask(0o022)  # elsewhere: set and restore (not atomic, but only where /proc is missing)
+    os.umask(old)
+    return old
+
+
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file in the same directory, fsync, rename)."""
+    """Write ``text`` to ``path`` atomically (temp file in the same directory, fsync, rename),
+    with the mode an ordinary ``open`` would give (0666 less the umask), not the temp
+    file's 0600."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~umask())
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
@@ -189,6 +207,40 @@ def default_cache_dir() -> Path:
     """``VERIKIT_CACHE`` or ``<user cache dir>/verikit/results``."""
     env = os.environ.get("VERIKIT_CACHE")
     return Path(env) if env else Path(platformdirs.user_cache_dir("verikit")) / "results"
+
+
+class RunDirBusy(RuntimeError):
+    """Another verikit process is using the run directory (message names its PID)."""
+
+
+LOCK_NAME = ".verikit.lock"
+
+
+@contextlib.contextmanager
+def run_dir_lock(out: Path):
+    """Create ``out`` if needed and hold an exclusive lock on it for the ``with`` block
+    (``out/.verikit.lock``, ``flock``: released by the kernel even when the holder is
+    killed), so that one run at a time writes a run directory.
+
+    Raises:
+        RunDirBusy: another process holds the lock (the message says which PID).
+        OSError: ``out`` cannot be created or written (a file, a read-only filesystem).
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+            raise RunDirBusy(f"{out} is in use by another verikit run (PID {holder}); wait for it to end, "
+                             f"or give another --out") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield out
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 class ResultCache:

@@ -15,6 +15,7 @@ reproduction writes the same three files with no records.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import socket
@@ -31,7 +32,8 @@ from . import __version__, datasets, predictions as predictions_mod, registry, t
 from .executor import Executor
 from .model import Benchmark, Limits, Reproduction
 from .report import build_report, canary_results, print_summary
-from .results import ROOT, SCHEMA_VERSION, RecordLog, ResultCache, write_json_atomic, write_text_atomic
+from .results import (ROOT, SCHEMA_VERSION, RecordLog, ResultCache, RunDirBusy, run_dir_lock, write_json_atomic,
+                      write_text_atomic)
 from .sandbox import SandboxError
 
 
@@ -204,8 +206,24 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
     """
     console = console or Console(stderr=True)
     started = _start()
-    report, manifest, code, _ = _execute(opts, console, started, _plan(opts, console))
+    plan = _plan(opts, console)
+    with _locked(opts.out):
+        report, manifest, code, _ = _execute(opts, console, started, plan)
     return report, manifest, code
+
+
+@contextlib.contextmanager
+def _locked(out: Path):
+    """:func:`harness.results.run_dir_lock` with its failures as :class:`RunError`."""
+    try:
+        with run_dir_lock(out):
+            yield
+    except RunDirBusy as exc:
+        raise RunError(str(exc)) from None
+    except OSError as exc:
+        if exc.filename is None or not str(exc.filename).startswith(str(out)):
+            raise
+        raise RunError(f"--out {out}: cannot be used as a run directory: {exc.strerror}") from None
 
 
 def _execute(opts: RunOptions, console: Console, started: _Start, plan: _Plan) -> tuple[dict, dict, int, list[dict]]:
@@ -393,7 +411,12 @@ def reproduce(opts: RunOptions, console: Console | None = None) -> tuple[Reprodu
     except registry.UnknownName as exc:
         raise RunError(str(exc)) from exc
     modes = bench.reproduce_modes()
-    opts.out.mkdir(parents=True, exist_ok=True)
+    with _locked(opts.out):
+        return _reproduce_locked(opts, console, bench, modes)
+
+
+def _reproduce_locked(opts: RunOptions, console: Console, bench, modes) -> tuple[Reproduction, int]:
+    """:func:`reproduce` with the run directory locked."""
     if modes:
         opts.modes = list(modes)
         opts.predictions = None

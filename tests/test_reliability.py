@@ -114,3 +114,88 @@ def test_unwritable_cache_loses_nothing(casp_tasks, framac_host, tmp_path):
     assert rec["verdict"] == "failed"
     assert [r["verdict"] for r in load_records(tmp_path / "r.jsonl")] == ["failed"]  # the record was kept
     assert cache.problems and "not written" in cache.problems[0]
+
+
+# --- bounded, exact reading of predictions ---------------------------------------------------
+
+
+def _preds(tmp_path, text: bytes):
+    from harness import predictions
+
+    f = tmp_path / "p.jsonl"
+    f.write_bytes(text)
+    return predictions.load(f, {"01_57"}, keep_going=True)
+
+
+def test_escaped_output_within_the_character_limit_is_accepted(tmp_path):
+    import json
+
+    out = "\u00e9" * 800_000  # 800,000 characters, 4.8 MB once \u-escaped
+    line = json.dumps({"task_id": "01_57", "model": "m", "sample": 0, "output": out}).encode() + b"\n"
+    assert len(line) > 4_800_000
+    p = _preds(tmp_path, line)
+    assert p.errors == [] and len(p.candidates[0].output) == 800_000
+
+
+def test_over_long_line_is_refused_in_bytes_without_being_held(tmp_path):
+    from harness import predictions
+
+    big = b'{"task_id": "01_57", "output": "' + b"a" * (predictions.MAX_LINE_BYTES + 10) + b'"}'  # no newline
+    p = _preds(tmp_path, b'{"task_id": "01_57", "model": "m", "sample": 0, "output": "x"}\n' + big)
+    assert len(p.candidates) == 1
+    (err,) = p.errors
+    assert err.line == 2 and "bytes; a line may have at most" in err.error and f"{len(big):,} bytes" in err.error
+
+
+def test_duplicate_keys_are_refused_with_file_and_line(tmp_path):
+    p = _preds(tmp_path, b'{"task_id": "01_57", "model": "m", "sample": 0, "output": "a", "output": "b"}\n'
+                         b'{"task_id": "01_57", "model": "m", "sample": 1, "output": "ok"}\n')
+    (err,) = p.errors
+    assert err.line == 1 and "duplicate key 'output'" in err.error
+    assert [c.sample for c in p.candidates] == [1]
+
+
+def test_directory_as_predictions_exits_2(tmp_path, capsys):
+    (tmp_path / "preds").mkdir()
+    code = main(["run", "casp", "--mode", "code-from-spec", "--predictions", str(tmp_path / "preds"),
+                 "--sandbox", "host", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and "is a directory" in err and "Traceback" not in err
+
+
+# --- one run per directory; a bad --out is an error, not a traceback --------------------------
+
+
+def test_second_run_on_a_locked_directory_exits_2_naming_the_pid(tmp_path, capsys):
+    import os
+
+    from harness.results import run_dir_lock
+
+    with run_dir_lock(tmp_path / "out"):
+        code = main(["run", "casp", "--mode", "gold", "--task", "01_57", "--sandbox", "host",
+                     "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and f"in use by another verikit run (PID {os.getpid()})" in err
+    assert not (tmp_path / "out" / "records.jsonl").exists()
+    with run_dir_lock(tmp_path / "out"):  # released: it can be taken again
+        pass
+
+
+def test_out_that_is_a_file_exits_2(tmp_path, capsys):
+    (tmp_path / "out").write_text("not a directory")
+    code = main(["run", "casp", "--mode", "gold", "--task", "01_57", "--sandbox", "host", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot be used as a run directory" in err and "Traceback" not in err
+
+
+def test_written_files_respect_the_umask(tmp_path):
+    import os
+
+    from harness.results import write_text_atomic
+
+    old = os.umask(0o027)
+    try:
+        write_text_atomic(tmp_path / "a.json", "{}")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.json").stat().st_mode & 0o777 == 0o640

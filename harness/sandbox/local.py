@@ -15,6 +15,7 @@ sandbox.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -60,6 +61,7 @@ class HostSandbox:
     def __init__(self) -> None:
         self._running: dict[int, tuple[subprocess.Popen, dict]] = {}
         self._lock = threading.Lock()
+        self.leftovers = remove_leftovers()  # of runs that were killed with SIGKILL
 
     def close(self) -> None:
         """Nothing to release: each job's scratch directory is removed when it ends."""
@@ -95,7 +97,7 @@ class HostSandbox:
             ProcResult; ``start_error`` is set (and ``returncode`` None) when the command
             could not be started, e.g. the tool is not installed.
         """
-        with tempfile.TemporaryDirectory(prefix="verikit-job-") as scratch:
+        with tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-") as scratch:
             root = Path(scratch)
             write_files(root, files)
             (root / "tmp").mkdir(exist_ok=True)
@@ -118,7 +120,7 @@ class HostSandbox:
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             try:
                 popen = subprocess.Popen(
-                    argv, cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                    _with_pdeathsig(argv, env), cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                     start_new_session=True,
                 )
             except OSError as exc:
@@ -198,6 +200,58 @@ class HostSandbox:
 
 
 MARK = "VERIKIT_JOB"
+#: The scratch directory prefix; the kit's PID follows it, so that a later run can tell
+#: the directories of a dead run (SIGKILL) from those of a live one.
+SCRATCH_PREFIX = "verikit-job-"
+
+
+def _owner(mark: str) -> int | None:
+    """The kit PID written in a job mark or scratch name (``verikit-job-<pid>-...``)."""
+    rest = mark[len(SCRATCH_PREFIX):] if mark.startswith(SCRATCH_PREFIX) else ""
+    pid = rest.split("-", 1)[0]
+    return int(pid) if pid.isdigit() else None
+
+
+def remove_leftovers(tmp: Path | None = None) -> tuple[int, int]:
+    """Kill the job processes and remove the scratch directories that runs killed with
+    SIGKILL left behind: those marked with a kit PID that is no longer running.
+
+    Returns:
+        ``(processes killed, directories removed)``.
+    """
+    tmp = Path(tmp or tempfile.gettempdir())
+    killed = 0
+    for p in psutil.process_iter():
+        try:
+            mark = p.environ().get(MARK)
+        except psutil.Error:
+            continue
+        owner = _owner(mark or "")
+        if owner is not None and not psutil.pid_exists(owner):
+            try:
+                p.kill()
+                killed += 1
+            except psutil.Error:
+                pass
+    removed = 0
+    for d in tmp.glob(SCRATCH_PREFIX + "*"):
+        owner = _owner(d.name)
+        if owner is not None and not psutil.pid_exists(owner) and d.is_dir():
+            shutil.rmtree(d, ignore_errors=True)
+            removed += 1
+    return killed, removed
+
+
+def _with_pdeathsig(argv: list[str], env: dict[str, str]) -> list[str]:
+    """``argv`` run through util-linux ``setpriv --pdeathsig KILL`` when it is installed
+    (and the command exists, so that a missing tool still fails to start as before): the
+    job's leader then dies with the thread of the kit that started it, even when the kit
+    is killed with SIGKILL. Its descendants are killed by the next run
+    (:func:`remove_leftovers`)."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None or shutil.which(argv[0], path=env.get("PATH")) is None:
+        return list(argv)
+    return [setpriv, "--pdeathsig", "KILL", "--", *argv]
 
 
 def _marked(mark: str) -> list[psutil.Process]:
