@@ -199,6 +199,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _validate(args, console: Console, argv) -> int:
+    for d in (args.run_dir, args.against):
+        if d is not None and not Path(d).is_dir():
+            _say(console, f"error: {d}: not a run directory")
+            return 2
     problems = validate_run_dir(args.run_dir)
     if args.against is not None:
         problems += [f"differs from {args.against}: {d}" for d in diff_runs(args.against, args.run_dir)]

@@ -121,27 +121,46 @@ def write_text_atomic(path: Path, text: str) -> None:
         raise
 
 
+def record_lines(path: Path):
+    """``(line number, raw bytes, record or None, problem or None)`` per non-empty line of
+    a ``records.jsonl``: each line decoded as strict UTF-8, parsed as JSON and checked
+    against record.schema.json; a line without a newline at the end of the file is
+    reported as cut short (a killed run's last write)."""
+    data = Path(path).read_bytes()
+    lines = data.split(b"\n")
+    for i, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            rec = json.loads(raw.decode("utf-8"))
+            validate("record", rec, f"{path}:{i}")
+        except UnicodeDecodeError as exc:
+            yield i, raw, None, f"not UTF-8 (byte {exc.start})"
+        except json.JSONDecodeError as exc:
+            yield i, raw, None, ("cut short (no newline): the last write of a killed run" if i == len(lines)
+                                 else f"not valid JSON: {exc.msg}")
+        except ValidationError as exc:
+            yield i, raw, None, str(exc).split(": ", 1)[-1]
+        else:
+            yield i, raw, rec, None
+
+
 def load_records(path: Path) -> list[dict]:
     """Read a ``records.jsonl``, dropping a torn last line left by a killed run.
 
     Raises:
-        ValidationError: a line other than the last one is not valid JSON (names the line).
+        ValidationError: another line is not a valid record (names the file and line).
     """
     path = Path(path)
     if not path.exists():
         return []
-    text = path.read_text(encoding="utf-8", errors="replace")
-    lines = text.split("\n")
     out = []
-    for i, line in enumerate(lines, 1):
-        if not line.strip():
+    for i, _, rec, problem in record_lines(path):
+        if problem and problem.startswith("cut short"):
             continue
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            if i == len(lines):  # no newline after it: the line a kill cut short
-                break
-            raise ValidationError(f"{path}:{i}: not valid JSON: {exc.msg}") from exc
+        if problem:
+            raise ValidationError(f"{path}:{i}: {problem}")
+        out.append(rec)
     return out
 
 
@@ -155,11 +174,27 @@ class RecordLog:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.records: dict[str, dict] = {r["key"]: r for r in load_records(self.path) if "key" in r}
-        # Rewrite without a torn tail before appending to it.
+        self.records: dict[str, dict] = {}
+        #: ``file:line: problem`` for each line set aside (see :attr:`rejected_path`).
+        self.set_aside: list[str] = []
         if self.path.exists():
+            bad = []
+            for i, raw, rec, problem in record_lines(self.path):
+                if problem:
+                    bad.append(raw)
+                    self.set_aside.append(f"{self.path}:{i}: {problem}")
+                else:
+                    self.records[rec["key"]] = rec
+            if bad:  # kept byte for byte, never rewritten: their jobs simply run again
+                with open(self.rejected_path, "ab") as fh:
+                    fh.write(b"".join(raw + b"\n" for raw in bad))
             self._rewrite()
         self._fh = open(self.path, "a", encoding="utf-8")
+
+    @property
+    def rejected_path(self) -> Path:
+        """Where lines of records.jsonl that are not valid records are set aside."""
+        return self.path.with_name("records.rejected.jsonl")
 
     @property
     def done(self) -> dict[str, dict]:
@@ -342,16 +377,11 @@ def validate_run_dir(path: Path) -> list[str]:
     if not rec_path.exists():
         problems.append(f"{rec_path}: missing")
     else:
-        for i, line in enumerate(rec_path.read_text(encoding="utf-8").splitlines(), 1):
-            try:
-                rec = json.loads(line)
-                validate("record", rec, f"{rec_path}:{i}")
-            except json.JSONDecodeError as exc:
-                problems.append(f"{rec_path}:{i}: not valid JSON: {exc.msg}")
+        for i, _, rec, problem in record_lines(rec_path):
+            if problem:
+                problems.append(f"{rec_path}:{i}: {problem}")
                 continue
-            except ValidationError as exc:
-                problems.append(str(exc))
-                continue
+            problems += [f"{rec_path}:{i}: {p}" for p in record_inconsistencies(rec)]
             if rec["key"] in keys:
                 problems.append(f"{rec_path}:{i}: duplicate job key {rec['key'][:12]} (first at line {keys[rec['key']]})")
             keys.setdefault(rec["key"], i)

@@ -282,6 +282,8 @@ def _run_in(opts: RunOptions, console: Console, started: _Start, plan: _Plan, sa
 
     opts.out.mkdir(parents=True, exist_ok=True)
     log = RecordLog(opts.out / "records.jsonl")
+    for problem in log.set_aside:
+        console.print(f"[yellow]warning:[/] {problem}: set aside in {log.rejected_path.name}; its job runs again")
     cache = ResultCache(opts.cache_dir) if opts.use_cache else None
     executor = Executor(verifier, sandbox, probed, shared_files=shared, limits=opts.limits,
                         parallel=opts.parallel, cache=cache)
@@ -306,6 +308,9 @@ def _run_in(opts: RunOptions, console: Console, started: _Start, plan: _Plan, sa
     notes = ["toolchain drift from the published pins: "
              + (", ".join(f"{d['tool']} {d['probed'] or 'missing'} vs {d['published']}" for d in probed.drift) or "none")
              + ("; this is NOT a bit-exact reproduction" if not probed.pin_match else "")]
+    if log.set_aside:
+        notes.append(f"{len(log.set_aside)} line(s) of records.jsonl were not valid records; they were set aside in "
+                     f"{log.rejected_path.name} and their jobs ran again: {log.set_aside[0]}")
     if cache and cache.problems:
         notes.append(f"result cache: {len(cache.problems)} problem(s), the jobs concerned re-ran or their results "
                      f"were not stored: {cache.problems[0]}")

@@ -199,3 +199,54 @@ def test_written_files_respect_the_umask(tmp_path):
     finally:
         os.umask(old)
     assert (tmp_path / "a.json").stat().st_mode & 0o777 == 0o640
+
+
+# --- records.jsonl: a bad line is set aside, never silently rewritten -------------------------
+
+
+def _reference_records() -> list[dict]:
+    import json
+    from pathlib import Path
+
+    ref = Path(__file__).resolve().parents[1] / "results" / "reproduced" / "casp" / "records.jsonl"
+    return [json.loads(line) for line in ref.read_text().splitlines()]
+
+
+def _a_record():
+    return _reference_records()[0]
+
+
+@pytest.mark.parametrize("bad", [b'{"torn": ', b"\xff\xfe not utf-8", b'{"valid json": "not a record"}'])
+def test_bad_record_lines_are_set_aside_and_validate_names_them(tmp_path, bad):
+    import json
+
+    from harness.results import RecordLog, validate_run_dir
+
+    good = json.dumps(_a_record()).encode()
+    f = tmp_path / "records.jsonl"
+    f.write_bytes(good + b"\n" + bad + b"\n")
+    problems = validate_run_dir(tmp_path)
+    assert any(p.startswith(f"{f}:2: ") for p in problems), problems
+    log = RecordLog(f)
+    log.close()
+    assert len(log.records) == 1 and log.set_aside and log.set_aside[0].startswith(f"{f}:2: ")
+    assert (tmp_path / "records.rejected.jsonl").read_bytes() == bad + b"\n"  # kept byte for byte
+    assert f.read_bytes() == good + b"\n"
+
+
+def test_validate_finds_a_verdict_its_goals_contradict(tmp_path):
+    import json
+
+    from harness.results import validate_run_dir
+
+    rec = next(r for r in _reference_records()
+               if r["verdict"] == "failed" and r["goals"] and r["goals"]["proved"] < r["goals"]["total"])
+    rec["verdict"] = "verified"
+    (tmp_path / "records.jsonl").write_text(json.dumps(rec) + "\n")
+    assert any("verdict verified but" in p for p in validate_run_dir(tmp_path))
+
+
+def test_validate_given_a_file_exits_2(tmp_path, capsys):
+    (tmp_path / "f").write_text("x")
+    assert main(["validate", str(tmp_path / "f")]) == 2
+    assert "not a run directory" in capsys.readouterr().err
