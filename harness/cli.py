@@ -23,7 +23,7 @@ from rich.table import Table
 
 from . import __version__, datasets, registry, toolchains
 from .model import Limits
-from .results import diff_runs, validate_run_dir
+from .results import ResultCache, diff_runs, validate_run_dir
 
 
 #: The smallest memory limit a job may get, MiB: below it no verifier of the kit starts
@@ -115,6 +115,9 @@ def _parser() -> argparse.ArgumentParser:
     pin = ds_sub.add_parser("pin", help="print the registry entry (file list with sha256) of a directory")
     pin.add_argument("path", type=Path)
 
+    ca = sub.add_parser("cache", help="the result cache: verify its entries, prune the bad ones, or clear it")
+    ca.add_argument("action", choices=["verify", "prune", "clear"])
+    ca.add_argument("--cache-dir", type=Path, help="result cache (default $VERIKIT_CACHE or the user cache dir)")
     pr = sub.add_parser("prompts", help="the prompts a model is given, as JSONL (benchmarks that define prompts)")
     pr.add_argument("benchmark", choices=names)
     pr.add_argument("--mode", help="prompt setting (default: the benchmark's first default mode)")
@@ -182,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         console.width = 160  # logs and pipes: wide enough that the summary tables stay readable
     from .runner import RunError
 
-    handlers = {"run": _run, "reproduce": _reproduce, "validate": _validate, "list": _list, "images": _images,
+    handlers = {"run": _run, "reproduce": _reproduce, "validate": _validate, "cache": _cache, "list": _list,
+                "images": _images,
                 "datasets": _datasets, "prompts": _prompts, "convert": _convert,
                 "modelbench-filters": _modelbench_filters}
     try:
@@ -196,6 +200,21 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _say(console, "interrupted: finished jobs are kept; re-run the same command to resume")
         return 130
+
+
+def _cache(args, console: Console, argv) -> int:
+    """``verikit cache verify|prune|clear``: exit 0, or 1 when ``verify`` finds entries a
+    run would ignore."""
+    cache = ResultCache(args.cache_dir)
+    if args.action == "verify":
+        good, problems = cache.verify()
+        for prob in problems:
+            console.print(f"[red]bad[/red] {prob}", markup=True, highlight=False)
+        _say(console, f"{cache.root}: {good} good entr{'y' if good == 1 else 'ies'}, {len(problems)} a run would ignore")
+        return 1 if problems else 0
+    n = cache.prune() if args.action == "prune" else cache.clear()
+    _say(console, f"{cache.root}: removed {n} entr{'y' if n == 1 else 'ies'}")
+    return 0
 
 
 def _validate(args, console: Console, argv) -> int:

@@ -333,6 +333,32 @@ class ResultCache:
         except OSError as exc:
             self.problems.append(f"result cache {self.root}: not written ({exc.strerror or exc})")
 
+    def keys(self) -> list[str]:
+        """The keys of all entries (file names ``<key>.json`` under the root)."""
+        return sorted(p.stem for p in self.root.glob("??/*.json")) if self.root.is_dir() else []
+
+    def verify(self) -> tuple[int, list[str]]:
+        """Read every entry as a run would. Returns ``(good entries, problems)``."""
+        self.problems = []
+        good = sum(self.get(k) is not None for k in self.keys())
+        return good, list(self.problems)
+
+    def prune(self) -> int:
+        """Remove the entries a run would ignore (see :meth:`get`). Returns how many."""
+        removed = 0
+        for key in self.keys():
+            if self.get(key) is None:
+                self._path(key).unlink(missing_ok=True)
+                removed += 1
+        return removed
+
+    def clear(self) -> int:
+        """Remove every entry. Returns how many."""
+        keys = self.keys()
+        for key in keys:
+            self._path(key).unlink(missing_ok=True)
+        return len(keys)
+
 
 #: Verifiers whose ``verified`` means "every goal proved" (Frama-C WP); elsewhere the
 #: goal counts mean something else (Dafny intent: tests passed by a spec).

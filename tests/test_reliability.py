@@ -250,3 +250,23 @@ def test_validate_given_a_file_exits_2(tmp_path, capsys):
     (tmp_path / "f").write_text("x")
     assert main(["validate", str(tmp_path / "f")]) == 2
     assert "not a run directory" in capsys.readouterr().err
+
+
+def test_cache_verify_prune_clear(tmp_path, capsys):
+    import json
+
+    from harness.results import ResultCache
+
+    cache = ResultCache(tmp_path / "c")
+    recs = [r for r in _reference_records() if r["verdict"] != "infra_error"][:3]
+    for r in recs:
+        cache.put(r["verification_key"], r)
+    bad = dict(recs[0], verdict="verified", goals={"proved": 1, "total": 2, "failed": 1, "timeout": 0, "unknown": 0})
+    cache._path(bad["verification_key"]).write_text(json.dumps(bad))
+    assert main(["cache", "verify", "--cache-dir", str(tmp_path / "c")]) == 1
+    assert "2 good entries, 1 a run would ignore" in capsys.readouterr().err
+    assert main(["cache", "prune", "--cache-dir", str(tmp_path / "c")]) == 0
+    assert len(cache.keys()) == 2
+    assert main(["cache", "verify", "--cache-dir", str(tmp_path / "c")]) == 0
+    assert main(["cache", "clear", "--cache-dir", str(tmp_path / "c")]) == 0
+    assert cache.keys() == []
