@@ -23,7 +23,8 @@ from rich.table import Table
 
 from . import __version__, datasets, registry, toolchains
 from .model import Limits
-from .results import ResultCache, diff_runs, validate_run_dir
+from .report import report_inconsistencies
+from .results import ResultCache, diff_runs, load_records, validate_run_dir
 
 
 #: The smallest memory limit a job may get, MiB: below it no verifier of the kit starts
@@ -223,6 +224,10 @@ def _validate(args, console: Console, argv) -> int:
             _say(console, f"error: {d}: not a run directory")
             return 2
     problems = validate_run_dir(args.run_dir)
+    if not problems:  # a readable run directory: does its report follow from its records?
+        report = json.loads((Path(args.run_dir) / "report.json").read_text(encoding="utf-8"))
+        problems += [f"{Path(args.run_dir) / 'report.json'}: {p}"
+                     for p in report_inconsistencies(load_records(Path(args.run_dir) / "records.jsonl"), report)]
     if args.against is not None:
         problems += [f"differs from {args.against}: {d}" for d in diff_runs(args.against, args.run_dir)]
     for prob in problems:

@@ -8,6 +8,7 @@ person reads at the end of a run.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from rich.console import Console
 from rich.table import Table
 
@@ -55,6 +56,32 @@ def build_report(benchmark: str, dataset: str, records: list[dict], *, compariso
         "bootstrap_seed": seed,
         "notes": notes,
     }
+
+
+def report_inconsistencies(records: list[dict], report: dict) -> list[str]:
+    """What in ``report.json`` the run's records do not support: the metrics recomputed
+    from the records (with the report's bootstrap seed), the infra-error count, and each
+    canary's verdict. Returns one message per difference (empty: consistent)."""
+    problems = []
+    metrics = group_metrics(records, seed=report.get("bootstrap_seed", 0))
+    if json.loads(json.dumps(metrics)) != report.get("metrics"):
+        modes = sorted(set(metrics) | set(report.get("metrics", {})))
+        differ = [m for m in modes if json.loads(json.dumps(metrics.get(m))) != report.get("metrics", {}).get(m)]
+        problems.append(f"metrics of {', '.join(differ)} differ from those recomputed from records.jsonl")
+    infra = sum(r["verdict"] == "infra_error" for r in records)
+    if report.get("infra_errors") != infra:
+        problems.append(f"infra_errors is {report.get('infra_errors')} but records.jsonl has {infra}")
+    recorded: dict[tuple, Counter] = {}
+    for r in records:
+        recorded.setdefault((r["mode"], r["candidate"]["model"]), Counter())[r["verdict"]] += 1
+    reported: dict[tuple, Counter] = {}
+    for c in report.get("canaries", {}).get("results", []):
+        reported.setdefault((c.get("mode"), c.get("model")), Counter())[c.get("verdict")] += 1
+    for (mode, model), said in sorted(reported.items(), key=str):
+        have = recorded.get((mode, model), Counter())
+        if said - have:  # a canary verdict the records do not hold
+            problems.append(f"canary {model} ({mode}): report says {dict(said)}, records.jsonl has {dict(have)}")
+    return problems
 
 
 def print_summary(report: dict, console: Console | None = None) -> None:

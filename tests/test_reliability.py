@@ -270,3 +270,57 @@ def test_cache_verify_prune_clear(tmp_path, capsys):
     assert main(["cache", "verify", "--cache-dir", str(tmp_path / "c")]) == 0
     assert main(["cache", "clear", "--cache-dir", str(tmp_path / "c")]) == 0
     assert cache.keys() == []
+
+
+# --- validate: the report must follow from the records ----------------------------------------
+
+
+def _copy_reference(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[1] / "results" / "reproduced" / "casp"
+    dst = tmp_path / "run"
+    dst.mkdir()
+    for name in ("run.json", "records.jsonl", "report.json"):
+        shutil.copy(src / name, dst / name)
+    return dst
+
+
+def _edit(path, change):
+    import json
+
+    if path.suffix == ".jsonl":
+        recs = [json.loads(line) for line in path.read_text().splitlines()]
+        change(recs)
+        path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    else:
+        doc = json.loads(path.read_text())
+        change(doc)
+        path.write_text(json.dumps(doc))
+
+
+def _flip_bundled_verdict(recs):
+    r = next(r for r in recs if r["candidate"]["origin"].startswith("bundled:") and r["verdict"] == "invalid")
+    r["verdict"], r["goals"] = "verified", None
+
+
+def _edit_verified_count(report):
+    report["metrics"]["gold"]["overall"]["verified"] = 7
+
+
+def _flip_canary_in_report(report):
+    next(c for c in report["canaries"]["results"] if c["verdict"] == "rejected")["verdict"] = "verified"
+
+
+@pytest.mark.parametrize("name, change, says", [
+    ("records.jsonl", _flip_bundled_verdict, "differ from those recomputed from records.jsonl"),
+    ("report.json", _edit_verified_count, "metrics of gold differ"),
+    ("report.json", _flip_canary_in_report, "canary"),
+])
+def test_validate_sees_a_tampered_run(tmp_path, capsys, name, change, says):
+    run = _copy_reference(tmp_path)
+    assert main(["validate", str(run)]) == 0
+    _edit(run / name, change)
+    assert main(["validate", str(run)]) == 1
+    assert says in capsys.readouterr().err
