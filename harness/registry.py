@@ -8,7 +8,10 @@ instance); a verifier entry names its class; a sandbox entry names its class.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import sys
+from pathlib import Path
 
 from .model import Benchmark
 
@@ -104,3 +107,27 @@ def sandbox(name: str, *, toolchain: str | None = None, slots: int = 1, image: s
 
         return cls(image or resolve(toolchain), slots=slots)
     return cls()
+
+
+def _sources(obj) -> list[Path]:
+    """The files of the module (a package: every file of the package, grammars and data
+    included, bytecode aside) that defines ``obj``'s class, and for a verifier the
+    ``drivers/`` shipped into sandboxes."""
+    module = sys.modules[type(obj).__module__]
+    path = Path(module.__file__)
+    top = path.parent if path.name == "__init__.py" or type(obj).__module__.count(".") > 2 else path
+    files = sorted(f for f in top.rglob("*") if "__pycache__" not in f.parts) if top.is_dir() else [top]
+    if type(obj).__module__.startswith("harness.verifiers."):
+        files += sorted((Path(__file__).parent / "verifiers" / "drivers").glob("*"))
+    return [f for f in files if f.is_file()]
+
+
+def verdict_code_sha256(bench, verifier) -> str:
+    """sha256 (hex) of the code that decides a verdict: the benchmark's module or package
+    (its judge and integrity checks), the verifier's module (command line and parser),
+    the drivers run inside the sandbox, and :mod:`harness.model` (the verdict vocabulary).
+    Part of every job's key, so a result cached by other code is never reused."""
+    digest = hashlib.sha256()
+    for f in [*_sources(bench), *_sources(verifier), Path(__file__).parent / "model.py"]:
+        digest.update(f.relative_to(Path(__file__).parent).as_posix().encode() + b"\0" + f.read_bytes())
+    return digest.hexdigest()

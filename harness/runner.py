@@ -255,8 +255,10 @@ def _jobs(opts: RunOptions, plan: _Plan, probed, verifier) -> tuple[list, dict]:
     ds_ref = {"name": plan.fetched.dataset.name,
               "revision": plan.fetched.dataset.source.revision or f"sha256:{plan.fetched.provenance()['files_sha256']}"}
     jobs, expected = [], {}
+    code_sha256 = registry.verdict_code_sha256(bench, verifier)  # in every key: no result of other code is reused
     for mode in opts.modes:
-        options = verifier.options(probed, smoke=bench.smoke_tests(mode), cpus=opts.limits.cpus)
+        options = dict(verifier.options(probed, smoke=bench.smoke_tests(mode), cpus=opts.limits.cpus),
+                       kit_version=__version__, verdict_code_sha256=code_sha256)
         ctx = bench.context(plan.fetched, plan.all_tasks, mode, verifier, opts.seed)
         if plan.preds is not None:  # --task selects among the predictions too
             cands = [c for c in plan.preds.candidates if c.task_id in selected]

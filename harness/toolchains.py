@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import shutil
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -125,9 +127,12 @@ class ProbedToolchain:
 
     @property
     def fingerprint(self) -> str:
-        """sha256 (hex) of the canonical JSON of name, flavor, probed versions and image digest."""
+        """sha256 (hex) of the canonical JSON of name, flavor, probed versions, image digest
+        and (host) the sha256 of each tool's binary: a rebuilt tool with the same version
+        string changes it."""
         payload = {"name": self.name, "flavor": self.flavor, "versions": self.versions,
-                   "image_digest": self.image_digest}
+                   "image_digest": self.image_digest,
+                   "binaries": {t: v.get("binary_sha256") for t, v in sorted(self.tools.items())}}
         return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
 
     def to_json(self) -> dict:
@@ -139,6 +144,20 @@ class ProbedToolchain:
             "drift": self.drift, "tools": self.tools,
             **({"image_manifest": self.image_manifest} if self.image_manifest is not None else {}),
         }
+
+
+def _binary_sha256(command: str) -> str | None:
+    """sha256 (hex) of the file ``command`` resolves to on this host's PATH (symlinks
+    followed), or None when it is not found. In a container the image digest stands for
+    the binaries."""
+    path = shutil.which(command)
+    if path is None:
+        return None
+    digest = hashlib.sha256()
+    with open(os.path.realpath(path), "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def probe(name: str, sandbox, flavor: str = "host") -> ProbedToolchain:
@@ -170,6 +189,7 @@ def probe(name: str, sandbox, flavor: str = "host") -> ProbedToolchain:
             "raw": raw[:200],
             "published": tspec.get("published"),
             "match": version_matches(tspec.get("published"), version),
+            "binary_sha256": _binary_sha256(tspec["probe"][0]) if sandbox.name == "host" and version else None,
         }
     read = getattr(sandbox, "read_file", None)
     if read is not None:

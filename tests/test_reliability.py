@@ -324,3 +324,37 @@ def test_validate_sees_a_tampered_run(tmp_path, capsys, name, change, says):
     _edit(run / name, change)
     assert main(["validate", str(run)]) == 1
     assert says in capsys.readouterr().err
+
+
+# --- cache keys cover the code that decides a verdict and the tool binaries -------------------
+
+
+def test_verdict_code_hash_covers_judge_parser_drivers_and_grammar():
+    from harness import registry
+
+    casp_files = {p.name for p in registry._sources(registry.benchmark("casp"))}
+    assert {"core.py", "integrity.py", "cfront.py", "sources.py"} <= casp_files
+    framac_files = {p.name for p in registry._sources(registry.verifier("framac"))}
+    assert {"framac.py", "framac_job.sh", "framac_view.ml"} <= framac_files
+    assert any(p.suffix == ".lark" for p in registry._sources(registry.benchmark("dafny-intent")))  # the grammar
+    a = registry.verdict_code_sha256(registry.benchmark("casp"), registry.verifier("framac"))
+    b = registry.verdict_code_sha256(registry.benchmark("dafny-intent"), registry.verifier("dafny"))
+    assert len(a) == 64 and a != b
+
+
+def test_host_fingerprint_holds_the_binaries_hashes(tmp_path, monkeypatch):
+    """The same version string from another binary is another toolchain."""
+    import os
+    import stat
+
+    from harness import toolchains
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    tool = fake / "frama-c"
+    tool.write_text("#!/bin/sh\necho 25.0-beta (Manganese)\n")
+    tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    first = toolchains._binary_sha256("frama-c")
+    tool.write_text("#!/bin/sh\necho 25.0-beta (Manganese)  \n")  # rebuilt: same version, other bytes
+    assert toolchains._binary_sha256("frama-c") != first
