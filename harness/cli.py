@@ -224,10 +224,13 @@ def _validate(args, console: Console, argv) -> int:
             _say(console, f"error: {d}: not a run directory")
             return 2
     problems = validate_run_dir(args.run_dir)
-    if not problems:  # a readable run directory: does its report follow from its records?
+    try:  # when report and records can be read: does the report follow from the records?
         report = json.loads((Path(args.run_dir) / "report.json").read_text(encoding="utf-8"))
-        problems += [f"{Path(args.run_dir) / 'report.json'}: {p}"
-                     for p in report_inconsistencies(load_records(Path(args.run_dir) / "records.jsonl"), report)]
+        records = load_records(Path(args.run_dir) / "records.jsonl")
+    except (OSError, ValueError):
+        pass  # already among the problems
+    else:
+        problems += [f"{Path(args.run_dir) / 'report.json'}: {p}" for p in report_inconsistencies(records, report)]
     if args.against is not None:
         problems += [f"differs from {args.against}: {d}" for d in diff_runs(args.against, args.run_dir)]
     for prob in problems:

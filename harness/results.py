@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import tempfile
@@ -376,6 +377,50 @@ def record_inconsistencies(record: dict) -> list[str]:
     return []
 
 
+SUMS = "SHA256SUMS"
+SUMMED = ("records.jsonl", "report.json", "run.json")
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_sums(out: Path) -> None:
+    """Write ``out/SHA256SUMS`` (``sha256sum`` format: ``<hex>  <name>``) for
+    records.jsonl, report.json and run.json. A run writes it last: its presence says the
+    run directory is complete, its hashes that nothing was edited since (``sha256sum -c``
+    checks it too)."""
+    out = Path(out)
+    write_text_atomic(out / SUMS, "".join(f"{_sha256_file(out / n)}  {n}\n" for n in SUMMED))
+
+
+def check_sums(out: Path) -> list[str]:
+    """Problems with ``out/SHA256SUMS``: missing (the run did not finish, or the directory
+    was made by hand), an entry missing or unexpected, or a hash that differs (the file
+    was edited). A listed file that is missing is left to :func:`validate_run_dir`."""
+    out = Path(out)
+    f = out / SUMS
+    if not f.exists():
+        return [f"{f}: missing (the run did not finish, or its files were not written by verikit)"]
+    problems, listed = [], {}
+    for i, line in enumerate(f.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        hexdigest, _, name = line.partition("  ")
+        listed[name] = i
+        target = out / name
+        if "/" in name or name not in SUMMED:
+            problems.append(f"{f}:{i}: unexpected entry {name!r}")
+        elif not target.exists():
+            continue  # reported as missing by validate_run_dir
+        elif _sha256_file(target) != hexdigest:
+            problems.append(f"{target}: its sha256 differs from {SUMS} (edited after the run wrote it)")
+    problems += [f"{f}: no entry for {n}" for n in SUMMED if n not in listed]
+    return problems
+
+
 def validate_run_dir(path: Path) -> list[str]:
     """Check a run directory: run.json, records.jsonl (every line), report.json.
 
@@ -411,6 +456,7 @@ def validate_run_dir(path: Path) -> list[str]:
             if rec["key"] in keys:
                 problems.append(f"{rec_path}:{i}: duplicate job key {rec['key'][:12]} (first at line {keys[rec['key']]})")
             keys.setdefault(rec["key"], i)
+    problems += check_sums(path)
     run = docs.get("run.json")
     if run and rec_path.exists() and run.get("counts", {}).get("jobs") != len(keys):
         problems.append(f"{path / 'run.json'}: counts.jobs={run.get('counts', {}).get('jobs')} "

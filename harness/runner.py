@@ -33,7 +33,7 @@ from .executor import Executor
 from .model import Benchmark, Limits, Reproduction
 from .report import build_report, canary_results, print_summary
 from .results import (ROOT, SCHEMA_VERSION, RecordLog, ResultCache, RunDirBusy, run_dir_lock, write_json_atomic,
-                      write_text_atomic)
+                      write_sums, write_text_atomic)
 from .sandbox import SandboxError
 
 
@@ -346,6 +346,7 @@ def _run_in(opts: RunOptions, console: Console, started: _Start, plan: _Plan, sa
         write_text_atomic(opts.out / name, text)
     write_json_atomic(opts.out / "report.json", report, kind="report")
     write_json_atomic(opts.out / "run.json", manifest, kind="run")
+    write_sums(opts.out)  # last: the run directory is complete
     print_summary(report, console)
     console.print(f"jobs: {stats['jobs']} (ran {stats['ran']}, cached {stats['cached']}, resumed {stats['resumed']},"
                   f" infra errors {stats['infra_error']}); wrote {opts.out}/run.json, records.jsonl, report.json")
@@ -451,6 +452,7 @@ def _reproduce_locked(opts: RunOptions, console: Console, bench, modes) -> tuple
     write_json_atomic(opts.out / "report.json", report, kind="report")
     if not modes:
         write_json_atomic(opts.out / "run.json", manifest, kind="run")
+    write_sums(opts.out)  # last: the reproduction's report is final
     if code == 0 and rep.summary()["differs"]:
         code = 1
     return rep, code

@@ -282,7 +282,7 @@ def _copy_reference(tmp_path):
     src = Path(__file__).resolve().parents[1] / "results" / "reproduced" / "casp"
     dst = tmp_path / "run"
     dst.mkdir()
-    for name in ("run.json", "records.jsonl", "report.json"):
+    for name in ("run.json", "records.jsonl", "report.json", "SHA256SUMS"):
         shutil.copy(src / name, dst / name)
     return dst
 
@@ -323,7 +323,9 @@ def test_validate_sees_a_tampered_run(tmp_path, capsys, name, change, says):
     assert main(["validate", str(run)]) == 0
     _edit(run / name, change)
     assert main(["validate", str(run)]) == 1
-    assert says in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert says in err
+    assert f"{run / name}: its sha256 differs from SHA256SUMS" in err
 
 
 # --- cache keys cover the code that decides a verdict and the tool binaries -------------------
@@ -358,3 +360,12 @@ def test_host_fingerprint_holds_the_binaries_hashes(tmp_path, monkeypatch):
     first = toolchains._binary_sha256("frama-c")
     tool.write_text("#!/bin/sh\necho 25.0-beta (Manganese)  \n")  # rebuilt: same version, other bytes
     assert toolchains._binary_sha256("frama-c") != first
+
+
+def test_a_run_directory_without_its_sums_is_incomplete(tmp_path):
+    from harness.results import validate_run_dir
+
+    run = _copy_reference(tmp_path)
+    assert validate_run_dir(run) == []
+    (run / "SHA256SUMS").unlink()
+    assert any("SHA256SUMS: missing" in p for p in validate_run_dir(run))

@@ -252,7 +252,9 @@ def test_validate_run_dir_ok(gold_run_dir):
 def test_validate_run_dir_missing_files(tmp_path):
     problems = validate_run_dir(tmp_path)
     assert sorted(problems) == sorted([f"{tmp_path / 'run.json'}: missing", f"{tmp_path / 'report.json'}: missing",
-                                       f"{tmp_path / 'records.jsonl'}: missing"])
+                                       f"{tmp_path / 'records.jsonl'}: missing",
+                                       f"{tmp_path / 'SHA256SUMS'}: missing (the run did not finish, or its files "
+                                       "were not written by verikit)"])
 
 
 @pytest.mark.realtool
@@ -272,7 +274,8 @@ def test_validate_run_dir_duplicate_keys(gold_run_dir, tmp_path):
     key = json.loads(line)["key"][:12]
     assert f"{rec_path}:2: duplicate job key {key} (first at line 1)" in problems
     assert f"{rec_path}:3: duplicate job key {key} (first at line 1)" in problems
-    assert len(problems) == 2  # one distinct key: counts still agree
+    assert f"{rec_path}: its sha256 differs from SHA256SUMS (edited after the run wrote it)" in problems
+    assert len(problems) == 3  # one distinct key: counts still agree
 
 
 @pytest.mark.realtool
@@ -280,7 +283,8 @@ def test_validate_run_dir_count_mismatch(gold_run_dir, tmp_path):
     d = _copy(gold_run_dir, tmp_path)
     (d / "records.jsonl").write_text("")
     problems = validate_run_dir(d)
-    assert problems == [f"{d / 'run.json'}: counts.jobs=1 but records.jsonl has 0 distinct jobs"]
+    assert problems == [f"{d / 'records.jsonl'}: its sha256 differs from SHA256SUMS (edited after the run wrote it)",
+                        f"{d / 'run.json'}: counts.jobs=1 but records.jsonl has 0 distinct jobs"]
 
 
 @pytest.mark.realtool
