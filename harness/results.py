@@ -26,6 +26,8 @@ import platformdirs
 from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 
+from .model import canonical_json, sha256_text
+
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS_DIR = ROOT / "schemas"
 SCHEMA_VERSION = "1.0"
@@ -361,6 +363,14 @@ class ResultCache:
         return len(keys)
 
 
+def record_key(record: dict) -> str:
+    """The job key a record must carry: :meth:`harness.model.Job.key` recomputed from the
+    record's ``verification_key``, ``task_id`` and candidate (model, sample, origin)."""
+    c = record["candidate"]
+    return sha256_text(canonical_json({"verification": record["verification_key"], "task_id": record["task_id"],
+                                       "model": c["model"], "sample": c["sample"], "origin": c["origin"]}))
+
+
 #: Verifiers whose ``verified`` means "every goal proved" (Frama-C WP); elsewhere the
 #: goal counts mean something else (Dafny intent: tests passed by a spec).
 ALL_GOALS_VERIFIERS = ("framac",)
@@ -453,6 +463,9 @@ def validate_run_dir(path: Path) -> list[str]:
                 problems.append(f"{rec_path}:{i}: {problem}")
                 continue
             problems += [f"{rec_path}:{i}: {p}" for p in record_inconsistencies(rec)]
+            if rec["key"] != record_key(rec):
+                problems.append(f"{rec_path}:{i}: its key is not the one its verification key, task id and "
+                                "candidate give (the record was edited)")
             if rec["key"] in keys:
                 problems.append(f"{rec_path}:{i}: duplicate job key {rec['key'][:12]} (first at line {keys[rec['key']]})")
             keys.setdefault(rec["key"], i)

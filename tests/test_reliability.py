@@ -305,6 +305,10 @@ def _flip_bundled_verdict(recs):
     r["verdict"], r["goals"] = "verified", None
 
 
+def _rename_a_model(recs):
+    next(r for r in recs if r["candidate"]["origin"].startswith("bundled:"))["candidate"]["model"] = "openai/gpt-9"
+
+
 def _edit_verified_count(report):
     report["metrics"]["gold"]["overall"]["verified"] = 7
 
@@ -316,6 +320,7 @@ def _flip_canary_in_report(report):
 @pytest.mark.parametrize("name, change, says", [
     ("records.jsonl", _flip_bundled_verdict, "differ from those recomputed from records.jsonl"),
     ("report.json", _edit_verified_count, "metrics of gold differ"),
+    ("records.jsonl", _rename_a_model, "its key is not the one its verification key, task id and candidate give"),
     ("report.json", _flip_canary_in_report, "canary"),
 ])
 def test_validate_sees_a_tampered_run(tmp_path, capsys, name, change, says):
