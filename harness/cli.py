@@ -102,6 +102,10 @@ def _parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("validate", help="check a run directory against the schemas (and against a reference run)")
     v.add_argument("run_dir", type=Path)
+    v.add_argument("--recheck", type=_int_at_least(1), metavar="N",
+                   help="also re-run N records drawn at random (--seed) with the real verifier, as the run's "
+                        "command in run.json made them, and compare verdicts and goal counts")
+    v.add_argument("--seed", type=int, default=0, help="seed of the --recheck draw (default 0)")
     v.add_argument("--against", type=Path, metavar="REF_DIR",
                    help="also compare with a reference run directory: verdicts and goal counts per job, report "
                         "metrics and reproduction summary (timings aside); a difference is a problem")
@@ -218,6 +222,28 @@ def _cache(args, console: Console, argv) -> int:
     return 0
 
 
+def _recheck(args, console: Console) -> list[str]:
+    """``validate --recheck N``: the run's own command (run.json) re-planned, N of its
+    records re-run without the cache, and compared."""
+    from .runner import recheck
+
+    run = json.loads((Path(args.run_dir) / "run.json").read_text(encoding="utf-8"))
+    command = list(run.get("command") or [])
+    try:
+        original = _parser().parse_args(command[1:])
+    except SystemExit:
+        return [f"{Path(args.run_dir) / 'run.json'}: its command {command} cannot be read back"]
+    if original.cmd != "run":
+        return [f"{Path(args.run_dir) / 'run.json'}: --recheck needs a run made by 'verikit run' (this one: {original.cmd})"]
+    opts = _options(original, console, command[1:], modes=_modes(original))
+    opts.predictions, opts.keep_going, opts.task_ids = original.predictions, original.keep_going, original.task_ids
+    opts.sample, opts.use_cache, opts.progress = original.sample, False, False
+    records = load_records(Path(args.run_dir) / "records.jsonl")
+    again, differences = recheck(opts, records, args.recheck, seed=args.seed, console=console)
+    _say(console, f"rechecked {len(again)} record(s) with the real verifier: {len(differences)} difference(s)")
+    return [f"recheck: {d}" for d in differences]
+
+
 def _validate(args, console: Console, argv) -> int:
     for d in (args.run_dir, args.against):
         if d is not None and not Path(d).is_dir():
@@ -233,6 +259,8 @@ def _validate(args, console: Console, argv) -> int:
         problems += [f"{Path(args.run_dir) / 'report.json'}: {p}" for p in report_inconsistencies(records, report)]
     if args.against is not None:
         problems += [f"differs from {args.against}: {d}" for d in diff_runs(args.against, args.run_dir)]
+    if args.recheck:
+        problems += _recheck(args, console)
     for prob in problems:
         console.print(f"[red]invalid[/red] {prob}", markup=True, highlight=False)
     if not problems:

@@ -30,7 +30,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from . import __version__, datasets, predictions as predictions_mod, registry, toolchains
 from .executor import Executor
-from .model import Benchmark, Limits, Reproduction
+from .model import Benchmark, Job, Limits, Reproduction
 from .report import build_report, canary_results, print_summary
 from .results import (ROOT, SCHEMA_VERSION, RecordLog, ResultCache, RunDirBusy, run_dir_lock, write_json_atomic,
                       write_sums, write_text_atomic)
@@ -456,3 +456,67 @@ def _reproduce_locked(opts: RunOptions, console: Console, bench, modes) -> tuple
     if code == 0 and rep.summary()["differs"]:
         code = 1
     return rep, code
+
+
+def recheck(opts: RunOptions, records: list[dict], n: int, *, seed: int = 0,
+            console: Console | None = None) -> tuple[list[dict], list[str]]:
+    """Re-run ``n`` records of a run, drawn with ``seed``, with the real verifier and
+    compare: the independent check of a run directory (an artifact reviewer's, a Hub
+    reader's). ``opts`` are the run's own options (from its run.json ``command``); the
+    result cache is not used and nothing is written to the run directory.
+
+    Returns:
+        ``(rechecked records, differences)``: one message per record whose verdict or goal
+        counts differ, or that the run's command no longer produces.
+
+    Raises:
+        RunError: as :func:`run` (missing data, sandbox or predictions).
+    """
+    import random
+    import tempfile
+
+    console = console or Console(stderr=True)
+    plan = _plan(opts, console)
+    bench = plan.bench
+    drawn = random.Random(seed).sample(records, min(n, len(records)))
+
+    def identity(job_or_rec) -> tuple:
+        c = job_or_rec.candidate if isinstance(job_or_rec, Job) else job_or_rec["candidate"]
+        return (job_or_rec.mode if isinstance(job_or_rec, Job) else job_or_rec["mode"],
+                job_or_rec.task_id if isinstance(job_or_rec, Job) else job_or_rec["task_id"],
+                c["model"], c["sample"], c["origin"])
+
+    image = bench.sandbox_image(opts.modes[0], plan.fetched, lambda m: None) if opts.sandbox == "container" else None
+    try:
+        sandbox = registry.sandbox(opts.sandbox, toolchain=plan.verifier.toolchain, slots=opts.parallel, image=image)
+    except SandboxError as exc:
+        raise RunError(str(exc)) from exc
+    try:
+        probed = toolchains.probe(plan.verifier.toolchain, sandbox, flavor="host" if opts.sandbox == "host" else "debian")
+        shared = plan.verifier.prepare(sandbox, probed)
+        jobs, _ = _jobs(opts, plan, probed, plan.verifier)
+        by_id = {identity(j): j for j in jobs}
+        wanted = [by_id.get(identity(r)) for r in drawn]
+        differences = [f"{r['mode']} {r['task_id']} {r['candidate']['model']}: the run's command no longer makes "
+                       f"this job" for r, j in zip(drawn, wanted) if j is None]
+        executor = Executor(plan.verifier, sandbox, probed, shared_files=shared, limits=opts.limits,
+                            parallel=opts.parallel, cache=None)
+        with tempfile.TemporaryDirectory(prefix="verikit-recheck-") as tmp:
+            log = RecordLog(Path(tmp) / "records.jsonl")
+            try:
+                again = executor.run([j for j in wanted if j is not None], log, bench.judge)
+            finally:
+                log.close()
+    finally:
+        sandbox.close()
+    now = {identity(r): r for r in again}
+    for r in drawn:
+        a = now.get(identity(r))
+        if a is None:
+            continue
+        before = (r["verdict"], (r.get("goals") or {}).get("proved"), (r.get("goals") or {}).get("total"))
+        after = (a["verdict"], (a.get("goals") or {}).get("proved"), (a.get("goals") or {}).get("total"))
+        if before != after:
+            differences.append(f"{r['mode']} {r['task_id']} {r['candidate']['model']}: recorded {before[0]} "
+                               f"{before[1]}/{before[2]}, re-run {after[0]} {after[1]}/{after[2]} ({a['reason']})")
+    return again, differences

@@ -374,3 +374,26 @@ def test_a_run_directory_without_its_sums_is_incomplete(tmp_path):
     assert validate_run_dir(run) == []
     (run / "SHA256SUMS").unlink()
     assert any("SHA256SUMS: missing" in p for p in validate_run_dir(run))
+
+
+@pytest.mark.realtool
+def test_validate_recheck_reruns_records_with_the_real_verifier(casp_tasks, framac_host, tmp_path, capsys):
+    """``validate --recheck N`` re-plans the run from its own command and re-runs N
+    records without the cache: an edit that also fixed the report and the sums is found."""
+    import json
+
+    from harness.results import load_records, write_sums
+
+    out = tmp_path / "out"
+    assert main(["run", "casp", "--mode", "gold", "--task", "04_140", "--sandbox", "host", "--out", str(out),
+                 "--cache-dir", str(tmp_path / "cache"), "--data-dir", str(tmp_path / "data")]) == 0
+    assert main(["validate", str(out), "--recheck", "1"]) == 0
+    assert "rechecked 1 record(s) with the real verifier: 0 difference(s)" in capsys.readouterr().err
+    (rec,) = load_records(out / "records.jsonl")
+    rec["goals"]["proved"] -= 1
+    rec["verdict"] = "failed"
+    (out / "records.jsonl").write_text(json.dumps(rec) + "\n")
+    write_sums(out)  # a careful forger also fixes the sums
+    assert main(["validate", str(out), "--recheck", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "recheck: gold 04_140 gold: recorded failed" in err and "re-run verified" in err
