@@ -466,8 +466,9 @@ def recheck(opts: RunOptions, records: list[dict], n: int, *, seed: int = 0,
     result cache is not used and nothing is written to the run directory.
 
     Returns:
-        ``(rechecked records, differences)``: one message per record whose verdict or goal
-        counts differ, or that the run's command no longer produces.
+        ``(rechecked records, differences)``: one message per record that the run's
+        command does not make (unknown task id, model or sample), whose task hash is not
+        the dataset's, or (the N drawn) whose verdict or goal counts differ on re-running.
 
     Raises:
         RunError: as :func:`run` (missing data, sandbox or predictions).
@@ -496,9 +497,16 @@ def recheck(opts: RunOptions, records: list[dict], n: int, *, seed: int = 0,
         shared = plan.verifier.prepare(sandbox, probed)
         jobs, _ = _jobs(opts, plan, probed, plan.verifier)
         by_id = {identity(j): j for j in jobs}
+        differences = []
+        for r in records:  # every record: a job of this command, on the dataset's task as it is
+            j = by_id.get(identity(r))
+            if j is None:
+                differences.append(f"{r['mode']} {r['task_id']} {r['candidate']['model']}: the run's command does "
+                                   f"not make this job (unknown task, model or sample)")
+            elif j.task_sha256 != r["task_sha256"]:
+                differences.append(f"{r['mode']} {r['task_id']} {r['candidate']['model']}: task hash "
+                                   f"{r['task_sha256'][:12]} is not the dataset's {j.task_sha256[:12]}")
         wanted = [by_id.get(identity(r)) for r in drawn]
-        differences = [f"{r['mode']} {r['task_id']} {r['candidate']['model']}: the run's command no longer makes "
-                       f"this job" for r, j in zip(drawn, wanted) if j is None]
         executor = Executor(plan.verifier, sandbox, probed, shared_files=shared, limits=opts.limits,
                             parallel=opts.parallel, cache=None)
         with tempfile.TemporaryDirectory(prefix="verikit-recheck-") as tmp:

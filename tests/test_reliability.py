@@ -397,3 +397,11 @@ def test_validate_recheck_reruns_records_with_the_real_verifier(casp_tasks, fram
     assert main(["validate", str(out), "--recheck", "1"]) == 1
     err = capsys.readouterr().err
     assert "recheck: gold 04_140 gold: recorded failed" in err and "re-run verified" in err
+    rec.update(task_id="99_999")  # a task the dataset does not have (key fixed up too)
+    from harness.results import record_key
+
+    rec["key"] = record_key(rec)
+    (out / "records.jsonl").write_text(json.dumps(rec) + "\n")
+    write_sums(out)
+    assert main(["validate", str(out), "--recheck", "1"]) == 1
+    assert "99_999 gold: the run's command does not make this job" in capsys.readouterr().err
