@@ -183,8 +183,16 @@ def _on_sigterm(signum, frame):
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``verikit`` console script. Returns the exit code."""
     args = _parser().parse_args(argv)
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _on_sigterm)
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
+    try:
+        return _main(args, argv)
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(args, argv) -> int:
     console = Console(stderr=True, soft_wrap=True)  # never split a file:line message across lines
     if not console.is_terminal:
         console.width = 160  # logs and pipes: wide enough that the summary tables stay readable

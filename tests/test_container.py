@@ -15,6 +15,7 @@ import time
 import pytest
 
 from harness import toolchains
+from harness.benchmarks import casp
 from harness.executor import Executor
 from harness.model import Job, sha256_text
 from harness.results import RecordLog, validate
@@ -229,7 +230,8 @@ def test_casp_parity_host_vs_container(image, tmp_path, monkeypatch, casp_mirror
         out[sb_name] = {(r["mode"], r["task_id"], r["candidate"]["model"], r["candidate"]["origin"]): r
                         for r in report_records}
     assert out["host"].keys() == out["container"].keys()
-    assert len(out["host"]) == 10 + 4 * 5 + 5  # gold; 4 pairs x (gold + 4 LLM specs); 5 canaries
+    n_canaries = len(casp.canaries([casp.KIT_CANARY], "spec-from-code"))
+    assert len(out["host"]) == 10 + 4 * 5 + n_canaries  # gold; 4 pairs x (gold + 4 LLM specs); canaries
     for key, h in out["host"].items():
         c = out["container"][key]
         assert (c["verdict"], c["goals"]) == (h["verdict"], h["goals"]), key

@@ -455,7 +455,7 @@ def framac():
 @pytest.mark.realtool
 def test_gold_texts_verify_with_frama_c(c_dir, tmp_path, framac):
     run, argv = framac
-    assert argv[:3] == ["frama-c", "-wp", "-wp-rte"] and "-wp-steps" in argv
+    assert argv[:4] == ["sh", "verikit_framac_job.sh", "-wp", "-wp-rte"] and "-wp-steps" in argv
     c_tasks = S.tasks_from(D.open_dataset(c_dir))
     pair_tasks = S.tasks_from(D.open_dataset(_pairs_dir(tmp_path)))
     for t in c_tasks + pair_tasks:
