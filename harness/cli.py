@@ -11,6 +11,7 @@ were running are killed and not retried.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import math
 import signal
@@ -172,6 +173,11 @@ def _say(console: Console, text: str) -> None:
     console.print(text, markup=False, highlight=False)
 
 
+#: Storage failures reported as one message (exit 2) instead of a traceback: full disk,
+#: quota, read-only filesystem, permission.
+_STORAGE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM)
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (``timeout``, CI, systemd): stops a run as Ctrl-C does, exit 143."""
 
@@ -206,6 +212,12 @@ def _main(args, argv) -> int:
         return handlers[args.cmd](args, console, argv)
     except (RunError, datasets.DatasetError) as exc:
         _say(console, f"error: {exc}")
+        return 2
+    except OSError as exc:
+        if exc.errno not in _STORAGE_ERRORS:
+            raise
+        _say(console, f"error: cannot write {exc.filename or 'the output'}: {exc.strerror}; the records written "
+                      f"so far are kept: free space (or make it writable) and re-run the same command to resume")
         return 2
     except Terminated:
         _say(console, "terminated (SIGTERM): finished jobs are kept; re-run the same command to resume")

@@ -405,3 +405,18 @@ def test_validate_recheck_reruns_records_with_the_real_verifier(casp_tasks, fram
     write_sums(out)
     assert main(["validate", str(out), "--recheck", "1"]) == 1
     assert "99_999 gold: the run's command does not make this job" in capsys.readouterr().err
+
+
+def test_full_disk_is_one_message_not_a_traceback(monkeypatch, capsys, tmp_path):
+    import errno
+
+    from harness import cli
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "out" / "records.jsonl"))
+
+    monkeypatch.setattr(cli, "_run", full)
+    assert main(["run", "casp", "--sandbox", "host", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write {tmp_path / 'out' / 'records.jsonl'}: No space left on device" in err
+    assert "re-run the same command to resume" in err and "Traceback" not in err
