@@ -98,9 +98,12 @@ class FramaC:
     def prepare(self, sandbox, probed) -> dict[str, bytes]:
         """Detect the provers in ``sandbox`` once per run.
 
-        Runs ``why3 config detect`` with ``WHY3CONFIG=why3.conf`` inside the sandbox and
-        returns ``{"why3.conf": bytes}`` to ship with every job (empty dict when why3 is
-        missing: Frama-C then proves with Qed only and the drift is recorded).
+        Runs ``why3 config detect`` with ``WHY3CONFIG=why3.conf`` inside the sandbox.
+
+        Returns:
+            The files to ship with every job: the driver and the view script, and
+            ``why3.conf`` (absent when why3 is missing: Frama-C then proves with Qed only
+            and the drift is recorded).
         """
         shipped = {name: path.read_bytes() for name, path in _SHIPPED.items()}
         if probed.versions.get("why3") is None:
@@ -142,24 +145,13 @@ class FramaC:
         argv = ["sh", DRIVER, "-wp"]
         if options.get("rte", True):
             argv.append("-wp-rte")
-        if options["provers"]:
-            argv += ["-wp-prover", ",".join(options["provers"])]
-        argv += ["-wp-steps", str(options["wp_steps"]), "-wp-timeout", str(options["wp_timeout_s"]),
-                 "-wp-par", str(options.get("wp_par", 1))]
-        if parse_version(options.get("framac_version")) >= (21, 0):
-            argv += ["-wp-cache", "none"]  # never reuse a proof from outside the job
-        argv += ["-wp-report-json", REPORT]
+        argv += _prover_args(options, options["wp_timeout_s"]) + ["-wp-report-json", REPORT]
         if options.get("smoke_tests"):
             argv.append("-wp-smoke-tests")
         argv.append(SOURCE)
-        havoc = ["-wp", "-wp-prop=@ensures", "-wp-steps", str(options["wp_steps"]), "-wp-timeout", str(HAVOC_TIMEOUT_S),
-                 "-wp-par", str(options.get("wp_par", 1))]
-        if options["provers"]:
-            havoc[1:1] = ["-wp-prover", ",".join(options["provers"])]
+        havoc = ["-wp", "-wp-prop=@ensures", *_prover_args(options, HAVOC_TIMEOUT_S)]
         if options.get("function"):
             havoc += ["-wp-fct", options["function"]]
-        if parse_version(options.get("framac_version")) >= (21, 0):
-            havoc += ["-wp-cache", "none"]
         env = {"WHY3CONFIG": WHY3CONF, "VERIKIT_HAVOC_ARGS": shlex.join(havoc)}
         return argv, env, [REPORT, VIEW, TASK_VIEW, *REGION_PP.values(), REGION_ERR, HAVOC_LOG]
 
@@ -220,6 +212,17 @@ def artifacts(files: dict[str, bytes]) -> dict:
                  if invalid else _parse_goals(havoc_log, None, _messages(havoc_log)))
     return {"view": view(VIEW), "task_view": view(TASK_VIEW), "region_pp": {k: text(v) for k, v in REGION_PP.items()},
             "region_err": text(REGION_ERR), "havoc": havoc}
+
+
+def _prover_args(options: dict, timeout_s) -> list[str]:
+    """The WP arguments the verification and the do-nothing-body run share: provers,
+    steps, ``timeout_s`` per goal, parallel provers and (Frama-C >= 21) no proof cache
+    from outside the job."""
+    args = ["-wp-prover", ",".join(options["provers"])] if options["provers"] else []
+    args += ["-wp-steps", str(options["wp_steps"]), "-wp-timeout", str(timeout_s), "-wp-par", str(options.get("wp_par", 1))]
+    if parse_version(options.get("framac_version")) >= (21, 0):
+        args += ["-wp-cache", "none"]  # never reuse a proof from outside the job
+    return args
 
 
 def _messages(log: str) -> list[str]:

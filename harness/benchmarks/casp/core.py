@@ -187,8 +187,7 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
     if mode == "gold":
         return []
     t = canary_task(tasks)
-    fdef = find_function(t.code, t.function)
-    fn_sig = t.code[fdef.start: fdef.body_start]
+    fn_sig = _declarator(t)
     returns_int = [x.text for x in tokens(fn_sig)][:2] == ["int", t.function]
 
     def c(name, output):
@@ -226,35 +225,33 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
         (c("preprocessor", "%:define VK_UNUSED 1\n" + t.code), ("rejected",)),
     ]
     if returns_int:
-        out.append((c("signature", "long long" + t.code[fdef.start + 3:]), ("rejected",)))
+        out.append((c("signature", "long long" + t.code[t.code.index(fn_sig) + 3:]), ("rejected",)))
     return out
 
 
 # --------------------------------------------------------------------------- jobs
 
-#: Files of a job besides ``candidate.c`` (see :mod:`.integrity` and the Frama-C driver):
-#: the candidate's own text, the task's fixed part, and the do-nothing body.
-REGION, REFERENCE, HAVOC = "region.c", "task.c", "havoc.c"
+REGION, REFERENCE, HAVOC = integrity.REGION, integrity.REFERENCE, integrity.HAVOC
 _STORAGE = {"static", "inline", "__inline", "__inline__", "extern"}
+
+
+def _declarator(task: Task) -> str:
+    """The task's own declarator of its function, as written: return type, name,
+    parameters and the white space up to the body's brace."""
+    fdef = find_function(task.code, task.function)
+    return task.code[fdef.start: fdef.body_start]
 
 
 def _havoc_definition(task: Task) -> str:
     """The task's function with a body that returns an arbitrary value (an
     uninitialised local) and assigns nothing, for the vacuity check; the declarator is
     the task's own text."""
-    fdef = find_function(task.code, task.function)
-    declarator = task.code[fdef.start: fdef.body_start].rstrip()
+    declarator = _declarator(task).rstrip()
     toks = [t.text for t in tokens(declarator)]
     ret = [t for t in toks[: toks.index(task.function)] if t not in _STORAGE]
     if ret == ["void"]:
         return declarator + " { }"
     return f"{declarator} {{ {' '.join(ret)} vk_havoc_result; return vk_havoc_result; }}"
-
-
-def _declaration(task: Task) -> str:
-    """The task's function declared without a body (its declarator + ``;``)."""
-    fdef = find_function(task.code, task.function)
-    return task.code[fdef.start: fdef.body_start].rstrip() + ";"
 
 
 def _sep(text: str) -> str:
@@ -312,7 +309,7 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
                 files["candidate.c"] = (task.prelude + before + _sep(before) + task.contract + "\n" + function + after + "\n"
                                         + task.suffix)
                 files[REGION] = before + _sep(before) + function + after + "\n"
-                files[REFERENCE] = task.prelude + task.contract + "\n" + _declaration(task) + "\n" + task.suffix
+                files[REFERENCE] = task.prelude + task.contract + "\n" + _declarator(task).rstrip() + ";\n" + task.suffix
         else:
             raise ValueError(f"unknown CASP mode {mode!r}; modes: {', '.join(MODES)}")
     except CSyntaxError as exc:
@@ -330,13 +327,14 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
     )
 
 
-def judge(job: Job, result: VerifierResult, function: str | None = None) -> tuple[str, str]:
+def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
     """Final verdict. Candidate modes: the integrity rules on Frama-C's view
-    (:func:`.integrity.judge`, ``function`` is the task's target) win; then a failed WP
-    smoke test on the requires (an inconsistent contract) is ``rejected``. Gold: the
-    paper's protocol (``termination: not-checked``)."""
-    if job.mode != "gold" and function is not None:
-        decided = integrity.judge(job, result, function)
+    (:func:`.integrity.judge`, for the target ``job.options["function"]`` that
+    :func:`build_job` set) win; then a failed WP smoke test on the requires (an
+    inconsistent contract) is ``rejected``. Gold: the paper's protocol
+    (``termination: not-checked``)."""
+    if job.mode != "gold":
+        decided = integrity.judge(job, result, job.options["function"])
         if decided is not None:
             return decided
     else:
@@ -592,7 +590,7 @@ class Casp(Benchmark):
         return build_job(task, cand, mode, options, dataset)
 
     def judge(self, job: Job, result: VerifierResult) -> tuple[str, str]:
-        return judge(job, result, job.options.get("function"))
+        return judge(job, result)
 
     def compare(self, records: list[dict], tasks: dict, fetched) -> list[dict]:
         """Gold verdicts and goal counts vs the dataset's published ones; bundled specs

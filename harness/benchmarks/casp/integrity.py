@@ -59,7 +59,9 @@ RULES = ("no-preprocessing", "task-unchanged", "no-trusted-declarations", "no-ax
 ALLOWED_GLOBALS = ("logic", "type", "lemma", "check lemma", "axiomatic")
 _VARIANT_GOAL = re.compile(r"_loop_variant_")
 _ASSUMES_SMOKE = re.compile(r"_wp_smoke_\w*_assumes$")
-_REQUIRES_SMOKE = re.compile(r"_wp_smoke_\w*requires$")
+#: The files a candidate-mode job ships besides ``candidate.c``: the candidate's own
+#: text, the task's fixed part, and (spec-from-code) the do-nothing body.
+REGION, REFERENCE, HAVOC = "region.c", "task.c", "havoc.c"
 
 
 def _check(name: str, problems: list[str], ok_detail: str) -> dict:
@@ -233,13 +235,15 @@ def _cycle(graph: dict[str, list[str]]) -> list[str]:
     return []
 
 
-def vacuity_check(havoc: VerifierResult | None, smoke_failed: list[str]) -> dict:
+def vacuity_check(havoc: VerifierResult | None, inconsistent: list[str], dead: list[str]) -> dict:
     """``not-vacuous`` (spec-from-code): WP on the candidate's ensures over a body that
-    returns an arbitrary value and assigns nothing must fail at least one of them, and no
-    behavior's ``assumes`` may fail its smoke test."""
+    returns an arbitrary value and assigns nothing must fail at least one of them; no
+    smoke test of the requires may fail (``inconsistent``: the verifier's
+    ``VerifierResult.vacuous``) nor one of a behavior's ``assumes`` (among ``dead``, the
+    other failed smoke tests)."""
     problems = [f"behavior can never apply: smoke test {n} failed (its assumes contradict the requires)"
-                for n in smoke_failed if _ASSUMES_SMOKE.search(n)]
-    problems += [f"inconsistent precondition: smoke test {n} failed" for n in smoke_failed if _REQUIRES_SMOKE.search(n)]
+                for n in dead if _ASSUMES_SMOKE.search(n)]
+    problems += [f"inconsistent precondition: smoke test {n} failed" for n in inconsistent]
     if havoc is None or havoc.verdict == "invalid" or havoc.goals is None:
         problems.append("the do-nothing-body check could not run: "
                         + (havoc.reason if havoc else "no output") + " (fail closed)")
@@ -266,7 +270,7 @@ def judge(job: Job, result: VerifierResult, target: str) -> tuple[str, str] | No
     """
     art = result.artifacts
     checks = []
-    pp = preprocessing_check(job.files.get("region.c"), art.get("region_pp"), art.get("region_err"))
+    pp = preprocessing_check(job.files.get(REGION), art.get("region_pp"), art.get("region_err"))
     if pp:
         checks.append(pp)
     view, task_view = art.get("view"), art.get("task_view")
@@ -275,7 +279,7 @@ def judge(job: Job, result: VerifierResult, target: str) -> tuple[str, str] | No
     elif view is not None:
         checks += view_checks(view, task_view, target, job.mode)
     if job.mode == "spec-from-code" and view is not None:
-        checks.append(vacuity_check(art.get("havoc"), result.vacuous + result.extra.get("dead_code", [])))
+        checks.append(vacuity_check(art.get("havoc"), result.vacuous, result.extra.get("dead_code", [])))
     result.checks.extend(checks)
     status = "not-checked"
     term_problems: list[str] = []
