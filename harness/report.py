@@ -63,10 +63,10 @@ def report_inconsistencies(records: list[dict], report: dict) -> list[str]:
     from the records (with the report's bootstrap seed), the infra-error count, and each
     canary's verdict. Returns one message per difference (empty: consistent)."""
     problems = []
-    metrics = group_metrics(records, seed=report.get("bootstrap_seed", 0))
-    if json.loads(json.dumps(metrics)) != report.get("metrics"):
+    metrics = json.loads(json.dumps(group_metrics(records, seed=report.get("bootstrap_seed", 0))))  # as written
+    if metrics != report.get("metrics"):
         modes = sorted(set(metrics) | set(report.get("metrics", {})))
-        differ = [m for m in modes if json.loads(json.dumps(metrics.get(m))) != report.get("metrics", {}).get(m)]
+        differ = [m for m in modes if metrics.get(m) != report.get("metrics", {}).get(m)]
         problems.append(f"metrics of {', '.join(differ)} differ from those recomputed from records.jsonl")
     infra = sum(r["verdict"] == "infra_error" for r in records)
     if report.get("infra_errors") != infra:

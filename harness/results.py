@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import tempfile
@@ -26,6 +25,7 @@ import platformdirs
 from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 
+from .datasets import sha256_file
 from .model import canonical_json, sha256_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -391,21 +391,13 @@ SUMS = "SHA256SUMS"
 SUMMED = ("records.jsonl", "report.json", "run.json")
 
 
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def write_sums(out: Path) -> None:
     """Write ``out/SHA256SUMS`` (``sha256sum`` format: ``<hex>  <name>``) for
     records.jsonl, report.json and run.json. A run writes it last: its presence says the
     run directory is complete, its hashes that nothing was edited since (``sha256sum -c``
     checks it too)."""
     out = Path(out)
-    write_text_atomic(out / SUMS, "".join(f"{_sha256_file(out / n)}  {n}\n" for n in SUMMED))
+    write_text_atomic(out / SUMS, "".join(f"{sha256_file(out / n)}  {n}\n" for n in SUMMED))
 
 
 def check_sums(out: Path) -> list[str]:
@@ -425,7 +417,7 @@ def check_sums(out: Path) -> list[str]:
             problems.append(f"{f}:{i}: unexpected entry {name!r}")
         elif not target.exists():
             continue  # reported as missing by validate_run_dir
-        elif _sha256_file(target) != hexdigest:
+        elif sha256_file(target) != hexdigest:
             problems.append(f"{target}: its sha256 differs from {SUMS} (edited after the run wrote it)")
     problems += [f"{f}: no entry for {n}" for n in SUMMED if n not in listed]
     return problems
@@ -477,12 +469,15 @@ def validate_run_dir(path: Path) -> list[str]:
     return problems
 
 
-def _identity(rec: dict) -> tuple:
+def record_identity(rec: dict) -> tuple:
+    """What a record is the verdict of, whatever the toolchain or code: ``(mode,
+    task_id, model, sample, origin)``."""
     c = rec["candidate"]
     return (rec["mode"], rec["task_id"], c["model"], c["sample"], c["origin"])
 
 
-def _outcome(rec: dict) -> dict:
+def record_outcome(rec: dict) -> dict:
+    """What a record found: ``{"verdict", "goals.proved", "goals.total"}``."""
     goals = rec.get("goals") or {}
     return {"verdict": rec["verdict"], "goals.proved": goals.get("proved"), "goals.total": goals.get("total")}
 
@@ -501,12 +496,12 @@ def diff_runs(reference: Path, other: Path) -> list[str]:
         ValidationError: a records.jsonl line is not JSON; OSError: a file is unreadable.
     """
     reference, other = Path(reference), Path(other)
-    ref = {_identity(r): r for r in load_records(reference / "records.jsonl")}
-    new = {_identity(r): r for r in load_records(other / "records.jsonl")}
+    ref = {record_identity(r): r for r in load_records(reference / "records.jsonl")}
+    new = {record_identity(r): r for r in load_records(other / "records.jsonl")}
     out = [f"only in {reference}: {' / '.join(map(str, k))}" for k in sorted(set(ref) - set(new), key=str)]
     out += [f"only in {other}: {' / '.join(map(str, k))}" for k in sorted(set(new) - set(ref), key=str)]
     for k in sorted(set(ref) & set(new), key=str):
-        a, b = _outcome(ref[k]), _outcome(new[k])
+        a, b = record_outcome(ref[k]), record_outcome(new[k])
         for field_name in a:
             if a[field_name] != b[field_name]:
                 out.append(f"{' / '.join(map(str, k))}: {field_name} {a[field_name]} -> {b[field_name]}")

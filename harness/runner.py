@@ -18,8 +18,10 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import random
 import socket
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -32,8 +34,8 @@ from . import __version__, datasets, predictions as predictions_mod, registry, t
 from .executor import Executor
 from .model import Benchmark, Job, Limits, Reproduction
 from .report import build_report, canary_results, print_summary
-from .results import (ROOT, SCHEMA_VERSION, RecordLog, ResultCache, RunDirBusy, run_dir_lock, write_json_atomic,
-                      write_sums, write_text_atomic)
+from .results import (ROOT, SCHEMA_VERSION, RecordLog, ResultCache, RunDirBusy, record_identity, record_outcome,
+                      run_dir_lock, write_json_atomic, write_sums, write_text_atomic)
 from .sandbox import SandboxError
 
 
@@ -228,22 +230,39 @@ def _locked(out: Path):
 
 def _execute(opts: RunOptions, console: Console, started: _Start, plan: _Plan) -> tuple[dict, dict, int, list[dict]]:
     """The run of ``plan`` in its sandbox: :func:`run`'s result plus the run's records."""
-    bench = plan.bench
-    image = None
+    with _sandbox(opts, plan, lambda m: console.print(m, markup=False, highlight=False)) as (sandbox, image):
+        return _run_in(opts, console, started, plan, sandbox, image)
+
+
+@contextlib.contextmanager
+def _sandbox(opts: RunOptions, plan: _Plan, log):
+    """The run's sandbox and its image (None on the host) for the ``with`` block, closed
+    after it; ``log`` gets the image build's messages.
+
+    Raises:
+        RunError: a container-only benchmark on the host, or the sandbox or image cannot
+            be had (the message says what to do).
+    """
+    bench, image = plan.bench, None
     try:
         if opts.sandbox == "host" and bench.container_only:
             raise RunError(f"{bench.name} runs only in the container sandbox (--sandbox container): "
                            f"its toolchain is not installed on hosts")
         if opts.sandbox == "container":
-            image = bench.sandbox_image(opts.modes[0], plan.fetched,
-                                        lambda m: console.print(m, markup=False, highlight=False))
+            image = bench.sandbox_image(opts.modes[0], plan.fetched, log)
         sandbox = registry.sandbox(opts.sandbox, toolchain=plan.verifier.toolchain, slots=opts.parallel, image=image)
     except SandboxError as exc:
         raise RunError(str(exc)) from exc
     try:
-        return _run_in(opts, console, started, plan, sandbox, image)
+        yield sandbox, image
     finally:
         sandbox.close()
+
+
+def _probe(opts: RunOptions, plan: _Plan, sandbox):
+    """The toolchain probed in ``sandbox`` and the files the verifier ships with every job."""
+    probed = toolchains.probe(plan.verifier.toolchain, sandbox, flavor="host" if opts.sandbox == "host" else "debian")
+    return probed, plan.verifier.prepare(sandbox, probed)
 
 
 def _jobs(opts: RunOptions, plan: _Plan, probed, verifier) -> tuple[list, dict]:
@@ -278,8 +297,7 @@ def _jobs(opts: RunOptions, plan: _Plan, probed, verifier) -> tuple[list, dict]:
 def _run_in(opts: RunOptions, console: Console, started: _Start, plan: _Plan, sandbox,
             image) -> tuple[dict, dict, int, list[dict]]:
     bench, verifier = plan.bench, plan.verifier
-    probed = toolchains.probe(verifier.toolchain, sandbox, flavor="host" if opts.sandbox == "host" else "debian")
-    shared = verifier.prepare(sandbox, probed)
+    probed, shared = _probe(opts, plan, sandbox)
     jobs, expected = _jobs(opts, plan, probed, verifier)
 
     opts.out.mkdir(parents=True, exist_ok=True)
@@ -473,58 +491,43 @@ def recheck(opts: RunOptions, records: list[dict], n: int, *, seed: int = 0,
     Raises:
         RunError: as :func:`run` (missing data, sandbox or predictions).
     """
-    import random
-    import tempfile
-
     console = console or Console(stderr=True)
     plan = _plan(opts, console)
-    bench = plan.bench
     drawn = random.Random(seed).sample(records, min(n, len(records)))
 
-    def identity(job_or_rec) -> tuple:
-        c = job_or_rec.candidate if isinstance(job_or_rec, Job) else job_or_rec["candidate"]
-        return (job_or_rec.mode if isinstance(job_or_rec, Job) else job_or_rec["mode"],
-                job_or_rec.task_id if isinstance(job_or_rec, Job) else job_or_rec["task_id"],
-                c["model"], c["sample"], c["origin"])
+    def job_identity(j: Job) -> tuple:  # as record_identity reads the job's record
+        return j.mode, j.task_id, j.candidate["model"], j.candidate["sample"], j.candidate["origin"]
 
-    image = bench.sandbox_image(opts.modes[0], plan.fetched, lambda m: None) if opts.sandbox == "container" else None
-    try:
-        sandbox = registry.sandbox(opts.sandbox, toolchain=plan.verifier.toolchain, slots=opts.parallel, image=image)
-    except SandboxError as exc:
-        raise RunError(str(exc)) from exc
-    try:
-        probed = toolchains.probe(plan.verifier.toolchain, sandbox, flavor="host" if opts.sandbox == "host" else "debian")
-        shared = plan.verifier.prepare(sandbox, probed)
+    with _sandbox(opts, plan, lambda m: None) as (sandbox, _):
+        probed, shared = _probe(opts, plan, sandbox)
         jobs, _ = _jobs(opts, plan, probed, plan.verifier)
-        by_id = {identity(j): j for j in jobs}
+        by_id = {job_identity(j): j for j in jobs}
         differences = []
         for r in records:  # every record: a job of this command, on the dataset's task as it is
-            j = by_id.get(identity(r))
+            j = by_id.get(record_identity(r))
             if j is None:
                 differences.append(f"{r['mode']} {r['task_id']} {r['candidate']['model']}: the run's command does "
                                    f"not make this job (unknown task, model or sample)")
             elif j.task_sha256 != r["task_sha256"]:
                 differences.append(f"{r['mode']} {r['task_id']} {r['candidate']['model']}: task hash "
                                    f"{r['task_sha256'][:12]} is not the dataset's {j.task_sha256[:12]}")
-        wanted = [by_id.get(identity(r)) for r in drawn]
+        wanted = [by_id[record_identity(r)] for r in drawn if record_identity(r) in by_id]
         executor = Executor(plan.verifier, sandbox, probed, shared_files=shared, limits=opts.limits,
                             parallel=opts.parallel, cache=None)
         with tempfile.TemporaryDirectory(prefix="verikit-recheck-") as tmp:
             log = RecordLog(Path(tmp) / "records.jsonl")
             try:
-                again = executor.run([j for j in wanted if j is not None], log, bench.judge)
+                again = executor.run(wanted, log, plan.bench.judge)
             finally:
                 log.close()
-    finally:
-        sandbox.close()
-    now = {identity(r): r for r in again}
+    now = {record_identity(r): r for r in again}
     for r in drawn:
-        a = now.get(identity(r))
+        a = now.get(record_identity(r))
         if a is None:
             continue
-        before = (r["verdict"], (r.get("goals") or {}).get("proved"), (r.get("goals") or {}).get("total"))
-        after = (a["verdict"], (a.get("goals") or {}).get("proved"), (a.get("goals") or {}).get("total"))
+        before, after = record_outcome(r), record_outcome(a)
         if before != after:
-            differences.append(f"{r['mode']} {r['task_id']} {r['candidate']['model']}: recorded {before[0]} "
-                               f"{before[1]}/{before[2]}, re-run {after[0]} {after[1]}/{after[2]} ({a['reason']})")
+            differences.append(f"{r['mode']} {r['task_id']} {r['candidate']['model']}: recorded {before['verdict']} "
+                               f"{before['goals.proved']}/{before['goals.total']}, re-run {after['verdict']} "
+                               f"{after['goals.proved']}/{after['goals.total']} ({a['reason']})")
     return again, differences

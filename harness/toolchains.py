@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from .datasets import sha256_file
 from .model import Limits, canonical_json  # noqa: F401  (canonical_json re-exported)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,13 +152,7 @@ def _binary_sha256(command: str) -> str | None:
     followed), or None when it is not found. In a container the image digest stands for
     the binaries."""
     path = shutil.which(command)
-    if path is None:
-        return None
-    digest = hashlib.sha256()
-    with open(os.path.realpath(path), "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return sha256_file(os.path.realpath(path)) if path else None
 
 
 def probe(name: str, sandbox, flavor: str = "host") -> ProbedToolchain:

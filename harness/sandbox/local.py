@@ -221,12 +221,8 @@ def remove_leftovers(tmp: Path | None = None) -> tuple[int, int]:
     """
     tmp = Path(tmp or tempfile.gettempdir())
     killed = 0
-    for p in psutil.process_iter():
-        try:
-            mark = p.environ().get(MARK)
-        except psutil.Error:
-            continue
-        owner = _owner(mark or "")
+    for p, mark in _marked_processes():
+        owner = _owner(mark)
         if owner is not None and not psutil.pid_exists(owner):
             try:
                 p.kill()
@@ -254,16 +250,21 @@ def _with_pdeathsig(argv: list[str], env: dict[str, str]) -> list[str]:
     return [setpriv, "--pdeathsig", "KILL", "--", *argv]
 
 
-def _marked(mark: str) -> list[psutil.Process]:
-    """Processes whose environment carries ``VERIKIT_JOB=mark`` (escaped daemons)."""
-    out = []
+def _marked_processes():
+    """``(process, mark)`` for every process whose environment carries a job mark
+    (``VERIKIT_JOB``), readable by this user."""
     for p in psutil.process_iter():
         try:
-            if p.environ().get(MARK) == mark:
-                out.append(p)
+            mark = p.environ().get(MARK)
         except psutil.Error:
             continue
-    return out
+        if mark:
+            yield p, mark
+
+
+def _marked(mark: str) -> list[psutil.Process]:
+    """Processes whose environment carries ``VERIKIT_JOB=mark`` (escaped daemons)."""
+    return [p for p, m in _marked_processes() if m == mark]
 
 
 def _size(path: Path) -> int:
