@@ -238,3 +238,54 @@ def test_casp_parity_host_vs_container(image, tmp_path, monkeypatch, casp_mirror
         assert c["toolchain"]["sandbox"] == "container" and c["toolchain"]["image"]
         assert c["toolchain"]["image_digest"].startswith("sha256:")
         assert c["toolchain"]["tools"]["frama-c"]["version"] == h["toolchain"]["tools"]["frama-c"]["version"]
+
+
+KIT = '''
+import sys, threading
+from harness.model import Limits
+from harness.sandbox.container import ContainerSandbox
+sb = ContainerSandbox(sys.argv[1], slots=2)
+for _ in range(2):
+    threading.Thread(target=sb.run, args=(["sleep", "300"],), kwargs={"limits": Limits(wall_s=600)}).start()
+print(sb.run_id, flush=True)
+threading.Event().wait()
+'''
+
+
+def test_sigkill_of_the_kit_ends_its_workers_within_seconds(image, tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from harness.sandbox.container import STALE_S, remove_orphan_workers
+
+    script = tmp_path / "kit.py"
+    script.write_text(KIT)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    kit = subprocess.Popen([sys.executable, str(script), image], stdout=subprocess.PIPE, text=True, env=env)
+    run_id = kit.stdout.readline().strip()
+    client = connect()
+
+    def workers():
+        return client.containers.list(all=True, filters={"label": f"verikit.run={run_id}"})
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # both jobs running: a `sleep 300` in each worker
+        ws = workers()
+        if len(ws) == 2 and all(any("sleep 300" in " ".join(row) for row in w.top()["Processes"]) for w in ws):
+            break
+        time.sleep(0.5)
+    else:
+        kit.kill()
+        pytest.fail("the jobs did not start")
+    kit.kill()
+    kit.wait(timeout=10)
+    t0 = time.monotonic()
+    while any(w.status == "running" for w in workers()) and time.monotonic() - t0 < STALE_S + 20:
+        time.sleep(0.5)
+    stopped_s = time.monotonic() - t0
+    assert all(w.status != "running" for w in workers()), "workers still running after the kit died"
+    assert stopped_s < STALE_S + 5, f"workers stopped {stopped_s:.1f} s after the kit was killed"
+    print(f"workers of the killed kit stopped {stopped_s:.1f} s after SIGKILL")
+    assert remove_orphan_workers(client) >= 2 and workers() == []

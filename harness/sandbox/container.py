@@ -24,7 +24,9 @@ worker is killed and replaced; an exit status of 137 that is not ours is a memor
 are removed at the end of a run, on Ctrl-C and on errors (``close``/context manager) and
 carry the label ``verikit.worker`` and their owner's host:PID, so that
 :func:`remove_orphan_workers` (run by every new sandbox) removes what a run killed with
-SIGKILL left behind.
+SIGKILL left behind. Such a run's workers do not keep running meanwhile: a worker's main
+process watches a heartbeat file the kit touches every second (``WATCH``) and ends the
+container ``STALE_S`` seconds after the kit stopped touching it.
 """
 
 from __future__ import annotations
@@ -50,6 +52,15 @@ SCRATCH = "/scratch"
 TIMES_FILE = ".verikit-times"
 # "$@" runs the job; `times` prints the shell's and its children's user/system CPU time.
 WRAPPER = ('"$@"; rc=$?; times > ' + TIMES_FILE + '; kill -9 -1 2>/dev/null; exit $rc')
+#: The kit touches each worker's ``/scratch/.alive`` every ``BEAT_S`` seconds; the worker's
+#: main process exits (and the engine then kills every process in the container) once the
+#: file is ``STALE_S`` seconds old, i.e. a few seconds after the kit died, even by SIGKILL.
+#: ``/scratch`` is root-owned: a job (nobody) cannot keep its worker alive.
+ALIVE = ".alive"
+BEAT_S = 1.0
+STALE_S = 5
+WATCH = (f'while sleep 1; do t=$(stat -c %Y {SCRATCH}/{ALIVE} 2>/dev/null) || exit 0; '
+         f'[ $(( $(date +%s) - t )) -lt {STALE_S} ] || exit 0; done')
 
 
 class EngineUnavailable(SandboxError):
@@ -108,10 +119,12 @@ class _Worker:
             (self.dir / sub).mkdir()
             (self.dir / sub).chmod(0o755)  # root-owned: a job (nobody) can enter, not write
         self.scratch = self.dir / "scratch"
+        self.alive = self.scratch / ALIVE
+        self.alive.touch()
         self.limits = limits
         try:
             self.container = client.containers.run(
-                image, ["sleep", "infinity"], detach=True, network_mode="none", read_only=True,
+                image, ["sh", "-c", WATCH], detach=True, network_mode="none", read_only=True,
                 mem_limit=f"{limits.mem_mb}m", memswap_limit=f"{limits.mem_mb}m",
                 nano_cpus=int(limits.cpus * 1e9), pids_limit=1024,
                 # /tmp and /var/tmp: an empty read-only directory instead of the engine's
@@ -181,6 +194,19 @@ class ContainerSandbox:
         self._lock = threading.Lock()
         self._busy: set[_Worker] = set()
         self.recycled = 0
+        self._closed = threading.Event()
+        threading.Thread(target=self._heartbeat, daemon=True, name="verikit-heartbeat").start()
+
+    def _heartbeat(self) -> None:
+        """Touch every worker's ``.alive`` file each ``BEAT_S`` seconds until closed."""
+        while not self._closed.wait(BEAT_S):
+            with self._lock:
+                workers = list(self._all)
+            for w in workers:
+                try:
+                    os.utime(w.alive)
+                except OSError:  # removed meanwhile
+                    pass
 
     # ------------------------------------------------------------------ workers
     def _acquire(self, limits: Limits) -> _Worker:
@@ -225,6 +251,7 @@ class ContainerSandbox:
 
     def close(self) -> None:
         """Remove every worker of this sandbox (idempotent)."""
+        self._closed.set()
         with self._lock:
             workers = list(self._all)
             self._all.clear()

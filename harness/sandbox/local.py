@@ -1,6 +1,8 @@
 """Host sandbox: run a command as a subprocess in a fresh scratch directory, with limits.
 
-The process starts in its own session (so in its own process group); a watchdog thread
+The process starts in its own session (so in its own process group), under
+:mod:`harness.sandbox.reaper`, a child subreaper that ends the job's whole tree when the
+job ends and when the kit dies (even by SIGKILL); a watchdog thread
 polls the tree every ``POLL_S`` seconds with psutil and kills the whole tree (process
 group, then any descendant that left it) when the wall-time limit, the memory limit
 (RSS summed over the tree) or the output cap is exceeded. The scratch directory is
@@ -18,6 +20,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -118,9 +121,11 @@ class HostSandbox:
         out_path, err_path = root / ".stdout", root / ".stderr"
         t0 = time.monotonic()
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            command = _with_reaper(argv, env)
+            leader_rss = len(command) == len(argv)  # unwrapped; the reaper's own ~10 MB is not the job's
             try:
                 popen = subprocess.Popen(
-                    _with_pdeathsig(argv, env), cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                    command, cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                     start_new_session=True,
                 )
             except OSError as exc:
@@ -143,7 +148,8 @@ class HostSandbox:
                     for p in procs:
                         known.setdefault(p.pid, p)
                         try:
-                            rss += p.memory_info().rss
+                            if p is not top or leader_rss:
+                                rss += p.memory_info().rss
                             t = p.cpu_times()
                             cpu_seen[p.pid] = t.user + t.system
                         except psutil.Error:
@@ -238,16 +244,18 @@ def remove_leftovers(tmp: Path | None = None) -> tuple[int, int]:
     return killed, removed
 
 
-def _with_pdeathsig(argv: list[str], env: dict[str, str]) -> list[str]:
-    """``argv`` run through util-linux ``setpriv --pdeathsig KILL`` when it is installed
-    (and the command exists, so that a missing tool still fails to start as before): the
-    job's leader then dies with the thread of the kit that started it, even when the kit
-    is killed with SIGKILL. Its descendants are killed by the next run
-    (:func:`remove_leftovers`)."""
-    setpriv = shutil.which("setpriv")
-    if setpriv is None or shutil.which(argv[0], path=env.get("PATH")) is None:
+REAPER = Path(__file__).with_name("reaper.py")
+
+
+def _with_reaper(argv: list[str], env: dict[str, str]) -> list[str]:
+    """``argv`` run under :mod:`harness.sandbox.reaper` (a child subreaper that gets a
+    death signal when the kit's thread that started it dies): the job's whole process
+    tree then ends with the job, and with the kit even when the kit is killed with
+    SIGKILL. A command that is not on PATH is left alone, so that it still fails to start
+    (``start_error``) as before."""
+    if shutil.which(argv[0], path=env.get("PATH")) is None:
         return list(argv)
-    return [setpriv, "--pdeathsig", "KILL", "--", *argv]
+    return [sys.executable, "-I", "-S", str(REAPER), str(os.getpid()), "--", *argv]
 
 
 def _marked_processes():
