@@ -76,13 +76,8 @@ def _run_options(p: argparse.ArgumentParser, *, jobs: bool = True) -> None:
                    "(dafny-intent: mutants); recorded")
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="verikit", description=__doc__.splitlines()[0])
-    p.add_argument("--version", action="version", version=f"verikit {__version__}")
-    sub = p.add_subparsers(dest="cmd", required=True)
-    names = list(registry.BENCHMARKS)
-
-    r = sub.add_parser("run", help="verify candidates of a benchmark and write run.json, records.jsonl, report.json")
+def _run_arguments(r: argparse.ArgumentParser, names: list[str]) -> None:
+    """The arguments of ``run`` (also those of ``batch plan``)."""
     r.add_argument("benchmark", choices=names)
     r.add_argument("--mode", action="append", dest="modes",
                    help="mode to run (CASP: task direction; Model-Bench: prompt setting; dafny-intent, osvbench: "
@@ -95,6 +90,28 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--predictions", help="predictions JSONL (schemas/predictions.schema.json); needs one mode")
     r.add_argument("--keep-going", action="store_true", help="run the good prediction lines, record the bad ones")
     _run_options(r)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="verikit", description=__doc__.splitlines()[0])
+    p.add_argument("--version", action="version", version=f"verikit {__version__}")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    names = list(registry.BENCHMARKS)
+
+    r = sub.add_parser("run", help="verify candidates of a benchmark and write run.json, records.jsonl, report.json")
+    _run_arguments(r, names)
+    bo = r.add_argument_group("cloud batch (AWS Batch; README 'Cloud batch (AWS)')")
+    bo.add_argument("--backend", choices=["local", "aws-batch"], default="local",
+                    help="local: run here (default); aws-batch: plan here, submit an array job, results in S3")
+    bo.add_argument("--s3", metavar="s3://BUCKET/PREFIX", help="aws-batch: where the run's manifest and records go")
+    bo.add_argument("--queue", default="verikit", help="aws-batch: job queue (default verikit, made by 'batch setup')")
+    bo.add_argument("--shards", type=_int_at_least(1), default=10,
+                    help="aws-batch: array size, at most 10,000 (default 10; fewer when there are fewer jobs)")
+    bo.add_argument("--image", help="aws-batch: the runner image as the job definition names it (default: the "
+                    "newest local runner image of the benchmark's toolchain)")
+    bo.add_argument("--timings", type=Path, metavar="RUN_DIR",
+                    help="aws-batch: a previous run whose per-job times balance the shards")
+    bo.add_argument("--dry-run", action="store_true", help="aws-batch: print the AWS calls, submit nothing")
 
     rp = sub.add_parser("reproduce", help="the paper's figures vs the kit's (rescored from the published files, "
                         "or re-run with the kit's verifiers), written as a run directory")
@@ -159,6 +176,13 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--flavor", choices=["debian", "nix"], default="debian",
                    help="debian: closest Debian packages, built here; nix: the exact published versions "
                         "(nix build .#image-NAME, then <engine> load; needs Nix and network, see docs/nix.md)")
+    b.add_argument("--runner", action="store_true",
+                   help="the runner image: the toolchain (or derived) image plus the kit, for batch workers and "
+                        "the artifact bundle")
+    pu = im_sub.add_parser("push", help="tag and push an image (a runner image) to a registry; prints its digest")
+    pu.add_argument("name", help="image reference (e.g. the tag 'images build --runner' printed)")
+    pu.add_argument("--registry", required=True, metavar="URI", help="e.g. 123456789012.dkr.ecr.REGION.amazonaws.com")
+    pu.add_argument("--engine", default="podman", help="CLI that pushes (podman|docker)")
     im_sub.add_parser("list", help="verikit images in the engine")
     vf = im_sub.add_parser("verify", help="probe an image and report its drift from the published pins")
     vf.add_argument("name", nargs="?", help="toolchain (default: all with a Debian image)")
@@ -166,7 +190,48 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("name")
     sv.add_argument("-o", "--output", type=Path, required=True)
     sv.add_argument("--engine", default="podman", help="CLI that writes the archive (podman|docker)")
+    _batch_parser(sub, names)
     return p
+
+
+def _batch_parser(sub, names: list[str]) -> None:
+    ba = sub.add_parser("batch", help="cloud batch on AWS Batch: setup, plan, status, collect, resubmit "
+                        "(submit with 'run --backend aws-batch')")
+    bs = ba.add_subparsers(dest="batch_cmd", required=True)
+    st = bs.add_parser("setup", help="create or update the spot compute environment, the job queue and the job "
+                       "definitions (idempotent, tagged verikit=1)")
+    st.add_argument("--subnets", required=True, help="comma-separated subnet ids")
+    st.add_argument("--security-group", action="append", required=True, dest="security_groups")
+    st.add_argument("--image", action="append", required=True, metavar="TOOLCHAIN=URI",
+                    help="a runner image per toolchain, as pushed (repeatable)")
+    st.add_argument("--max-vcpus", type=_int_at_least(1), default=256)
+    st.add_argument("--instance-role", default="ecsInstanceRole", help="instance profile of the spot instances")
+    st.add_argument("--service-role", help="AWS Batch service role ARN (default: the service-linked role)")
+    st.add_argument("--memory", type=_int_at_least(MIN_MEMORY_MIB), default=4096, help="memory per job, MiB")
+    st.add_argument("--dry-run", action="store_true", help="print the API calls, make none")
+    pl = bs.add_parser("plan", help="jobs, shards and CPU-hours of a run, estimated from a previous run's timings")
+    _run_arguments(pl, names)
+    pl.add_argument("--shards", type=_int_at_least(1), default=10)
+    pl.add_argument("--timings", type=Path, metavar="RUN_DIR")
+    pl.add_argument("--image", help="runner image whose toolchain keys the jobs (default: the newest local one)")
+    wk = bs.add_parser("worker", help="run one shard (the runner image's command on AWS Batch)")
+    wk.add_argument("--manifest", required=True, metavar="s3://.../manifest.json")
+    wk.add_argument("--shards", help="comma-separated shard numbers; the array index picks one (default: the index)")
+    wk.add_argument("--shard", type=_int_at_least(0), help="this array index instead of the environment's")
+    rd = bs.add_parser("reduce", help="write records.jsonl, report.json, run.json next to the shards (the reducer job)")
+    rd.add_argument("--manifest", required=True, metavar="s3://.../manifest.json")
+    for name, text in (("status", "shards done/running/failed and jobs done"),
+                       ("resubmit", "submit again only the shards with missing records"),
+                       ("collect", "download the records into a run directory 'verikit validate' accepts")):
+        c = bs.add_parser(name, help=text)
+        c.add_argument("run", metavar="RUN", help="the run's S3 URI (as 'run --backend aws-batch' printed) or a batch.json")
+        if name == "collect":
+            c.add_argument("--out", type=Path, required=True)
+        if name == "resubmit":
+            c.add_argument("--queue")
+            c.add_argument("--dry-run", action="store_true")
+    pb = bs.add_parser("probe", help="probe a toolchain here with the host sandbox, as JSON (runner image builds)")
+    pb.add_argument("toolchain")
 
 
 def _say(console: Console, text: str) -> None:
@@ -205,7 +270,7 @@ def _main(args, argv) -> int:
     from .runner import RunError
 
     handlers = {"run": _run, "reproduce": _reproduce, "validate": _validate, "cache": _cache, "list": _list,
-                "images": _images,
+                "images": _images, "batch": _batch,
                 "datasets": _datasets, "prompts": _prompts, "convert": _convert,
                 "modelbench-filters": _modelbench_filters}
     try:
@@ -325,11 +390,189 @@ def _modes(args) -> list[str]:
 def _run(args, console: Console, argv) -> int:
     from .runner import run
 
+    if args.backend == "aws-batch":
+        return _submit(args, console, argv)
+    opts = _run_opts(args, console, argv)
+    _, _, code = run(opts, console)
+    return code
+
+
+def _run_opts(args, console: Console, argv):
+    """RunOptions of a parsed ``run`` (or ``batch plan``) command line."""
     opts = _options(args, console, argv, modes=_modes(args))
     opts.predictions, opts.keep_going, opts.task_ids = args.predictions, args.keep_going, args.task_ids
     opts.sample = args.sample
-    _, _, code = run(opts, console)
-    return code
+    return opts
+
+
+#: ``run`` options that concern the batch submission, not the jobs: left out of the
+#: command a batch manifest records (workers re-plan from it).
+_BATCH_ONLY = {"--backend": 1, "--s3": 1, "--queue": 1, "--shards": 1, "--image": 1, "--timings": 1,
+               "--dry-run": 0, "--out": 1, "--sandbox": 1, "--cache-dir": 1, "--no-cache": 0, "--data-dir": 1}
+
+
+def _job_command(argv: list[str]) -> list[str]:
+    """``argv`` (``run ...``) without the batch-only options (``--opt value`` and
+    ``--opt=value`` forms)."""
+    out, skip = [], 0
+    for a in argv:
+        if skip:
+            skip -= 1
+            continue
+        name = a.split("=", 1)[0]
+        if name in _BATCH_ONLY:
+            skip = _BATCH_ONLY[name] if "=" not in a else 0
+            continue
+        out.append(a)
+    return out
+
+
+def _runner_probe(image: str | None, toolchain: str):
+    """``(image, probed toolchain)`` of the runner image (its label). Raises RunError."""
+    from .runner import RunError
+    from .sandbox import SandboxError, images
+    from .toolchains import ProbedToolchain
+
+    try:
+        image = image or images.resolve_runner(toolchain)
+        return image, ProbedToolchain.from_json(images.runner_toolchain(image))
+    except (SandboxError, ValueError) as exc:
+        raise RunError(str(exc)) from None
+
+
+def _submit(args, console: Console, argv) -> int:
+    """``run --backend aws-batch``: plan here, put the manifest in S3, submit the array
+    job and its reducer; print the run's S3 URI and the job ids; write batch.json."""
+    import boto3
+
+    from .batch import runs
+    from .runner import RunError
+
+    if not args.s3:
+        raise RunError("--backend aws-batch needs --s3 s3://BUCKET/PREFIX")
+    argv = list(argv if argv is not None else sys.argv[1:])
+    opts = _run_opts(args, console, argv)
+    opts.sandbox = "host"
+    bench = registry.benchmark(opts.benchmark)
+    image, probed = _runner_probe(args.image, registry.verifier(bench.verifier_for(
+        (opts.modes or bench.default_modes or bench.modes)[0])).toolchain)
+    info = runs.submit_run(opts, console, command=_job_command(argv), s3=args.s3, image=image, probed=probed,
+                           queue=args.queue, n_shards=args.shards, timings=args.timings,
+                           batch=boto3.client("batch"), dry_run=args.dry_run)
+    est = info["estimate"]
+    _say(console, f"{info['run_uri']}: {est['jobs']} jobs in {est['shards']} shard(s), about {est['cpu_hours']} "
+                  f"CPU-hours{' (dry run: nothing submitted)' if args.dry_run else ''}")
+    if not args.dry_run:
+        sub = info["submissions"][0]
+        path = runs.write_local(args.out, info)
+        print(json.dumps({"run": info["run_uri"], "array_job_id": sub["array_job_id"],
+                          "reducer_job_id": sub["reducer_job_id"], "batch_json": str(path)}))
+    return 0
+
+
+def _batch_run_uri(run: str) -> str:
+    """A batch run's S3 URI from its URI or a local batch.json."""
+    if run.startswith("s3://"):
+        return run
+    path = Path(run)
+    if path.is_dir():
+        path = path / "batch.json"
+    try:
+        return json.loads(path.read_text())["run_uri"]
+    except (OSError, ValueError, KeyError) as exc:
+        from .runner import RunError
+
+        raise RunError(f"{run}: neither an s3:// URI nor a batch.json ({exc})") from None
+
+
+def _manifest_options(manifest: dict, console: Console):
+    """RunOptions from a batch manifest's command (parsed as the user's ``run`` was)."""
+    from .runner import RunError
+
+    try:
+        parsed = _parser().parse_args(manifest["command"])
+    except SystemExit:
+        raise RunError(f"the manifest's command {manifest['command']} cannot be read") from None
+    parsed.sandbox = "host"  # in the runner image the container is the sandbox
+    return _run_opts(parsed, console, manifest["command"])
+
+
+def _batch(args, console: Console, argv) -> int:
+    import tempfile
+
+    from .batch import aws, runs, worker
+    from .runner import RunError
+
+    cmd = args.batch_cmd
+    if cmd == "probe":
+        from .sandbox.local import HostSandbox
+
+        print(json.dumps(toolchains.probe(args.toolchain, HostSandbox(), flavor="host").to_json(), sort_keys=True))
+        return 0
+    if cmd == "setup":
+        import boto3
+
+        images = dict(i.split("=", 1) for i in args.image if "=" in i)
+        if len(images) != len(args.image):
+            raise RunError("--image takes TOOLCHAIN=URI")
+        calls = aws.setup(boto3.client("batch"), subnets=args.subnets.split(","), security_groups=args.security_groups,
+                          images=images, limits=Limits(mem_mb=args.memory), max_vcpus=args.max_vcpus,
+                          instance_role=args.instance_role, service_role=args.service_role,
+                          calls=aws.Calls(dry_run=args.dry_run))
+        print(calls.to_text() or "nothing to change: the compute environment, queue and job definitions are as asked")
+        return 0
+    if cmd == "plan":
+        opts = _run_opts(args, console, argv)
+        bench = registry.benchmark(opts.benchmark)
+        _, probed = _runner_probe(args.image, registry.verifier(bench.verifier_for(
+            (opts.modes or bench.default_modes or bench.modes)[0])).toolchain)
+        _, jobs, split, est = runs.plan_batch(opts, console, probed, args.shards, args.timings)
+        print(json.dumps({**est, "from_timings": str(args.timings) if args.timings else None,
+                          "shard_s": [round(sum(jobs[k]["cost_s"] for k in s), 1) for s in split]}, indent=2))
+        return 0
+    if cmd in ("worker", "reduce"):
+        store, manifest = worker.load_manifest(args.manifest)
+    else:
+        store, manifest = worker.load_manifest(_batch_run_uri(args.run))
+    if cmd == "worker":
+        shards = [int(x) for x in args.shards.split(",")] if args.shards else None
+        index = args.shard if args.shard is not None else worker.shard_index()
+        shard = shards[index] if shards else index
+        with tempfile.TemporaryDirectory(prefix="verikit-worker-") as tmp:
+            opts = worker.worker_options(_manifest_options(manifest, console), store, manifest, Path(tmp))
+            try:
+                summary = worker.work(opts, store, manifest, shard, console)
+            except worker.ShardFailed as exc:
+                _say(console, f"shard {shard} FAILED: {exc}")
+                return 3
+        print(json.dumps(summary, sort_keys=True))
+        return 143 if summary["stopped"] else 4 if summary["infra_error"] else 0
+    if cmd in ("collect", "reduce"):
+        with tempfile.TemporaryDirectory(prefix="verikit-collect-") as tmp:
+            opts = worker.worker_options(_manifest_options(manifest, console), store, manifest, Path(tmp))
+            opts.out = args.out if cmd == "collect" else Path(tmp) / "run"
+            code, missing = worker.collect(opts, store, manifest, console)
+            for m in missing:
+                console.print(f"[red]no record[/red] {m}", markup=True, highlight=False)
+            if cmd == "reduce" and not missing:
+                store.upload_run(opts.out)
+        return code
+    import boto3
+
+    if cmd == "status":
+        st = runs.status(store, manifest, boto3.client("batch"))
+        for n, s in st["shards"].items():
+            aws_state = s["aws"]["status"] if s["aws"] else "-"
+            reason = f" ({s['aws']['statusReason']})" if s["aws"] and s["aws"].get("statusReason") else ""
+            print(f"shard {n}: {s['done']}/{s['jobs']} jobs recorded, {s['state']}; AWS {aws_state}{reason}")
+        print(f"{store.uri}: {st['done']}/{st['jobs']} jobs recorded; reduced: {'yes' if st['reduced'] else 'no'}")
+        return 0
+    sub = runs.resubmit(store, manifest, boto3.client("batch"), queue=args.queue, dry_run=args.dry_run, console=console)
+    if sub is None:
+        _say(console, f"{store.uri}: every job has its record; nothing to resubmit")
+    else:
+        print(json.dumps(sub))
+    return 0
 
 
 def _fmt(v) -> str:
@@ -372,7 +615,11 @@ def _images(args, console: Console, argv) -> int:
     try:
         log = lambda m: _say(console, m)  # noqa: E731
         derived = registry.derived_images()
-        if args.images_cmd == "build" and args.flavor == "nix":
+        if args.images_cmd == "build" and args.runner:
+            print(images.build_runner(args.name, force=args.force, engine=args.engine, log=log))
+        elif args.images_cmd == "push":
+            print(json.dumps(images.push(args.name, args.registry, engine=args.engine)))
+        elif args.images_cmd == "build" and args.flavor == "nix":
             if args.name in derived:
                 raise SandboxError(f"{args.name} is a derived image (Debian flavor only); Nix images: one per toolchain")
             images.build_nix(args.name, force=args.force, engine=args.engine, log=log)

@@ -57,6 +57,10 @@ class Stopped(Exception):
     recorded; the next run does it again."""
 
 
+class Drained(Exception):
+    """A job that had not started when the run was drained: it is simply not run."""
+
+
 class Executor:
     """Runs jobs through one verifier in one sandbox with one probed toolchain.
 
@@ -85,6 +89,17 @@ class Executor:
         self.stats = RunStats()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._draining = threading.Event()
+
+    def drain(self) -> None:
+        """Start no more jobs; the running ones finish and are recorded (a batch worker's
+        answer to the spot interruption notice). Safe from a signal handler."""
+        self._draining.set()
+
+    @property
+    def draining(self) -> bool:
+        """True once :meth:`drain` was called."""
+        return self._draining.is_set()
 
     def run(self, jobs: list[Job], log: RecordLog, judge: Callable[[Job, VerifierResult], tuple[str, str]],
             progress: Callable[[dict], None] | None = None) -> list[dict]:
@@ -138,7 +153,10 @@ class Executor:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
                     vkey = pending.pop(fut)
-                    result = fut.result()
+                    try:
+                        result = fut.result()
+                    except Drained:
+                        continue
                     for key, job in todo[vkey]:  # the run directory first: the cache is only a speed-up
                         record = with_identity(result, key, job)
                         if record["verdict"] == "infra_error":
@@ -162,6 +180,8 @@ class Executor:
         if job.precheck is not None:
             verdict, reason = job.precheck
             return self._record(vkey, job, verdict, reason, None, None, [], attempts=0)
+        if self._draining.is_set():
+            raise Drained()
         argv, env, collect = self.verifier.command(job.options)
         attempts = 0
         while True:

@@ -39,6 +39,11 @@ from .results import (ROOT, SCHEMA_VERSION, RecordLog, ResultCache, RunDirBusy, 
 from .sandbox import SandboxError
 
 
+#: Set in runner images (``verikit images build NAME --runner``): the kit runs inside the
+#: toolchain's image, so the host sandbox there is the container (``harness.batch``).
+RUNNER_ENV = "VERIKIT_RUNNER"
+
+
 class RunError(RuntimeError):
     """The run cannot start (bad arguments, missing data, bad predictions, no image)."""
 
@@ -145,7 +150,13 @@ class _Plan:
     verifier: object
 
 
-def _plan(opts: RunOptions, console: Console) -> _Plan:
+def plan_run(opts: RunOptions, console: Console) -> _Plan:
+    """The benchmark, data, selected tasks, predictions and verifier of a run (nothing
+    runs, no sandbox is opened; prediction lines skipped under ``keep_going`` are printed).
+
+    Raises:
+        RunError: unknown benchmark, mode or task id, unavailable data, bad predictions.
+    """
     try:
         bench = registry.benchmark(opts.benchmark)
     except registry.UnknownName as exc:
@@ -207,8 +218,8 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
             what to do).
     """
     console = console or Console(stderr=True)
-    started = _start()
-    plan = _plan(opts, console)
+    started = start_run()
+    plan = plan_run(opts, console)
     with _locked(opts.out):
         report, manifest, code, _ = _execute(opts, console, started, plan)
     return report, manifest, code
@@ -230,12 +241,12 @@ def _locked(out: Path):
 
 def _execute(opts: RunOptions, console: Console, started: _Start, plan: _Plan) -> tuple[dict, dict, int, list[dict]]:
     """The run of ``plan`` in its sandbox: :func:`run`'s result plus the run's records."""
-    with _sandbox(opts, plan, lambda m: console.print(m, markup=False, highlight=False)) as (sandbox, image):
+    with open_sandbox(opts, plan, lambda m: console.print(m, markup=False, highlight=False)) as (sandbox, image):
         return _run_in(opts, console, started, plan, sandbox, image)
 
 
 @contextlib.contextmanager
-def _sandbox(opts: RunOptions, plan: _Plan, log):
+def open_sandbox(opts: RunOptions, plan: _Plan, log):
     """The run's sandbox and its image (None on the host) for the ``with`` block, closed
     after it; ``log`` gets the image build's messages.
 
@@ -245,7 +256,7 @@ def _sandbox(opts: RunOptions, plan: _Plan, log):
     """
     bench, image = plan.bench, None
     try:
-        if opts.sandbox == "host" and bench.container_only:
+        if opts.sandbox == "host" and bench.container_only and not os.environ.get(RUNNER_ENV):
             raise RunError(f"{bench.name} runs only in the container sandbox (--sandbox container): "
                            f"its toolchain is not installed on hosts")
         if opts.sandbox == "container":
@@ -259,14 +270,15 @@ def _sandbox(opts: RunOptions, plan: _Plan, log):
         sandbox.close()
 
 
-def _probe(opts: RunOptions, plan: _Plan, sandbox):
+def probe_toolchain(opts: RunOptions, plan: _Plan, sandbox):
     """The toolchain probed in ``sandbox`` and the files the verifier ships with every job."""
     probed = toolchains.probe(plan.verifier.toolchain, sandbox, flavor="host" if opts.sandbox == "host" else "debian")
     return probed, plan.verifier.prepare(sandbox, probed)
 
 
-def _jobs(opts: RunOptions, plan: _Plan, probed, verifier) -> tuple[list, dict]:
-    """The run's jobs and the canaries' expected verdicts ``{(mode, model): verdicts}``."""
+def build_jobs(opts: RunOptions, plan: _Plan, probed, verifier) -> tuple[list, dict]:
+    """The run's jobs (their keys depend on ``probed``, the toolchain they run with) and
+    the canaries' expected verdicts ``{(mode, model): verdicts}``. Raises RunError."""
     bench = plan.bench
     by_id = {t.task_id: t for t in plan.all_tasks + bench.canary_tasks(plan.all_tasks)}
     selected = {t.task_id for t in plan.tasks}
@@ -297,8 +309,8 @@ def _jobs(opts: RunOptions, plan: _Plan, probed, verifier) -> tuple[list, dict]:
 def _run_in(opts: RunOptions, console: Console, started: _Start, plan: _Plan, sandbox,
             image) -> tuple[dict, dict, int, list[dict]]:
     bench, verifier = plan.bench, plan.verifier
-    probed, shared = _probe(opts, plan, sandbox)
-    jobs, expected = _jobs(opts, plan, probed, verifier)
+    probed, shared = probe_toolchain(opts, plan, sandbox)
+    jobs, expected = build_jobs(opts, plan, probed, verifier)
 
     opts.out.mkdir(parents=True, exist_ok=True)
     log = RecordLog(opts.out / "records.jsonl")
@@ -323,11 +335,7 @@ def _run_in(opts: RunOptions, console: Console, started: _Start, plan: _Plan, sa
             for problem in (cache.problems if cache else []):
                 console.print(f"[yellow]warning:[/] {problem}")
 
-    by_id = {t.task_id: t for t in plan.all_tasks}
-    canaries = canary_results(records, expected)
-    notes = ["toolchain drift from the published pins: "
-             + (", ".join(f"{d['tool']} {d['probed'] or 'missing'} vs {d['published']}" for d in probed.drift) or "none")
-             + ("; this is NOT a bit-exact reproduction" if not probed.pin_match else "")]
+    notes = []
     if log.set_aside:
         notes.append(f"{len(log.set_aside)} line(s) of records.jsonl were not valid records; they were set aside in "
                      f"{log.rejected_path.name} and their jobs ran again: {log.set_aside[0]}")
@@ -337,6 +345,34 @@ def _run_in(opts: RunOptions, console: Console, started: _Start, plan: _Plan, sa
     if stale:
         notes.append(f"{len(stale)} record(s) of another command were in {opts.out}/records.jsonl; "
                      "they were dropped from it (still in the result cache)")
+    stats = executor.stats.to_json()
+    image_ref = {"ref": image, "id": getattr(sandbox, "image_digest", None)} if image else None
+    report, manifest, code = write_run(opts, console, started, plan, probed, records, expected, stats,
+                                       notes=notes, image=image_ref)
+    return report, manifest, code, records
+
+
+def write_run(opts: RunOptions, console: Console, started: _Start, plan: _Plan, probed, records: list[dict],
+              expected: dict, stats: dict, *, notes: list[str] = (), image: dict | None = None) -> tuple[dict, dict, int]:
+    """Write ``report.json``, ``run.json``, the benchmark's run files and ``SHA256SUMS``
+    (last) into ``opts.out`` from a run's records (``records.jsonl`` is already there),
+    and print the summary. Shared by local runs and :mod:`harness.batch` (collect).
+
+    Args:
+        probed: the :class:`~harness.toolchains.ProbedToolchain` the jobs ran with;
+            expected: the canaries' expected verdicts (from :func:`plan_jobs`); stats: the
+            run's counts (:class:`harness.executor.RunStats` JSON); notes: run-level notes
+            for the report; image: ``{"ref", "id"}`` of the image jobs ran in, or None.
+
+    Returns:
+        ``(report, manifest, exit_code)`` as :func:`run`.
+    """
+    bench = plan.bench
+    by_id = {t.task_id: t for t in plan.all_tasks}
+    canaries = canary_results(records, expected)
+    notes = ["toolchain drift from the published pins: "
+             + (", ".join(f"{d['tool']} {d['probed'] or 'missing'} vs {d['published']}" for d in probed.drift) or "none")
+             + ("; this is NOT a bit-exact reproduction" if not probed.pin_match else ""), *notes]
     notes += bench.notes(records, opts.modes)
     comparison = bench.compare(records, by_id, plan.fetched)
     if not comparison and plan.fetched.dataset.source.kind == "local":
@@ -345,7 +381,6 @@ def _run_in(opts: RunOptions, console: Console, started: _Start, plan: _Plan, sa
     report = build_report(bench.name, plan.fetched.dataset.name, records, comparison=comparison,
                           canaries=canaries, seed=opts.seed, notes=notes)
     report["sections"] = bench.report_sections(records, plan.tasks, opts.modes, seed=opts.seed)
-    stats = executor.stats.to_json()
     status, code = "complete", 0
     if plan.preds is not None and plan.preds.errors:
         status, code = "partial", 5
@@ -356,7 +391,7 @@ def _run_in(opts: RunOptions, console: Console, started: _Start, plan: _Plan, sa
     manifest = _manifest(opts, started, plan, status, stats)
     manifest.update({
         "toolchains": [probed.to_json()],
-        "image": ({"ref": image, "id": getattr(sandbox, "image_digest", None)} if image else None),
+        "image": image,
         "adaptation": bench.adaptation(opts.modes[0]),
         "jobs_parallel": opts.parallel,
     })
@@ -368,7 +403,7 @@ def _run_in(opts: RunOptions, console: Console, started: _Start, plan: _Plan, sa
     print_summary(report, console)
     console.print(f"jobs: {stats['jobs']} (ran {stats['ran']}, cached {stats['cached']}, resumed {stats['resumed']},"
                   f" infra errors {stats['infra_error']}); wrote {opts.out}/run.json, records.jsonl, report.json")
-    return report, manifest, code, records
+    return report, manifest, code
 
 
 @dataclass(frozen=True)
@@ -380,7 +415,8 @@ class _Start:
     git: tuple
 
 
-def _start() -> _Start:
+def start_run() -> _Start:
+    """Now, and the kit's git state now (a run records what ran, read at its start)."""
     return _Start(at=_now(), git=git_state())
 
 
@@ -446,11 +482,11 @@ def _reproduce_locked(opts: RunOptions, console: Console, bench, modes) -> tuple
     if modes:
         opts.modes = list(modes)
         opts.predictions = None
-        plan = _plan(opts, console)
-        report, manifest, code, records = _execute(opts, console, _start(), plan)
+        plan = plan_run(opts, console)
+        report, manifest, code, records = _execute(opts, console, start_run(), plan)
         rep = bench.reproduce(plan.fetched, {"report": report, "records": records, "tasks": plan.all_tasks})
     else:
-        started = _start()
+        started = start_run()
         opts.modes = ["reproduce"]
         plan = _Plan(bench, open_dataset(bench, opts.dataset, opts.data_dir), [], [], None, None)
         rep = bench.reproduce(plan.fetched, None)
@@ -492,15 +528,15 @@ def recheck(opts: RunOptions, records: list[dict], n: int, *, seed: int = 0,
         RunError: as :func:`run` (missing data, sandbox or predictions).
     """
     console = console or Console(stderr=True)
-    plan = _plan(opts, console)
+    plan = plan_run(opts, console)
     drawn = random.Random(seed).sample(records, min(n, len(records)))
 
     def job_identity(j: Job) -> tuple:  # as record_identity reads the job's record
         return j.mode, j.task_id, j.candidate["model"], j.candidate["sample"], j.candidate["origin"]
 
-    with _sandbox(opts, plan, lambda m: None) as (sandbox, _):
-        probed, shared = _probe(opts, plan, sandbox)
-        jobs, _ = _jobs(opts, plan, probed, plan.verifier)
+    with open_sandbox(opts, plan, lambda m: None) as (sandbox, _):
+        probed, shared = probe_toolchain(opts, plan, sandbox)
+        jobs, _ = build_jobs(opts, plan, probed, plan.verifier)
         by_id = {job_identity(j): j for j in jobs}
         differences = []
         for r in records:  # every record: a job of this command, on the dataset's task as it is

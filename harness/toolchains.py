@@ -136,6 +136,25 @@ class ProbedToolchain:
                    "binaries": {t: v.get("binary_sha256") for t, v in sorted(self.tools.items())}}
         return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
 
+    @classmethod
+    def from_json(cls, data: dict) -> "ProbedToolchain":
+        """The probe back from :meth:`to_json` (a batch manifest, a runner image's label).
+
+        Raises:
+            ValueError: a field is missing, or the fingerprint recorded is not the one
+                the fields give (an edited probe).
+        """
+        try:
+            probed = cls(name=data["name"], flavor=data["flavor"], sandbox=data["sandbox"], tools=data["tools"],
+                         image=data.get("image"), image_digest=data.get("image_digest"),
+                         image_manifest=data.get("image_manifest"))
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"not a probed toolchain: missing {exc}") from None
+        if data.get("fingerprint") != probed.fingerprint:
+            raise ValueError(f"probed toolchain {data.get('name')}: fingerprint {str(data.get('fingerprint'))[:12]} "
+                             f"is not the one its fields give ({probed.fingerprint[:12]})")
+        return probed
+
     def to_json(self) -> dict:
         """JSON-able manifest of the probe (as stored in results and run manifests)."""
         return {

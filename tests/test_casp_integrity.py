@@ -281,8 +281,8 @@ def test_canaries_stay_on_their_pair_whatever_task_says(casp_tasks, framac_host,
     opts = runner.RunOptions(benchmark="casp", modes=["code-from-spec", "spec-from-code"], task_ids=["03_379"],
                              out=tmp_path / "out", cache_dir=tmp_path / "cache", data_dir=tmp_path / "data",
                              progress=False, command=["pytest"])
-    plan = runner._plan(opts, Console(file=io.StringIO()))
-    jobs, expected = runner._jobs(opts, plan, framac_host.probed, plan.verifier)
+    plan = runner.plan_run(opts, Console(file=io.StringIO()))
+    jobs, expected = runner.build_jobs(opts, plan, framac_host.probed, plan.verifier)
     canary_jobs = [j for j in jobs if j.candidate["model"].startswith("canary:")]
     assert len(canary_jobs) == len(expected) == 20
     assert {j.task_id for j in canary_jobs} == {"01_57"}

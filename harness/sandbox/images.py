@@ -445,3 +445,167 @@ def build_nix(name: str, *, engine: str = "podman", flake: str | None = None, ni
                            f"files? flakes in a git checkout see tracked files only)")
     log(f"{tag}: built and loaded ({result.name})")
     return tag
+
+
+# --- runner images: a toolchain image plus the kit --------------------------------------------
+
+RUNNER_CONTAINERFILE = ROOT / "images" / "runner.Containerfile"
+RUNNER_LABEL = "verikit.runner.toolchain"  # the toolchain probed inside the runner, as JSON
+
+
+def build_wheel(dest: Path) -> Path:
+    """The kit's wheel built from this checkout into ``dest`` (``pip wheel --no-deps``,
+    ``SOURCE_DATE_EPOCH`` fixed so the same source gives the same bytes).
+
+    Raises:
+        SandboxError: the build failed.
+    """
+    import os
+    import sys
+
+    env = dict(os.environ, SOURCE_DATE_EPOCH="315532800")
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                           "-w", str(dest), str(ROOT)], capture_output=True, text=True, env=env)
+    wheels = sorted(dest.glob("verikit-*.whl"))
+    if proc.returncode != 0 or not wheels:
+        raise SandboxError(f"building the kit's wheel failed: {(proc.stdout + proc.stderr)[-2000:]}")
+    return wheels[-1]
+
+
+def runner_tag(name: str, base_id: str, wheel_sha256: str) -> str:
+    """``verikit/<name>-runner:<12 hex>`` of a toolchain image ID and a kit wheel."""
+    digest = hashlib.sha256(f"{base_id}\n{wheel_sha256}".encode()).hexdigest()
+    return f"verikit/{name}-runner:{digest[:12]}"
+
+
+def build_runner(name: str, *, base_url: str | None = None, engine: str = "podman", force: bool = False,
+                 log=print) -> str:
+    """Build (or reuse) the runner image of toolchain image ``name`` (a toolchain or a
+    derived image already built): the image plus the kit installed from a wheel of this
+    checkout (``images/runner.Containerfile``). The toolchain is then probed *inside* it
+    by the kit itself (``verikit batch probe``, the host sandbox in the container, as a
+    worker probes) and the probe is recorded as the label ``verikit.runner.toolchain``
+    (JSON), beside ``verikit.kit.wheel_sha256``: a batch submission plans its job keys
+    from that label and every worker checks its own probe against it.
+
+    Returns:
+        The image tag.
+
+    Raises:
+        SandboxError: the toolchain image is missing, or the build or probe failed.
+    """
+    client = connect(base_url)
+    base_ref = resolve_any(name, base_url)
+    base = _find(client, base_ref)
+    toolchain = (base.labels or {}).get("verikit.toolchain") or name
+    with tempfile.TemporaryDirectory() as ctx:
+        wheel = build_wheel(Path(ctx))
+        wheel_sha = toolchains.sha256_file(wheel)
+        tag = runner_tag(name, base.id, wheel_sha)
+        if not force and _find(client, tag) is not None:
+            log(f"{tag}: exists (same toolchain image and kit wheel), reused")
+            return tag
+        log(f"{tag}: building on {base_ref} with {wheel.name} (sha256 {wheel_sha[:12]})")
+        stage = f"{tag}-stage"
+        _cli_build(engine, stage, RUNNER_CONTAINERFILE, Path(ctx), {"BASE": base_ref})
+    probe = subprocess.run([engine, "run", "--rm", "--network", "none", stage, "verikit", "batch", "probe", toolchain],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        raise SandboxError(f"probing {toolchain} inside {stage} failed: {probe.stderr[-2000:]}")
+    probed = json.loads(probe.stdout)
+    with tempfile.TemporaryDirectory() as ctx:
+        (Path(ctx) / "Containerfile").write_text(f"FROM {stage}\n")
+        argv = [engine, "build", "-t", tag, "-f", str(Path(ctx) / "Containerfile"),
+                "--label", f"{RUNNER_LABEL}={json.dumps(probed, sort_keys=True, separators=(',', ':'))}",
+                "--label", f"verikit.kit.wheel_sha256={wheel_sha}", "--label", f"verikit.runner.base={base.id}", ctx]
+        proc = subprocess.run(argv, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SandboxError(f"{engine} build of {tag} failed: {(proc.stdout + proc.stderr)[-2000:]}")
+    subprocess.run([engine, "rmi", stage], capture_output=True)
+    versions = ", ".join(f"{t} {v['version']}" for t, v in sorted(probed["tools"].items()))
+    log(f"{tag}: toolchain {toolchain} probed inside it: {probed['fingerprint'][:12]} ({versions})")
+    return tag
+
+
+def resolve_any(name: str, base_url: str | None = None) -> str:
+    """The tag of toolchain image ``name``, or of a derived image of that name
+    (``verikit/<name>:*``, newest first), or ``name`` itself when it is an image
+    reference the engine has.
+
+    Raises:
+        SandboxError: no such image (the message says how to build it).
+    """
+    client = connect(base_url)
+    if _find(client, name) is not None:
+        return name
+    try:
+        return resolve(name, base_url)
+    except SandboxError:
+        pass
+    imgs = [i for i in client.images.list() if any(t.split(":")[0].endswith(f"verikit/{name}") for t in i.tags)]
+    if imgs:
+        return sorted(imgs, key=lambda i: i.attrs.get("Created", ""))[-1].tags[0]
+    raise SandboxError(f"no image {name!r}: build it first with 'verikit images build {name}'")
+
+
+def resolve_runner(toolchain: str, base_url: str | None = None) -> str:
+    """The newest local runner image whose toolchain is ``toolchain``.
+
+    Raises:
+        SandboxError: none (the message says how to build one).
+    """
+    found = []
+    for img in connect(base_url).images.list(filters={"label": RUNNER_LABEL}):
+        try:
+            if json.loads(img.labels[RUNNER_LABEL]).get("name") == toolchain and img.tags:
+                found.append(img)
+        except (ValueError, KeyError):
+            continue
+    if not found:
+        raise SandboxError(f"no runner image of toolchain {toolchain} in the local engine: build one with "
+                           f"'verikit images build {toolchain} --runner' (or give --image)")
+    return sorted(found, key=lambda i: i.attrs.get("Created", ""))[-1].tags[0]
+
+
+def runner_toolchain(image: str, base_url: str | None = None) -> dict:
+    """The probed toolchain recorded in runner image ``image`` (its label), as JSON.
+
+    Raises:
+        SandboxError: no such image in the engine, or it is not a runner image.
+    """
+    img = _find(connect(base_url), image)
+    if img is None:
+        raise SandboxError(f"runner image {image} is not in the local engine (build it with "
+                           f"'verikit images build NAME --runner', or pull it)")
+    raw = (img.labels or {}).get(RUNNER_LABEL)
+    if not raw:
+        raise SandboxError(f"{image} is not a runner image (no {RUNNER_LABEL} label)")
+    return json.loads(raw)
+
+
+def push(image: str, registry_uri: str, *, engine: str = "podman") -> dict:
+    """Tag ``image`` as ``<registry_uri>/<name>:<tag>`` and push it (ECR or any
+    registry; log in first, e.g. ``aws ecr get-login-password | podman login ...``).
+
+    Returns:
+        ``{"image", "pushed", "digest"}`` (digest: ``sha256:...`` of the pushed manifest).
+
+    Raises:
+        SandboxError: tagging or pushing failed.
+    """
+    name = image.split("/", 1)[-1] if image.startswith(("localhost/", "verikit/")) else image.rsplit("/", 1)[-1]
+    target = f"{registry_uri.rstrip('/')}/{name.split('/', 1)[-1] if name.startswith('verikit/') else name}"
+    with tempfile.TemporaryDirectory() as tmp:
+        digest_file = Path(tmp) / "digest"
+        for argv in ([engine, "tag", image, target],
+                     [engine, "push", *(["--digestfile", str(digest_file)] if engine == "podman" else []), target]):
+            proc = subprocess.run(argv, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise SandboxError(f"{' '.join(argv)} failed: {proc.stderr[-1000:]}")
+        digest = digest_file.read_text().strip() if digest_file.exists() else None
+    if digest is None:  # docker prints it
+        import re
+
+        m = re.search(r"digest: (sha256:[0-9a-f]{64})", proc.stdout)
+        digest = m.group(1) if m else None
+    return {"image": image, "pushed": target, "digest": digest}

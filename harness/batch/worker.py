@@ -1,0 +1,292 @@
+"""What runs on the batch side, and what brings the results home.
+
+- :func:`make_manifest` / :func:`upload_inputs` (submit): the run's plan as one S3
+  object, ``<run>/manifest.json``, with the dataset files and the predictions next to it,
+  so workers need nothing but S3.
+- :func:`work` (``verikit batch worker``, the runner image's command): one shard's jobs
+  with the host sandbox (the container is the sandbox), one S3 object per record; a job
+  whose record exists is skipped, so a retried or resubmitted shard resumes.
+- :func:`collect` (``verikit batch collect`` and the reducer): the records from S3, checked
+  and de-duplicated by key, written as an ordinary run directory.
+
+The manifest holds the ``verikit run`` command the user gave (re-parsed by the CLI on the
+other side, as ``validate --recheck`` does), the toolchain probed in the runner image
+(keys depend on it), every job's identity and expected cost, and the shards.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .. import __version__
+from ..executor import Executor
+from ..results import RecordLog, S3Store, ValidationError, write_text_atomic
+from ..runner import (RunError, RunOptions, build_jobs, git_state, open_sandbox, plan_run, probe_toolchain,
+                      start_run, write_run)
+from ..toolchains import ProbedToolchain
+
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT = "verikit-batch-manifest/1"
+
+
+class ShardFailed(RuntimeError):
+    """A shard cannot be trusted: the image's toolchain is not the planned one, a planned
+    job is not made by the command, a record is not schema-valid, or a canary failed."""
+
+
+def shard_index(env: dict | None = None) -> int:
+    """The array index of this worker: ``AWS_BATCH_JOB_ARRAY_INDEX`` (AWS Batch), else
+    ``JOB_COMPLETION_INDEX`` (Kubernetes indexed jobs), else the ``:N`` suffix of
+    ``AWS_BATCH_JOB_ID`` (what moto sets for array children).
+
+    Raises:
+        ValueError: none of them is set (not an array job).
+    """
+    env = os.environ if env is None else env
+    for name in ("AWS_BATCH_JOB_ARRAY_INDEX", "JOB_COMPLETION_INDEX"):
+        if env.get(name, "").isdigit():
+            return int(env[name])
+    m = re.search(r":(\d+)$", env.get("AWS_BATCH_JOB_ID", ""))
+    if m:
+        return int(m.group(1))
+    raise ValueError("no shard index: AWS_BATCH_JOB_ARRAY_INDEX, JOB_COMPLETION_INDEX and an AWS_BATCH_JOB_ID "
+                     "ending in :N are all missing (give --shard N to run one shard by hand)")
+
+
+def job_identity(job) -> dict:
+    """What the manifest says of a job: mode, task id, model, sample."""
+    return {"mode": job.mode, "task_id": job.task_id, "model": job.candidate["model"],
+            "sample": job.candidate["sample"]}
+
+
+def make_manifest(run_uri: str, command: list[str], image: str, probed: ProbedToolchain, jobs: dict[str, dict],
+                  plan: list[list[str]], opts: RunOptions, inputs: dict) -> dict:
+    """The manifest of a batch run.
+
+    Args:
+        run_uri: ``s3://bucket/prefix/<run id>``; command: the ``run`` arguments (from the
+            benchmark name on, without the batch options); image: the runner image;
+            probed: the toolchain probed in it; jobs: key -> identity + ``cost_s``;
+            plan: the shards (lists of keys); opts: the run's options; inputs: what
+            :func:`upload_inputs` returned.
+    """
+    commit, dirty = git_state()
+    return {"format": MANIFEST_FORMAT, "run_uri": run_uri, "created_at": _now(),
+            "kit": {"version": __version__, "git_commit": commit, "git_dirty": dirty},
+            "command": command, "benchmark": opts.benchmark, "modes": list(opts.modes), "image": image,
+            "toolchain": probed.to_json(), "limits": opts.limits.to_json(), "parallel": opts.parallel,
+            "inputs": inputs, "jobs": jobs, "shards": plan}
+
+
+def upload_inputs(store: S3Store, fetched, predictions: str | None) -> dict:
+    """Put the dataset's files (in the data-cache layout, under ``data/``) and the
+    predictions file next to the manifest; returns ``{"data": {layout path: sha256},
+    "predictions": name or None}``. A worker fetches the dataset from that copy, and the
+    fetch checks every file's sha256 as from any mirror.
+
+    Raises:
+        RunError: a local dataset (``--dataset PATH``): batch runs take registry datasets.
+    """
+    if fetched.dataset.source.kind == "local":
+        raise RunError("--backend aws-batch takes registry datasets; a local dataset (--dataset PATH) is not "
+                       "uploaded (pin it in the registry first: 'verikit datasets pin DIR')")
+    data = {}
+    for ref in fetched.dataset.files:
+        layout = fetched.dataset.layout_path(ref.path)
+        store.put_bytes(f"data/{layout}", Path(fetched.files[ref.path]).read_bytes())
+        data[layout] = ref.sha256
+    name = None
+    if predictions:
+        name = "inputs/predictions.jsonl"
+        store.put_bytes(name, Path(predictions).read_bytes())
+    return {"data": data, "predictions": name}
+
+
+def stage_inputs(store: S3Store, manifest: dict, where: Path) -> tuple[Path, Path | None]:
+    """Download the run's inputs into ``where``: ``(data dir, predictions path or None)``."""
+    data_dir = where / "data"
+    for layout in manifest["inputs"]["data"]:
+        target = data_dir / layout
+        target.parent.mkdir(parents=True, exist_ok=True)
+        body = store.get_bytes(f"data/{layout}")
+        if body is None:
+            raise ShardFailed(f"{store.uri}/data/{layout}: missing")
+        target.write_bytes(body)
+    preds = None
+    if manifest["inputs"].get("predictions"):
+        preds = where / "predictions.jsonl"
+        body = store.get_bytes(manifest["inputs"]["predictions"])
+        if body is None:
+            raise ShardFailed(f"{store.uri}/{manifest['inputs']['predictions']}: missing")
+        preds.write_bytes(body)
+    return data_dir, preds
+
+
+def load_manifest(uri: str, client=None) -> tuple[S3Store, dict]:
+    """``(store of the run, manifest)`` from the manifest's URI or the run's URI.
+
+    Raises:
+        RunError: no manifest there, or not one of this format.
+    """
+    run_uri = uri[:-len("/" + MANIFEST)] if uri.endswith("/" + MANIFEST) else uri.rstrip("/")
+    try:
+        store = S3Store(run_uri, client)
+        manifest = store.get_json(MANIFEST)
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
+    if manifest is None:
+        raise RunError(f"{run_uri}/{MANIFEST}: no such object (is {run_uri} a batch run?)")
+    if manifest.get("format") != MANIFEST_FORMAT:
+        raise RunError(f"{run_uri}/{MANIFEST}: not a {MANIFEST_FORMAT} manifest")
+    return store, manifest
+
+
+def _planned(opts: RunOptions, console, manifest: dict, probed: ProbedToolchain):
+    """Plan the manifest's command and check that it makes exactly the manifest's jobs."""
+    plan = plan_run(opts, console)
+    jobs, expected = build_jobs(opts, plan, probed, plan.verifier)
+    by_key = {j.key(probed, opts.limits): j for j in jobs}
+    unknown = sorted(set(manifest["jobs"]) - set(by_key))
+    if unknown:
+        raise ShardFailed(f"{len(unknown)} job(s) of the manifest are not made by its command here (first: "
+                          f"{manifest['jobs'][unknown[0]]}): the kit, the dataset or the toolchain differs")
+    return plan, by_key, expected
+
+
+def work(opts: RunOptions, store: S3Store, manifest: dict, shard: int, console) -> dict:
+    """Run shard ``shard`` of a batch run (the options come from the manifest's command,
+    with ``sandbox="host"``, a scratch ``out`` and the staged inputs).
+
+    For each job of the shard whose record object is missing (one listing of
+    ``records/``), run it and put its record as ``records/<key>.json``. SIGTERM (the spot
+    interruption notice, or ``docker stop``) lets the running job finish and starts no
+    other; the next attempt of the shard resumes.
+
+    Returns:
+        ``{"shard", "jobs", "skipped", "ran", "infra_error", "stopped", "canary_failures",
+        "s3_requests", "wall_s"}``.
+
+    Raises:
+        ShardFailed: toolchain or jobs differ from the plan, a record is not
+            schema-valid, or (after the shard) a canary got an unexpected verdict.
+        IndexError: no such shard.
+    """
+    import time
+
+    t0 = time.monotonic()
+    keys = manifest["shards"][shard]
+    planned = ProbedToolchain.from_json(manifest["toolchain"])
+    plan = plan_run(opts, console)
+    with open_sandbox(opts, plan, console.print) as (sandbox, _):
+        probed, shared = probe_toolchain(opts, plan, sandbox)
+        if probed.fingerprint != planned.fingerprint:
+            raise ShardFailed(f"the toolchain in this image ({probed.fingerprint[:12]}: {probed.versions}) is not the "
+                              f"one the run was planned with ({planned.fingerprint[:12]}: {planned.versions})")
+        _, by_key, expected = _planned(opts, console, manifest, probed)
+        done = {n[len("records/"):-len(".json")] for n in store.names("records/")}
+        todo = [by_key[k] for k in keys if k not in done]
+        executor = Executor(plan.verifier, sandbox, probed, shared_files=shared, limits=opts.limits,
+                            parallel=opts.parallel, cache=None)
+        bad: list[str] = []
+
+        def put(record: dict) -> None:
+            try:
+                store.put_record(record)
+            except ValidationError as exc:
+                bad.append(str(exc))
+
+        previous = signal.signal(signal.SIGTERM, lambda s, f: executor.drain())
+        try:
+            with tempfile.TemporaryDirectory(prefix="verikit-shard-") as tmp:
+                log = RecordLog(Path(tmp) / "records.jsonl")
+                try:
+                    records = executor.run(todo, log, plan.bench.judge, progress=put)
+                finally:
+                    log.close()
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    if bad:
+        raise ShardFailed(f"{len(bad)} record(s) are not valid and were not stored: {bad[0]}")
+    failures = []
+    for rec in records:
+        want = expected.get((rec["mode"], rec["candidate"]["model"]))
+        if want is not None and rec["verdict"] not in want:
+            failures.append(f"canary {rec['candidate']['model']} on {rec['task_id']} ({rec['mode']}): "
+                            f"{rec['verdict']} ({rec['reason']}), expected {'/'.join(sorted(want))}")
+    stats = executor.stats
+    summary = {"shard": shard, "jobs": len(keys), "skipped": len(keys) - len(todo), "ran": stats.ran,
+               "infra_error": stats.infra_error, "stopped": executor.draining, "canary_failures": failures,
+               "s3_requests": store.requests, "wall_s": round(time.monotonic() - t0, 3)}
+    if failures:
+        raise ShardFailed(f"{len(failures)} canary failure(s): {failures[0]}")
+    return summary
+
+
+def collect(opts: RunOptions, store: S3Store, manifest: dict, console) -> tuple[int, list[str]]:
+    """Write the batch run as an ordinary run directory ``opts.out``: the records from S3
+    (each checked: schema, key recomputed, object name = key), one per job key, in plan
+    order, then report.json, run.json and SHA256SUMS as a local run writes them.
+
+    Returns:
+        ``(exit code, missing)``: exit code as ``verikit run`` (0 complete, 3 canaries,
+        4 infra errors or jobs without a record), and ``"<mode> <task> <model> #<sample>"``
+        of each planned job without a record.
+    """
+    started = start_run()
+    probed = ProbedToolchain.from_json(manifest["toolchain"])
+    plan, by_key, expected = _planned(opts, console, manifest, probed)
+    found, problems = store.records()
+    for p in problems:
+        console.print(f"[yellow]warning:[/] {p}: left out")
+    order = [k for shard in manifest["shards"] for k in shard]
+    strangers = sorted(set(found) - set(order))
+    for k in strangers:
+        console.print(f"[yellow]warning:[/] {store.uri}/records/{k}.json is not a job of this run: left out")
+    opts.out.mkdir(parents=True, exist_ok=True)
+    records_path = opts.out / "records.jsonl"
+    if records_path.exists():
+        records_path.unlink()  # collect writes the whole run from S3 again
+    log = RecordLog(records_path)
+    for k in order:
+        if k in found:
+            log.append(found[k])
+    records = log.finalize(order)
+    log.close()
+    missing = [k for k in order if k not in found]
+    described = [f"{manifest['jobs'][k]['mode']} {manifest['jobs'][k]['task_id']} {manifest['jobs'][k]['model']} "
+                 f"#{manifest['jobs'][k]['sample']}" for k in missing]
+    stats = {"jobs": len(records), "ran": len(records), "cached": 0, "resumed": 0,
+             "infra_error": sum(r["verdict"] == "infra_error" for r in records),
+             "verifier_runs": sum(r["attempts"] for r in records)}
+    notes = [f"collected from {store.uri} (AWS Batch, image {manifest['image']}); {len(records)} of {len(order)} "
+             f"planned jobs have a record"]
+    if missing:
+        notes.append(f"{len(missing)} planned job(s) have no record (resubmit the run): {', '.join(described[:5])}")
+    if problems or strangers:
+        notes.append(f"{len(problems) + len(strangers)} record object(s) were left out: "
+                     f"{(problems or [f'{k} is not a job of this run' for k in strangers])[0]}")
+    _, _, code = write_run(opts, console, started, plan, probed, records, expected, stats, notes=notes,
+                           image={"ref": manifest["image"], "id": manifest["toolchain"].get("image_digest")})
+    if missing:
+        write_text_atomic(opts.out / "missing.txt", "".join(f"{k} {d}\n" for k, d in zip(missing, described)))
+        code = code or 4
+    return code, described
+
+
+def worker_options(opts: RunOptions, store: S3Store, manifest: dict, where: Path) -> RunOptions:
+    """``opts`` (parsed from the manifest's command) made to run here: host sandbox,
+    inputs staged from S3 into ``where``, scratch output, no cache, no progress bar."""
+    data_dir, preds = stage_inputs(store, manifest, where)
+    opts.sandbox, opts.data_dir, opts.out = "host", data_dir, where / "out"
+    opts.predictions = str(preds) if preds else None
+    opts.use_cache, opts.progress, opts.parallel = False, False, manifest.get("parallel", 1)
+    return opts
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -1,0 +1,296 @@
+"""Cloud batch (issue 15) against moto, in process: S3 and the AWS Batch control plane
+through the real boto3 client (``mock_aws``; Batch jobs with ``use_docker`` off, so moto
+marks them done without running anything). What moto does not do -- set
+``AWS_BATCH_JOB_ARRAY_INDEX``, retry attempts, reclaim spot instances -- is covered by the
+pure functions (:func:`shard_index`, :func:`retry_decision`) and synthetic
+``describe_jobs`` payloads. The end-to-end run with real containers is
+``test_batch_e2e.py``.
+
+The worker tests run the real Frama-C (host sandbox) on casp-sample10 task 01_57
+(code-from-spec: the gold answer and 10 canaries, 11 jobs in 3 shards).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from harness.batch import aws, runs, worker
+from harness.batch.plan import MAX_ARRAY_SIZE, estimate, expected_costs, shards
+from harness.cli import _job_command, main
+from harness.model import Limits
+from harness.results import S3Store, ValidationError, load_records
+
+BUCKET = "verikit-test"
+RUN_ARGS = ["run", "casp", "--mode", "code-from-spec", "--task", "01_57"]
+
+
+@pytest.fixture
+def aws_env(monkeypatch):
+    for k, v in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "testing",
+                 "AWS_DEFAULT_REGION": "us-east-1"}.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    with mock_aws(config={"batch": {"use_docker": False}}):
+        boto3.client("s3").create_bucket(Bucket=BUCKET)
+        yield
+
+
+def _network():
+    ec2, iam = boto3.client("ec2"), boto3.client("iam")
+    vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
+    subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.0.0.0/24")["Subnet"]["SubnetId"]
+    sg = ec2.create_security_group(GroupName="verikit", Description="batch", VpcId=vpc)["GroupId"]
+    service = iam.create_role(RoleName="BatchService", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+    profile = iam.create_instance_profile(InstanceProfileName="ecsInstanceRole")["InstanceProfile"]["Arn"]
+    return subnet, sg, service, profile
+
+
+# --- pure parts ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("attempt, action", [
+    ({"statusReason": "Host EC2 (instance i-0abc) terminated.", "exitCode": None}, "RETRY"),  # spot reclaim
+    ({"statusReason": "Essential container in task exited", "reason": "", "exitCode": 3}, "EXIT"),  # canary
+    ({"statusReason": "Essential container in task exited", "exitCode": 143}, "EXIT"),  # our own SIGTERM stop
+    ({"statusReason": "Job attempt duration exceeded timeout"}, "EXIT"),
+])
+def test_retry_decision_retries_spot_reclaims_only(attempt, action):
+    assert aws.retry_decision(attempt) == action
+
+
+def test_retry_decision_follows_the_first_matching_rule_and_defaults_to_retry():
+    strategy = {"evaluateOnExit": [{"onExitCode": "137", "action": "RETRY"}, {"onExitCode": "1*", "action": "exit"}]}
+    assert aws.retry_decision({"exitCode": 137}, strategy) == "RETRY"
+    assert aws.retry_decision({"exitCode": 143}, strategy) == "EXIT"
+    assert aws.retry_decision({"exitCode": 2}, strategy) == "RETRY"  # no rule matches: AWS retries
+
+
+def test_shards_are_balanced_longest_first_and_deterministic():
+    costs = {"a": 10.0, "b": 7.0, "c": 6.0, "d": 5.0, "e": 4.0, "f": 1.0}
+    plan = shards(costs, 3)
+    assert plan == shards(dict(reversed(list(costs.items()))), 3)
+    loads = sorted(sum(costs[k] for k in s) for s in plan)
+    assert loads == [11.0, 11.0, 11.0]
+    assert sorted(k for s in plan for k in s) == sorted(costs)
+    assert shards({"a": 1.0, "b": 1.0}, 5) == [["a"], ["b"]]  # never an empty shard
+    with pytest.raises(ValueError, match="10000"):
+        shards(costs, MAX_ARRAY_SIZE + 1)
+    est = estimate(costs, plan, cpus_per_job=2)
+    assert est["jobs"] == 6 and est["shards"] == 3 and est["longest_shard_s"] == 11.0
+    assert est["cpu_hours"] == round(33 * 2 / 3600, 3)
+
+
+def test_expected_costs_from_a_previous_run():
+    idents = {"k1": ("m", "t1", "gold", 0), "k2": ("m", "t1", "llm", 0), "k3": ("m", "t9", "gold", 0)}
+    previous = [{"key": "k1", "mode": "m", "task_id": "t1", "timings": {"wall_s": 8.0}},
+                {"key": "x", "mode": "m", "task_id": "t1", "timings": {"wall_s": 4.0}},
+                {"key": "y", "mode": "m", "task_id": "t2", "timings": {"wall_s": 3.0}}]
+    costs = expected_costs(list(idents), idents, previous)
+    assert costs == {"k1": 8.0, "k2": 6.0, "k3": 5.0}  # same key; same task (mean); mean of all
+    assert expected_costs(list(idents), idents, None) == {"k1": 1.0, "k2": 1.0, "k3": 1.0}
+
+
+@pytest.mark.parametrize("env, index", [
+    ({"AWS_BATCH_JOB_ARRAY_INDEX": "4", "AWS_BATCH_JOB_ID": "abc:7"}, 4),
+    ({"JOB_COMPLETION_INDEX": "2"}, 2),
+    ({"AWS_BATCH_JOB_ID": "0f1e-22:7"}, 7),
+])
+def test_shard_index_sources(env, index):
+    assert worker.shard_index(env) == index
+
+
+def test_no_shard_index_is_an_error():
+    with pytest.raises(ValueError, match="--shard N"):
+        worker.shard_index({"AWS_BATCH_JOB_ID": "0f1e-22"})
+
+
+def test_the_manifest_command_keeps_the_job_options_only():
+    argv = ["run", "casp", "--mode", "gold", "--backend", "aws-batch", "--s3=s3://b/p", "--shards", "3",
+            "--timeout", "60", "--out", "o", "--dry-run", "--sandbox", "host", "-j", "2"]
+    assert _job_command(argv) == ["run", "casp", "--mode", "gold", "--timeout", "60", "-j", "2"]
+
+
+def test_child_statuses_from_describe_jobs_payloads():
+    class Batch:
+        def describe_jobs(self, jobs):
+            payload = {"arr:0": {"status": "SUCCEEDED"}, "arr:1": {"status": "FAILED",
+                                                                    "statusReason": "Host EC2 (instance i-1) terminated."},
+                       "arr:2": {"status": "RUNNING"}, "arr": {"status": "RUNNING"}}
+            return {"jobs": [{"jobId": j, **payload[j]} for j in jobs]}
+
+    got = aws.child_statuses(Batch(), {"array_job_id": "arr", "shards": [3, 5, 8]})
+    assert got[3]["status"] == "SUCCEEDED" and got[8]["status"] == "RUNNING"
+    assert got[5]["status"] == "FAILED" and aws.retry_decision(got[5]) == "RETRY"
+
+
+# --- AWS Batch control plane (moto) -----------------------------------------------------------
+
+
+def test_setup_is_idempotent_and_sets_the_fields(aws_env):
+    subnet, sg, service, profile = _network()
+    batch = boto3.client("batch")
+    kw = dict(subnets=[subnet], security_groups=[sg], images={"framac": "reg/verikit/framac-runner:abc"},
+              limits=Limits(mem_mb=2048, cpus=2), max_vcpus=64, instance_role=profile, service_role=service)
+    first = aws.setup(batch, **kw)
+    assert [op for _, op, _ in first.made] == ["create_compute_environment", "create_job_queue",
+                                                "register_job_definition"]
+    assert aws.setup(batch, **kw).made == []  # a second setup changes nothing
+    (ce,) = batch.describe_compute_environments(computeEnvironments=[aws.COMPUTE_ENVIRONMENT])["computeEnvironments"]
+    res = ce["computeResources"]
+    assert (ce["type"], res["type"], res["allocationStrategy"], res["minvCpus"], res["maxvCpus"]) == \
+        ("MANAGED", "SPOT", "SPOT_PRICE_CAPACITY_OPTIMIZED", 0, 64)
+    (jd,) = batch.describe_job_definitions(jobDefinitionName="verikit-framac", status="ACTIVE")["jobDefinitions"]
+    assert jd["timeout"]["attemptDurationSeconds"] == 24 * 3600
+    assert {r["type"]: r["value"] for r in jd["containerProperties"]["resourceRequirements"]} == \
+        {"VCPU": "2", "MEMORY": str(2048 + aws.OVERHEAD_MIB)}
+    assert jd["retryStrategy"]["attempts"] == 3
+    assert [(r.get("onStatusReason"), r.get("onReason"), r["action"].upper())
+            for r in jd["retryStrategy"]["evaluateOnExit"]] == [("Host EC2*", None, "RETRY"), (None, "*", "EXIT")]
+    assert batch.list_tags_for_resource(resourceArn=jd["jobDefinitionArn"])["tags"] == {"verikit": "1"}
+    # a new image is a new revision; more vCPUs updates the compute environment
+    changed = aws.setup(batch, **{**kw, "images": {"framac": "reg/verikit/framac-runner:def"}, "max_vcpus": 128})
+    assert [op for _, op, _ in changed.made] == ["update_compute_environment", "register_job_definition"]
+
+
+def test_setup_dry_run_prints_and_creates_nothing(aws_env, capsys):
+    subnet, sg, _, _ = _network()
+    code = main(["batch", "setup", "--subnets", subnet, "--security-group", sg, "--image", "framac=reg/x:1",
+                 "--dry-run"])
+    out = capsys.readouterr().out
+    assert code == 0 and "batch create_compute_environment" in out and '"SPOT_PRICE_CAPACITY_OPTIMIZED"' in out
+    assert boto3.client("batch").describe_compute_environments()["computeEnvironments"] == []
+
+
+# --- the S3 store ----------------------------------------------------------------------------
+
+
+def _a_record() -> dict:
+    rec = json.loads((__import__("pathlib").Path(__file__).parents[1] / "results" / "reproduced" / "casp" /
+                      "records.jsonl").read_text().splitlines()[0])
+    return rec
+
+
+def test_s3_store_checks_records_both_ways(aws_env):
+    store = S3Store(f"s3://{BUCKET}/runs/r1")
+    rec = _a_record()
+    name = store.put_record(rec)
+    assert name == f"records/{rec['key']}.json" and store.has_record(rec["key"])
+    with pytest.raises(ValidationError):
+        store.put_record({**rec, "verdict": "great"})
+    with pytest.raises(ValidationError, match="key"):
+        store.put_record({**rec, "task_id": "99_999"})  # the key no longer follows from the fields
+    forged = {**rec, "verdict": "verified", "task_id": "02_12"}
+    store.put_bytes(f"records/{rec['key'][:-1]}0.json", json.dumps(forged).encode())  # wrong name
+    store.put_bytes("records/torn.json", b'{"key": ')
+    found, problems = store.records()
+    assert list(found) == [rec["key"]] and len(problems) == 2
+
+
+# --- plan, submit, worker, collect, resubmit (moto + the real Frama-C) -----------------------
+
+
+@pytest.fixture
+def submitted(aws_env, casp_mirror, framac_host, isolated_cache, tmp_path, monkeypatch):
+    """A batch run of RUN_ARGS in 3 shards, submitted to moto: ``(store, manifest, info)``."""
+    from rich.console import Console
+
+    from harness.cli import _parser, _run_opts
+
+    subnet, sg, service, profile = _network()
+    aws.setup(boto3.client("batch"), subnets=[subnet], security_groups=[sg], images={"framac": "verikit-runner:t"},
+              limits=Limits(), instance_role=profile, service_role=service)
+    argv = [*RUN_ARGS, "--sandbox", "host"]
+    opts = _run_opts(_parser().parse_args(argv), Console(stderr=True), argv)
+    info = runs.submit_run(opts, Console(stderr=True), command=_job_command(argv), s3=f"s3://{BUCKET}/runs",
+                           image="verikit-runner:t", probed=framac_host.probed, queue=aws.JOB_QUEUE, n_shards=3,
+                           timings=None, batch=boto3.client("batch"))
+    store, manifest = worker.load_manifest(info["run_uri"])
+    return store, manifest, info
+
+
+@pytest.mark.realtool
+def test_submit_plans_the_same_jobs_and_keys_as_a_local_run(submitted, tmp_path, capsys):
+    store, manifest, info = submitted
+    assert len(manifest["jobs"]) == 11 and [len(s) for s in manifest["shards"]] == [4, 4, 3]
+    assert sorted(k for s in manifest["shards"] for k in s) == sorted(manifest["jobs"])
+    assert main([*RUN_ARGS, "--sandbox", "host", "--out", str(tmp_path / "local")]) == 0
+    local = load_records(tmp_path / "local" / "records.jsonl")
+    assert {r["key"] for r in local} == set(manifest["jobs"])
+    assert {(r["mode"], r["task_id"], r["candidate"]["model"]) for r in local} == \
+        {(j["mode"], j["task_id"], j["model"]) for j in manifest["jobs"].values()}
+    # the inputs workers read are next to the manifest, and the array job has 3 children
+    assert any(n.startswith("data/github/") for n in store.names("data/"))
+    (sub,) = store.get_json(runs.SUBMISSIONS)["submissions"]
+    (array,) = boto3.client("batch").describe_jobs(jobs=[sub["array_job_id"]])["jobs"]
+    assert array["arrayProperties"]["size"] == 3
+    assert "--manifest" in array["container"]["command"]
+
+
+def _worker(store, shard: int, capsys) -> tuple[int, dict | None]:
+    code = main(["batch", "worker", "--manifest", f"{store.uri}/manifest.json", "--shard", str(shard)])
+    out = capsys.readouterr().out.strip().splitlines()
+    return code, (json.loads(out[-1]) if out and out[-1].startswith("{") else None)
+
+
+@pytest.mark.realtool
+def test_worker_resumes_stops_on_sigterm_and_collect_writes_a_valid_run(submitted, tmp_path, capsys, monkeypatch):
+    store, manifest, _ = submitted
+    real_put = S3Store.put_record
+    puts = []
+
+    def put_then_sigterm(self, record):  # the spot interruption notice arrives after the first record
+        name = real_put(self, record)
+        puts.append(name)
+        if len(puts) == 1:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return name
+
+    monkeypatch.setattr(S3Store, "put_record", put_then_sigterm)
+    code, summary = _worker(store, 0, capsys)
+    assert code == 143 and summary["stopped"] and 1 <= summary["ran"] < 4
+    stopped_after = len(store.names("records/"))
+    assert stopped_after == summary["ran"]
+    monkeypatch.setattr(S3Store, "put_record", real_put)
+
+    code, summary = _worker(store, 0, capsys)  # the retried attempt resumes
+    assert code == 0 and summary["skipped"] == stopped_after and summary["ran"] == 4 - stopped_after
+    code, summary = _worker(store, 0, capsys)  # and a third one has nothing to do
+    assert code == 0 and summary["skipped"] == 4 and summary["ran"] == 0
+    print(f"shard 0: {summary['s3_requests']} S3 requests with nothing to run")
+    for shard in (1, 2):
+        assert _worker(store, shard, capsys)[0] == 0
+
+    # a gap (a record lost) and a duplicate under another name
+    keys = [k for s in manifest["shards"] for k in s]
+    lost = manifest["shards"][2][0]
+    body = store.get_bytes(f"records/{keys[0]}.json")
+    store.client.delete_object(Bucket=store.bucket, Key=store.key(f"records/{lost}.json"))
+    store.put_bytes(f"records/{keys[0]}-copy.json", body)
+    code = main(["batch", "collect", store.uri, "--out", str(tmp_path / "collected")])
+    err = capsys.readouterr().err
+    assert code == 4
+    lost_job = manifest["jobs"][lost]
+    assert f"no record {lost_job['mode']} {lost_job['task_id']} {lost_job['model']}" in err.replace("\n", "")
+    assert "left out" in err
+    recs = load_records(tmp_path / "collected" / "records.jsonl")
+    assert len(recs) == 10 and len({r["key"] for r in recs}) == 10 and lost not in {r["key"] for r in recs}
+    assert main(["validate", str(tmp_path / "collected")]) == 0
+
+    # resubmit: only the shard with the gap
+    sub = runs.resubmit(store, manifest, boto3.client("batch"))
+    assert sub["shards"] == [2]
+    (job,) = boto3.client("batch").describe_jobs(jobs=[sub["array_job_id"]])["jobs"]
+    assert job["container"]["command"][-4:] == ["--shards", "2", "--shard", "0"]
+    assert _worker(store, 2, capsys)[0] == 0  # the resubmitted shard runs the lost job only
+    store.client.delete_object(Bucket=store.bucket, Key=store.key(f"records/{keys[0]}-copy.json"))
+    assert main(["batch", "collect", store.uri, "--out", str(tmp_path / "complete")]) == 0
+    assert len(load_records(tmp_path / "complete" / "records.jsonl")) == 11
+    assert main(["validate", str(tmp_path / "complete")]) == 0
+    assert runs.resubmit(store, manifest, boto3.client("batch")) is None
