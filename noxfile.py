@@ -63,6 +63,8 @@ def tests(session: nox.Session) -> None:
                 "|| (apt-get update -q && apt-get install -y -q nix-bin)", external=True)
     env = _engine(session)
     try:
+        # the batch end-to-end test runs the framac runner image (the toolchain image + the kit)
+        session.run("verikit", "images", "build", "framac", "--runner", env=env)
         args = session.posargs or ["-q", "-ra", "--durations=10", "tests"]
         # VERIKIT_REQUIRE_ENGINE turns "no engine" skips into failures: CI must run them.
         session.run("pytest", *args, env={"PYTHONDONTWRITEBYTECODE": "1", "VERIKIT_REQUIRE_ENGINE": "1", **env})
@@ -127,9 +129,11 @@ def bench(session: nox.Session) -> None:
     """Kit wall time vs the same bare frama-c commands at -j 1 and -j 2 (ratios), then the
     container sandbox's per-job overhead over the host and warm exec vs one container per job,
     then Dafny intent: batched checks vs one Dafny process per check (and the reference
-    script's sequential approach) on the same tasks with the same Dafny."""
+    script's sequential approach) on the same tasks with the same Dafny; and a batch
+    worker's per-job overhead over a local run of the same jobs (S3 round trips counted)."""
     _setup(session)
     session.run("python", "scripts/bench_casp.py", *session.posargs)
+    session.run("python", "scripts/bench_batch.py")
     env = _engine(session)
     try:
         session.run("python", "scripts/bench_container.py", env=env)

@@ -119,7 +119,7 @@ def _parser() -> argparse.ArgumentParser:
     _run_options(rp)
 
     v = sub.add_parser("validate", help="check a run directory against the schemas (and against a reference run)")
-    v.add_argument("run_dir", type=Path)
+    v.add_argument("run_dir", help="a run directory, or a batch run's S3 URI (s3://..., its reduced run files)")
     v.add_argument("--recheck", type=_int_at_least(1), metavar="N",
                    help="also re-run N records drawn at random (--seed) with the real verifier, as the run's "
                         "command in run.json made them, and compare verdicts and goal counts")
@@ -207,6 +207,7 @@ def _batch_parser(sub, names: list[str]) -> None:
     st.add_argument("--max-vcpus", type=_int_at_least(1), default=256)
     st.add_argument("--instance-role", default="ecsInstanceRole", help="instance profile of the spot instances")
     st.add_argument("--service-role", help="AWS Batch service role ARN (default: the service-linked role)")
+    st.add_argument("--job-role", help="IAM role ARN the workers run as (S3 read/write on the runs' prefix)")
     st.add_argument("--memory", type=_int_at_least(MIN_MEMORY_MIB), default=4096, help="memory per job, MiB")
     st.add_argument("--dry-run", action="store_true", help="print the API calls, make none")
     pl = bs.add_parser("plan", help="jobs, shards and CPU-hours of a run, estimated from a previous run's timings")
@@ -330,6 +331,20 @@ def _recheck(args, console: Console) -> list[str]:
 
 
 def _validate(args, console: Console, argv) -> int:
+    if str(args.run_dir).startswith("s3://"):
+        import tempfile
+
+        from .results import S3Store
+
+        with tempfile.TemporaryDirectory(prefix="verikit-validate-") as tmp:
+            got = S3Store(args.run_dir).download_run(Path(tmp))
+            if "run.json" not in got:
+                _say(console, f"error: {args.run_dir}: no run.json (not reduced yet? 'verikit batch status')")
+                return 2
+            _say(console, f"{args.run_dir}: downloaded {', '.join(got)}")
+            args.run_dir = Path(tmp)
+            return _validate(args, console, argv)
+    args.run_dir = Path(args.run_dir)
     for d in (args.run_dir, args.against):
         if d is not None and not Path(d).is_dir():
             _say(console, f"error: {d}: not a run directory")
@@ -451,8 +466,8 @@ def _submit(args, console: Console, argv) -> int:
     if not args.s3:
         raise RunError("--backend aws-batch needs --s3 s3://BUCKET/PREFIX")
     argv = list(argv if argv is not None else sys.argv[1:])
+    args.sandbox = "host"  # planning only: the jobs run in the runner image, where the container is the sandbox
     opts = _run_opts(args, console, argv)
-    opts.sandbox = "host"
     bench = registry.benchmark(opts.benchmark)
     image, probed = _runner_probe(args.image, registry.verifier(bench.verifier_for(
         (opts.modes or bench.default_modes or bench.modes)[0])).toolchain)
@@ -517,11 +532,12 @@ def _batch(args, console: Console, argv) -> int:
             raise RunError("--image takes TOOLCHAIN=URI")
         calls = aws.setup(boto3.client("batch"), subnets=args.subnets.split(","), security_groups=args.security_groups,
                           images=images, limits=Limits(mem_mb=args.memory), max_vcpus=args.max_vcpus,
-                          instance_role=args.instance_role, service_role=args.service_role,
+                          instance_role=args.instance_role, service_role=args.service_role, job_role=args.job_role,
                           calls=aws.Calls(dry_run=args.dry_run))
         print(calls.to_text() or "nothing to change: the compute environment, queue and job definitions are as asked")
         return 0
     if cmd == "plan":
+        args.sandbox = "host"
         opts = _run_opts(args, console, argv)
         bench = registry.benchmark(opts.benchmark)
         _, probed = _runner_probe(args.image, registry.verifier(bench.verifier_for(

@@ -294,3 +294,18 @@ def test_worker_resumes_stops_on_sigterm_and_collect_writes_a_valid_run(submitte
     assert len(load_records(tmp_path / "complete" / "records.jsonl")) == 11
     assert main(["validate", str(tmp_path / "complete")]) == 0
     assert runs.resubmit(store, manifest, boto3.client("batch")) is None
+
+
+def test_validate_reads_a_run_from_s3(aws_env, capsys):
+    from pathlib import Path
+
+    ref = Path(__file__).parents[1] / "results" / "reproduced" / "casp"
+    store = S3Store(f"s3://{BUCKET}/runs/reduced")
+    store.upload_run(ref)
+    assert main(["validate", store.uri]) == 0
+    edited = json.loads((ref / "report.json").read_text())
+    edited["notes"] = ["edited after the run"]
+    store.put_json("report.json", edited)
+    assert main(["validate", store.uri]) == 1
+    assert "report.json" in capsys.readouterr().err
+    assert main(["validate", f"s3://{BUCKET}/runs/nothing-here"]) == 2

@@ -72,13 +72,20 @@ def _job_processes(kit_pid: int) -> dict[str, list[psutil.Process]]:
     return jobs
 
 
+def _runs_framac(p: psutil.Process) -> bool:
+    try:
+        return "frama-c" in " ".join(p.cmdline())
+    except psutil.Error:  # ended meanwhile
+        return False
+
+
 def _wait_for_running_jobs(proc: subprocess.Popen, n: int) -> None:
     """Until ``n`` jobs of the kit run Frama-C at once (fails after 120 s)."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         assert proc.poll() is None, "the run ended before the fault could be injected"
         jobs = _job_processes(proc.pid)
-        if sum(any("frama-c" in " ".join(p.cmdline()) for p in ps) for ps in jobs.values()) >= n:
+        if sum(any(_runs_framac(p) for p in ps) for ps in jobs.values()) >= n:
             return
         time.sleep(0.05)
     proc.kill()
@@ -111,7 +118,7 @@ def test_stop_signal_with_framac_running_is_prompt_and_resumable(env, tmp_path, 
     time.sleep(0.2)
     left = _job_processes(kit.pid)
     print(f"{signal.Signals(sig).name}: stopped in {stop_s:.2f} s, {sum(map(len, left.values()))} job processes left")
-    assert left == {}, {m: [p.name() for p in ps] for m, ps in left.items()}
+    assert left == {}, {m: [p.pid for p in ps] for m, ps in left.items()}
     assert stop_s < 3, f"stopping took {stop_s:.1f} s with 2 Frama-C jobs running"
     assert "Traceback" not in _stderr(out)
     assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob(f"verikit-job-{kit.pid}-*"))
@@ -131,7 +138,7 @@ def test_sigkill_of_the_kit_leaves_no_job_process(env, tmp_path):
     left = _job_processes(kit.pid)
     gone_s = time.monotonic() - t0
     print(f"SIGKILL: {counted} job processes before, {sum(map(len, left.values()))} left after {gone_s:.2f} s")
-    assert left == {}, {m: [p.name() for p in ps] for m, ps in left.items()}
+    assert left == {}, {m: [p.pid for p in ps] for m, ps in left.items()}
     assert gone_s < 2
     scratch = list(Path(os.environ.get("TMPDIR", "/tmp")).glob(f"verikit-job-{kit.pid}-*"))
     _assert_resumes(env, out)

@@ -31,8 +31,9 @@ LAYERS = {
     "benchmarks": 7,
     "registry": 8,
     "runner": 9,
-    "cli": 10,
-    "__main__": 11, "__init__": 0,
+    "batch": 10,
+    "cli": 11,
+    "__main__": 12, "__init__": 0,
 }
 
 PROCESS_MODULES = {"subprocess", "multiprocessing", "pty", "concurrent.futures.process"}

@@ -85,7 +85,7 @@ def container_properties(image: str, limits: Limits) -> dict:
 
 def setup(batch, *, subnets: list[str], security_groups: list[str], images: dict[str, str], limits: Limits,
           max_vcpus: int = 256, instance_role: str = "ecsInstanceRole", service_role: str | None = None,
-          attempt_s: int = 24 * 3600,
+          attempt_s: int = 24 * 3600, job_role: str | None = None,
           environment: dict | None = None, calls: Calls | None = None) -> Calls:
     """Create or update (idempotent, tagged ``verikit=1``) the managed ``SPOT`` compute
     environment (``SPOT_PRICE_CAPACITY_OPTIMIZED``, ``minvCpus`` 0), the job queue, and one
@@ -97,6 +97,8 @@ def setup(batch, *, subnets: list[str], security_groups: list[str], images: dict
         batch: a boto3 ``batch`` client; images: toolchain -> runner image URI;
         instance_role: the spot instances' instance profile; service_role: AWS Batch's
             service role (None: AWS uses its service-linked role ``AWSServiceRoleForBatch``);
+        job_role: the IAM role the workers run as (``jobRoleArn``: S3 read/write on the
+            runs' prefix; README "Cloud batch (AWS)"); None: the instance's role;
         environment: extra variables for the workers (e.g. a stand-in's endpoint in tests);
         calls: where mutating calls go (dry run: printed, not made).
 
@@ -126,6 +128,8 @@ def setup(batch, *, subnets: list[str], security_groups: list[str], images: dict
     for toolchain, image in sorted(images.items()):
         props = container_properties(image, limits)
         props["environment"] = [{"name": k, "value": v} for k, v in sorted((environment or {}).items())]
+        if job_role:
+            props["jobRoleArn"] = job_role
         name = job_definition_name(toolchain)
         active = _describe(batch, "describe_job_definitions", "jobDefinitions", jobDefinitionName=name,
                            status="ACTIVE")
