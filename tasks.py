@@ -94,9 +94,44 @@ def datasets_list(c):
                       "nix build + load; needs Nix and network)",
             "engine": "podman or docker (the CLI that builds or loads the image)",
             "force": "rebuild even if the image for the current pins exists"})
-def images_build(c, name="framac", flavor="debian", engine="podman", force=False):
-    """verikit images build NAME: build (or reuse) a toolchain or derived image."""
-    c.run(f"verikit images build {name} --flavor {flavor} --engine {engine}" + (" --force" if force else ""))
+def images_build(c, name="framac", flavor="debian", engine="podman", force=False, runner=False):
+    """verikit images build NAME [--runner]: build (or reuse) a toolchain, derived or runner image."""
+    c.run(f"verikit images build {name} --flavor {flavor} --engine {engine}" + (" --force" if force else "")
+          + (" --runner" if runner else ""))
+
+
+@task(help={"name": "image reference (a runner image's tag)", "registry": "registry URI (e.g. ECR)"})
+def images_push(c, name, registry):
+    """verikit images push NAME --registry URI: tag, push, print the digest."""
+    c.run(f"verikit images push {shlex.quote(name)} --registry {shlex.quote(registry)}")
+
+
+@task(help={"benchmark": "benchmark", "s3": "s3://BUCKET/PREFIX", "shards": "array size",
+            "mode": "mode", "predictions": "predictions JSONL", "timings": "previous run directory",
+            "dry_run": "print the AWS calls only"})
+def batch_submit(c, benchmark="casp", s3=None, shards=10, mode=None, predictions=None, timings=None, dry_run=False):
+    """verikit run BENCH --backend aws-batch: plan here, submit an array job and its reducer."""
+    c.run(f"verikit run {benchmark} --backend aws-batch --s3 {shlex.quote(s3 or '')} --shards {shards}"
+          + _opt("--mode", mode) + _opt("--predictions", predictions) + _opt("--timings", timings)
+          + (" --dry-run" if dry_run else ""))
+
+
+@task(help={"run": "the batch run's S3 URI or batch.json"})
+def batch_status(c, run):
+    """verikit batch status RUN."""
+    c.run(f"verikit batch status {shlex.quote(run)}")
+
+
+@task(help={"run": "the batch run's S3 URI or batch.json", "out": "run directory to write"})
+def batch_collect(c, run, out="out/batch"):
+    """verikit batch collect RUN --out DIR: the records as an ordinary run directory."""
+    c.run(f"verikit batch collect {shlex.quote(run)} --out {shlex.quote(out)}")
+
+
+@task(help={"run": "the batch run's S3 URI or batch.json"})
+def batch_resubmit(c, run):
+    """verikit batch resubmit RUN: only the shards with missing records."""
+    c.run(f"verikit batch resubmit {shlex.quote(run)}")
 
 
 @task
@@ -132,12 +167,18 @@ def images_nix_show(c, name="framac"):
 
 
 images = Collection("images")
-for _name, _fn in (("build", images_build), ("list", images_list), ("verify", images_verify), ("save", images_save),
+for _name, _fn in (("build", images_build), ("push", images_push),
+                   ("list", images_list), ("verify", images_verify), ("save", images_save),
                    ("nix-check", images_nix_check), ("nix-show", images_nix_show)):
     images.add_task(_fn, _name)
 datasets = Collection("datasets")
 datasets.add_task(datasets_pin, "pin")
 datasets.add_task(datasets_list, "list")
 
-ns = Collection(run, reproduce, validate, prompts, convert, bench, bootstrap, images, datasets)
+batch = Collection("batch")
+for _name, _fn in (("submit", batch_submit), ("status", batch_status), ("collect", batch_collect),
+                   ("resubmit", batch_resubmit)):
+    batch.add_task(_fn, _name)
+
+ns = Collection(run, reproduce, validate, prompts, convert, bench, bootstrap, images, datasets, batch)
 ns.add_task(list_, "list")
