@@ -567,7 +567,11 @@ def _batch(args, console: Console, argv) -> int:
         with tempfile.TemporaryDirectory(prefix="verikit-collect-") as tmp:
             opts = worker.worker_options(_manifest_options(manifest, console), store, manifest, Path(tmp))
             opts.out = args.out if cmd == "collect" else Path(tmp) / "run"
-            code, missing = worker.collect(opts, store, manifest, console)
+            try:
+                code, missing = worker.collect(opts, store, manifest, console)
+            except worker.ShardFailed as exc:
+                _say(console, f"error: {store.uri}: {exc}")
+                return 2
             for m in missing:
                 console.print(f"[red]no record[/red] {m}", markup=True, highlight=False)
             if cmd == "reduce" and not missing:
@@ -580,7 +584,8 @@ def _batch(args, console: Console, argv) -> int:
         for n, s in st["shards"].items():
             aws_state = s["aws"]["status"] if s["aws"] else "-"
             reason = f" ({s['aws']['statusReason']})" if s["aws"] and s["aws"].get("statusReason") else ""
-            print(f"shard {n}: {s['done']}/{s['jobs']} jobs recorded, {s['state']}; AWS {aws_state}{reason}")
+            infra = f", {s['infra_errors']} infra error(s) to retry" if s["infra_errors"] else ""
+            print(f"shard {n}: {s['done']}/{s['jobs']} jobs recorded{infra}, {s['state']}; AWS {aws_state}{reason}")
         print(f"{store.uri}: {st['done']}/{st['jobs']} jobs recorded; reduced: {'yes' if st['reduced'] else 'no'}")
         return 0
     sub = runs.resubmit(store, manifest, boto3.client("batch"), queue=args.queue, dry_run=args.dry_run, console=console)

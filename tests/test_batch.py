@@ -309,3 +309,49 @@ def test_validate_reads_a_run_from_s3(aws_env, capsys):
     assert main(["validate", store.uri]) == 1
     assert "report.json" in capsys.readouterr().err
     assert main(["validate", f"s3://{BUCKET}/runs/nothing-here"]) == 2
+
+
+@pytest.mark.realtool
+def test_an_infra_error_is_not_a_record_and_the_next_attempt_runs_it(submitted, capsys, monkeypatch):
+    from harness.model import ProcResult
+    from harness.sandbox.local import HostSandbox
+
+    store, manifest, _ = submitted
+    real_run = HostSandbox.run
+
+    def broken(self, argv, **kw):  # the verifier cannot start: our side failed, for every job
+        if "verikit_framac_job.sh" in argv:
+            return ProcResult(argv=list(argv), returncode=None, start_error="simulated: no such runtime")
+        return real_run(self, argv, **kw)
+
+    monkeypatch.setattr(HostSandbox, "run", broken)
+    code, summary = _worker(store, 2, capsys)
+    assert code == 4 and summary["infra_error"] == len(manifest["shards"][2])
+    assert store.names("records/") == [] and len(store.names("infra_errors/")) == len(manifest["shards"][2])
+    st = runs.status(store, manifest, None)
+    assert st["shards"][2]["done"] == 0 and st["shards"][2]["infra_errors"] == len(manifest["shards"][2])
+    monkeypatch.setattr(HostSandbox, "run", real_run)
+    code, summary = _worker(store, 2, capsys)  # the next attempt runs them: they were not results
+    assert code == 0 and summary["skipped"] == 0
+    assert len(store.names("records/")) == len(manifest["shards"][2])
+    assert runs.status(store, manifest, None)["shards"][2]["infra_errors"] == 0
+
+
+def test_images_push_command_lines(tmp_path):
+    """Command-line test only (no registry can be reached here): ``images push`` tags the
+    runner image under the registry and pushes it, reading the digest podman writes."""
+    from harness.sandbox import images
+
+    log = tmp_path / "argv.log"
+    engine = tmp_path / "podman"
+    engine.write_text("#!/bin/sh\n"
+                      f'echo "$@" >> {log}\n'
+                      'if [ "$1" = push ] && [ "$2" = --digestfile ]; then echo sha256:' + "ab" * 32 + ' > "$3"; fi\n')
+    engine.chmod(0o755)
+    got = images.push("verikit/framac-runner:0123abcd", "123.dkr.ecr.eu-west-1.amazonaws.com", engine=str(engine))
+    assert got == {"image": "verikit/framac-runner:0123abcd", "pushed": "123.dkr.ecr.eu-west-1.amazonaws.com/"
+                   "framac-runner:0123abcd", "digest": "sha256:" + "ab" * 32}
+    lines = log.read_text().splitlines()
+    assert lines[0] == "tag verikit/framac-runner:0123abcd 123.dkr.ecr.eu-west-1.amazonaws.com/framac-runner:0123abcd"
+    assert lines[1].startswith("push --digestfile ") and lines[1].endswith(" 123.dkr.ecr.eu-west-1.amazonaws.com/"
+                                                                           "framac-runner:0123abcd")

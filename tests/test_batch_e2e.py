@@ -30,6 +30,7 @@ import pytest
 from harness.batch import aws, worker
 from harness.model import Limits
 from harness.results import load_records, record_identity, record_outcome
+from test_batch import _network  # the VPC and roles a compute environment needs (moto checks them)
 
 pytestmark = [pytest.mark.container, pytest.mark.realtool, pytest.mark.slow]
 
@@ -94,12 +95,7 @@ def test_batch_run_with_a_reclaimed_worker_equals_a_local_run(runner_image, moto
     env = dict(isolated_cache, **moto_server)
     batch = boto3.client("batch")
     boto3.client("s3").create_bucket(Bucket=BUCKET)
-    ec2, iam = boto3.client("ec2"), boto3.client("iam")
-    vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
-    subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.0.0.0/24")["Subnet"]["SubnetId"]
-    sg = ec2.create_security_group(GroupName="verikit", Description="batch", VpcId=vpc)["GroupId"]
-    service = iam.create_role(RoleName="BatchService", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
-    profile = iam.create_instance_profile(InstanceProfileName="ecsInstanceRole")["InstanceProfile"]["Arn"]
+    subnet, sg, service, profile = _network()
     # the workers reach moto with the stand-in's endpoint and dummy credentials (never real ones)
     aws.setup(batch, subnets=[subnet], security_groups=[sg], images={"framac": runner_image},
               limits=Limits(), instance_role=profile, service_role=service, environment=moto_server)

@@ -100,10 +100,12 @@ def _attempt_seconds(jobs: dict, split: list[list[str]], opts: RunOptions) -> in
 
 
 def status(store: S3Store, manifest: dict, batch) -> dict:
-    """Where a batch run stands: ``{"shards": {n: {"jobs", "done", "state", "aws"}},
-    "jobs", "done", "reduced"}`` (done: jobs with a record object; state: ``done``,
+    """Where a batch run stands: ``{"shards": {n: {"jobs", "done", "infra_errors", "state",
+    "aws"}}, "jobs", "done", "reduced"}`` (done: jobs with a record object; infra_errors:
+    jobs without one whose last attempt failed on our side; state: ``done``,
     ``partial`` or ``empty``; aws: the latest submission's child status, if any)."""
     have = {n[len("records/"):-len(".json")] for n in store.names("records/")}
+    infra = {n[len("infra_errors/"):-len(".json")] for n in store.names("infra_errors/")} - have
     info = store.get_json(SUBMISSIONS) or {"submissions": []}
     latest: dict[int, dict] = {}
     for sub in info["submissions"]:
@@ -112,7 +114,7 @@ def status(store: S3Store, manifest: dict, batch) -> dict:
     shards = {}
     for n, keys in enumerate(manifest["shards"]):
         done = sum(k in have for k in keys)
-        shards[n] = {"jobs": len(keys), "done": done,
+        shards[n] = {"jobs": len(keys), "done": done, "infra_errors": sum(k in infra for k in keys),
                      "state": "done" if done == len(keys) else "partial" if done else "empty",
                      "aws": latest.get(n)}
     return {"shards": shards, "jobs": len(manifest["jobs"]), "done": len(have & set(manifest["jobs"])),

@@ -163,7 +163,10 @@ def work(opts: RunOptions, store: S3Store, manifest: dict, shard: int, console) 
     with ``sandbox="host"``, a scratch ``out`` and the staged inputs).
 
     For each job of the shard whose record object is missing (one listing of
-    ``records/``), run it and put its record as ``records/<key>.json``. SIGTERM (the spot
+    ``records/``), run it and put its record as ``records/<key>.json``; a job that still
+    ends in ``infra_error`` after the executor's retries goes to ``infra_errors/<key>.json``
+    instead (our side failed: not a result), so a resubmission runs it again, as a local
+    resume does. SIGTERM (the spot
     interruption notice, or ``docker stop``) lets the running job finish and starts no
     other; the next attempt of the shard resumes.
 
@@ -195,6 +198,9 @@ def work(opts: RunOptions, store: S3Store, manifest: dict, shard: int, console) 
         bad: list[str] = []
 
         def put(record: dict) -> None:
+            if record["verdict"] == "infra_error":  # our side failed: not a result; the shard's next attempt retries it
+                store.put_json(f"infra_errors/{record['key']}.json", record)
+                return
             try:
                 store.put_record(record)
             except ValidationError as exc:

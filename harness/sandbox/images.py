@@ -657,12 +657,12 @@ def push(image: str, registry_uri: str, *, engine: str = "podman") -> dict:
     Raises:
         SandboxError: tagging or pushing failed.
     """
-    name = image.split("/", 1)[-1] if image.startswith(("localhost/", "verikit/")) else image.rsplit("/", 1)[-1]
-    target = f"{registry_uri.rstrip('/')}/{name.split('/', 1)[-1] if name.startswith('verikit/') else name}"
+    target = f"{registry_uri.rstrip('/')}/{image.rsplit('/', 1)[-1]}"  # verikit/framac-runner:T -> URI/framac-runner:T
     with tempfile.TemporaryDirectory() as tmp:
         digest_file = Path(tmp) / "digest"
         for argv in ([engine, "tag", image, target],
-                     [engine, "push", *(["--digestfile", str(digest_file)] if engine == "podman" else []), target]):
+                     [engine, "push", *(["--digestfile", str(digest_file)] if Path(engine).name == "podman" else []),
+                      target]):
             proc = subprocess.run(argv, capture_output=True, text=True)
             if proc.returncode != 0:
                 raise SandboxError(f"{' '.join(argv)} failed: {proc.stderr[-1000:]}")
