@@ -321,9 +321,8 @@ def _recheck(args, console: Console) -> list[str]:
         return [f"{Path(args.run_dir) / 'run.json'}: its command {command} cannot be read back"]
     if original.cmd != "run":
         return [f"{Path(args.run_dir) / 'run.json'}: --recheck needs a run made by 'verikit run' (this one: {original.cmd})"]
-    opts = _options(original, console, command[1:], modes=_modes(original))
-    opts.predictions, opts.keep_going, opts.task_ids = original.predictions, original.keep_going, original.task_ids
-    opts.sample, opts.use_cache, opts.progress = original.sample, False, False
+    opts = _run_opts(original, console, command[1:])
+    opts.use_cache, opts.progress = False, False
     records = load_records(Path(args.run_dir) / "records.jsonl")
     again, differences = recheck(opts, records, args.recheck, seed=args.seed, console=console)
     _say(console, f"rechecked {len(again)} record(s) with the real verifier: {len(differences)} difference(s)")
@@ -442,12 +441,15 @@ def _job_command(argv: list[str]) -> list[str]:
     return out
 
 
-def _runner_probe(image: str | None, toolchain: str):
-    """``(image, probed toolchain)`` of the runner image (its label). Raises RunError."""
+def _runner_probe(image: str | None, opts):
+    """``(image, probed toolchain)`` of the runner image (its label) of the toolchain
+    ``opts``'s first mode runs with (default: the newest local one). Raises RunError."""
     from .runner import RunError
     from .sandbox import SandboxError, images
     from .toolchains import ProbedToolchain
 
+    bench = registry.benchmark(opts.benchmark)
+    toolchain = registry.verifier(bench.verifier_for((opts.modes or bench.default_modes or bench.modes)[0])).toolchain
     try:
         image = image or images.resolve_runner(toolchain)
         return image, ProbedToolchain.from_json(images.runner_toolchain(image))
@@ -468,9 +470,7 @@ def _submit(args, console: Console, argv) -> int:
     argv = list(argv if argv is not None else sys.argv[1:])
     args.sandbox = "host"  # planning only: the jobs run in the runner image, where the container is the sandbox
     opts = _run_opts(args, console, argv)
-    bench = registry.benchmark(opts.benchmark)
-    image, probed = _runner_probe(args.image, registry.verifier(bench.verifier_for(
-        (opts.modes or bench.default_modes or bench.modes)[0])).toolchain)
+    image, probed = _runner_probe(args.image, opts)
     info = runs.submit_run(opts, console, command=_job_command(argv), s3=args.s3, image=image, probed=probed,
                            queue=args.queue, n_shards=args.shards, timings=args.timings,
                            batch=boto3.client("batch"), dry_run=args.dry_run)
@@ -539,9 +539,7 @@ def _batch(args, console: Console, argv) -> int:
     if cmd == "plan":
         args.sandbox = "host"
         opts = _run_opts(args, console, argv)
-        bench = registry.benchmark(opts.benchmark)
-        _, probed = _runner_probe(args.image, registry.verifier(bench.verifier_for(
-            (opts.modes or bench.default_modes or bench.modes)[0])).toolchain)
+        _, probed = _runner_probe(args.image, opts)
         _, jobs, split, est = runs.plan_batch(opts, console, probed, args.shards, args.timings)
         print(json.dumps({**est, "from_timings": str(args.timings) if args.timings else None,
                           "shard_s": [round(sum(jobs[k]["cost_s"] for k in s), 1) for s in split]}, indent=2))

@@ -627,9 +627,6 @@ class S3Store:
         self.put_bytes(name, canonical_json(record).encode())
         return name
 
-    def has_record(self, key: str) -> bool:
-        return self.exists(f"records/{key}.json")
-
     def records(self) -> tuple[dict[str, dict], list[str]]:
         """Every record object, checked: ``({key: record}, problems)``. An object that is
         not JSON, not a valid record, whose key is not the one its fields give, or whose

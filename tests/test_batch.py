@@ -181,7 +181,7 @@ def test_s3_store_checks_records_both_ways(aws_env):
     store = S3Store(f"s3://{BUCKET}/runs/r1")
     rec = _a_record()
     name = store.put_record(rec)
-    assert name == f"records/{rec['key']}.json" and store.has_record(rec["key"])
+    assert name == f"records/{rec['key']}.json" and store.exists(f"records/{rec['key']}.json")
     with pytest.raises(ValidationError):
         store.put_record({**rec, "verdict": "great"})
     with pytest.raises(ValidationError, match="key"):

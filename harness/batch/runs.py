@@ -79,7 +79,7 @@ def submit_run(opts: RunOptions, console, *, command: list[str], s3: str, image:
     if not dry_run:
         inputs = upload_inputs(store, plan.fetched, opts.predictions)
         store.put_json("manifest.json", make_manifest(store.uri, command, image, probed, jobs, split, opts, inputs))
-    attempt_s = _attempt_seconds(jobs, split, opts)
+    attempt_s = _attempt_seconds(split, opts.limits.wall_s, opts.parallel)
     sub = aws.submit(batch, run_uri=store.uri, name=store.prefix.rsplit("/", 1)[-1], job_definition=definition,
                      queue=queue, shards=list(range(len(split))), attempt_s=attempt_s, calls=calls)
     sub["submitted_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -92,10 +92,11 @@ def submit_run(opts: RunOptions, console, *, command: list[str], s3: str, image:
     return info
 
 
-def _attempt_seconds(jobs: dict, split: list[list[str]], opts: RunOptions) -> int:
-    """A shard attempt's time limit: its jobs' worst case (each job's wall limit, retries
-    aside) divided by the jobs it runs at once, plus 10 minutes for start-up; at least an hour."""
-    worst = max(len(s) for s in split) * opts.limits.wall_s / max(1, opts.parallel)
+def _attempt_seconds(split: list[list[str]], wall_s: float, parallel: int) -> int:
+    """A shard attempt's time limit: its jobs' worst case (each job's wall limit
+    ``wall_s``, retries aside) divided by the jobs it runs at once, plus 10 minutes for
+    start-up; at least an hour."""
+    worst = max(len(s) for s in split) * wall_s / max(1, parallel)
     return int(max(3600, worst + 600))
 
 
@@ -133,8 +134,8 @@ def resubmit(store: S3Store, manifest: dict, batch, *, queue: str | None = None,
     info = store.get_json(SUBMISSIONS) or {}
     queue = queue or info.get("queue") or aws.JOB_QUEUE
     calls = aws.Calls(dry_run=dry_run)
-    opts = RunOptions(limits=_limits(manifest), parallel=manifest.get("parallel", 1))
-    attempt_s = _attempt_seconds(manifest["jobs"], [manifest["shards"][n] for n in missing], opts)
+    attempt_s = _attempt_seconds([manifest["shards"][n] for n in missing], manifest["limits"]["wall_s"],
+                                 manifest.get("parallel", 1))
     n = len(info.get("submissions", []))
     sub = aws.submit(batch, run_uri=store.uri, name=f"{store.prefix.rsplit('/', 1)[-1]}-r{n}",
                      job_definition=info.get("job_definition") or aws.job_definition_name(manifest["toolchain"]["name"]),
@@ -147,12 +148,6 @@ def resubmit(store: S3Store, manifest: dict, batch, *, queue: str | None = None,
     info.setdefault("submissions", []).append(sub)
     store.put_json(SUBMISSIONS, info)
     return sub
-
-
-def _limits(manifest: dict):
-    from ..model import Limits
-
-    return Limits(**manifest["limits"])
 
 
 def write_local(out: Path, info: dict) -> Path:

@@ -146,16 +146,16 @@ def load_manifest(uri: str, client=None) -> tuple[S3Store, dict]:
     return store, manifest
 
 
-def _planned(opts: RunOptions, console, manifest: dict, probed: ProbedToolchain):
-    """Plan the manifest's command and check that it makes exactly the manifest's jobs."""
-    plan = plan_run(opts, console)
+def _planned(opts: RunOptions, plan, manifest: dict, probed: ProbedToolchain):
+    """The jobs of ``plan`` (the manifest's command, planned) by key and the canaries'
+    expected verdicts; checks that they include every job of the manifest."""
     jobs, expected = build_jobs(opts, plan, probed, plan.verifier)
     by_key = {j.key(probed, opts.limits): j for j in jobs}
     unknown = sorted(set(manifest["jobs"]) - set(by_key))
     if unknown:
         raise ShardFailed(f"{len(unknown)} job(s) of the manifest are not made by its command here (first: "
                           f"{manifest['jobs'][unknown[0]]}): the kit, the dataset or the toolchain differs")
-    return plan, by_key, expected
+    return by_key, expected
 
 
 def work(opts: RunOptions, store: S3Store, manifest: dict, shard: int, console) -> dict:
@@ -190,7 +190,7 @@ def work(opts: RunOptions, store: S3Store, manifest: dict, shard: int, console) 
         if probed.fingerprint != planned.fingerprint:
             raise ShardFailed(f"the toolchain in this image ({probed.fingerprint[:12]}: {probed.versions}) is not the "
                               f"one the run was planned with ({planned.fingerprint[:12]}: {planned.versions})")
-        _, by_key, expected = _planned(opts, console, manifest, probed)
+        by_key, expected = _planned(opts, plan, manifest, probed)
         done = {n[len("records/"):-len(".json")] for n in store.names("records/")}
         todo = [by_key[k] for k in keys if k not in done]
         executor = Executor(plan.verifier, sandbox, probed, shared_files=shared, limits=opts.limits,
@@ -245,7 +245,8 @@ def collect(opts: RunOptions, store: S3Store, manifest: dict, console) -> tuple[
     """
     started = start_run()
     probed = ProbedToolchain.from_json(manifest["toolchain"])
-    plan, by_key, expected = _planned(opts, console, manifest, probed)
+    plan = plan_run(opts, console)
+    by_key, expected = _planned(opts, plan, manifest, probed)
     found, problems = store.records()
     for p in problems:
         console.print(f"[yellow]warning:[/] {p}: left out")
