@@ -46,6 +46,12 @@ def _int_at_least(low: int):
     return parse
 
 
+def _shard_list(text: str) -> list[int]:
+    """``--shards 3,7`` of ``batch worker``: shard numbers, each at least 0."""
+    parse = _int_at_least(0)
+    return [parse(x) for x in text.split(",")]
+
+
 def _positive_seconds(text: str) -> float:
     try:
         value = float(text)
@@ -217,7 +223,8 @@ def _batch_parser(sub, names: list[str]) -> None:
     pl.add_argument("--image", help="runner image whose toolchain keys the jobs (default: the newest local one)")
     wk = bs.add_parser("worker", help="run one shard (the runner image's command on AWS Batch)")
     wk.add_argument("--manifest", required=True, metavar="s3://.../manifest.json")
-    wk.add_argument("--shards", help="comma-separated shard numbers; the array index picks one (default: the index)")
+    wk.add_argument("--shards", type=_shard_list,
+                    help="comma-separated shard numbers; the array index picks one (default: the index)")
     wk.add_argument("--shard", type=_int_at_least(0), help="this array index instead of the environment's")
     rd = bs.add_parser("reduce", help="write records.jsonl, report.json, run.json next to the shards (the reducer job)")
     rd.add_argument("--manifest", required=True, metavar="s3://.../manifest.json")
@@ -291,6 +298,11 @@ def _main(args, argv) -> int:
     except KeyboardInterrupt:
         _say(console, "interrupted: finished jobs are kept; re-run the same command to resume")
         return 130
+    except Exception as exc:  # an AWS call that failed (no credentials, unknown queue, access denied): one message
+        if type(exc).__module__.split(".")[0] != "botocore":
+            raise
+        _say(console, f"error: AWS: {exc}")
+        return 2
 
 
 def _cache(args, console: Console, argv) -> int:
@@ -549,9 +561,14 @@ def _batch(args, console: Console, argv) -> int:
     else:
         store, manifest = worker.load_manifest(_batch_run_uri(args.run))
     if cmd == "worker":
-        shards = [int(x) for x in args.shards.split(",")] if args.shards else None
-        index = args.shard if args.shard is not None else worker.shard_index()
-        shard = shards[index] if shards else index
+        try:
+            index = args.shard if args.shard is not None else worker.shard_index()
+        except ValueError as exc:
+            raise RunError(str(exc)) from None
+        shard = args.shards[index] if args.shards and index < len(args.shards) else index
+        if args.shards and index >= len(args.shards) or shard >= len(manifest["shards"]):
+            raise RunError(f"array index {index} has no shard: --shards {args.shards}, the manifest has "
+                           f"{len(manifest['shards'])} shard(s)")
         with tempfile.TemporaryDirectory(prefix="verikit-worker-") as tmp:
             opts = worker.worker_options(_manifest_options(manifest, console), store, manifest, Path(tmp))
             try:

@@ -355,3 +355,26 @@ def test_images_push_command_lines(tmp_path):
     assert lines[0] == "tag verikit/framac-runner:0123abcd 123.dkr.ecr.eu-west-1.amazonaws.com/framac-runner:0123abcd"
     assert lines[1].startswith("push --digestfile ") and lines[1].endswith(" 123.dkr.ecr.eu-west-1.amazonaws.com/"
                                                                            "framac-runner:0123abcd")
+
+
+def test_bad_worker_shards_and_aws_errors_are_one_message(aws_env, capsys, monkeypatch):
+    from harness.batch.worker import MANIFEST, MANIFEST_FORMAT
+
+    store = S3Store(f"s3://{BUCKET}/runs/r2")
+    store.put_json(MANIFEST, {"format": MANIFEST_FORMAT, "shards": [["k1"], ["k2"]], "jobs": {},
+                              "limits": Limits().to_json(), "parallel": 1, "toolchain": {"name": "framac"}})
+    with pytest.raises(SystemExit) as exc:
+        main(["batch", "worker", "--manifest", f"{store.uri}/{MANIFEST}", "--shards", "1,x"])
+    assert exc.value.code == 2 and "'x' is not an integer" in capsys.readouterr().err
+    for argv in (["--shards", "0,1", "--shard", "2"], ["--shard", "5"]):
+        assert main(["batch", "worker", "--manifest", f"{store.uri}/{MANIFEST}", *argv]) == 2
+        err = capsys.readouterr().err
+        assert "has no shard" in err and "Traceback" not in err
+    monkeypatch.delenv("AWS_BATCH_JOB_ID", raising=False)
+    monkeypatch.delenv("AWS_BATCH_JOB_ARRAY_INDEX", raising=False)
+    monkeypatch.delenv("JOB_COMPLETION_INDEX", raising=False)
+    assert main(["batch", "worker", "--manifest", f"{store.uri}/{MANIFEST}"]) == 2
+    assert "no shard index" in capsys.readouterr().err
+    # an AWS error (here: a queue that does not exist) is one message, exit 2
+    assert main(["batch", "resubmit", store.uri, "--queue", "no-such-queue"]) == 2
+    assert "error: AWS:" in capsys.readouterr().err
