@@ -24,8 +24,8 @@ from rich.table import Table
 
 from . import __version__, datasets, registry, toolchains
 from .model import Limits
-from .report import report_inconsistencies
-from .results import ResultCache, diff_runs, load_records, validate_run_dir
+from .report import check_run_dir
+from .results import ResultCache, diff_runs, load_records
 
 
 #: The smallest memory limit a job may get, MiB: below it no verifier of the kit starts
@@ -134,6 +134,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="also compare with a reference run directory: verdicts and goal counts per job, report "
                         "metrics and reproduction summary (timings aside); a difference is a problem")
 
+    _hub_parser(sub)
     ls = sub.add_parser("list", help="benchmarks, datasets and toolchains with probed versions")
     ls.add_argument("--sandbox", default="host", choices=list(registry.SANDBOXES))
     ls.add_argument("--json", action="store_true", help="machine-readable output")
@@ -198,6 +199,39 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("--engine", default="podman", help="CLI that writes the archive (podman|docker)")
     _batch_parser(sub, names)
     return p
+
+
+def _hub_parser(sub) -> None:
+    pb = sub.add_parser("publish", help="publish run directories to a Hugging Face Hub dataset repo (README "
+                        "'Publishing'): validated first, one commit, the card and leaderboard regenerated")
+    pb.add_argument("runs", nargs="+", metavar="RUN", help="a run directory, or a reduced batch run (s3://...)")
+    pb.add_argument("--repo", required=True, metavar="OWNER/NAME", help="the dataset repository (created if missing)")
+    vis = pb.add_mutually_exclusive_group()
+    vis.add_argument("--private", dest="private", action="store_true", default=None,
+                     help="create the repository private")
+    vis.add_argument("--public", dest="private", action="store_false", help="create the repository public")
+    pb.add_argument("--revision", default="main", metavar="BRANCH", help="branch to commit to (default main; "
+                    "created from main when missing)")
+    pb.add_argument("--allow-infra-errors", action="store_true",
+                    help="publish a run with infra errors (recorded in the card)")
+    pb.add_argument("--allow-dirty", action="store_true",
+                    help="publish a run made from a checkout with uncommitted changes (recorded in the card)")
+    pb.add_argument("--dry-run", action="store_true", help="write the files the commit would add (card "
+                    "included, as in an empty repository) to --out and print the operations; no token, no network")
+    pb.add_argument("--out", type=Path, metavar="DIR", help="--dry-run: where the files go")
+    pl = sub.add_parser("pull", help="download published runs from a Hub dataset repo and check them (schemas, "
+                        "SHA256SUMS, run ids, predictions hashes)")
+    pl.add_argument("repo", metavar="OWNER/NAME")
+    pl.add_argument("--run", metavar="RUN_ID", help="one run: its files go straight into --out (default: all "
+                    "runs, into OUT/runs/<benchmark>/<run_id>/)")
+    pl.add_argument("--revision", help="branch, tag or commit (default main)")
+    pl.add_argument("--out", type=Path, required=True, metavar="DIR")
+    rr = sub.add_parser("rerun", help="re-verify every candidate of a run directory (e.g. a pulled one) here, "
+                        "with the run's own benchmark, dataset and options, and report agreement per record")
+    rr.add_argument("run_dir", type=Path)
+    rr.add_argument("--sandbox", choices=list(registry.SANDBOXES), help="where jobs run (default: the run's own)")
+    rr.add_argument("-j", "--jobs", type=_int_at_least(1), help="jobs in parallel (default: the run's own)")
+    rr.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
 
 
 def _batch_parser(sub, names: list[str]) -> None:
@@ -278,7 +312,7 @@ def _main(args, argv) -> int:
     from .runner import RunError
 
     handlers = {"run": _run, "reproduce": _reproduce, "validate": _validate, "cache": _cache, "list": _list,
-                "images": _images, "batch": _batch,
+                "images": _images, "batch": _batch, "publish": _publish, "pull": _pull, "rerun": _rerun,
                 "datasets": _datasets, "prompts": _prompts, "convert": _convert,
                 "modelbench-filters": _modelbench_filters}
     try:
@@ -320,25 +354,169 @@ def _cache(args, console: Console, argv) -> int:
     return 0
 
 
-def _recheck(args, console: Console) -> list[str]:
-    """``validate --recheck N``: the run's own command (run.json) re-planned, N of its
-    records re-run without the cache, and compared."""
-    from .runner import recheck
+def _command_opts(run_dir: Path, console: Console, verb: str, **override):
+    """The RunOptions of the ``verikit run`` command that made ``run_dir`` (its run.json),
+    with ``override`` (sandbox, parallel, data_dir, predictions) applied where not None;
+    the cache is off. Raises RunError when the command cannot be read back or is not a
+    ``run``."""
+    from .runner import RunError
 
-    run = json.loads((Path(args.run_dir) / "run.json").read_text(encoding="utf-8"))
-    command = list(run.get("command") or [])
+    where = Path(run_dir) / "run.json"
+    command = list(json.loads(where.read_text(encoding="utf-8")).get("command") or [])
     try:
         original = _parser().parse_args(command[1:])
     except SystemExit:
-        return [f"{Path(args.run_dir) / 'run.json'}: its command {command} cannot be read back"]
+        raise RunError(f"{where}: its command {command} cannot be read back") from None
     if original.cmd != "run":
-        return [f"{Path(args.run_dir) / 'run.json'}: --recheck needs a run made by 'verikit run' (this one: {original.cmd})"]
+        raise RunError(f"{where}: {verb} needs a run made by 'verikit run' (this one: {original.cmd}; re-run "
+                       f"'verikit reproduce' and compare with 'verikit validate DIR --against {run_dir}')")
+    if override.get("sandbox"):
+        original.sandbox = override["sandbox"]
     opts = _run_opts(original, console, command[1:])
+    for name, value in override.items():
+        if value is not None:
+            setattr(opts, name, value)
     opts.use_cache, opts.progress = False, False
+    return opts
+
+
+def _recheck(args, console: Console) -> list[str]:
+    """``validate --recheck N``: the run's own command (run.json) re-planned, N of its
+    records re-run without the cache, and compared."""
+    from .runner import RunError, recheck
+
+    try:
+        opts = _command_opts(args.run_dir, console, "--recheck")
+    except RunError as exc:
+        return [str(exc)]
     records = load_records(Path(args.run_dir) / "records.jsonl")
     again, differences = recheck(opts, records, args.recheck, seed=args.seed, console=console)
     _say(console, f"rechecked {len(again)} record(s) with the real verifier: {len(differences)} difference(s)")
     return [f"recheck: {d}" for d in differences]
+
+
+def _rerun(args, console: Console, argv) -> int:
+    """``verikit rerun DIR``: every record of the run re-verified here (no cache) with the
+    run's own command; prints agreement per record, writes ``DIR/rerun.json``; exit 0 when
+    every record agrees, 1 otherwise, 2 for a directory that is not a valid run."""
+    from .results import record_identity, record_outcome, write_json_atomic
+    from .runner import recheck
+
+    d = Path(args.run_dir)
+    problems = check_run_dir(d) if d.is_dir() else [f"{d}: not a run directory"]
+    if problems:
+        for prob in problems:
+            _say(console, f"error: {prob}")
+        return 2
+    run = json.loads((d / "run.json").read_text(encoding="utf-8"))
+    preds = None
+    if run.get("predictions"):
+        preds = d / "predictions.jsonl"
+        if not preds.is_file():
+            _say(console, f"error: {preds}: missing; the run scored {run['predictions']['path']} "
+                          f"(a pulled run carries it as predictions.jsonl)")
+            return 2
+        preds = str(preds)
+    opts = _command_opts(d, console, "rerun", sandbox=args.sandbox, parallel=args.jobs, data_dir=args.data_dir,
+                         predictions=preds)
+    records = load_records(d / "records.jsonl")
+    again, differences = recheck(opts, records, len(records), console=console)
+    now = {record_identity(r): r for r in again}
+    rows = []
+    for r in records:
+        a = now.get(record_identity(r))
+        before, after = record_outcome(r), (record_outcome(a) if a else None)
+        rows.append({"mode": r["mode"], "task_id": r["task_id"], "model": r["candidate"]["model"],
+                     "sample": r["candidate"]["sample"], "recorded": before, "rerun": after,
+                     "agree": after == before, "reason": a["reason"] if a else "not re-run (see differences)"})
+    agree = sum(x["agree"] for x in rows)
+    toolchain = (again[0]["toolchain"] if again else {})
+    write_json_atomic(d / "rerun.json", {
+        "run_dir": str(d), "kit": {"version": __version__}, "sandbox": opts.sandbox,
+        "toolchain": toolchain, "recorded_toolchains": run.get("toolchains"),
+        "agreement": {"agree": agree, "total": len(rows)}, "differences": differences, "records": rows})
+    t = Table(title=f"{d}: re-verified here ({opts.sandbox} sandbox)")
+    for c in ("mode", "task", "model", "sample", "recorded", "rerun", "agree"):
+        t.add_column(c)
+
+    def show(o):
+        return "-" if o is None else f"{o['verdict']} {o['goals.proved']}/{o['goals.total']}"
+
+    shown = rows if len(rows) <= 60 else [x for x in rows if not x["agree"]]
+    for x in shown:
+        t.add_row(x["mode"], x["task_id"], x["model"], str(x["sample"]), show(x["recorded"]), show(x["rerun"]),
+                  "yes" if x["agree"] else "[red]NO[/red]")
+    console.print(t)
+    recorded_fp = {tc.get("fingerprint") for tc in run.get("toolchains") or []}
+    if toolchain and toolchain.get("fingerprint") not in recorded_fp:
+        drift = ", ".join(f"{tool}: {v.get('version')}" for tool, v in sorted((toolchain.get("tools") or {}).items()))
+        _say(console, f"note: the toolchain here differs from the run's (fingerprint "
+                      f"{toolchain.get('fingerprint', '')[:12]} vs {', '.join(f[:12] for f in recorded_fp if f)}; "
+                      f"here: {drift})")
+    for diff in differences:
+        _say(console, f"difference: {diff}")
+    _say(console, f"agreement {agree}/{len(rows)} records (verdict and goal counts); details in {d / 'rerun.json'}")
+    return 0 if agree == len(rows) and not differences else 1
+
+
+def _publish(args, console: Console, argv) -> int:
+    """``verikit publish``: exit 0 published (or already there), 2 refused or the Hub failed."""
+    import tempfile
+
+    from . import hub
+
+    if args.dry_run and args.out is None:
+        _say(console, "error: --dry-run needs --out DIR (where the files the commit would add are written)")
+        return 2
+    say = lambda m: _say(console, m)  # noqa: E731
+    with tempfile.TemporaryDirectory(prefix="verikit-publish-") as tmp:
+        try:
+            runs = hub.prepare(args.runs, Path(tmp), allow_infra_errors=args.allow_infra_errors,
+                               allow_dirty=args.allow_dirty)
+        except hub.Refused as exc:
+            for line in str(exc).splitlines():
+                _say(console, f"refused: {line}")
+            _say(console, "nothing was published")
+            return 2
+        if args.dry_run:
+            files = hub.dry_run(args.repo, runs, args.out)
+            for path, data in sorted(files.items()):
+                print(f"add {path} ({len(data)} bytes)")
+            _say(console, f"dry run: {len(files)} file(s) of one commit to {args.repo} written to {args.out} "
+                          f"(card and leaderboard as in an empty repository); nothing was sent")
+            return 0
+        try:
+            result = hub.publish(args.repo, runs, revision=args.revision, private=args.private, say=say)
+        except hub.HubError as exc:
+            _say(console, f"error: Hub: {exc}")
+            return 2
+    if result.commit is None:
+        _say(console, f"{args.repo}: every run is already published; no new commit")
+        return 0
+    for rid in result.added:
+        _say(console, f"published {rid}")
+    _say(console, f"{args.repo}@{args.revision}: commit {result.commit} ({len(result.files)} file(s), "
+                  f"{result.attempts} attempt(s))")
+    return 0
+
+
+def _pull(args, console: Console, argv) -> int:
+    """``verikit pull``: exit 0 every run checks, 1 a run has problems, 2 the Hub failed."""
+    from . import hub
+
+    try:
+        got = hub.pull(args.repo, args.out, run_id=args.run, revision=args.revision, say=lambda m: _say(console, m))
+    except hub.HubError as exc:
+        _say(console, f"error: Hub: {exc}")
+        return 2
+    bad = 0
+    for where, problems in got.items():
+        for prob in problems:
+            console.print(f"[red]invalid[/red] {prob}", markup=True, highlight=False)
+        bad += bool(problems)
+    _say(console, f"{len(got)} run(s) pulled into {args.out}: {len(got) - bad} check, {bad} do not"
+         + (f"; re-verify one with 'verikit rerun {next(iter(got))}'" if got and not bad else ""))
+    return 1 if bad else 0
 
 
 def _validate(args, console: Console, argv) -> int:
@@ -360,14 +538,7 @@ def _validate(args, console: Console, argv) -> int:
         if d is not None and not Path(d).is_dir():
             _say(console, f"error: {d}: not a run directory")
             return 2
-    problems = validate_run_dir(args.run_dir)
-    try:  # when report and records can be read: does the report follow from the records?
-        report = json.loads((Path(args.run_dir) / "report.json").read_text(encoding="utf-8"))
-        records = load_records(Path(args.run_dir) / "records.jsonl")
-    except (OSError, ValueError):
-        pass  # already among the problems
-    else:
-        problems += [f"{Path(args.run_dir) / 'report.json'}: {p}" for p in report_inconsistencies(records, report)]
+    problems = check_run_dir(args.run_dir)
     if args.against is not None:
         problems += [f"differs from {args.against}: {d}" for d in diff_runs(args.against, args.run_dir)]
     if args.recheck:

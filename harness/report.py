@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
+
 from rich.console import Console
 from rich.table import Table
 
 from .metrics import group_metrics
-from .results import ROOT, SCHEMA_VERSION
+from .results import ROOT, SCHEMA_VERSION, load_records, validate_run_dir
 
 PUBLISHED_DIR = ROOT / "results" / "published"
 
@@ -82,6 +84,21 @@ def report_inconsistencies(records: list[dict], report: dict) -> list[str]:
         if said - have:  # a canary verdict the records do not hold
             problems.append(f"canary {model} ({mode}): report says {dict(said)}, records.jsonl has {dict(have)}")
     return problems
+
+
+def check_run_dir(path: Path) -> list[str]:
+    """Every problem ``verikit validate`` finds in a run directory: the schema, key and
+    SHA256SUMS checks of :func:`harness.results.validate_run_dir`, then, when report and
+    records can be read, what in report.json the records do not support
+    (:func:`report_inconsistencies`). Returns one message per problem (empty: valid)."""
+    path = Path(path)
+    problems = validate_run_dir(path)
+    try:
+        report = json.loads((path / "report.json").read_text(encoding="utf-8"))
+        records = load_records(path / "records.jsonl")
+    except (OSError, ValueError):
+        return problems  # already among the problems
+    return problems + [f"{path / 'report.json'}: {p}" for p in report_inconsistencies(records, report)]
 
 
 def print_summary(report: dict, console: Console | None = None) -> None:
