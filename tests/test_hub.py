@@ -1,0 +1,357 @@
+"""``verikit publish`` / ``pull`` / ``rerun`` against a Hub stand-in (``tests/hubstandin.py``:
+a standard-library HTTP server on 127.0.0.1) driven by the real ``huggingface_hub`` client
+through ``HF_ENDPOINT``. The kit runs as a subprocess (its console script), as a user runs it.
+
+Not exercised here (no Hub can be reached): the large-file path (LFS / Xet uploads: the
+stand-in answers every pre-upload "regular"), the dataset viewer's rendering of the card's
+``configs``, tree pagination, and the Hub's own YAML rules beyond parsing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from harness.hub import run_id_of
+from harness.metrics import group_metrics
+from harness.report import canary_results
+from harness.results import load_records, write_sums
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from hubstandin import HubStandIn  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CASP_RUN = ROOT / "results" / "reproduced" / "casp"  # verikit run casp (3 modes, 90 jobs, canaries)
+CASP_REPRO = ROOT / "results" / "reproduced" / "casp" / "reproduce"  # verikit reproduce casp
+TOKEN = "hf_standin_Secret_0123456789abcdef"
+REPO = "tester/verikit-results"
+VERIKIT = str(Path(sys.executable).with_name("verikit"))
+
+
+@pytest.fixture
+def hub():
+    with HubStandIn(TOKEN) as server:
+        yield server
+
+
+def _env(tmp_path: Path, hub: HubStandIn | None, *, token: bool = True) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
+    env.update({"HF_HOME": str(tmp_path / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_XET": "1",
+                "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
+                "HF_ENDPOINT": hub.endpoint if hub else "http://127.0.0.1:9"})
+    if token:
+        env["HF_TOKEN"] = TOKEN
+    return env
+
+
+def _kit(args: list[str], env: dict, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([VERIKIT, *args], env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def _tree_hash(d: Path) -> dict[str, str]:
+    return {str(p.relative_to(d)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(d.rglob("*"))
+            if p.is_file()}
+
+
+def _copy_run(src: Path, dest: Path) -> Path:
+    dest.mkdir(parents=True)
+    for name in ("run.json", "records.jsonl", "report.json", "SHA256SUMS"):
+        shutil.copy2(src / name, dest / name)
+    return dest
+
+
+def _rewrite(run_dir: Path, *, records=None, run=None) -> None:
+    """Rewrite a run directory as the kit would have written it after ``records(list)`` /
+    ``run(dict)`` changed it: report metrics and canaries recomputed, SHA256SUMS renewed."""
+    recs = load_records(run_dir / "records.jsonl")
+    doc = json.loads((run_dir / "run.json").read_text())
+    report = json.loads((run_dir / "report.json").read_text())
+    if records:
+        records(recs)
+        (run_dir / "records.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in recs))
+        report["metrics"] = json.loads(json.dumps(group_metrics(recs, seed=report["bootstrap_seed"])))
+        expected = {(c["mode"], c["model"]): tuple(c["expected"]) for c in report["canaries"]["results"]}
+        report["canaries"] = canary_results(recs, expected)
+        report["infra_errors"] = sum(r["verdict"] == "infra_error" for r in recs)
+        doc["counts"]["infra_error"] = report["infra_errors"]
+    if run:
+        run(doc)
+    (run_dir / "report.json").write_text(json.dumps(report, indent=1, sort_keys=True))
+    (run_dir / "run.json").write_text(json.dumps(doc, indent=1, sort_keys=True))
+    write_sums(run_dir)
+
+
+def _card(files: dict[str, bytes]):
+    from huggingface_hub import DatasetCard
+
+    return DatasetCard(files["README.md"].decode())
+
+
+def _assert_configs_exist(card, files: dict[str, bytes]) -> None:
+    configs = card.data.to_dict()["configs"]
+    assert {c["config_name"] for c in configs} >= {"leaderboard"}
+    for c in configs:
+        for df in c["data_files"]:
+            matched = [p for p in files if fnmatch.fnmatch(p, df["path"])]
+            assert matched, f"config {c['config_name']}: {df['path']} matches no file in the commit"
+            for p in matched:
+                pq.read_table(io.BytesIO(files[p]))  # a parquet file the viewer can read
+
+
+# --- publishing ----------------------------------------------------------------------------
+
+def test_first_publish_then_again_is_a_noop(hub, tmp_path):
+    before = _tree_hash(CASP_RUN)
+    env = _env(tmp_path, hub)
+    first = _kit(["publish", str(CASP_RUN), "--repo", REPO, "--private"], env)
+    assert first.returncode == 0, first.stderr
+    rid = run_id_of(CASP_RUN, json.loads((CASP_RUN / "run.json").read_text()))
+    assert f"published {rid}" in first.stderr
+    assert hub.repos[REPO].private and hub.commit_count(REPO) == 2  # the repo's first commit + the publish
+    files = hub.files(REPO)
+    prefix = f"runs/casp/{rid}"
+    for name in ("run.json", "records.jsonl", "report.json", "SHA256SUMS"):
+        assert files[f"{prefix}/{name}"] == (CASP_RUN / name).read_bytes()
+    records = load_records(CASP_RUN / "records.jsonl")
+    table = pq.read_table(io.BytesIO(files[f"{prefix}/records.parquet"])).to_pylist()
+    assert sorted((r["key"], r["verdict"]) for r in table) == sorted((r["key"], r["verdict"]) for r in records)
+    assert json.loads(files[f"{prefix}/publish.json"])["waivers"] == []
+    board = pq.read_table(io.BytesIO(files["leaderboard.parquet"])).to_pylist()
+    assert board and {r["run_id"] for r in board} == {rid}
+    assert not any(r["model"].startswith("canary:") for r in board)
+    gpt = [r for r in board if (r["model"], r["mode"], r["metric"]) == ("openai/gpt-4o-mini", "spec-from-code",
+                                                                        "verified_rate")]
+    report = json.loads((CASP_RUN / "report.json").read_text())
+    assert gpt[0]["value"] == report["metrics"]["spec-from-code"]["per_model"]["openai/gpt-4o-mini"]["rate"]
+    card = _card(files)
+    assert card.data.license == "mit" and "casp" in card.data.tags
+    _assert_configs_exist(card, files)
+    assert rid in card.text and "## Toolchains" in card.text and "Hertzberg" in card.text
+    assert "frama-c: 25.0-beta vs 30.0" in card.text  # the drift, probed vs published
+    assert ("POST", "/api/validate-yaml", 200) in hub.log  # the card's YAML went through the Hub's check
+    # the token is never printed nor written
+    assert TOKEN not in first.stdout + first.stderr
+    assert not any(TOKEN.encode() in data for data in files.values())
+    assert not any(TOKEN.encode() in p.read_bytes() for p in (tmp_path / "hf-home").rglob("*") if p.is_file())
+    # the same run again: said so, no new commit
+    again = _kit(["publish", str(CASP_RUN), "--repo", REPO], env)
+    assert again.returncode == 0, again.stderr
+    assert "already published" in again.stderr and "no new commit" in again.stderr
+    assert hub.commit_count(REPO) == 2
+    assert _tree_hash(CASP_RUN) == before  # the local run is untouched
+
+
+def test_concurrent_publishes_both_land(hub, tmp_path):
+    """Two publishers read the same head (the stand-in holds commits until both arrived):
+    one gets HTTP 412, re-reads, rebuilds the card and commits; both runs are in the repo
+    and in the card."""
+    from huggingface_hub import HfApi
+
+    env = _env(tmp_path, hub)
+    first_id = run_id_of(CASP_RUN, json.loads((CASP_RUN / "run.json").read_text()))
+    second_id = run_id_of(CASP_REPRO, json.loads((CASP_REPRO / "run.json").read_text()))
+    HfApi(endpoint=hub.endpoint, token=TOKEN).create_repo(REPO, repo_type="dataset")
+    hub.gate = 2
+    procs = [subprocess.Popen([VERIKIT, "publish", str(d), "--repo", REPO], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for d in (CASP_RUN, CASP_REPRO)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    assert sum(status == 412 for _, path, status in hub.log if "/commit/" in path) == 1
+    assert any("HTTP 412" in err for _, err in outs)
+    files = hub.files(REPO)
+    assert f"runs/casp/{first_id}/run.json" in files and f"runs/casp/{second_id}/run.json" in files
+    card = _card(files)
+    assert first_id in card.text and second_id in card.text
+    _assert_configs_exist(card, files)
+    board = pq.read_table(io.BytesIO(files["leaderboard.parquet"])).to_pylist()
+    assert {r["run_id"] for r in board} == {first_id, second_id}
+    assert hub.commit_count(REPO) == 3
+
+
+def _refused(tmp_path, hub, *run_dirs: Path) -> subprocess.CompletedProcess:
+    got = _kit(["publish", *map(str, run_dirs), "--repo", REPO], _env(tmp_path, hub))
+    assert got.returncode == 2 and "nothing was published" in got.stderr, got.stderr
+    assert "Traceback" not in got.stderr
+    assert REPO not in hub.repos  # refused before anything was sent
+    return got
+
+
+def test_refuses_invalid_canary_failed_dirty_and_infra_error_runs(hub, tmp_path):
+    # invalid: a verdict edited after the run (SHA256SUMS and the metrics say so)
+    edited = _copy_run(CASP_REPRO, tmp_path / "edited")
+    lines = (edited / "records.jsonl").read_text().splitlines()
+    rec = json.loads(lines[0])
+    rec["verdict"] = "failed"
+    lines[0] = json.dumps(rec, sort_keys=True)
+    (edited / "records.jsonl").write_text("\n".join(lines) + "\n")
+    out = _refused(tmp_path, hub, edited)
+    assert "sha256 differs from SHA256SUMS" in out.stderr and "metrics of gold differ" in out.stderr
+
+    # a canary accepted: written consistently, but the run cannot be trusted
+    canary = _copy_run(CASP_RUN, tmp_path / "canary")
+
+    def accept_axiom(recs):
+        for r in recs:
+            if r["candidate"]["model"] == "canary:axiom" and r["mode"] == "spec-from-code":
+                r["verdict"], r["reason"] = "verified", "all goals proved"
+                g = r["goals"]
+                g.update(proved=g["total"], failed=0, timeout=0, unknown=0)
+    _rewrite(canary, records=accept_axiom)
+    assert _kit(["validate", str(canary)], _env(tmp_path, hub)).returncode == 0  # valid, but...
+    out = _refused(tmp_path, hub, canary)
+    assert "canaries failed" in out.stderr and "canary:axiom (spec-from-code): verified, expected rejected" \
+        in out.stderr
+
+    # made from a dirty checkout: refused, then allowed and recorded
+    dirty = _copy_run(CASP_REPRO, tmp_path / "dirty")
+    _rewrite(dirty, run=lambda d: d["kit"].update(git_dirty=True))
+    out = _refused(tmp_path, hub, dirty)
+    assert "uncommitted changes" in out.stderr and "--allow-dirty" in out.stderr
+
+    # infra errors: refused, then allowed and recorded
+    infra = _copy_run(CASP_REPRO, tmp_path / "infra")
+
+    def lose_one(recs):
+        recs[0]["verdict"], recs[0]["reason"] = "infra_error", "the container engine went away"
+    _rewrite(infra, records=lose_one)
+    out = _refused(tmp_path, hub, infra)
+    assert "1 job(s) ended in infra_error" in out.stderr
+
+    # several runs, one bad: nothing at all is published
+    _refused(tmp_path, hub, CASP_RUN, dirty)
+
+    ok = _kit(["publish", str(dirty), str(infra), "--repo", REPO, "--allow-dirty", "--allow-infra-errors"],
+              _env(tmp_path, hub))
+    assert ok.returncode == 0, ok.stderr
+    files = hub.files(REPO)
+    waivers = {json.loads(d)["run_id"]: json.loads(d)["waivers"] for p, d in files.items()
+               if p.endswith("/publish.json")}
+    assert sorted(map(tuple, waivers.values())) == [("allow-dirty",), ("allow-infra-errors (1)",)]
+    card = _card(files).text
+    assert "allow-dirty" in card and "allow-infra-errors (1)" in card
+
+
+def test_a_dropped_connection_mid_commit_changes_nothing(hub, tmp_path):
+    env = _env(tmp_path, hub)
+    assert _kit(["publish", str(CASP_REPRO), "--repo", REPO], env).returncode == 0
+    head, files = hub.head(REPO), hub.files(REPO)
+    before = _tree_hash(CASP_RUN)
+    hub.drop_commits = True
+    got = _kit(["publish", str(CASP_RUN), "--repo", REPO], env)
+    assert got.returncode == 2 and "error: Hub:" in got.stderr and "nothing was committed" in got.stderr
+    assert "Traceback" not in got.stderr and TOKEN not in got.stderr
+    assert any(status == 0 for _, path, status in hub.log if "/commit/" in path)  # the drop happened
+    assert hub.head(REPO) == head and hub.files(REPO) == files
+    assert _tree_hash(CASP_RUN) == before
+
+
+def test_no_token_is_a_clear_error_and_dry_run_needs_none(hub, tmp_path):
+    env = _env(tmp_path, None, token=False)  # no token, and an endpoint nobody listens on
+    got = _kit(["publish", str(CASP_REPRO), "--repo", REPO], env)
+    assert got.returncode == 2 and "no Hub token" in got.stderr and "Traceback" not in got.stderr
+    out = tmp_path / "dry"
+    dry = _kit(["publish", str(CASP_REPRO), "--repo", REPO, "--dry-run", "--out", str(out)], env)
+    assert dry.returncode == 0, dry.stderr
+    written = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert {line.split()[1] for line in dry.stdout.splitlines()} == set(written)  # "add PATH (N bytes)"
+    # exactly the files a real publish to an empty repository adds
+    real = _kit(["publish", str(CASP_REPRO), "--repo", REPO], _env(tmp_path, hub))
+    assert real.returncode == 0, real.stderr
+    committed = {p: d for p, d in hub.files(REPO).items() if p != ".gitattributes"}
+    assert set(committed) == set(written)
+    for p in written:
+        if not p.endswith("publish.json"):  # publish.json holds the publish time
+            assert committed[p] == written[p], p
+    _assert_configs_exist(_card(written), written)
+
+
+def test_publish_from_s3(hub, tmp_path, monkeypatch):
+    """A reduced batch run is published from its S3 URI (moto in process, the real boto3)."""
+    import boto3
+    from moto import mock_aws
+
+    from harness.cli import main
+    from harness.results import S3Store
+
+    for k, v in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                 "AWS_DEFAULT_REGION": "us-east-1", **_env(tmp_path, hub)}.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    with mock_aws():
+        boto3.client("s3").create_bucket(Bucket="runs")
+        S3Store("s3://runs/casp/r1").upload_run(CASP_REPRO)
+        assert main(["publish", "s3://runs/casp/r1", "--repo", REPO]) == 0
+    rid = run_id_of(CASP_REPRO, json.loads((CASP_REPRO / "run.json").read_text()))
+    assert hub.files(REPO)[f"runs/casp/{rid}/records.jsonl"] == (CASP_REPRO / "records.jsonl").read_bytes()
+
+
+# --- pulling and re-verifying ----------------------------------------------------------------
+
+def test_pull_checks_hashes_and_finds_a_tampered_hub_copy(hub, tmp_path):
+    env = _env(tmp_path, hub)
+    assert _kit(["publish", str(CASP_RUN), str(CASP_REPRO), "--repo", REPO], env).returncode == 0
+    got = _kit(["pull", REPO, "--out", str(tmp_path / "all")], env)
+    assert got.returncode == 0, got.stderr
+    pulled = sorted((tmp_path / "all" / "runs" / "casp").iterdir())
+    assert len(pulled) == 2 and "2 check, 0 do not" in got.stderr
+    for d in pulled:
+        src = CASP_RUN if (d / "run.json").read_bytes() == (CASP_RUN / "run.json").read_bytes() else CASP_REPRO
+        assert (d / "records.jsonl").read_bytes() == (src / "records.jsonl").read_bytes()
+    # someone edits a verdict on the Hub side (a commit that bypasses the kit)
+    rid = pulled[1].name
+    repo = hub.repos[REPO]
+    path = next(p for p in repo.files("main") if p.startswith("runs/casp/") and rid in p and
+                p.endswith("records.jsonl"))
+    text = repo.files("main")[path].decode().replace('"verdict": "verified"', '"verdict": "failed"', 1)
+    repo.commits[repo.branches["main"]]["files"][path] = text.encode()
+    bad = _kit(["pull", REPO, "--run", rid, "--out", str(tmp_path / "one")], env)
+    assert bad.returncode == 1, bad.stderr
+    assert "sha256 differs from SHA256SUMS" in bad.stderr and "records.parquet: its verdicts" in bad.stderr
+    missing = _kit(["pull", REPO, "--run", "20000101T000000Z-0000000000", "--out", str(tmp_path / "none")], env)
+    assert missing.returncode == 2 and "no run 20000101T000000Z-0000000000" in missing.stderr
+
+
+@pytest.mark.realtool
+@pytest.mark.slow
+def test_publish_pull_rerun_casp_gold_agrees_with_real_framac(hub, tmp_path):
+    """The CASP sample's gold run, made here with the real Frama-C, published, pulled into
+    a fresh directory, checked, and re-verified by ``verikit rerun``: 10/10 records agree."""
+    if not shutil.which("frama-c"):
+        pytest.skip("frama-c is not installed on this machine")
+    env = _env(tmp_path, hub)
+    env["VERIKIT_CACHE"] = str(tmp_path / "cache")
+    run_dir = tmp_path / "gold"
+    made = _kit(["run", "casp", "--mode", "gold", "--dataset", "casp-sample10", "--sandbox", "host", "-j", "2",
+                 "--out", str(run_dir)], env, timeout=900)
+    assert made.returncode == 0, made.stderr
+    pub = _kit(["publish", str(run_dir), "--repo", REPO, "--allow-dirty"], env)  # a dev checkout may be dirty
+    assert pub.returncode == 0, pub.stderr
+    rid = run_id_of(run_dir, json.loads((run_dir / "run.json").read_text()))
+    pulled = tmp_path / "pulled"
+    got = _kit(["pull", REPO, "--run", rid, "--out", str(pulled)], env)
+    assert got.returncode == 0, got.stderr
+    assert _kit(["validate", str(pulled)], env).returncode == 0
+    again = _kit(["rerun", str(pulled), "-j", "2"], env, timeout=900)
+    assert again.returncode == 0, again.stderr
+    assert "agreement 10/10 records" in again.stderr
+    rerun = json.loads((pulled / "rerun.json").read_text())
+    assert rerun["agreement"] == {"agree": 10, "total": 10}
+    assert all(r["rerun"]["verdict"] == "verified" for r in rerun["records"])
+    # a pulled run whose record was changed (and re-summed, so it validates) disagrees
+    def fail_one(recs):
+        g = recs[3]["goals"]
+        recs[3].update(verdict="failed", reason="edited")
+        g["proved"], g["failed"] = g["proved"] - 1, g["failed"] + 1
+    _rewrite(pulled, records=fail_one)
+    changed = _kit(["rerun", str(pulled), "-j", "2"], env, timeout=900)
+    assert changed.returncode == 1 and "agreement 9/10 records" in changed.stderr
