@@ -143,6 +143,17 @@ def bench(session: nox.Session) -> None:
 
 
 @nox.session(python=PY)
+def publish(session: nox.Session) -> None:
+    """``nox -s publish -- RUN [RUN...] --repo OWNER/NAME [...]``: ``verikit publish`` with
+    these arguments (README "Publishing"); no toolchain is installed, none is needed."""
+    if not session.posargs:
+        session.error("usage: nox -s publish -- RUN [RUN...] --repo OWNER/NAME [--private|--public] "
+                      "[--revision BR] [--dry-run --out DIR]")
+    session.install("-e", ".")
+    session.run("verikit", "publish", *session.posargs)
+
+
+@nox.session(python=PY)
 def lint(session: nox.Session) -> None:
     """Static checks: ruff on the package, tests and scripts."""
     session.install("ruff")

@@ -134,6 +134,25 @@ def batch_resubmit(c, run):
     c.run(f"verikit batch resubmit {shlex.quote(run)}")
 
 
+@task(help={"runs": "run directories or s3:// run URIs, space-separated", "repo": "OWNER/NAME dataset repo",
+            "private": "create the repo private", "revision": "branch", "dry_run": "write the commit's files to DIR",
+            "allow_infra_errors": "publish despite infra errors (recorded)",
+            "allow_dirty": "publish a run of a dirty checkout (recorded)"})
+def hub_publish(c, runs, repo, private=False, revision="main", dry_run=None, allow_infra_errors=False,
+                allow_dirty=False):
+    """verikit publish RUN... --repo OWNER/NAME: validate, then one commit to the Hub."""
+    c.run(f"verikit publish {' '.join(shlex.quote(r) for r in runs.split())} --repo {shlex.quote(repo)}"
+          f" --revision {shlex.quote(revision)}" + (" --private" if private else "")
+          + (f" --dry-run --out {shlex.quote(dry_run)}" if dry_run else "")
+          + (" --allow-infra-errors" if allow_infra_errors else "") + (" --allow-dirty" if allow_dirty else ""))
+
+
+@task(help={"repo": "OWNER/NAME dataset repo", "run": "one run id (default: all)", "out": "directory"})
+def hub_pull(c, repo, out, run=None):
+    """verikit pull OWNER/NAME --out DIR: download published runs and check them."""
+    c.run(f"verikit pull {shlex.quote(repo)} --out {shlex.quote(out)}" + _opt("--run", run))
+
+
 @task
 def images_list(c):
     """verikit images list."""
@@ -180,5 +199,9 @@ for _name, _fn in (("submit", batch_submit), ("status", batch_status), ("collect
                    ("resubmit", batch_resubmit)):
     batch.add_task(_fn, _name)
 
-ns = Collection(run, reproduce, validate, prompts, convert, bench, bootstrap, images, datasets, batch)
+hub = Collection("hub")
+hub.add_task(hub_publish, "publish")
+hub.add_task(hub_pull, "pull")
+
+ns = Collection(run, reproduce, validate, prompts, convert, bench, bootstrap, images, datasets, batch, hub)
 ns.add_task(list_, "list")

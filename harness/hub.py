@@ -592,6 +592,9 @@ def pull(repo_id: str, out: Path, *, run_id: str | None = None, revision: str | 
     from huggingface_hub import HfApi, get_token, snapshot_download
     from huggingface_hub.errors import HfHubHTTPError
     from huggingface_hub.hf_api import RepoFile
+    from huggingface_hub.utils import disable_progress_bars
+
+    disable_progress_bars()  # one line per run is printed instead
 
     api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None, token=get_token() or None)
     try:

@@ -14,6 +14,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -355,3 +356,11 @@ def test_publish_pull_rerun_casp_gold_agrees_with_real_framac(hub, tmp_path):
     _rewrite(pulled, records=fail_one)
     changed = _kit(["rerun", str(pulled), "-j", "2"], env, timeout=900)
     assert changed.returncode == 1 and "agreement 9/10 records" in changed.stderr
+
+
+def test_invoke_task_calls_the_same_command():
+    got = subprocess.run([str(Path(sys.executable).with_name("invoke")), "--dry", "hub.publish", "--runs", "a b",
+                          "--repo", "x/y", "--private", "--allow-dirty"], cwd=ROOT, capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", got.stdout).strip()  # invoke --dry echoes the command in colour
+    assert shown == "verikit publish a b --repo x/y --revision main --private --allow-dirty"
