@@ -399,6 +399,9 @@ def _rerun(args, console: Console, argv) -> int:
     """``verikit rerun DIR``: every record of the run re-verified here (no cache) with the
     run's own command; prints agreement per record, writes ``DIR/rerun.json``; exit 0 when
     every record agrees, 1 otherwise, 2 for a directory that is not a valid run."""
+    import shutil
+    import tempfile
+
     from .results import record_identity, record_outcome, write_json_atomic
     from .runner import recheck
 
@@ -409,18 +412,21 @@ def _rerun(args, console: Console, argv) -> int:
             _say(console, f"error: {prob}")
         return 2
     run = json.loads((d / "run.json").read_text(encoding="utf-8"))
-    preds = None
-    if run.get("predictions"):
-        preds = d / "predictions.jsonl"
-        if not preds.is_file():
-            _say(console, f"error: {preds}: missing; the run scored {run['predictions']['path']} "
-                          f"(a pulled run carries it as predictions.jsonl)")
-            return 2
-        preds = str(preds)
-    opts = _command_opts(d, console, "rerun", sandbox=args.sandbox, parallel=args.jobs, data_dir=args.data_dir,
-                         predictions=preds)
-    records = load_records(d / "records.jsonl")
-    again, differences = recheck(opts, records, len(records), console=console)
+    with tempfile.TemporaryDirectory(prefix="verikit-rerun-") as tmp:
+        preds = None
+        if run.get("predictions"):
+            have = d / "predictions.jsonl"
+            if not have.is_file():
+                _say(console, f"error: {have}: missing; the run scored {run['predictions']['path']} "
+                              f"(a pulled run carries it as predictions.jsonl)")
+                return 2
+            # under the name the run read it by: a candidate's origin names the file
+            preds = Path(tmp) / Path(run["predictions"]["path"]).name
+            shutil.copyfile(have, preds)
+        opts = _command_opts(d, console, "rerun", sandbox=args.sandbox, parallel=args.jobs, data_dir=args.data_dir,
+                             predictions=str(preds) if preds else None)
+        records = load_records(d / "records.jsonl")
+        again, differences = recheck(opts, records, len(records), console=console)
     now = {record_identity(r): r for r in again}
     rows = []
     for r in records:

@@ -123,9 +123,10 @@ def load_run(source: str, workdir: Path) -> LocalRun:
         rid = run_id_of(where, run)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise Refused(f"{source}: not a complete run directory ({exc})") from exc
-    if preds is None and run.get("predictions"):
-        p = Path(run["predictions"]["path"])
-        preds = p.read_bytes() if p.is_file() else None
+    if preds is None and run.get("predictions"):  # where the run read it, or beside the run (a pulled run)
+        want = run["predictions"]["sha256"]
+        found = [p.read_bytes() for p in (Path(run["predictions"]["path"]), where / "predictions.jsonl") if p.is_file()]
+        preds = next((b for b in found if hashlib.sha256(b).hexdigest() == want), found[0] if found else None)
     return LocalRun(source, where, run, report, records, preds, rid)
 
 
@@ -475,7 +476,11 @@ def publish(repo_id: str, runs: list[LocalRun], *, revision: str = "main", priva
         cache: dict[str, bytes] = {}
         with tempfile.TemporaryDirectory(prefix="verikit-hub-") as tmp:
             for attempt in range(1, MAX_ATTEMPTS + 1):
-                head = api.repo_info(repo_id, repo_type=REPO_TYPE, revision=revision).sha
+                info = api.repo_info(repo_id, repo_type=REPO_TYPE, revision=revision)
+                head = info.sha
+                if attempt == 1 and private is not None and info.private is not None and info.private != private:
+                    say(f"{repo_id}: the repository exists and is {'private' if info.private else 'public'}; "
+                        f"its visibility is left as it is (change it on the Hub)")
                 tree = [f.path for f in api.list_repo_tree(repo_id, repo_type=REPO_TYPE, revision=head,
                                                             recursive=True) if isinstance(f, RepoFile)]
                 ids = {tuple(p.split("/")[1:3]) for p in tree if p.startswith("runs/") and p.endswith("/run.json")
@@ -500,7 +505,7 @@ def publish(repo_id: str, runs: list[LocalRun], *, revision: str = "main", priva
                 files = repo_files(repo_id, new, existing)
                 title = "verikit publish: " + ", ".join(lr.prefix.removeprefix("runs/") for lr in new)
                 try:
-                    info = api.create_commit(repo_id, repo_type=REPO_TYPE, revision=revision, parent_commit=head,
+                    done = api.create_commit(repo_id, repo_type=REPO_TYPE, revision=revision, parent_commit=head,
                                              commit_message=title,
                                              commit_description=f"{len(new)} run(s), {len(files)} file(s); "
                                                                 f"made by verikit {__version__}",
@@ -511,7 +516,7 @@ def publish(repo_id: str, runs: list[LocalRun], *, revision: str = "main", priva
                             f"(attempt {attempt + 1} of {MAX_ATTEMPTS})")
                         continue
                     raise
-                return PublishResult([lr.run_id for lr in new], [lr.run_id for lr in present], info.oid, attempt,
+                return PublishResult([lr.run_id for lr in new], [lr.run_id for lr in present], done.oid, attempt,
                                      sorted(files))
         raise HubError(f"{repo_id}: gave up after {MAX_ATTEMPTS} conflicting commits")  # pragma: no cover
     except HfHubHTTPError as exc:
@@ -602,6 +607,8 @@ def pull(repo_id: str, out: Path, *, run_id: str | None = None, revision: str | 
         tree = [f.path for f in api.list_repo_tree(repo_id, repo_type=REPO_TYPE, revision=head, recursive=True)
                 if isinstance(f, RepoFile)]
         folders = sorted({p.rsplit("/", 1)[0] for p in tree if p.startswith("runs/") and p.count("/") == 3})
+        if not folders:
+            raise HubError(f"{repo_id}@{head[:12]}: no published run (nothing under runs/)")
         if run_id:
             folders = [f for f in folders if f.rsplit("/", 1)[1] == run_id]
             if not folders:

@@ -364,3 +364,49 @@ def test_invoke_task_calls_the_same_command():
     assert got.returncode == 0, got.stderr
     shown = re.sub(r"\x1b\[[0-9;]*m", "", got.stdout).strip()  # invoke --dry echoes the command in colour
     assert shown == "verikit publish a b --repo x/y --revision main --private --allow-dirty"
+
+
+@pytest.mark.realtool
+@pytest.mark.slow
+def test_a_model_run_travels_with_its_predictions(hub, tmp_path, casp_tasks):
+    """A run that scored a predictions file: refused while the file is gone, published
+    with it as predictions.jsonl, pulled with its hash checked, and re-verified from the
+    pulled copy (the original file moved away) with the real Frama-C."""
+    if not shutil.which("frama-c"):
+        pytest.skip("frama-c is not installed on this machine")
+    env = _env(tmp_path, hub)
+    env["VERIKIT_CACHE"] = str(tmp_path / "cache")
+    t = casp_tasks["01_57"]
+    preds = tmp_path / "preds" / "model.jsonl"
+    preds.parent.mkdir()
+    preds.write_text(json.dumps({"task_id": "01_57", "model": "m", "sample": 0, "output": t.contract + "\n" + t.code})
+                     + "\n" + json.dumps({"task_id": "01_57", "model": "m", "sample": 1,
+                                          "output": "/*@ ensures \\result == 0; */\n" + t.code}) + "\n")
+    run_dir = tmp_path / "model-run"
+    made = _kit(["run", "casp", "--mode", "spec-from-code", "--task", "01_57", "--predictions", str(preds),
+                 "--sandbox", "host", "-j", "2", "--out", str(run_dir)], env, timeout=900)
+    assert made.returncode == 0, made.stderr
+    moved = tmp_path / "elsewhere.jsonl"
+    preds.rename(moved)
+    gone = _kit(["publish", str(run_dir), "--repo", REPO, "--allow-dirty"], env)
+    assert gone.returncode == 2 and "the predictions it scored" in gone.stderr and "are not there" in gone.stderr
+    moved.rename(preds)
+    pub = _kit(["publish", str(run_dir), "--repo", REPO, "--allow-dirty"], env)
+    assert pub.returncode == 0, pub.stderr
+    rid = run_id_of(run_dir, json.loads((run_dir / "run.json").read_text()))
+    assert hub.files(REPO)[f"runs/casp/{rid}/predictions.jsonl"] == preds.read_bytes()
+    preds.rename(moved)  # the rerun must use the pulled copy
+    pulled = tmp_path / "pulled"
+    assert _kit(["pull", REPO, "--run", rid, "--out", str(pulled)], env).returncode == 0
+    again = _kit(["rerun", str(pulled), "-j", "2"], env, timeout=900)
+    assert again.returncode == 0, again.stderr
+    n = len(load_records(run_dir / "records.jsonl"))
+    assert f"agreement {n}/{n} records" in again.stderr
+    verdicts = {(r["model"], r["sample"]): r["rerun"]["verdict"]
+                for r in json.loads((pulled / "rerun.json").read_text())["records"]}
+    assert verdicts[("m", 0)] == "verified" and verdicts[("m", 1)] != "verified"
+    # the Hub's copy of the predictions edited: the pull says so
+    repo = hub.repos[REPO]
+    repo.commits[repo.branches["main"]]["files"][f"runs/casp/{rid}/predictions.jsonl"] = b"{}\n"
+    bad = _kit(["pull", REPO, "--run", rid, "--out", str(tmp_path / "again")], env)
+    assert bad.returncode == 1 and "predictions.jsonl: its sha256 is not the one run.json recorded" in bad.stderr
