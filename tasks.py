@@ -153,6 +153,19 @@ def hub_pull(c, repo, out, run=None):
     c.run(f"verikit pull {shlex.quote(repo)} --out {shlex.quote(out)}" + _opt("--run", run))
 
 
+@task(help={"benchmarks": "space-separated: casp, ntp4vc, osvbench", "out": "a new or empty directory"})
+def ae_bundle(c, benchmarks="casp", out="artifact"):
+    """verikit artifact bundle: the offline artifact-evaluation bundle (README 'Artifact evaluation')."""
+    c.run("verikit artifact bundle" + "".join(f" --benchmark {shlex.quote(b)}" for b in benchmarks.split())
+          + f" -o {shlex.quote(out)}")
+
+
+@task(help={"path": "the bundle directory"})
+def ae_check(c, path="artifact"):
+    """verikit artifact check DIR: checksums, expected runs, claims in the README."""
+    c.run(f"verikit artifact check {shlex.quote(path)}")
+
+
 @task
 def images_list(c):
     """verikit images list."""
@@ -203,5 +216,9 @@ hub = Collection("hub")
 hub.add_task(hub_publish, "publish")
 hub.add_task(hub_pull, "pull")
 
-ns = Collection(run, reproduce, validate, prompts, convert, bench, bootstrap, images, datasets, batch, hub)
+ae = Collection("ae")
+ae.add_task(ae_bundle, "bundle")
+ae.add_task(ae_check, "check")
+
+ns = Collection(run, reproduce, validate, prompts, convert, bench, bootstrap, images, datasets, batch, hub, ae)
 ns.add_task(list_, "list")

@@ -25,7 +25,7 @@ from rich.table import Table
 from . import __version__, datasets, registry, toolchains
 from .model import Limits
 from .report import check_run_dir
-from .results import ResultCache, diff_runs, load_records
+from .results import ResultCache, compare_runs, load_records
 
 
 #: The smallest memory limit a job may get, MiB: below it no verifier of the kit starts
@@ -135,6 +135,16 @@ def _parser() -> argparse.ArgumentParser:
                         "metrics and reproduction summary (timings aside); a difference is a problem")
 
     _hub_parser(sub)
+    cp = sub.add_parser("compare", help="compare a run with the expected one: verdicts and goal counts exactly, "
+                        "metrics and reproduced figures within a tolerance, timings ignored (exit 1 on a difference)")
+    cp.add_argument("expected", type=Path, metavar="EXPECTED")
+    cp.add_argument("actual", type=Path, metavar="ACTUAL")
+    cp.add_argument("--tolerance", type=float, default=None, metavar="ABS",
+                    help="absolute tolerance on report numbers (default 1e-9)")
+    cp.add_argument("--claim", help="name printed with the verdict (PASS/FAIL claim NAME)")
+    cp.add_argument("--subset", action="store_true", help="ACTUAL ran part of EXPECTED's jobs (a smoke test): "
+                    "compare its records only, not the report's numbers")
+    _artifact_parser(sub)
     ls = sub.add_parser("list", help="benchmarks, datasets and toolchains with probed versions")
     ls.add_argument("--sandbox", default="host", choices=list(registry.SANDBOXES))
     ls.add_argument("--json", action="store_true", help="machine-readable output")
@@ -183,6 +193,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--flavor", choices=["debian", "nix"], default="debian",
                    help="debian: closest Debian packages, built here; nix: the exact published versions "
                         "(nix build .#image-NAME, then <engine> load; needs Nix and network, see docs/nix.md)")
+    b.add_argument("--base-image", metavar="REPO@sha256:DIGEST", help="debian flavor: start from this official "
+                   "Debian image (by digest; where a registry is reachable) instead of debootstrap")
     b.add_argument("--runner", action="store_true",
                    help="the runner image: the toolchain (or derived) image plus the kit, for batch workers and "
                         "the artifact bundle")
@@ -190,6 +202,15 @@ def _parser() -> argparse.ArgumentParser:
     pu.add_argument("name", help="image reference (e.g. the tag 'images build --runner' printed)")
     pu.add_argument("--registry", required=True, metavar="URI", help="e.g. 123456789012.dkr.ecr.REGION.amazonaws.com")
     pu.add_argument("--engine", default="podman", help="CLI that pushes (podman|docker)")
+    pu.add_argument("--tls-verify", action=argparse.BooleanOptionalAction, default=True,
+                    help="verify the registry's TLS certificate (podman; default on)")
+    pl = im_sub.add_parser("pull", help="pull a toolchain's published image by the digest recorded in "
+                           "images/toolchains.json and check its baked manifest against the pins")
+    pl.add_argument("name")
+    pl.add_argument("--ref", metavar="REGISTRY/REPO@sha256:DIGEST", help="pull this instead of the recorded one")
+    pl.add_argument("--engine", default="podman", help="CLI that pulls (podman|docker)")
+    pl.add_argument("--tls-verify", action=argparse.BooleanOptionalAction, default=True,
+                    help="verify the registry's TLS certificate (podman; default on)")
     im_sub.add_parser("list", help="verikit images in the engine")
     vf = im_sub.add_parser("verify", help="probe an image and report its drift from the published pins")
     vf.add_argument("name", nargs="?", help="toolchain (default: all with a Debian image)")
@@ -232,6 +253,44 @@ def _hub_parser(sub) -> None:
     rr.add_argument("--sandbox", choices=list(registry.SANDBOXES), help="where jobs run (default: the run's own)")
     rr.add_argument("-j", "--jobs", type=_int_at_least(1), help="jobs in parallel (default: the run's own)")
     rr.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
+
+
+def _artifact_parser(sub) -> None:
+    ar = sub.add_parser("artifact", help="artifact evaluation: a self-contained, offline bundle for a committee "
+                        "(README 'Artifact evaluation')")
+    ar_sub = ar.add_subparsers(dest="artifact_cmd", required=True)
+    bu = ar_sub.add_parser("bundle", help="write the bundle: runner images, data, expected runs, kit + wheels, "
+                           "smoke.sh/full.sh, README, licenses, citation, checksums")
+    bu.add_argument("--benchmark", action="append", dest="benchmarks", required=True,
+                    choices=["casp", "ntp4vc", "osvbench"], help="repeatable")
+    bu.add_argument("-o", "--out", type=Path, required=True, metavar="DIR", help="a new or empty directory")
+    bu.add_argument("--engine", default="podman", help="CLI that builds and saves the images (podman|docker)")
+    ck = ar_sub.add_parser("check", help="check a bundle: checksums, expected runs against the schemas, every "
+                           "claim with a command and an expected value in the README")
+    ck.add_argument("dir", type=Path)
+
+
+def _artifact(args, console: Console, argv) -> int:
+    """``verikit artifact bundle|check``: exit 0, 1 (check found problems), 2 (cannot bundle)."""
+    from . import artifact
+    from .sandbox import SandboxError
+
+    if args.artifact_cmd == "check":
+        if not args.dir.is_dir():
+            _say(console, f"error: {args.dir}: not a directory")
+            return 2
+        problems = artifact.check(args.dir)
+        for prob in problems:
+            console.print(f"[red]invalid[/red] {prob}", markup=True, highlight=False)
+        if not problems:
+            _say(console, f"{args.dir}: checks (SHA256SUMS, expected runs, claims in the README)")
+        return 1 if problems else 0
+    try:
+        artifact.bundle(args.benchmarks, args.out, engine=args.engine, log=lambda m: _say(console, m))
+    except (artifact.ArtifactError, SandboxError) as exc:
+        _say(console, f"error: {exc}")
+        return 2
+    return 0
 
 
 def _batch_parser(sub, names: list[str]) -> None:
@@ -313,6 +372,7 @@ def _main(args, argv) -> int:
 
     handlers = {"run": _run, "reproduce": _reproduce, "validate": _validate, "cache": _cache, "list": _list,
                 "images": _images, "batch": _batch, "publish": _publish, "pull": _pull, "rerun": _rerun,
+                "compare": _compare, "artifact": _artifact,
                 "datasets": _datasets, "prompts": _prompts, "convert": _convert,
                 "modelbench-filters": _modelbench_filters}
     try:
@@ -393,6 +453,34 @@ def _recheck(args, console: Console) -> list[str]:
     again, differences = recheck(opts, records, args.recheck, seed=args.seed, console=console)
     _say(console, f"rechecked {len(again)} record(s) with the real verifier: {len(differences)} difference(s)")
     return [f"recheck: {d}" for d in differences]
+
+
+def _compare(args, console: Console, argv) -> int:
+    """``verikit compare EXPECTED ACTUAL``: exit 0 equal, 1 a difference, 2 not run directories."""
+    from .results import TOLERANCE
+
+    for d in (args.expected, args.actual):
+        if not (Path(d) / "records.jsonl").is_file():
+            _say(console, f"error: {d}: not a run directory (no records.jsonl)")
+            return 2
+    tol = TOLERANCE if args.tolerance is None else args.tolerance
+    diffs, counts = compare_runs(args.expected, args.actual, tolerance=tol, subset=args.subset)
+    if diffs:
+        t = Table(title=f"{args.actual} vs expected {args.expected}")
+        for c in ("what", "expected", "actual"):
+            t.add_column(c, overflow="fold")
+        for what, a, b in diffs[:200]:
+            t.add_row(what, a, b)
+        console.print(t)
+        if len(diffs) > 200:
+            _say(console, f"... and {len(diffs) - 200} more difference(s)")
+    name = f"claim {args.claim}" if args.claim else str(args.actual)
+    _say(console, f"{'PASS' if not diffs else 'FAIL'} {name}: records {counts['records']}, verdicts equal "
+                  f"{counts['verdicts_equal']}, goal counts equal {counts['goals_equal']}"
+                  + (" (a subset: report numbers not compared)" if args.subset else
+                     f", report numbers equal {counts['numbers_equal']}/{counts['numbers']} (tolerance {tol:g})")
+                  + "; timings not compared")
+    return 1 if diffs else 0
 
 
 def _rerun(args, console: Console, argv) -> int:
@@ -546,7 +634,8 @@ def _validate(args, console: Console, argv) -> int:
             return 2
     problems = check_run_dir(args.run_dir)
     if args.against is not None:
-        problems += [f"differs from {args.against}: {d}" for d in diff_runs(args.against, args.run_dir)]
+        problems += [f"differs from {args.against}: {what}: {a} -> {b}"
+                     for what, a, b in compare_runs(args.against, args.run_dir)[0]]
     if args.recheck:
         problems += _recheck(args, console)
     for prob in problems:
@@ -830,8 +919,13 @@ def _images(args, console: Console, argv) -> int:
         derived = registry.derived_images()
         if args.images_cmd == "build" and args.runner:
             print(images.build_runner(args.name, force=args.force, engine=args.engine, log=log))
+        elif args.images_cmd == "pull":
+            got = images.pull(args.name, args.ref, engine=args.engine, tls_verify=args.tls_verify)
+            log(f"{got['ref']}: checked (toolchain {args.name}, fingerprint {got['fingerprint'][:12]}: "
+                + ", ".join(f"{t} {v}" for t, v in got["tools"].items()) + f"); tagged {got['tag']}")
+            print(got["tag"])
         elif args.images_cmd == "push":
-            print(json.dumps(images.push(args.name, args.registry, engine=args.engine)))
+            print(json.dumps(images.push(args.name, args.registry, engine=args.engine, tls_verify=args.tls_verify)))
         elif args.images_cmd == "build" and args.flavor == "nix":
             if args.name in derived:
                 raise SandboxError(f"{args.name} is a derived image (Debian flavor only); Nix images: one per toolchain")
@@ -842,7 +936,7 @@ def _images(args, console: Console, argv) -> int:
             spec = bench.derived_image_spec(mode, datasets.fetch(bench.default_dataset))
             images.build_derived(spec, force=args.force, engine=args.engine, log=log)
         elif args.images_cmd == "build":
-            images.build(args.name, force=args.force, engine=args.engine, log=log)
+            images.build(args.name, force=args.force, engine=args.engine, log=log, base_image=args.base_image)
         elif args.images_cmd == "list":
             for img in images.list_images():
                 print(f"{img['tag']}\t{img['id'][:19]}\t{img['toolchain']}\t"

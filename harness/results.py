@@ -482,42 +482,96 @@ def record_outcome(rec: dict) -> dict:
     return {"verdict": rec["verdict"], "goals.proved": goals.get("proved"), "goals.total": goals.get("total")}
 
 
-def diff_runs(reference: Path, other: Path) -> list[str]:
-    """What differs between two run directories in what a run establishes: per job
-    identity (mode, task, model, sample, origin) the verdict and the goals proved/total,
-    jobs present in only one of them, and report.json's ``metrics`` and
-    ``reproduction.summary``. Timings, keys, toolchain fingerprints and reasons are not
-    compared (they change with the machine and the kit's code).
+#: Default tolerance of :func:`compare_runs` on numbers of report.json (metrics, the
+#: reproduced figures): absolute. The kit's metrics are deterministic (seeded bootstrap),
+#: so only float formatting across platforms may move them; a verdict or a goal count
+#: is always compared exactly.
+TOLERANCE = 1e-9
+
+
+def _leaves(obj, prefix: str = "") -> dict[str, object]:
+    """``{"a.b.0": leaf}`` of nested dicts and lists."""
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            out.update(_leaves(v, f"{prefix}{k}."))
+        return out
+    if isinstance(obj, list):
+        out = {}
+        for i, v in enumerate(obj):
+            out.update(_leaves(v, f"{prefix}{i}."))
+        return out
+    return {prefix.rstrip("."): obj}
+
+
+def _same(a, b, tolerance: float) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+        return a == b
+    return abs(a - b) <= tolerance
+
+
+def _figure_key(f: dict) -> str:
+    return str(f.get("name") or " / ".join(str(f.get(k, "")) for k in ("table", "row", "column")))
+
+
+def compare_runs(expected: Path, actual: Path, *, tolerance: float = TOLERANCE,
+                 subset: bool = False) -> tuple[list[tuple[str, str, str]], dict]:
+    """Compare what two run directories establish: per job identity (mode, task, model,
+    sample, origin) the verdict and the goals proved/total **exactly**, jobs present in
+    only one of them, and report.json's ``metrics`` and ``reproduction`` (summary, and
+    each figure's reproduced value and status) with numbers within ``tolerance``
+    (absolute). Timings, keys, fingerprints, reasons and provenance are not compared
+    (they change with the machine and the kit's code). With ``subset``, ``actual`` ran
+    part of ``expected``'s jobs (a smoke test): only its records are compared (each must
+    be in ``expected``), and report numbers are not (they are over other records).
 
     Returns:
-        One line per difference (empty: the runs agree).
+        ``(differences, counts)``: differences as ``(what, expected, actual)`` strings
+        (empty: the runs agree); counts ``{"records", "verdicts_equal", "goals_equal",
+        "numbers", "numbers_equal"}``.
 
     Raises:
         ValidationError: a records.jsonl line is not JSON; OSError: a file is unreadable.
     """
-    reference, other = Path(reference), Path(other)
-    ref = {record_identity(r): r for r in load_records(reference / "records.jsonl")}
-    new = {record_identity(r): r for r in load_records(other / "records.jsonl")}
-    out = [f"only in {reference}: {' / '.join(map(str, k))}" for k in sorted(set(ref) - set(new), key=str)]
-    out += [f"only in {other}: {' / '.join(map(str, k))}" for k in sorted(set(new) - set(ref), key=str)]
+    expected, actual = Path(expected), Path(actual)
+    ref = {record_identity(r): r for r in load_records(expected / "records.jsonl")}
+    new = {record_identity(r): r for r in load_records(actual / "records.jsonl")}
+    diffs: list[tuple[str, str, str]] = []
+    if subset:
+        ref = {k: v for k, v in ref.items() if k in new}
+    diffs += [(" / ".join(map(str, k)), "present", "missing") for k in sorted(set(ref) - set(new), key=str)]
+    diffs += [(" / ".join(map(str, k)), "absent", "present") for k in sorted(set(new) - set(ref), key=str)]
+    counts = {"records": len(ref), "verdicts_equal": 0, "goals_equal": 0, "numbers": 0, "numbers_equal": 0}
     for k in sorted(set(ref) & set(new), key=str):
         a, b = record_outcome(ref[k]), record_outcome(new[k])
+        counts["verdicts_equal"] += a["verdict"] == b["verdict"]
+        counts["goals_equal"] += (a["goals.proved"], a["goals.total"]) == (b["goals.proved"], b["goals.total"])
         for field_name in a:
             if a[field_name] != b[field_name]:
-                out.append(f"{' / '.join(map(str, k))}: {field_name} {a[field_name]} -> {b[field_name]}")
+                diffs.append((f"{' / '.join(map(str, k))}: {field_name}", str(a[field_name]), str(b[field_name])))
+    if subset:
+        return diffs, counts
     reports = []
-    for d in (reference, other):
+    for d in (expected, actual):
         try:
-            reports.append(json.loads((d / "report.json").read_text()))
+            reports.append(json.loads((d / "report.json").read_text(encoding="utf-8")))
         except FileNotFoundError:
             reports.append({})
-    for section in ("metrics",):
-        if reports[0].get(section) != reports[1].get(section):
-            out.append(f"report.json {section} differ")
-    rs = [(r.get("reproduction") or {}).get("summary") for r in reports]
-    if rs[0] != rs[1]:
-        out.append(f"report.json reproduction.summary {rs[0]} -> {rs[1]}")
-    return out
+    views = []
+    for r in reports:
+        repro = r.get("reproduction") or {}
+        view = {"metrics": r.get("metrics") or {}, "reproduction.summary": repro.get("summary")}
+        view["reproduction.figures"] = {_figure_key(f): {"reproduced": f.get("reproduced"), "status": f.get("status")}
+                                        for f in repro.get("figures") or []}
+        views.append(_leaves(view))
+    for path in sorted(set(views[0]) | set(views[1])):
+        a, b = views[0].get(path, "absent"), views[1].get(path, "absent")
+        counts["numbers"] += 1
+        if _same(a, b, tolerance):
+            counts["numbers_equal"] += 1
+        else:
+            diffs.append((f"report.json {path}", json.dumps(a), json.dumps(b)))
+    return diffs, counts
 
 
 # --- the S3 store ---------------------------------------------------------------------------

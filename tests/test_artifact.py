@@ -1,0 +1,202 @@
+"""Artifact evaluation (issue 17): ``verikit compare``, and the CASP bundle played as a
+reviewer plays it.
+
+The reviewer test makes the CASP sample's bundle (the framac runner image saved as an OCI
+archive, the pinned data, the expected runs, the kit and its wheels), then runs its
+``smoke.sh`` the way a committee member would on a fresh machine: a fresh Podman storage
+root (so the image can only come from the bundle's archive), no data mirror, an empty
+home and cache, and the network cut (``unshare -n``; every container also runs with
+``--network none``). The smoke test must pass, fail with a clear message when an expected
+value is altered, and ``verikit artifact check`` must catch a modified file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.results import compare_runs, load_records, write_sums
+
+ROOT = Path(__file__).resolve().parents[1]
+REF = ROOT / "results" / "reproduced"
+VERIKIT = str(Path(sys.executable).with_name("verikit"))
+
+
+def _copy_run(src: Path, dest: Path) -> Path:
+    dest.mkdir(parents=True)
+    for name in ("run.json", "records.jsonl", "report.json", "SHA256SUMS"):
+        shutil.copy2(src / name, dest / name)
+    return dest
+
+
+def _edit_records(run_dir: Path, edit) -> None:
+    recs = load_records(run_dir / "records.jsonl")
+    edit(recs)
+    (run_dir / "records.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in recs))
+    write_sums(run_dir)
+
+
+# --- compare --------------------------------------------------------------------------------
+
+def test_compare_exact_on_verdicts_and_goals_tolerant_on_numbers(tmp_path):
+    same, counts = compare_runs(REF / "casp", REF / "casp")
+    assert same == [] and counts["records"] == 90 and counts["verdicts_equal"] == 90 and counts["numbers"] > 100
+
+    other = _copy_run(REF / "casp", tmp_path / "other")
+
+    def fail_one(recs):
+        r = next(r for r in recs if r["mode"] == "gold" and r["task_id"] == "01_57")
+        r["verdict"] = "failed"
+        r["goals"]["proved"] -= 1
+    _edit_records(other, fail_one)
+    diffs, counts = compare_runs(REF / "casp", other)
+    assert ("gold / 01_57 / gold / 0 / gold: verdict", "verified", "failed") in diffs
+    assert ("gold / 01_57 / gold / 0 / gold: goals.proved", "9", "8") in diffs
+    assert counts["verdicts_equal"] == 89
+    # a report number off by less than the tolerance passes, by more fails
+    report = json.loads((REF / "casp" / "report.json").read_text())
+    report["metrics"]["gold"]["overall"]["rate"] += 1e-12
+    shifted = _copy_run(REF / "casp", tmp_path / "shifted")
+    (shifted / "report.json").write_text(json.dumps(report))
+    assert compare_runs(REF / "casp", shifted)[0] == []
+    assert compare_runs(REF / "casp", shifted, tolerance=0)[0] == [
+        ("report.json metrics.gold.overall.rate", "1.0", json.dumps(1.0 + 1e-12))]
+
+
+def test_compare_subset_and_the_cli(tmp_path):
+    part = _copy_run(REF / "casp", tmp_path / "part")
+    _edit_records(part, lambda recs: recs.__delitem__(slice(10, None)))
+    assert compare_runs(REF / "casp", part, subset=True) == ([], {"records": 10, "verdicts_equal": 10,
+                                                                  "goals_equal": 10, "numbers": 0,
+                                                                  "numbers_equal": 0})
+    missing, _ = compare_runs(REF / "casp", part)
+    assert len([d for d in missing if d[2] == "missing"]) == 80
+    ok = subprocess.run([VERIKIT, "compare", str(REF / "casp"), str(part), "--subset", "--claim", "x"],
+                        capture_output=True, text=True)
+    assert ok.returncode == 0 and "PASS claim x: records 10, verdicts equal 10" in ok.stderr
+    bad = subprocess.run([VERIKIT, "compare", str(REF / "casp"), str(part)], capture_output=True, text=True)
+    assert bad.returncode == 1 and "FAIL" in bad.stderr and "missing" in bad.stderr
+    nodir = subprocess.run([VERIKIT, "compare", str(tmp_path / "nope"), str(part)], capture_output=True, text=True)
+    assert nodir.returncode == 2 and "not a run directory" in nodir.stderr and "Traceback" not in nodir.stderr
+
+
+# --- the CASP bundle, played as a reviewer ---------------------------------------------------
+
+def _engine_env() -> dict:
+    if not os.environ.get("DOCKER_HOST") and not os.environ.get("VERIKIT_REQUIRE_ENGINE"):
+        pytest.skip("no Docker-API engine (set DOCKER_HOST; CI's tests session does)")
+    if not shutil.which("podman"):
+        pytest.skip("podman is not installed")
+    return dict(os.environ)
+
+
+@pytest.fixture(scope="module")
+def casp_bundle(tmp_path_factory):
+    env = _engine_env()
+    out = tmp_path_factory.mktemp("artifact") / "casp"
+    t0 = time.monotonic()
+    made = subprocess.run([VERIKIT, "artifact", "bundle", "--benchmark", "casp", "-o", str(out)], env=env,
+                          capture_output=True, text=True, timeout=1800)
+    assert made.returncode == 0, made.stderr[-3000:]
+    return out, time.monotonic() - t0, made.stderr
+
+
+def _reviewer_env(tmp: Path) -> dict:
+    """A fresh machine: its own Podman storage, no data mirror, empty home and caches."""
+    storage = tmp / "storage"
+    conf = tmp / "storage.conf"
+    conf.write_text(f'[storage]\ndriver = "overlay"\ngraphroot = "{storage}/root"\nrunroot = "{storage}/run"\n')
+    keep = {k: os.environ[k] for k in ("PATH", "LANG", "TERM") if k in os.environ}
+    (tmp / "home").mkdir(exist_ok=True)
+    return {**keep, "HOME": str(tmp / "home"), "CONTAINERS_STORAGE_CONF": str(conf), "JOBS": "2",
+            "XDG_CACHE_HOME": str(tmp / "home" / ".cache"), "XDG_DATA_HOME": str(tmp / "home" / ".local")}
+
+
+def _smoke(bundle: Path, env: dict, work: Path) -> subprocess.CompletedProcess:
+    argv = ["unshare", "-n", str(bundle / "smoke.sh")] if os.geteuid() == 0 else [str(bundle / "smoke.sh")]
+    return subprocess.run(argv, env={**env, "WORK": str(work)}, capture_output=True, text=True, timeout=1800)
+
+
+@pytest.mark.container
+@pytest.mark.realtool
+@pytest.mark.slow
+def test_casp_bundle_smoke_test_passes_offline_on_a_fresh_machine(casp_bundle, tmp_path):
+    bundle, seconds, log = casp_bundle
+    claims = json.loads((bundle / "claims.json").read_text())
+    assert [c["id"] for c in claims["claims"]] == ["casp-gold", "casp-models"]
+    for part in ("images/framac-runner.oci.tar", "images/images.json", "data", "wheelhouse/requirements.txt",
+                 "kit/harness/cli.py", "expected/casp/reproduce/records.jsonl", "expected/casp/records.jsonl",
+                 "smoke.sh", "full.sh", "run-claims.sh", "README.md", "LICENSE", "CITATION.cff", ".zenodo.json",
+                 "ENVIRONMENT.md", "SHA256SUMS", "licenses/framac/debian"):
+        assert (bundle / part).exists(), part
+    assert list((bundle / "licenses" / "framac" / "debian").glob("frama-c*.copyright"))
+    readme = (bundle / "README.md").read_text()
+    for heading in ("## Requirements", "## Getting Started", "## Step-by-step instructions",
+                    "## What is not bit-exact, and why", "## Badges sought"):
+        assert heading in readme
+    assert "frama-c 25.0-beta (paper 30.0)" in readme and "Alt-Ergo" in readme
+    assert subprocess.run([VERIKIT, "artifact", "check", str(bundle)], capture_output=True).returncode == 0
+
+    env = _reviewer_env(tmp_path)
+    t0 = time.monotonic()
+    first = _smoke(bundle, env, tmp_path / "work")
+    smoke_s = time.monotonic() - t0
+    assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-2000:]
+    out = first.stdout
+    assert "loading images/framac-runner.oci.tar" in out  # from the archive: the storage was empty
+    assert "PASS claim casp-gold" in out and "smoke: 1 claim(s) PASS, 0 FAIL" in out
+    assert "casp-models" not in out.split("3/3 the claims")[1].replace("PASS claim casp-gold", "")
+    records = load_records(tmp_path / "work" / "out" / "casp-gold" / "records.jsonl")
+    assert len(records) == 10 and {r["verdict"] for r in records} == {"verified"}
+    assert all(r["toolchain"]["sandbox"] == "host" for r in records)  # the kit inside the runner image
+    size = sum(p.stat().st_size for p in bundle.rglob("*") if p.is_file())
+    print(f"\nbundle: {size / 1e9:.2f} GB made in {seconds:.0f} s; smoke test {smoke_s:.0f} s")
+
+    # an expected value altered, consistently (SHA256SUMS renewed): the claim fails, clearly
+    exp = bundle / "expected" / "casp" / "reproduce"
+    original = (exp / "records.jsonl").read_bytes(), (exp / "SHA256SUMS").read_bytes(), \
+        (bundle / "SHA256SUMS").read_bytes()
+
+    def lose_a_goal(recs):
+        recs[4]["goals"]["total"] += 1
+    _edit_records(exp, lose_a_goal)
+    subprocess.run(["bash", "-c", "sha256sum $(sed 's/^[0-9a-f]*  //' SHA256SUMS) > ../s && mv ../s SHA256SUMS"],
+                   cwd=bundle, check=True)
+    altered = _smoke(bundle, env, tmp_path / "work2")
+    assert altered.returncode == 1
+    task = load_records(exp / "records.jsonl")[4]["task_id"]
+    assert f"gold / {task} / gold / 0 / gold: goals.total" in altered.stdout
+    assert "FAIL claim casp-gold" in altered.stdout and "smoke: 0 claim(s) PASS, 1 FAIL (FAIL: casp-gold)" \
+        in altered.stdout
+
+    # the same edit without renewing the checksums: stopped at the first step
+    (bundle / "SHA256SUMS").write_bytes(original[2])
+    tampered = _smoke(bundle, env, tmp_path / "work3")
+    assert tampered.returncode == 1 and "files differ from SHA256SUMS" in tampered.stdout
+    check = subprocess.run([VERIKIT, "artifact", "check", str(bundle)], capture_output=True, text=True)
+    assert check.returncode == 1
+    assert f"{exp / 'records.jsonl'}: its sha256 differs from SHA256SUMS (modified)" in check.stderr
+    (exp / "records.jsonl").write_bytes(original[0])
+    (exp / "SHA256SUMS").write_bytes(original[1])
+    assert subprocess.run([VERIKIT, "artifact", "check", str(bundle)], capture_output=True).returncode == 0
+
+
+@pytest.mark.container
+def test_artifact_check_finds_a_claim_missing_from_the_readme(casp_bundle, tmp_path):
+    bundle = tmp_path / "b"
+    src = casp_bundle[0]
+    shutil.copytree(src, bundle, ignore=shutil.ignore_patterns("*.oci.tar", "wheelhouse", "work*"))
+    text = (bundle / "README.md").read_text().replace("`casp-models`", "`casp-m0dels`")
+    (bundle / "README.md").write_text(text)
+    subprocess.run(["bash", "-c", "find . -type f ! -name SHA256SUMS ! -path './work*' -printf '%P\\n' | sort | "
+                    "xargs sha256sum > ../s && mv ../s SHA256SUMS"], cwd=bundle, check=True)
+    got = subprocess.run([VERIKIT, "artifact", "check", str(bundle)], capture_output=True, text=True)
+    assert got.returncode == 1
+    assert "claim casp-models: '`casp-models`' is not in the README" in got.stderr
