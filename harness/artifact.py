@@ -197,9 +197,11 @@ def _human_bytes(n: float) -> str:
     return f"{n:.1f} GB"
 
 
-def _not_exact(claims: list[Claim]) -> list[str]:
+def _not_exact(claims: list[Claim], image_tools: dict[str, dict[str, str | None]] | None = None) -> list[str]:
     """One line per reason a claim is not bit-exact with the paper: the toolchain drift
-    of its expected run, and the figures it could not reproduce with their notes."""
+    of its expected run (and whether the bundle's image, ``image_tools``: toolchain image
+    name -> {tool: version} probed in it, has the same versions), and the figures it
+    could not reproduce with their notes."""
     out, seen = [], set()
     for c in claims:
         if c.expected in seen:
@@ -211,13 +213,26 @@ def _not_exact(claims: list[Claim]) -> list[str]:
             if t.get("drift"):
                 drift = ", ".join(f"{d['tool']} {d.get('probed') or 'missing'} (paper {d.get('published')})"
                                   for d in t["drift"])
-                out.append(f"`{c.id}` (toolchain {t['name']}, {t.get('flavor')} image): {drift}. Verdicts are "
-                           f"compared exactly with the expected run made with this same image, not with the "
-                           f"paper's toolchain.")
-        explained = {d.get("explanation") for x in report.get("comparison") or []
-                     for d in x.get("differences") or [] if d.get("explanation")}
-        for e in sorted(explained)[:3]:
-            out.append(f"`{c.id}`: {e}")
+                used = {k: v.get("version") for k, v in (t.get("tools") or {}).items()}
+                tools = ", ".join(f"{k} {v}" for k, v in sorted(used.items()) if v)
+                inside = (image_tools or {}).get(c.toolchain or "")
+                if inside is None:
+                    same = f"The expected run used {tools}"
+                elif inside == used:
+                    same = f"The expected run used the same versions as the bundle's image ({tools})"
+                else:
+                    other = ", ".join(f"{k} {used.get(k)} -> {inside.get(k)}" for k in sorted(set(used) | set(inside))
+                                      if used.get(k) != inside.get(k))
+                    same = f"The bundle's image differs from the expected run's toolchain ({other})"
+                out.append(f"`{c.id}` (toolchain {t['name']}): {drift}. {same}; verdicts are compared exactly with "
+                           f"the expected run, not with the paper's toolchain.")
+        explained: dict[str, list[str]] = {}
+        for x in report.get("comparison") or []:
+            for d in x.get("differences") or []:
+                if d.get("explanation"):
+                    explained.setdefault(d["explanation"].split(":")[0], []).append(d["explanation"])
+        for kind, texts in sorted(explained.items()):
+            out.append(f"`{c.id}`, {len(texts)} task(s): {texts[0]}" if len(texts) > 1 else f"`{c.id}`: {texts[0]}")
         nr = [f for f in (report.get("reproduction") or {}).get("figures") or [] if f.get("status") == "not_reproducible"]
         if nr:
             notes = sorted({n for f in nr for n in f.get("notes") or []})
@@ -244,12 +259,27 @@ def _render(template: str, **context) -> str:
     return env.get_template(template).render(**context)
 
 
+#: The papers' titles and authors, as printed on their first page
+#: (../shared/papers/000_*.txt, 001_*.txt, 004_*.txt), for CITATION.cff.
+PAPERS = {
+    "casp": ("CASP: An evaluation dataset for formal verification of C code",
+             ["Niclas Hertzberg", "Merlijn Sevenhuijsen", "Liv Kåreborn", "Anna Lokrantz"]),
+    "ntp4vc": ("Neural Theorem Proving for Verification Conditions: A Real-World Benchmark",
+               ["Qiyuan Xu", "Xiaokun Luan", "Renxi Wang", "Joshua Ong Jun Leang", "Peixin Wang", "Haonan Li",
+                "Wenda Li", "Conrad Watt"]),
+    "osvbench": ("OSVBench: Benchmarking LLMs on Specification Generation Tasks for Operating System Verification",
+                 ["Shangyu Li", "Juyong Jiang", "Tiancheng Zhao", "Jiasi Shen"]),
+}
+
+
 def _papers(benchmarks: list[str]) -> list[dict]:
     out = []
     for b in benchmarks:
         src = json.loads((PUBLISHED_DIR / f"{b}.json").read_text(encoding="utf-8"))["source"]
         m = re.search(r"arXiv:(\d{4}\.\d{4,5})", src["paper"])
-        out.append({"benchmark": b, "paper": src["paper"], "arxiv": m.group(1) if m else None})
+        title, authors = PAPERS.get(b, (src["paper"], []))
+        out.append({"benchmark": b, "paper": src["paper"], "arxiv": m.group(1) if m else None, "title": title,
+                    "authors": authors})
     return out
 
 
@@ -363,7 +393,8 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
                f' of this artifact (README.md)\nexec "$(dirname "$0")/run-claims.sh" {which} "$@"\n', 0o755)
     _write(out / "LICENSE", (ROOT / "LICENSE").read_text(encoding="utf-8"))
     papers = _papers(doc["benchmarks"])
-    _write(out / "CITATION.cff", yaml.safe_dump(_citation(title, commit, created, papers), sort_keys=False))
+    _write(out / "CITATION.cff", yaml.safe_dump(_citation(title, commit, created, papers), sort_keys=False,
+                                                allow_unicode=True))
     _write(out / ".zenodo.json", json.dumps(_zenodo(title, created, papers, doc), indent=1) + "\n")
     env = _environment(claims, saved, engine)
     _write(out / "ENVIRONMENT.md", env["text"])
@@ -372,6 +403,8 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
                for r in load_records(REFERENCE_DIR / c.expected / "records.jsonl")] or [0])
     image_bytes = sum(i["bytes"] for i in saved.values())
     smoke = [r for r in rows if r["smoke"]]
+    image_tools = {n: {k: v.get("version") for k, v in (i["toolchain"].get("tools") or {}).items()}
+                   for n, i in saved.items()}
     readme = _render(
         "artifact_readme.md", title=title, benchmark_names=", ".join(p["paper"] for p in papers), created=created,
         kit_commit=commit or "unknown", kit_dirty=dirty, env=env, engine_version=images.engine_version(engine),
@@ -383,7 +416,7 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
         smoke_estimate=_human_s(sum(r["estimate_s"] for r in smoke) + 60),
         full_estimate=_human_s(sum(r["estimate_s"] for r in rows) + 60),
         smoke_claims=", ".join(f"`{r['id']}`" for r in smoke), claims=rows, tolerance=f"{TOLERANCE:g}",
-        not_exact=_not_exact(claims), python_minor=sys.version_info.minor, images=list(saved.values()),
+        not_exact=_not_exact(claims, image_tools), python_minor=sys.version_info.minor, images=list(saved.values()),
         data_files=n_data, alt_ergo_note=_alt_ergo_note(saved))
     _write(out / "README.md", readme)
     n = write_sums(out)
@@ -405,7 +438,9 @@ def _alt_ergo_note(saved: dict) -> str:
 def _citation(title: str, commit: str | None, created: str, papers: list[dict]) -> dict:
     refs = []
     for p in papers:
-        ref = {"type": "article", "title": p["paper"], "authors": [{"name": "see the paper"}]}
+        ref = {"type": "article", "title": p["title"], "notes": p["paper"],
+               "authors": [{"given-names": " ".join(a.split()[:-1]), "family-names": a.split()[-1]}
+                           for a in p["authors"]]}
         if p["arxiv"]:
             ref["identifiers"] = [{"type": "other", "value": f"arXiv:{p['arxiv']}"}]
             ref["url"] = f"https://arxiv.org/abs/{p['arxiv']}"

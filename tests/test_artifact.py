@@ -142,6 +142,14 @@ def test_casp_bundle_smoke_test_passes_offline_on_a_fresh_machine(casp_bundle, t
                     "## What is not bit-exact, and why", "## Badges sought"):
         assert heading in readme
     assert "frama-c 25.0-beta (paper 30.0)" in readme and "Alt-Ergo" in readme
+    import yaml
+
+    cff = yaml.safe_load((bundle / "CITATION.cff").read_text())
+    assert cff["cff-version"] == "1.2.0" and cff["references"][0]["authors"][0]["family-names"] == "Hertzberg"
+    zenodo = json.loads((bundle / ".zenodo.json").read_text())
+    assert zenodo["upload_type"] == "software" and zenodo["related_identifiers"][0]["identifier"] == "arXiv:2508.18798"
+    images_json = json.loads((bundle / "images" / "images.json").read_text())
+    assert images_json[0]["manifest_digest"].startswith("sha256:") and images_json[0]["toolchain"]["name"] == "framac"
     assert subprocess.run([VERIKIT, "artifact", "check", str(bundle)], capture_output=True).returncode == 0
 
     env = _reviewer_env(tmp_path)

@@ -744,7 +744,7 @@ def resolve_any(name: str, base_url: str | None = None) -> str:
         return name
     try:
         return resolve(name, base_url)
-    except SandboxError:
+    except (SandboxError, toolchains.ToolchainError):  # not built, or not a toolchain (a derived image's name)
         pass
     imgs = [i for i in client.images.list() if any(t.split(":")[0].endswith(f"verikit/{name}") for t in i.tags)]
     if imgs:
