@@ -33,6 +33,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from . import __version__, datasets, predictions as predictions_mod, registry, toolchains
 from .executor import Executor
 from .model import Benchmark, Job, Limits, Reproduction
+from .progress import PlainProgress
 from .report import build_report, canary_results, print_summary
 from .results import (ROOT, SCHEMA_VERSION, RecordLog, ResultCache, RunDirBusy, record_identity, record_outcome,
                       run_dir_lock, write_json_atomic, write_sums, write_text_atomic)
@@ -319,14 +320,26 @@ def _run_in(opts: RunOptions, console: Console, started: _Start, plan: _Plan, sa
     cache = ResultCache(opts.cache_dir) if opts.use_cache else None
     executor = Executor(verifier, sandbox, probed, shared_files=shared, limits=opts.limits,
                         parallel=opts.parallel, cache=cache)
+    keys = [j.key(probed, opts.limits) for j in jobs]
+    label = f"{bench.name} {'+'.join(opts.modes)}"
     show = opts.progress and console.is_terminal
+    # no terminal (a log, CI): a plain line every 30 s instead of a live bar that shows nothing
+    plain = PlainProgress(len(set(keys)), console, label) if opts.progress and not show else None
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, disable=not show, transient=True) as bar:
-        tid = bar.add_task(f"{bench.name} {'+'.join(opts.modes)}", total=len(jobs))
+                  console=console, disable=not show, transient=True) as bar, (plain or contextlib.nullcontext()):
+        tid = bar.add_task(label, total=len(jobs))
+        instant = [0]  # resumed + cached so far: those records took no time (left out of the ETA)
+
+        def progress(rec: dict) -> None:
+            bar.advance(tid)
+            if plain is not None:
+                seen = executor.stats.resumed + executor.stats.cached
+                plain.update(rec, instant=seen > instant[0])
+                instant[0] = seen
+
         try:
-            records = executor.run(jobs, log, bench.judge, progress=lambda rec: bar.advance(tid))
+            records = executor.run(jobs, log, bench.judge, progress=progress)
         finally:
-            keys = [j.key(probed, opts.limits) for j in jobs]
             stale = set(log.records) - set(keys)
             for k in stale:  # records of other commands: kept in the cache, not in this run
                 log.records.pop(k)
