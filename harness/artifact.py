@@ -34,6 +34,7 @@ import yaml
 
 from . import __version__, datasets, registry
 from .datasets import sha256_file
+from .htmlreport import write_html
 from .report import PUBLISHED_DIR, check_run_dir
 from .results import ROOT, SUMS, TOLERANCE, load_records
 from .sandbox import images
@@ -363,6 +364,7 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
         dest.mkdir(parents=True, exist_ok=True)
         for f in ("run.json", "records.jsonl", "report.json", SUMS):
             shutil.copyfile(REFERENCE_DIR / exp / f, dest / f)
+        write_html([dest], dest / "report.html")  # the reviewer's view of the expected run (plots, provenance)
     source = images.source_tree(out / "kit")
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
     images.download_wheelhouse(out / "wheelhouse", python)
@@ -377,7 +379,8 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
                      + f" --out work/out/{c.id}",
                      "args_sh": " ".join(shlex.quote(a) for a in c.args), "image_id": image_of(c)["image_id"],
                      "image": image_of(c)["tag"], "expected": f"expected/{c.expected}", "subset": c.subset,
-                     "smoke": c.smoke, "expected_value": expected_value(c), "estimate_s": round(est),
+                     "smoke": c.smoke, "expected_value": expected_value(c),
+                     "report": f"expected/{c.expected}/report.html", "estimate_s": round(est),
                      "estimate": _human_s(est), "printed": PRINTED})
     doc = {"format": FORMAT, "created": created, "kit": {"version": __version__, "git_commit": commit,
                                                        "git_dirty": dirty},
@@ -536,6 +539,8 @@ def check(root: Path) -> list[str]:
             problems.append(f"{where}: no command or no expected value")
         if c.get("image_id") not in ids:
             problems.append(f"{where}: its image {c.get('image_id')} is not in images.json")
+        if c.get("report") and not (root / c["report"]).is_file():
+            problems.append(f"{where}: its expected report {c['report']} is missing")
         exp = root / c.get("expected", "")
         problems += [f"{where}: expected run: {p}" for p in check_run_dir(exp)] if exp.is_dir() else \
             [f"{where}: {exp} missing"]

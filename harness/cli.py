@@ -17,6 +17,7 @@ import math
 import signal
 import sys
 import threading
+from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
@@ -25,7 +26,7 @@ from rich.table import Table
 from . import __version__, datasets, registry, toolchains
 from .model import Limits
 from .report import check_run_dir
-from .results import ResultCache, compare_runs, load_records
+from .results import ResultCache, compare_runs, load_records, write_text_atomic
 
 
 #: The smallest memory limit a job may get, MiB: below it no verifier of the kit starts
@@ -144,6 +145,12 @@ def _parser() -> argparse.ArgumentParser:
     cp.add_argument("--claim", help="name printed with the verdict (PASS/FAIL claim NAME)")
     cp.add_argument("--subset", action="store_true", help="ACTUAL ran part of EXPECTED's jobs (a smoke test): "
                     "compare its records only, not the report's numbers")
+    rp_ = sub.add_parser("report", help="show run directories: the summary tables, and with --html one "
+                         "self-contained HTML page (plots, provenance, per-task table); --compare: two runs task by task")
+    rp_.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="run directories")
+    rp_.add_argument("--html", type=Path, metavar="FILE", help="also write the HTML report to FILE")
+    rp_.add_argument("--compare", action="store_true",
+                     help="two runs: list the tasks whose verdict or goal counts differ (e.g. two toolchains, two models)")
     _artifact_parser(sub)
     ls = sub.add_parser("list", help="benchmarks, datasets and toolchains with probed versions")
     ls.add_argument("--sandbox", default="host", choices=list(registry.SANDBOXES))
@@ -372,7 +379,7 @@ def _main(args, argv) -> int:
 
     handlers = {"run": _run, "reproduce": _reproduce, "validate": _validate, "cache": _cache, "list": _list,
                 "images": _images, "batch": _batch, "publish": _publish, "pull": _pull, "rerun": _rerun,
-                "compare": _compare, "artifact": _artifact,
+                "compare": _compare, "report": _report, "artifact": _artifact,
                 "datasets": _datasets, "prompts": _prompts, "convert": _convert,
                 "modelbench-filters": _modelbench_filters}
     try:
@@ -481,6 +488,47 @@ def _compare(args, console: Console, argv) -> int:
                      f", report numbers equal {counts['numbers_equal']}/{counts['numbers']} (tolerance {tol:g})")
                   + "; timings not compared")
     return 1 if diffs else 0
+
+
+def _report(args, console: Console, argv) -> int:
+    """``verikit report RUN... [--html FILE] [--compare]``: the summary tables of each run
+    (as at the end of a run), its ``verikit validate`` problems, with ``--compare`` the
+    task-by-task differences of two runs, and with ``--html`` the HTML page. Exit 0, or 2
+    when a run directory cannot be read or ``--compare`` is not given two runs."""
+    from .htmlreport import ReportError, load_view, render_html, task_differences
+    from .report import print_summary
+
+    try:
+        views = [load_view(d) for d in args.runs]
+        if args.compare and len(views) != 2:
+            raise ReportError(f"--compare takes exactly two runs, got {len(views)}")
+    except ReportError as exc:
+        _say(console, f"error: {exc}")
+        return 2
+    for v in views:
+        _say(console, f"== {v.path}: {v.report.get('benchmark')} / {v.report.get('dataset')}"
+                      + (f", run id {v.run_id}" if v.run_id else ""))
+        print_summary(v.report, console)
+        for prob in v.problems:
+            console.print(f"[red]invalid[/red] {prob}", markup=True, highlight=False)
+    if args.compare:
+        diffs = task_differences(views[0].records, views[1].records)
+        if diffs:
+            t = Table(title=f"A {views[0].path} vs B {views[1].path}: task-by-task differences")
+            for c in ("change", "mode", "task", "model", "sample", "verdict A", "verdict B", "goals A", "goals B"):
+                t.add_column(c, overflow="fold")
+            for d in diffs:
+                a, b = d["a"] or {}, d["b"] or {}
+                t.add_row(d["change"], d["mode"], d["task_id"], d["model"], str(d["sample"]), a.get("verdict", "-"),
+                          b.get("verdict", "-"), a.get("goals", "-"), b.get("goals", "-"))
+            console.print(t)
+        by = Counter(d["change"] for d in diffs)
+        _say(console, f"{len(diffs)} task(s) differ" + (": " + ", ".join(f"{k} {n}" for k, n in sorted(by.items()))
+                                                         if diffs else ""))
+    if args.html:
+        write_text_atomic(args.html, render_html(views, compare=args.compare))
+        _say(console, f"wrote {args.html}")
+    return 0
 
 
 def _rerun(args, console: Console, argv) -> int:

@@ -34,7 +34,8 @@ import pyarrow.parquet as pq
 
 from . import __version__
 from .report import PUBLISHED_DIR, check_run_dir
-from .results import SUMMED, SUMS, S3Store, load_records
+from .htmlreport import load_view, render_html
+from .results import SUMMED, SUMS, S3Store, load_records, run_id_of
 from .runner import git_state
 
 REPO_TYPE = "dataset"
@@ -86,15 +87,6 @@ class LocalRun:
     def prefix(self) -> str:
         """The run's folder in the repository: ``runs/<benchmark>/<run_id>``."""
         return f"runs/{self.benchmark}/{self.run_id}"
-
-
-def run_id_of(run_dir: Path, run: dict) -> str:
-    """The run's id: its UTC finish time and a hash of its content (SHA256SUMS, which
-    covers run.json, records.jsonl and report.json), so that the same run has the same id
-    wherever it is published from. Raises OSError when SHA256SUMS is missing."""
-    digest = hashlib.sha256((Path(run_dir) / SUMS).read_bytes()).hexdigest()[:10]
-    finished = datetime.fromisoformat(run["finished_at"]).astimezone(timezone.utc)
-    return f"{finished:%Y%m%dT%H%M%SZ}-{digest}"
 
 
 def load_run(source: str, workdir: Path) -> LocalRun:
@@ -257,6 +249,7 @@ class PublishedRun:
     run: dict
     report: dict
     publish: dict
+    html: bool = False  # the run's report.html is in the repository (runs published before it had none)
 
     @property
     def benchmark(self) -> str:
@@ -351,7 +344,8 @@ def build_card(repo_id: str, runs: list[PublishedRun]):
               "records": (r.run.get("counts") or {}).get("jobs"),
               "kit": ((r.run.get("kit") or {}).get("git_commit") or "unknown")[:12],
               "finished": r.run.get("finished_at"),
-              "waivers": _cell(", ".join(r.publish.get("waivers") or []) or "none")} for r in runs]
+              "waivers": _cell(", ".join(r.publish.get("waivers") or []) or "none"),
+              "html": f"runs/{r.benchmark}/{r.run_id}/report.html" if r.html else None} for r in runs]
     return DatasetCard.from_template(
         data, template_path=str(CARD_TEMPLATE), title=f"verikit results: {repo_id}", repo_id=repo_id,
         leaderboard=leaderboard, benchmarks=sections, toolchains=toolchains, runs=table,
@@ -375,7 +369,9 @@ def repo_files(repo_id: str, new: list[LocalRun], existing: list[PublishedRun], 
         publish = {"run_id": lr.run_id, "benchmark": lr.benchmark, "published_at": now, "waivers": lr.waivers,
                    "published_by": {"kit_version": __version__, "kit_commit": commit}}
         files[f"{lr.prefix}/publish.json"] = (json.dumps(publish, indent=1, sort_keys=True) + "\n").encode()
-        added.append(PublishedRun(lr.run_id, lr.run, lr.report, publish))
+        # the HTML view, rendered here from the checked run files (a local report.html is not trusted)
+        files[f"{lr.prefix}/report.html"] = render_html([load_view(lr.dir)]).encode()
+        added.append(PublishedRun(lr.run_id, lr.run, lr.report, publish, html=True))
     everything = existing + added
     rows = [row for r in sorted(everything, key=lambda r: (r.benchmark, r.run_id))
             for row in leaderboard_rows(r.run, r.report, r.run_id)]
@@ -501,7 +497,8 @@ def publish(repo_id: str, runs: list[LocalRun], *, revision: str = "main", priva
                     docs = _read_existing(api, repo_id, head, names, cache, Path(tmp))
                     parsed = {n.rsplit("/", 1)[1]: json.loads(d) for n, d in docs.items()}
                     existing.append(PublishedRun(rid, parsed["run.json"], parsed.get("report.json") or {},
-                                                 parsed.get("publish.json") or {}))
+                                                 parsed.get("publish.json") or {},
+                                                 html=f"runs/{bench}/{rid}/report.html" in tree))
                 files = repo_files(repo_id, new, existing)
                 title = "verikit publish: " + ", ".join(lr.prefix.removeprefix("runs/") for lr in new)
                 try:

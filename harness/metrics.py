@@ -119,3 +119,33 @@ def group_metrics(records: list[dict], *, seed: int = 0) -> dict:
         scored = [r for r in recs if not r["candidate"]["model"].startswith("canary:")]
         out[mode] = {"overall": verdict_counts(scored), "per_model": per_model}
     return out
+
+
+def pass_at_k_curves(records: list[dict], *, seed: int = 0, kmax: int = 16) -> dict:
+    """pass@k for every k from 1 to the smallest per-task sample count (at most ``kmax``),
+    with a 95% percentile-bootstrap CI over tasks (the per-task unbiased estimates of
+    :func:`pass_at_k` resampled, ``seed`` as in :func:`bootstrap_ci`), per mode and model.
+    Canaries (models ``canary:*``) and infra errors are left out. At a k that
+    :func:`group_metrics` also reports the value is the same number.
+
+    Returns:
+        ``{mode: {model: [(k, value, ci_low, ci_high), ...]}}``, values in 0..1; a model
+        whose tasks have no scored sample is absent.
+    """
+    tasks: dict = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for r in records:
+        if r["verdict"] == "infra_error" or r["candidate"]["model"].startswith("canary:"):
+            continue
+        nc = tasks[(r["mode"], r["candidate"]["model"])][r["task_id"]]
+        nc[0] += 1
+        nc[1] += r["verdict"] == "verified"
+    out: dict = defaultdict(dict)
+    for (mode, model), per_task in sorted(tasks.items()):
+        top = min(kmax, min(n for n, _ in per_task.values()))
+        points = []
+        for k in range(1, top + 1):
+            scores = [pass_at_k(n, c, k) for n, c in per_task.values()]
+            lo, hi = bootstrap_ci(scores, seed=seed)
+            points.append((k, mean_pass_at_k({t: tuple(v) for t, v in per_task.items()}, k), lo, hi))
+        out[mode][model] = points
+    return dict(out)

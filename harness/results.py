@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import tempfile
+from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 
@@ -423,6 +425,15 @@ def check_sums(out: Path) -> list[str]:
     return problems
 
 
+def run_id_of(run_dir: Path, run: dict) -> str:
+    """The run's id: its UTC finish time and a hash of its content (SHA256SUMS, which
+    covers run.json, records.jsonl and report.json), so that the same run has the same id
+    wherever it is published from. Raises OSError when SHA256SUMS is missing."""
+    digest = hashlib.sha256((Path(run_dir) / SUMS).read_bytes()).hexdigest()[:10]
+    finished = datetime.fromisoformat(run["finished_at"]).astimezone(timezone.utc)
+    return f"{finished:%Y%m%dT%H%M%SZ}-{digest}"
+
+
 def validate_run_dir(path: Path) -> list[str]:
     """Check a run directory: run.json, records.jsonl (every line), report.json.
 
@@ -728,7 +739,8 @@ class S3Store:
         return got
 
     def upload_run(self, src: Path) -> None:
-        """Put the run files of directory ``src`` next to the records; SHA256SUMS last."""
-        for name in RUN_FILES:
+        """Put the run files of directory ``src`` next to the records, and its report.html
+        (a view, not checked by SHA256SUMS) when there is one; SHA256SUMS last."""
+        for name in (*RUN_FILES[:-1], "report.html", RUN_FILES[-1]):
             if (src / name).exists():
                 self.put_bytes(name, (src / name).read_bytes())

@@ -223,6 +223,7 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
     plan = plan_run(opts, console)
     with _locked(opts.out):
         report, manifest, code, _ = _execute(opts, console, started, plan)
+        write_report_html(opts.out, console)
     return report, manifest, code
 
 
@@ -419,6 +420,25 @@ def write_run(opts: RunOptions, console: Console, started: _Start, plan: _Plan, 
     return report, manifest, code
 
 
+def write_report_html(out: Path, console: Console) -> Path | None:
+    """Write ``out/report.html`` (:func:`harness.htmlreport.write_html`) from a finished
+    run directory, and say so. It is a view of the run's files, not one of them (not in
+    SHA256SUMS): when it cannot be rendered the run stays as written, a warning names the
+    reason, and ``verikit report OUT --html FILE`` can render it later. Returns its path,
+    or None when it was not written."""
+    from .htmlreport import write_html
+
+    target = Path(out) / "report.html"
+    try:
+        write_html([out], target)
+    except Exception as exc:  # noqa: BLE001 - the run is complete; its HTML view is not essential
+        console.print(f"[yellow]warning:[/] {target} not written ({type(exc).__name__}: {exc}); the run's files are "
+                      f"complete; render it later with: verikit report {out} --html {target}", highlight=False)
+        return None
+    console.print(f"wrote {target}", markup=False, highlight=False)
+    return target
+
+
 @dataclass(frozen=True)
 class _Start:
     """When a run started and the kit's git state then (``(commit, dirty)``: what ran,
@@ -520,6 +540,7 @@ def _reproduce_locked(opts: RunOptions, console: Console, bench, modes) -> tuple
     if not modes:
         write_json_atomic(opts.out / "run.json", manifest, kind="run")
     write_sums(opts.out)  # last: the reproduction's report is final
+    write_report_html(opts.out, console)
     if code == 0 and rep.summary()["differs"]:
         code = 1
     return rep, code

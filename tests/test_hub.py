@@ -23,6 +23,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from harness.htmlreport import load_view, render_html
 from harness.hub import run_id_of
 from harness.metrics import group_metrics
 from harness.report import canary_results
@@ -139,6 +140,9 @@ def test_first_publish_then_again_is_a_noop(hub, tmp_path):
     _assert_configs_exist(card, files)
     assert rid in card.text and "## Toolchains" in card.text and "Hertzberg" in card.text
     assert "frama-c: 25.0-beta vs 30.0" in card.text  # the drift, probed vs published
+    # the run's HTML report, rendered from the checked run files, linked from the card
+    assert files[f"{prefix}/report.html"] == render_html([load_view(CASP_RUN)]).encode()
+    assert f"[report.html]({prefix}/report.html)" in card.text
     assert ("POST", "/api/validate-yaml", 200) in hub.log  # the card's YAML went through the Hub's check
     # the token is never printed nor written
     assert TOKEN not in first.stdout + first.stderr

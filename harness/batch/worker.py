@@ -27,7 +27,7 @@ from .. import __version__
 from ..executor import Executor
 from ..results import RecordLog, S3Store, ValidationError, write_text_atomic
 from ..runner import (RunError, RunOptions, build_jobs, git_state, open_sandbox, plan_run, probe_toolchain,
-                      start_run, write_run)
+                      start_run, write_report_html, write_run)
 from ..toolchains import ProbedToolchain
 
 MANIFEST = "manifest.json"
@@ -279,6 +279,7 @@ def collect(opts: RunOptions, store: S3Store, manifest: dict, console) -> tuple[
                      f"{(problems or [f'{k} is not a job of this run' for k in strangers])[0]}")
     _, _, code = write_run(opts, console, started, plan, probed, records, expected, stats, notes=notes,
                            image={"ref": manifest["image"], "id": manifest["toolchain"].get("image_digest")})
+    write_report_html(opts.out, console)
     if missing:
         write_text_atomic(opts.out / "missing.txt", "".join(f"{k} {d}\n" for k, d in zip(missing, described)))
         code = code or 4

@@ -1,0 +1,463 @@
+"""The HTML report of run directories: one self-contained static page per call.
+
+``verikit report RUN [RUN...] --html FILE`` and the end of every ``verikit run``
+(``report.html`` beside report.json) call :func:`write_html`. The page is rendered from a
+run directory's own files (run.json, report.json, records.jsonl), after the checks of
+``verikit validate`` (:func:`harness.report.check_run_dir`, whose problems are shown at the
+top of the page); it is a view of them, not one of them: it is not listed in SHA256SUMS,
+and ``publish`` and ``artifact bundle`` render it again from the checked files.
+
+Self-contained: styles, the table script and the plots (matplotlib SVG, :mod:`harness.plots`)
+are inline, nothing is fetched when the page is opened (``file://`` or the Hub's file
+view). Deterministic: the same run directories give the same bytes (no render time).
+Template: ``harness/templates/report.html.j2`` (Jinja2, autoescaped).
+
+Every number of report.json the page shows carries ``data-value`` with the number as
+written in report.json, so that a reader (and the tests) can check the page against it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from . import __version__, plots
+from .metrics import pass_at_k_curves
+from .model import VERDICTS
+from .report import check_run_dir
+from .results import SUMS, ValidationError, load_records, record_identity, record_outcome, run_id_of, write_text_atomic
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+#: What a benchmark calls pass@k (Model-Bench: a sample is runnable when TLC checks it
+#: without failure, its verdict ``verified``; Runnable@k is pass@k over that verdict).
+K_METRIC = {"modelbench": "Runnable@k"}
+
+
+class ReportError(ValueError):
+    """A run directory that cannot be rendered: a missing or unreadable run.json /
+    report.json / records.jsonl (the message names the file, and the line for JSON)."""
+
+
+@dataclass
+class RunView:
+    """One run directory as the report shows it.
+
+    Attributes:
+        path: the directory; run, report: run.json and report.json; records: records.jsonl.
+        problems: what ``verikit validate`` finds (empty: valid).
+        run_id: the id ``publish`` gives the run (finish time + SHA256SUMS hash), or None
+            when SHA256SUMS is missing.
+    """
+
+    path: Path
+    run: dict
+    report: dict
+    records: list[dict]
+    problems: list[str] = field(default_factory=list)
+    run_id: str | None = None
+
+
+def load_view(path: Path) -> RunView:
+    """Read a run directory for the report.
+
+    Raises:
+        ReportError: not a directory, or run.json / report.json / records.jsonl missing,
+            unreadable or not JSON (names the file and line).
+    """
+    path = Path(path)
+    if not path.is_dir():
+        raise ReportError(f"{path}: not a run directory")
+    docs = {}
+    for name in ("run.json", "report.json"):
+        f = path / name
+        try:
+            docs[name] = json.loads(f.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ReportError(f"{f}: missing (not a run directory made by verikit)") from None
+        except json.JSONDecodeError as exc:
+            raise ReportError(f"{f}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+        except OSError as exc:
+            raise ReportError(f"{f}: {exc.strerror}") from None
+    try:
+        records = load_records(path / "records.jsonl")
+    except (ValidationError, OSError) as exc:
+        raise ReportError(str(exc)) from None
+    try:
+        rid = run_id_of(path, docs["run.json"]) if (path / SUMS).exists() else None
+    except (KeyError, ValueError, TypeError):
+        rid = None
+    return RunView(path, docs["run.json"], docs["report.json"], records, check_run_dir(path), rid)
+
+
+def task_differences(a: list[dict], b: list[dict]) -> list[dict]:
+    """Task-by-task differences between two runs' records, matched by what they judge
+    (mode, task, model, sample, origin: :func:`harness.results.record_identity`), whatever
+    the toolchain.
+
+    Returns:
+        ``[{"mode", "task_id", "model", "sample", "change", "a", "b"}]`` sorted by identity,
+        ``change`` one of ``verdict`` (the verdict changed, goals maybe too), ``goals``
+        (same verdict, other proved/total goal counts), ``only in A``, ``only in B``;
+        ``a``/``b``: ``{"verdict", "goals"}`` (goals as ``"proved/total"`` or ``""``), or
+        None for the run without the record. Records that agree are not listed.
+    """
+    ra = {record_identity(r): r for r in a}
+    rb = {record_identity(r): r for r in b}
+    rows = []
+    for ident in sorted(set(ra) | set(rb), key=str):
+        sides = []
+        for recs in (ra, rb):
+            r = recs.get(ident)
+            if r is None:
+                sides.append(None)
+                continue
+            o = record_outcome(r)
+            goals = "" if o["goals.total"] is None else f"{o['goals.proved']}/{o['goals.total']}"
+            sides.append({"verdict": o["verdict"], "goals": goals})
+        if sides[0] is None or sides[1] is None:
+            change = "only in B" if sides[0] is None else "only in A"
+        elif sides[0]["verdict"] != sides[1]["verdict"]:
+            change = "verdict"
+        elif sides[0]["goals"] != sides[1]["goals"]:
+            change = "goals"
+        else:
+            continue
+        mode, task, model, sample, _ = ident
+        rows.append({"mode": mode, "task_id": task, "model": model, "sample": sample, "change": change,
+                     "a": sides[0], "b": sides[1]})
+    return rows
+
+
+def fmt_value(v) -> str:
+    """A published or reproduced figure as text: ``passed/total (percent %)`` for counts,
+    ``-`` for None, numbers and strings as they are, other objects as compact JSON."""
+    if v is None:
+        return "-"
+    if isinstance(v, dict) and "total" in v:
+        head = f"{v['passed']}/{v['total']}" if "passed" in v else str(v["total"])
+        return head + (f" ({v['percent']} %)" if v.get("percent") is not None else "")
+    if isinstance(v, (int, float, str)):
+        return str(v)
+    return json.dumps(v, sort_keys=True)
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{x * 100:.1f} %"
+
+
+def _is_canary(model: str) -> bool:
+    return model.startswith("canary:")
+
+
+def _provenance(v: RunView) -> list[tuple[str, str]]:
+    run = v.run
+    kit = run.get("kit") or {}
+    ds = run.get("dataset") or {}
+    src = ds.get("source") or {}
+    img = run.get("image") or {}
+    rows = [
+        ("run directory", str(v.path)),
+        ("run id (publish)", v.run_id or "no SHA256SUMS"),
+        ("status", str(run.get("status"))),
+        ("command", " ".join(map(str, run.get("command") or []))),
+        ("started / finished", f"{run.get('started_at')} / {run.get('finished_at')}"),
+        ("kit", f"verikit {kit.get('version')} at {kit.get('git_commit')}" + (" (dirty checkout)" if kit.get("git_dirty")
+                                                                               else "")),
+        ("benchmark", f"{run.get('benchmark')} (version {run.get('benchmark_version')}), modes "
+                      + ", ".join(run.get("modes") or [])),
+        ("dataset", f"{ds.get('name')}: {src.get('kind')} {src.get('repo') or src.get('path') or ''} "
+                    f"at {src.get('revision') or 'unpinned'}"),
+        ("dataset files", f"{ds.get('n_files')} files, sha256 of the file list {ds.get('files_sha256')}"
+                          + (f"; unpinned: {', '.join(ds['unpinned'])}" if ds.get("unpinned") else "")),
+        ("predictions", "none (gold / bundled candidates)" if not run.get("predictions") else
+         f"{run['predictions'].get('path') or run['predictions'].get('file')} sha256 {run['predictions'].get('sha256')}"),
+        ("sandbox", f"{run.get('sandbox')}" + (f", image {img.get('ref')} ({img.get('id')})" if img else "")),
+        ("limits per job", ", ".join(f"{k} {val}" for k, val in (run.get("limits") or {}).items())),
+        ("seeds", ", ".join(f"{k} {val}" for k, val in (run.get("seeds") or {}).items())),
+        ("jobs", ", ".join(f"{k} {val}" for k, val in (run.get("counts") or {}).items())
+         + f"; {run.get('jobs_parallel')} in parallel"),
+        ("host", ", ".join(f"{k} {val}" for k, val in (run.get("host") or {}).items())),
+    ]
+    if run.get("adaptation"):
+        rows.append(("adaptation", json.dumps(run["adaptation"], sort_keys=True)))
+    return rows
+
+
+def _toolchains(v: RunView) -> list[dict]:
+    out = []
+    for t in v.run.get("toolchains") or []:
+        tools = [{"tool": name, "probed": d.get("version"), "published": d.get("published"), "match": d.get("match"),
+                  "raw": d.get("raw")} for name, d in sorted((t.get("tools") or {}).items())]
+        out.append({"name": t.get("name"), "flavor": t.get("flavor"), "fingerprint": t.get("fingerprint"),
+                    "pin_match": t.get("pin_match"), "image": t.get("image"), "image_digest": t.get("image_digest"),
+                    "sandbox": t.get("sandbox"), "tools": tools})
+    return out
+
+
+def _metrics(v: RunView, metric_name: str) -> list[dict]:
+    """Per mode: the table rows (models, then the overall row) and the two plots."""
+    out = []
+    seed = v.report.get("bootstrap_seed", 0)
+    curves = pass_at_k_curves(v.records, seed=seed)
+    by_mode = defaultdict(lambda: defaultdict(Counter))
+    for r in v.records:
+        by_mode[r["mode"]][r["candidate"]["model"]][r["verdict"]] += 1
+    for mode, m in (v.report.get("metrics") or {}).items():
+        ks = sorted({int(k) for c in m["per_model"].values() for k in (c.get("pass_at_k") or {})})
+        rows = []
+        for model, c in sorted(m["per_model"].items(), key=lambda mc: (_is_canary(mc[0]), mc[0])):
+            rows.append({"model": model, "canary": _is_canary(model), "c": c, "rate": _pct(c.get("rate")),
+                         "ci": "-" if not c.get("ci95") else f"{c['ci95'][0] * 100:.1f}–{c['ci95'][1] * 100:.1f} %",
+                         "pass": [(k, (c.get("pass_at_k") or {}).get(str(k))) for k in ks]})
+        overall = m["overall"]
+        counts = {model: dict(by_mode[mode][model]) for model in m["per_model"] if not _is_canary(model)}
+        bars = plots.verdict_bars(counts, title=f"verdicts per model ({mode}, canaries apart)",
+                                  verdicts=list(VERDICTS)) if counts else None
+        mc = curves.get(mode) or {}
+        curve = plots.pass_at_k_curves(mc, metric=metric_name.replace("@k", "@k"),
+                                       title=f"{metric_name} with 95 % bootstrap CI over tasks ({mode})") if mc else None
+        out.append({"mode": mode, "ks": ks, "rows": rows, "overall": overall, "overall_rate": _pct(overall.get("rate")),
+                    "bars": bars, "curve": curve,
+                    "curve_points": {model: pts for model, pts in mc.items()}})
+    return out
+
+
+def _reproduction(v: RunView) -> dict | None:
+    rep = v.report.get("reproduction")
+    if not rep:
+        return None
+    figures = []
+    for f in rep.get("figures") or []:
+        figures.append({"name": f.get("name") or f"{f.get('table')}.{f.get('row')}.{f.get('column')}",
+                        "table": f.get("table"), "row": f.get("row"), "column": f.get("column"),
+                        "published": fmt_value(f.get("published")), "reproduced": fmt_value(f.get("reproduced")),
+                        "status": f.get("status"), "notes": f.get("notes") or [], "criterion": f.get("criterion")})
+    return {"summary": rep.get("summary") or {}, "figures": figures, "notes": rep.get("notes") or []}
+
+
+def _comparison(v: RunView) -> dict | None:
+    comp = v.report.get("comparison") or []
+    if not comp:
+        return None
+    rows = [{"task_id": c["task_id"], "mode": c["mode"], "model": c["model"], "field": d["field"],
+             "published": fmt_value(d["published"]), "reproduced": fmt_value(d["reproduced"]),
+             "explanation": d["explanation"], "agree": c["agree"]}
+            for c in comp for d in c.get("differences") or []]
+    return {"n": len(comp), "agree": sum(1 for c in comp if c["agree"]), "rows": rows}
+
+
+def _tasks(v: RunView) -> list[dict]:
+    rows = []
+    for r in v.records:
+        c = r["candidate"]
+        g = r.get("goals") or {}
+        rows.append({"task_id": r["task_id"], "mode": r["mode"], "model": c["model"], "sample": c["sample"],
+                     "origin": c["origin"], "verdict": r["verdict"], "reason": r.get("reason") or "",
+                     "goals": "" if g.get("total") is None else f"{g.get('proved')}/{g.get('total')}",
+                     "wall_s": (r.get("timings") or {}).get("wall_s"), "canary": _is_canary(c["model"])})
+    return rows
+
+
+def _integrity(v: RunView) -> dict:
+    failed: dict[str, list[str]] = defaultdict(list)
+    ran: Counter = Counter()
+    for r in v.records:
+        for chk in r.get("checks") or []:
+            ran[chk["name"]] += 1
+            if not chk.get("ok"):
+                failed[chk["name"]].append(f"{r['task_id']} / {r['candidate']['model']}: {chk.get('detail', '')}")
+    checks = [{"name": n, "ran": ran[n], "failed": len(failed[n]), "examples": failed[n][:5]} for n in sorted(ran)]
+    rejected = [{"task_id": r["task_id"], "model": r["candidate"]["model"], "mode": r["mode"], "reason": r.get("reason")}
+                for r in v.records if r["verdict"] == "rejected" and not _is_canary(r["candidate"]["model"])]
+    vacuous = sum(1 for r in v.records if r.get("vacuous"))
+    can = v.report.get("canaries") or {}
+    return {"canaries": can.get("results") or [], "canaries_ok": can.get("ok", True), "checks": checks,
+            "rejected": rejected, "vacuous": vacuous}
+
+
+def _times(v: RunView) -> str | None:
+    times: dict[str, list[float]] = defaultdict(list)
+    for r in v.records:
+        w = (r.get("timings") or {}).get("wall_s")
+        if w is not None and r["verdict"] != "infra_error":
+            times[f"{(r.get('verifier') or {}).get('name') or r['toolchain']['name']} / {r['mode']}"].append(w)
+    if not times:
+        return None
+    return plots.time_distribution(dict(sorted(times.items())), title="wall time per job, per verifier and mode")
+
+
+# --- per-benchmark sections: built from the benchmark's own report.json ``sections``
+# and records; each returns a list of blocks {"title", "svg", "table": {"head", "rows"}, "text"}.
+
+def _ntp4vc_blocks(v: RunView) -> list[dict]:
+    blocks = []
+    if v.records:
+        counts: dict[str, Counter] = defaultdict(Counter)
+        for r in v.records:
+            if not _is_canary(r["candidate"]["model"]):
+                counts[f"{r['task_id'].split('/', 1)[0]} ({r['mode']}, {r['candidate']['model']})"][r["verdict"]] += 1
+        if counts:
+            blocks.append({"title": "Verdicts by source (pearl: textbook programs; frama_c: real C projects)",
+                           "svg": plots.verdict_bars({k: dict(c) for k, c in sorted(counts.items())},
+                                                     title="verdicts by source", verdicts=list(VERDICTS))})
+    by_source: dict[str, dict[str, float]] = defaultdict(dict)
+    for f in (v.report.get("reproduction") or {}).get("figures") or []:
+        name = f.get("name") or ""
+        if ".source." in name:
+            table, source = name.split(".source.")[0], name.split(".source.")[1]
+            for side in ("published", "reproduced"):
+                val = f.get(side)
+                if isinstance(val, dict) and val.get("percent") is not None:
+                    by_source[f"{table} {source}"][side] = val["percent"]
+    if by_source:
+        blocks.append({"title": "Pass rates by source, published vs reproduced (a missing bar: not reproducible here)",
+                       "svg": plots.grouped_bars(dict(by_source), ylabel="pass (%)", title="by source", ymax=100)})
+    for c in (v.report.get("sections") or {}).get("consistency") or []:
+        blocks.append({"title": None, "text": f"consistency check: {c['check']}: {'ok' if c['ok'] else 'FAILED'} "
+                                              f"(Sledgehammer {c.get('sledgehammer')}, union {c.get('union')})"})
+    return blocks
+
+
+def _dafny_blocks(v: RunView) -> list[dict]:
+    sec = v.report.get("sections") or {}
+    blocks = []
+    per_task = (sec.get("labels") or {}).get("per_task") or []
+    if per_task:
+        points = [(t["correctness"], t["completeness"], f"human label {t.get('human')}") for t in per_task
+                  if t.get("correctness") is not None and t.get("completeness") is not None]
+        blocks.append({"title": "Correctness vs completeness per specification (paper Section II: symbolic tests "
+                                "and mutants)",
+                       "svg": plots.scatter(points, xlabel="correctness (tests verified)",
+                                            ylabel="completeness (mutants rejected)", title="specifications")})
+    metrics = sec.get("metrics") or {}
+    if metrics:
+        head = ["model", "candidates", "fully correct", "avg correctness", "avg completeness",
+                "avg completeness if correct", "tests", "mutants", "rejected mutants"]
+        rows = [[m, d.get("candidates"), d.get("fully_correct"), d.get("avg_correctness"), d.get("avg_completeness"),
+                 d.get("avg_completeness_if_correct"), d.get("tests"), d.get("mutants"), d.get("rejected")]
+                for m, d in metrics.items()]
+        blocks.append({"title": "Correctness and completeness per model", "table": {"head": head, "rows": rows}})
+    findings = sec.get("findings") or {}
+    if findings:
+        blocks.append({"title": "The paper's findings, re-checked", "table": {
+            "head": ["task", "label", "verdict", "correctness", "completeness", "paper"],
+            "rows": [[t, f.get("label"), f.get("verdict"), f.get("correctness"), f.get("completeness"), f.get("paper")]
+                     for t, f in findings.items()]}})
+    return blocks
+
+
+def _osvbench_blocks(v: RunView) -> list[dict]:
+    cls = ((v.report.get("sections") or {}).get("published_run") or {}).get("classification") or {}
+    blocks = []
+    if cls.get("by_bug_type_normalized"):
+        vals = {k: {"pass@1": d["percent"]} for k, d in cls["by_bug_type_normalized"].items()}
+        blocks.append({"title": "Pass@1 by bug type (the published run)",
+                       "svg": plots.grouped_bars(vals, ylabel="pass@1 (%)", title="by bug type", ymax=100)})
+    if cls.get("finer"):
+        rows = [[cls_name, cause, n] for cls_name, causes in cls["finer"].items() for cause, n in causes.items()]
+        blocks.append({"title": "Outcome by error cause (upstream class, the kit's finer cause)",
+                       "table": {"head": ["upstream class", "cause", "tasks"], "rows": rows}})
+    if cls.get("raised_in"):
+        rows = [[cls_name, where, n] for cls_name, d in cls["raised_in"].items() for where, n in d.items()]
+        blocks.append({"title": "Where the errors were raised", "table": {"head": ["class", "raised in", "tasks"],
+                                                                          "rows": rows}})
+    for chk in ((v.report.get("sections") or {}).get("published_run") or {}).get("checks") or []:
+        blocks.append({"title": None, "text": f"check: {chk['check']}: {'ok' if chk['ok'] else 'FAILED'} "
+                                              f"({chk.get('detail')})"})
+    return blocks
+
+
+def _modelbench_blocks(v: RunView) -> list[dict]:
+    sec = v.report.get("sections") or {}
+    blocks = []
+    rows = [[mode, model, e.get("tasks"), e.get("samples"), e.get("runnable"),
+             ", ".join(f"@{k} {val if not isinstance(val, float) else round(val, 4)}"
+                       for k, val in (e.get("runnable_at_k") or {}).items())]
+            for mode, models in (sec.get("runnable_at_k") or {}).items() for model, e in models.items()]
+    if rows:
+        blocks.append({"title": "Runnable@k (paper Definition: TLC checks the model without failure)",
+                       "table": {"head": ["mode", "model", "tasks", "samples", "runnable", "Runnable@k"], "rows": rows}})
+    outcome_rows = [[mode, model, ", ".join(f"{k} {n}" for k, n in sorted(o.items()))]
+                    for mode, models in (sec.get("outcomes") or {}).items() for model, o in models.items()]
+    if outcome_rows:
+        blocks.append({"title": "TLC outcomes", "table": {"head": ["mode", "model", "outcomes"], "rows": outcome_rows}})
+    if sec.get("table1"):
+        head = ["dataset", *next(iter(sec["table1"].values())).keys()]
+        blocks.append({"title": "Table 1: programs kept by each filter",
+                       "table": {"head": head, "rows": [[k, *d.values()] for k, d in sec["table1"].items()]}})
+    for key, text in (sec.get("not_reproducible") or {}).items():
+        blocks.append({"title": None, "text": f"not reproducible ({key}): {text}"})
+    return blocks
+
+
+def _casp_blocks(v: RunView) -> list[dict]:
+    pts = defaultdict(list)
+    for r in v.records:
+        g = r.get("goals") or {}
+        if g.get("total") and not _is_canary(r["candidate"]["model"]):
+            pts[r["mode"]].append(g["proved"] / g["total"])
+    if not pts:
+        return []
+    vals = {mode: {"all goals proved": sum(1 for p in ps if p == 1.0), "some goals unproved": sum(1 for p in ps if p < 1.0)}
+            for mode, ps in pts.items()}
+    return [{"title": "WP goals per candidate", "svg": plots.grouped_bars(vals, ylabel="candidates",
+                                                                         title="candidates by goal outcome")}]
+
+
+BENCHMARK_BLOCKS = {"casp": _casp_blocks, "ntp4vc": _ntp4vc_blocks, "dafny-intent": _dafny_blocks,
+                    "osvbench": _osvbench_blocks, "modelbench": _modelbench_blocks}
+
+
+def _context(v: RunView, index: int) -> dict:
+    bench = v.report.get("benchmark") or v.run.get("benchmark")
+    metric = K_METRIC.get(bench, "pass@k")
+    return {"index": index, "anchor": f"run{index}", "benchmark": bench, "dataset": v.report.get("dataset"),
+            "view": v, "provenance": _provenance(v), "toolchains": _toolchains(v), "metrics": _metrics(v, metric),
+            "k_metric": metric, "reproduction": _reproduction(v), "comparison": _comparison(v),
+            "tasks": _tasks(v), "integrity": _integrity(v), "times": _times(v),
+            "blocks": [{"title": None, "svg": None, "table": None, "text": None, **b}
+                       for b in BENCHMARK_BLOCKS.get(bench, lambda _: [])(v)], "notes": v.report.get("notes") or [],
+            "report_toolchains": v.report.get("toolchains") or [], "infra_errors": v.report.get("infra_errors", 0)}
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["pct"] = _pct
+    env.filters["num"] = lambda x: "-" if x is None else (f"{x:.4g}" if isinstance(x, float) else str(x))
+    env.filters["jsonval"] = lambda x: json.dumps(x)
+    return env
+
+
+def render_html(views: list[RunView], *, compare: bool = False) -> str:
+    """The HTML page (text) for one or more runs; with ``compare`` (exactly two runs), a
+    first section lists the task-by-task differences of :func:`task_differences`.
+
+    Raises:
+        ReportError: ``compare`` with other than two runs.
+    """
+    if compare and len(views) != 2:
+        raise ReportError(f"--compare takes exactly two runs, got {len(views)}")
+    diffs = task_differences(views[0].records, views[1].records) if compare else None
+    title = " vs ".join(f"{v.report.get('benchmark')} / {v.report.get('dataset')}" for v in views)
+    return _environment().get_template("report.html.j2").render(
+        title=title, runs=[_context(v, i) for i, v in enumerate(views)], compare=diffs,
+        compare_names=[str(v.path) for v in views], kit_version=__version__, verdicts=list(VERDICTS),
+        colours=plots.VERDICT_COLOURS)
+
+
+def write_html(run_dirs: list[Path], out: Path, *, compare: bool = False) -> Path:
+    """Render run directories to one HTML file (written atomically) and return its path.
+
+    Raises:
+        ReportError: a run directory cannot be read (see :func:`load_view`), or
+            ``compare`` with other than two runs.
+    """
+    views = [load_view(Path(d)) for d in run_dirs]
+    write_text_atomic(Path(out), render_html(views, compare=compare))
+    return Path(out)
