@@ -152,7 +152,8 @@ def test_casp_bundle_smoke_test_passes_offline_on_a_fresh_machine(casp_bundle, t
     for part in ("images/framac-runner.oci.tar", "images/images.json", "data", "wheelhouse/requirements.txt",
                  "kit/harness/cli.py", "expected/casp/reproduce/records.jsonl", "expected/casp/records.jsonl",
                  "smoke.sh", "full.sh", "run-claims.sh", "README.md", "LICENSE", "CITATION.cff", ".zenodo.json",
-                 "ENVIRONMENT.md", "SHA256SUMS", "licenses/framac/debian"):
+                 "ENVIRONMENT.md", "SHA256SUMS", "licenses/framac/debian", "expected/casp/reproduce/report.html",
+                 "expected/casp/report.html"):
         assert (bundle / part).exists(), part
     assert list((bundle / "licenses" / "framac" / "debian").glob("frama-c*.copyright"))
     readme = (bundle / "README.md").read_text()
@@ -160,6 +161,7 @@ def test_casp_bundle_smoke_test_passes_offline_on_a_fresh_machine(casp_bundle, t
                     "## What is not bit-exact, and why", "## Badges sought"):
         assert heading in readme
     assert "frama-c 25.0-beta (paper 30.0)" in readme and "Alt-Ergo" in readme
+    assert "[report.html](expected/casp/reproduce/report.html)" in readme  # each claim links its expected report
     import yaml
 
     cff = yaml.safe_load((bundle / "CITATION.cff").read_text())
@@ -182,6 +184,8 @@ def test_casp_bundle_smoke_test_passes_offline_on_a_fresh_machine(casp_bundle, t
     records = load_records(tmp_path / "work" / "out" / "casp-gold" / "records.jsonl")
     assert len(records) == 10 and {r["verdict"] for r in records} == {"verified"}
     assert all(r["toolchain"]["sandbox"] == "host" for r in records)  # the kit inside the runner image
+    # the run inside the image wrote its HTML report too (matplotlib and the template are in the image)
+    assert 'data-field="n" data-value="10"' in (tmp_path / "work" / "out" / "casp-gold" / "report.html").read_text()
     size = sum(p.stat().st_size for p in bundle.rglob("*") if p.is_file())
     print(f"\nbundle: {size / 1e9:.2f} GB made in {seconds:.0f} s; smoke test {smoke_s:.0f} s")
 
