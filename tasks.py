@@ -44,6 +44,14 @@ def validate(c, run_dir, against=None):
     c.run(f"verikit validate {shlex.quote(run_dir)}" + _opt("--against", against))
 
 
+@task(help={"runs": "run directories, space-separated", "html": "write the HTML report to this file",
+            "compare": "two runs: the tasks whose verdict or goal counts differ"})
+def report(c, runs, html=None, compare=False):
+    """verikit report RUN... [--html FILE] [--compare]: summary tables, the HTML report."""
+    c.run("verikit report " + " ".join(shlex.quote(r) for r in runs.split()) + _opt("--html", html)
+          + (" --compare" if compare else ""))
+
+
 @task(help={"sandbox": "host or container"})
 def list_(c, sandbox="host"):
     """verikit list: benchmarks, datasets and toolchains with probed versions."""
@@ -220,5 +228,5 @@ ae = Collection("ae")
 ae.add_task(ae_bundle, "bundle")
 ae.add_task(ae_check, "check")
 
-ns = Collection(run, reproduce, validate, prompts, convert, bench, bootstrap, images, datasets, batch, hub, ae)
+ns = Collection(run, reproduce, validate, report, prompts, convert, bench, bootstrap, images, datasets, batch, hub, ae)
 ns.add_task(list_, "list")

@@ -175,7 +175,8 @@ def _provenance(v: RunView) -> list[tuple[str, str]]:
         ("dataset files", f"{ds.get('n_files')} files, sha256 of the file list {ds.get('files_sha256')}"
                           + (f"; unpinned: {', '.join(ds['unpinned'])}" if ds.get("unpinned") else "")),
         ("predictions", "none (gold / bundled candidates)" if not run.get("predictions") else
-         f"{run['predictions'].get('path') or run['predictions'].get('file')} sha256 {run['predictions'].get('sha256')}"),
+         f"{run['predictions'].get('path')} sha256 {run['predictions'].get('sha256')} "
+         f"({run['predictions'].get('candidates')} candidates, {run['predictions'].get('bad_lines')} bad lines)"),
         ("sandbox", f"{run.get('sandbox')}" + (f", image {img.get('ref')} ({img.get('id')})" if img else "")),
         ("limits per job", ", ".join(f"{k} {val}" for k, val in (run.get("limits") or {}).items())),
         ("seeds", ", ".join(f"{k} {val}" for k, val in (run.get("seeds") or {}).items())),

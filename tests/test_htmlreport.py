@@ -307,3 +307,10 @@ def test_run_writes_report_html(tmp_path):
     assert html == render_html([load_view(out)])
     n = report["metrics"]["gold"]["per_model"]["gold"]["n"]
     assert f'data-field="n" data-value="{n}"' in html
+
+
+def test_invoke_task_calls_the_same_command():
+    got = subprocess.run([str(Path(sys.executable).with_name("invoke")), "--dry", "report", "--runs", "a b",
+                          "--html", "r.html", "--compare"], cwd=ROOT, capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    assert re.sub(r"\x1b\[[0-9;]*m", "", got.stdout).strip() == "verikit report a b --html r.html --compare"
