@@ -205,9 +205,6 @@ def _metrics(v: RunView, metric_name: str) -> list[dict]:
     out = []
     seed = v.report.get("bootstrap_seed", 0)
     curves = pass_at_k_curves(v.records, seed=seed)
-    by_mode = defaultdict(lambda: defaultdict(Counter))
-    for r in v.records:
-        by_mode[r["mode"]][r["candidate"]["model"]][r["verdict"]] += 1
     for mode, m in (v.report.get("metrics") or {}).items():
         ks = sorted({int(k) for c in m["per_model"].values() for k in (c.get("pass_at_k") or {})})
         rows = []
@@ -216,15 +213,14 @@ def _metrics(v: RunView, metric_name: str) -> list[dict]:
                          "ci": "-" if not c.get("ci95") else f"{c['ci95'][0] * 100:.1f}–{c['ci95'][1] * 100:.1f} %",
                          "pass": [(k, (c.get("pass_at_k") or {}).get(str(k))) for k in ks]})
         overall = m["overall"]
-        counts = {model: dict(by_mode[mode][model]) for model in m["per_model"] if not _is_canary(model)}
+        counts = {model: c["by_verdict"] for model, c in m["per_model"].items() if not _is_canary(model)}
         bars = plots.verdict_bars(counts, title=f"verdicts per model ({mode}, canaries apart)",
                                   verdicts=list(VERDICTS)) if counts else None
         mc = curves.get(mode) or {}
-        curve = plots.pass_at_k_curves(mc, metric=metric_name.replace("@k", "@k"),
+        curve = plots.pass_at_k_curves(mc, metric=metric_name,
                                        title=f"{metric_name} with 95 % bootstrap CI over tasks ({mode})") if mc else None
         out.append({"mode": mode, "ks": ks, "rows": rows, "overall": overall, "overall_rate": _pct(overall.get("rate")),
-                    "bars": bars, "curve": curve,
-                    "curve_points": {model: pts for model, pts in mc.items()}})
+                    "bars": bars, "curve": curve})
     return out
 
 

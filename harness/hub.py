@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 
 from . import __version__
 from .report import PUBLISHED_DIR, check_run_dir
-from .htmlreport import load_view, render_html
+from .htmlreport import RunView, render_html
 from .results import SUMMED, SUMS, S3Store, load_records, run_id_of
 from .runner import git_state
 
@@ -369,8 +369,10 @@ def repo_files(repo_id: str, new: list[LocalRun], existing: list[PublishedRun], 
         publish = {"run_id": lr.run_id, "benchmark": lr.benchmark, "published_at": now, "waivers": lr.waivers,
                    "published_by": {"kit_version": __version__, "kit_commit": commit}}
         files[f"{lr.prefix}/publish.json"] = (json.dumps(publish, indent=1, sort_keys=True) + "\n").encode()
-        # the HTML view, rendered here from the checked run files (a local report.html is not trusted)
-        files[f"{lr.prefix}/report.html"] = render_html([load_view(lr.dir)]).encode()
+        # the HTML view, rendered here from the run files already read and checked by prepare()
+        # (a run with a validate problem is refused there; a local report.html is not trusted)
+        view = RunView(lr.dir, lr.run, lr.report, lr.records, problems=[], run_id=lr.run_id)
+        files[f"{lr.prefix}/report.html"] = render_html([view]).encode()
         added.append(PublishedRun(lr.run_id, lr.run, lr.report, publish, html=True))
     everything = existing + added
     rows = [row for r in sorted(everything, key=lambda r: (r.benchmark, r.run_id))

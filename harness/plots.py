@@ -31,11 +31,9 @@ def _figure(width_in: float, height_in: float):
 
 
 def _svg(fig) -> str:
-    import matplotlib
-
+    """``fig`` as inline SVG text; called inside :func:`_styled`'s rc context."""
     buf = io.StringIO()
-    with matplotlib.rc_context(_STYLE):
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     text = buf.getvalue()
     text = text[text.index("<svg"):]  # drop the XML declaration and DOCTYPE: inline in HTML
     start, end = text.find("<metadata>"), text.find("</metadata>")
