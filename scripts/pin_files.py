@@ -7,10 +7,15 @@ Usage: scripts/pin_files.py ntp4vc|dafny-intent [--root DIR]
 
 ``DIR`` is the repository checkout at the pinned commit (default: the first
 ``VERIKIT_DATA_MIRRORS`` directory that has it). For ntp4vc the list is: the 600 task
-files of each language (the three manifests), every Rocq library file in the closure of
-a task, the target of git symlinks among them, every dune file under the Rocq
-directories (the theory names), and the ``.mlw`` sources of the pearl items. For dafny-intent: the MBPP-DFY-153 test programs
-(``MBPP-DFY-153/test/task_id_<N>.dfy``); the JSON files are listed in dafny-intent.yaml.
+files of each language (the three manifests), every library file in the closure of a task
+in Rocq, Lean and Isabelle (``harness/benchmarks/ntp4vc/libraries.py``), the whole
+per-project library trees ``data/why3/**/lib/{rocq,lean,isabelle}/``, every Isabelle
+``ROOT``/``ROOTS`` file (the sessions), the Lake configuration of ``generation/lean``, the
+targets of git symlinks among them, every dune file under the Rocq directories (the theory
+names), and the ``.mlw`` sources of the pearl items. For dafny-intent: the 166 MBPP-DFY-153
+test programs (``MBPP-DFY-153/test/task_id_<N>.dfy``), their 166 implementations
+(``MBPP-DFY-153/src``) and the RQ1-RQ3 generation files (``RQs/``); the files listed
+inline in dafny-intent.yaml are left out.
 
 The source (repository and commit) is read from ``<dataset>.yaml``, which names the JSON
 file in ``files_from``; the registry itself is not loaded (it needs the file being written).
@@ -31,6 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harness import datasets  # noqa: E402
 from harness.datasets import entries  # noqa: E402
 from harness.benchmarks import ntp4vc  # noqa: E402
+from harness.benchmarks.ntp4vc import libraries  # noqa: E402
+
+LIB_LANGS = ("rocq", "lean", "isabelle")
 
 
 def ntp4vc_paths(root: Path) -> list[str]:
@@ -42,6 +50,20 @@ def ntp4vc_paths(root: Path) -> list[str]:
         target = (root / rel).read_text(encoding="utf-8").strip()
         if "\n" not in target and target.startswith("../"):  # git symlink stored as text
             paths.add(os.path.normpath(f"{Path(rel).parent}/{target}"))
+    # the Lean and Isabelle closures of every task (libraries.py), the whole per-project
+    # library trees data/why3/**/lib/{rocq,lean,isabelle}/, every Isabelle ROOT/ROOTS (the
+    # sessions) and the Lake configuration of generation/lean
+    for language in ("lean", "isabelle"):
+        for closure in libraries.closures(root, tasks, language).values():
+            paths.update(closure.files)
+    paths.update(str(p.relative_to(root)) for p in (root / "data" / "why3").rglob("*")
+                 if p.is_file() and any(f"/lib/{lang}/" in str(p.relative_to(root)) for lang in LIB_LANGS))
+    paths.update(str(p.relative_to(root)) for p in root.rglob("*") if p.name in ("ROOT", "ROOTS"))
+    paths.update(f"generation/lean/{n}" for n in ("lakefile.toml", "lean-toolchain", "lake-manifest.json"))
+    for rel in list(paths):  # git symlinks stored as text: pin their targets too
+        target = (root / rel).read_bytes().strip()
+        if b"\n" not in target and target.startswith(b"../") and len(target) < 300:
+            paths.add(os.path.normpath(f"{Path(rel).parent}/{target.decode()}"))
     # the Why3 sources of the pearl items (the Auto_level_3 re-run proves goals from them)
     paths.update(str(p.relative_to(root)) for p in (root / "data" / "why3" / "pearl").rglob("*.mlw"))
     paths.update(str(p.relative_to(root)) for p in root.rglob("dune")
@@ -50,7 +72,9 @@ def ntp4vc_paths(root: Path) -> list[str]:
 
 
 def dafny_intent_paths(root: Path) -> list[str]:
-    return sorted(str(p.relative_to(root)) for p in (root / "MBPP-DFY-153" / "test").glob("task_id_*.dfy"))
+    paths = [p for d in ("test", "src") for p in (root / "MBPP-DFY-153" / d).glob("task_id_*.dfy")]
+    paths += (root / "RQs").rglob("*.json")
+    return sorted(str(p.relative_to(root)) for p in paths)
 
 
 def _entry(name: str) -> tuple[datasets.Source, set[str], str]:

@@ -4,6 +4,7 @@ labels. The checks that need Dafny are in tests/test_dafny_container.py."""
 
 from __future__ import annotations
 
+import json
 import random
 from decimal import Decimal
 
@@ -32,8 +33,8 @@ def tasks(surveyed):
 
 def test_every_program_is_handled_or_skipped_with_a_reason(surveyed):
     tasks, skipped = surveyed
-    assert len(tasks) + len(skipped) == 126
-    assert len(tasks) == 114  # the paper handled 64 of 153 (of which 126 have a test program)
+    assert len(tasks) + len(skipped) == 166  # every MBPP-DFY-153/test program at a57ce24
+    assert len(tasks) == 154  # the paper handled 64 of 153
     cats = {s.task_id: s.category for s in skipped}
     assert cats == {"57": "empty", "747": "empty", "759": "no-test", "799": "syntax", "432": "value",
                     "622": "value", "591": "value", "602": "partial-output", "807": "partial-output",
@@ -50,7 +51,8 @@ def test_sources_and_labels(tasks, fetched):
     for v in labels.values():
         counts[v["label"]] = counts.get(v["label"], 0) + 1
     assert counts == {"STRONG": 103, None: 64, "WRONG": 8, "WEAK": 3}  # INDEX.md: tags in `note`
-    assert sum(t.source == "gpt-4" for t in tasks.values()) == 82
+    # 116 programs are verified RQ3 GPT-4 generations; 109 of them are scored (7 skipped above)
+    assert sum(t.source == "gpt-4" for t in tasks.values()) == 109
     assert tasks["2"].label == "STRONG" and tasks["2"].source == "gpt-4"
     assert tasks["127"].source == "gold" and tasks["127"].label is None
 
@@ -59,11 +61,11 @@ def test_gold_and_bundled_candidates(tasks, fetched):
     """One word, one meaning (issue 12): the authors' own specifications are the gold
     candidates (model and origin ``gold``); ``human`` names only the label source."""
     gold = di.gold_candidates(list(tasks.values()), "spec")
-    assert len(gold) == 32 and {(c.model, c.origin) for c in gold} == {("gold", "gold")}
+    assert len(gold) == 45 and {(c.model, c.origin) for c in gold} == {("gold", "gold")}
     assert {c.task_id for c in gold} == {t for t, x in tasks.items() if x.source == "gold"} and "127" in {
         c.task_id for c in gold}
     gpt4 = di.bundled_candidates(fetched, "spec")
-    assert len(gpt4) == 82 and {c.model for c in gpt4} == {"gpt-4"}
+    assert len(gpt4) == 109 and {c.model for c in gpt4} == {"gpt-4"}
     assert all(c.origin == f"bundled:{tasks[c.task_id].path}" for c in gpt4)
     job = di.build_job(tasks["127"], gold[[c.task_id for c in gold].index("127")], "spec", {"dialect": "2"},
                        {"name": "dafny-intent", "revision": "x"}, di.Context(0))
@@ -258,3 +260,33 @@ def test_scores_and_judge():
     assert di.judge(J, R)[0] == "rejected"  # every test vacuous: precondition excludes the inputs
     R.goal_results = [_goal("VkT1Correct", "failed", "postcondition")] + goals[1:]
     assert di.judge(J, R)[0] == "failed"
+
+
+def test_convert_the_rq1_to_rq3_generation_files(fetched, tasks, tmp_path):
+    """``verikit convert dafny-intent NAME``: every RQ1-RQ3 generation file of the pinned
+    data becomes predictions (one line per entry of a handled task, the entry's own human
+    label in ``meta``), which validate against the predictions schema; a malformed file and
+    an unknown name are errors that name the file and the entry."""
+    from harness import predictions
+
+    all_tasks = list(tasks.values())
+    for rq in di.RQ_FILES:
+        lines = di.BENCHMARK.convert(rq, fetched, all_tasks)
+        assert len(lines) == 109 and {ln["model"] for ln in lines} == {rq}
+        assert len({ln["task_id"] for ln in lines}) == 109
+        assert all(ln["meta"]["source"].startswith(di.RQ_FILES[rq] + "#") for ln in lines)
+    rq3 = {ln["task_id"]: ln for ln in di.BENCHMARK.convert(None, fetched, all_tasks)}
+    labels = di.read_labels(fetched)
+    assert all(rq3[t]["meta"]["label"] == labels[t]["label"] for t in rq3)  # the same tags as the bundled run
+    rq1 = di.BENCHMARK.convert("rq1-gpt-4", fetched, all_tasks)
+    assert rq1[0]["task_id"] == "105" and rq1[0]["meta"]["label"] == "WEAK" and rq1[0]["temperature"] == 0.75
+    out = tmp_path / "rq1.jsonl"
+    out.write_text("".join(json.dumps(ln) + "\n" for ln in rq1))
+    preds = predictions.load(out, set(tasks))
+    assert preds.errors == [] and len(preds.candidates) == 109 and preds.candidates[0].meta["label"] == "WEAK"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"task_id": "2", "dafny_code": "x"}, {"task_id": "3"}]))
+    with pytest.raises(di.TaskFileError, match=r"bad.json: entry 1 \(task 3\): no dafny_code"):
+        di.BENCHMARK.convert(bad, fetched, all_tasks)
+    with pytest.raises(di.TaskFileError, match="unknown generation file 'rq9'"):
+        di.BENCHMARK.convert("rq9", fetched, all_tasks)

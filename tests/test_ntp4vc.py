@@ -328,3 +328,56 @@ def test_sample_draws_the_recorded_rerun_goals(tasks):
     assert len(other) == 5 and other == ntp4vc.BENCHMARK.sample(tasks, "rocq", 5, 1)
     with pytest.raises(ValueError, match="cannot draw"):
         ntp4vc.BENCHMARK.sample(tasks, "why3", 300, 0)
+
+
+# --- library closures (issue 25: the per-project lib/ trees are pinned) ------------------
+
+def test_every_task_resolves_in_every_language_from_pinned_files(fetched, tasks):
+    """No tool needed: every import of every task file, in Rocq, Lean and Isabelle, and of
+    every library file they load, is a pinned file of the dataset or comes from outside the
+    repository (Mathlib; Isabelle/HOL and the AFP sessions NTP4Verif's ROOT lists)."""
+    from harness.benchmarks.ntp4vc import libraries
+
+    pinned = set(fetched.files)
+    lib = ntp4vc.RocqLibrary.load(fetched)
+    rocq_missing = {t.task_id: lib.closure(t.rocq)[1] for t in tasks}
+    assert not any(rocq_missing.values()), [kv for kv in rocq_missing.items() if kv[1]][:3]
+    for language, external in (("lean", {"Mathlib"}),
+                               ("isabelle", {"Complex_Main", "Automation_Base.Automation_Base",
+                                             "HOL-Combinatorics.List_Permutation", "HOL-Library.Char_ord",
+                                             "HOL-Library.FSet", "HOL-Library.Finite_Map",
+                                             "HOL-Library.List_Lexorder", "HOL-Library.Multiset_Order",
+                                             "HOL-Library.Sublist", "HOL-Number_Theory.Prime_Powers",
+                                             "List-Index.List_Index", "Minilang.Minilang",
+                                             "Word_Lib.Word_Lemmas"})):
+        closures = libraries.closures(fetched, tasks, language)
+        assert len(closures) == 600
+        missing = {tid: c.missing for tid, c in closures.items() if c.missing}
+        assert not missing, f"{language}: {len(missing)} task(s) do not resolve, e.g. {list(missing.items())[:2]}"
+        assert set().union(*(c.external for c in closures.values())) == external
+        files = set().union(*(c.files for c in closures.values()))
+        assert files <= pinned and len(files) == 271
+        # every real-C project's own lib/ theories are among them (what was missing before)
+        projects = {tuple(f.split("/")[2:4]) for f in files if f.startswith("data/why3/frama_c/") and "/lib/" in f}
+        assert {p[1] for p in projects} >= {"airborne", "contiki_list", "verker", "standard_algorithms",
+                                          "klibc_string", "x509_parser", "should_we_balance"}
+
+
+def test_a_missing_library_file_is_named(fetched, tasks, tmp_path):
+    """The closure check can fail: with one library file gone, the tasks that import it
+    report the import and the file that wanted it."""
+    import shutil
+
+    from harness.benchmarks.ntp4vc import libraries
+
+    task = next(t for t in tasks if t.project == "verker")
+    lean = libraries.closures(fetched, [task], "lean")[task.task_id]
+    gone = lean.files[-1]
+    root = tmp_path / "repo"
+    for rel, path in fetched.files.items():
+        if rel != gone:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, root / rel)
+    again = libraries.closures(root, [task], "lean")[task.task_id]
+    module = gone.split("/", 2)[2][:-len(".lean")].replace("/", ".")  # data/why3/... or generation/lean/...
+    assert any(m.endswith(f": {module}") for m in again.missing), again.missing

@@ -100,6 +100,9 @@ from .checks import (
 )
 from .dataset import (
                         RQ3_JSON,
+                        RQ_FILES,
+                        convert_generations,
+                        human_label,
                         TEST_DIR,
                         is_registry,
                         last_survey,
@@ -137,6 +140,7 @@ from .scoring import (
                         PAPER_FINDINGS,
                         UNDECIDED,
                         findings,
+                        agreement_by_model,
                         kit_label,
                         label_agreement,
                         score,
@@ -151,7 +155,8 @@ __all__ = [
     # the benchmark (harness.model.Benchmark) and its module-level functions
     "BENCHMARK", "DafnyIntent", "NAME", "VERSION", "DATASETS", "DEFAULT_DATASET", "MODES", "DEFAULT_MODES",
     "VERIFIER", "CONTAINER_ONLY", "SEEDED", "ADAPTATION", "Context", "context", "load_tasks", "survey",
-    "read_labels", "is_registry", "program_files", "last_survey", "TEST_DIR", "RQ3_JSON", "gold_candidates",
+    "read_labels", "is_registry", "program_files", "last_survey", "TEST_DIR", "RQ3_JSON", "RQ_FILES",
+    "convert_generations", "human_label", "gold_candidates",
     "bundled_candidates", "canaries", "CANARIES", "CANARY_TASK", "smoke_tests", "study_results", "verifier_for",
     "build_job", "judge", "compare", "report_sections", "run_notes", "load_published", "figures_from_run",
     "reproduction_notes", "WEAKNESSES", "weaknesses",
@@ -164,5 +169,5 @@ __all__ = [
     "helper_closure", "MUTANTS_PER_TEST", "MAX_DRAWS", "DEFAULT_SEED", "ALPHABET", "INSERT_RANGE", "mutate",
     "mutants", "random_value", "output_key", "MAX_HINTS", "PAPER_PROBES", "Check", "render_check", "adapt_helper",
     "build_files", "UNDECIDED", "LABEL_THRESHOLD", "AGREEMENT_THRESHOLDS", "PAPER_FINDINGS", "score_checks", "score",
-    "kit_label", "label_agreement", "summarize", "scored_records", "findings",
+    "kit_label", "label_agreement", "agreement_by_model", "summarize", "scored_records", "findings",
 ]

@@ -10,10 +10,13 @@ from dataclasses import dataclass
 from ...model import GOLD, Benchmark, Candidate, Job, Reproduction, sha256_text
 from .candidates import bundled_spec, read_candidate
 from .checks import build_files
-from .dataset import TEST_DIR, is_registry, last_survey, load_tasks
+from pathlib import Path
+
+from .dataset import RQ_FILES, TEST_DIR, convert_generations, is_registry, last_survey, load_tasks
 from .identity import NAME, VERSION
 from .mutants import DEFAULT_SEED, MUTANTS_PER_TEST
 from .scoring import (
+    agreement_by_model,
     LABEL_THRESHOLD,
     findings,
     label_agreement,
@@ -160,6 +163,8 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
         opts.update(units=b["units"], batch=b["batch"], separate=b["separate"], checks=b["checks"],
                     mutation=b["mutation"], helpers=b["helpers"], method=task.method.name)
     opts.update(label=task.label, source=task.source)
+    if cand.meta and "label" in cand.meta:  # a converted RQ1-RQ3 generation: its own human label
+        opts.update(label=cand.meta["label"], label_source="candidate")
     failed = [c for c in checks if not c["ok"]]
     reject = "; ".join(f"{c['name']}: {c['detail']}" for c in failed) or None
     if reject and precheck is not None:
@@ -238,6 +243,7 @@ def report_sections(records: list[dict], tasks: list[Task], modes: list[str], *,
         cov["skipped_by_category"] = dict(Counter(s["category"] for s in cov.get("skipped", [])))
     paper = any(t.path.startswith(TEST_DIR + "/") for t in tasks)
     return {"metrics": summarize(records), "labels": label_agreement(records),
+            "labels_by_model": agreement_by_model(records),
             "findings": findings(records) if paper else {},
             "coverage": cov,
             "mutation": {"seed": mseeds[0] if len(mseeds) == 1 else mseeds, "per_test": MUTANTS_PER_TEST,
@@ -293,6 +299,10 @@ def run_notes(records: list[dict], modes: list[str]) -> list[str]:
     for model, v in m.items():
         notes.append(f"{model}: {v['scored']} task(s) scored, average correctness {v['avg_correctness']}, "
                      f"average completeness {v['avg_completeness']} (if correct: {v['avg_completeness_if_correct']})")
+    for model, a in agreement_by_model(records).items():
+        row = next(r for r in a["rows"] if r["threshold"] == LABEL_THRESHOLD)
+        notes.append(f"{model}: the kit's labels agree with the human labels on {row['agree']}/{row['total']} "
+                     f"labelled specification(s) at threshold {LABEL_THRESHOLD} (rate {row['rate']})")
     return notes
 
 
@@ -449,6 +459,19 @@ class DafnyIntent(Benchmark):
 
     def report_sections(self, records: list[dict], tasks: list[Task], modes: list[str], *, seed: int = 0) -> dict:
         return report_sections(records, tasks, modes, seed=seed)
+
+    def convert(self, path, fetched, tasks: list[Task], *, model: str | None = None) -> list[dict]:
+        """Predictions lines from an RQ1-RQ3 generation file (``verikit convert dafny-intent
+        [FILE|NAME]``): ``NAME`` is a key of :data:`.dataset.RQ_FILES` (``rq1-gpt-4``,
+        ``rq2-palm-2``, ...; default ``rq3-gpt-4``), read from the pinned dataset; ``FILE``
+        a file of the same shape (:func:`.dataset.convert_generations`).
+
+        Raises:
+            TaskFileError (a ValueError): unknown name, malformed file (file and entry).
+        """
+        if path is None or not Path(path).is_file():  # a name of RQ_FILES (else the error names them)
+            return convert_generations(fetched, tasks, rq=str(path) if path else None, model=model)
+        return convert_generations(fetched, tasks, path=Path(path), model=model)
 
     def reproduce_modes(self) -> tuple[str, ...]:
         return MODES

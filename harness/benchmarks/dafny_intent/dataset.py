@@ -23,6 +23,16 @@ from .tests import Skipped, Task, read_task
 TEST_DIR = "MBPP-DFY-153/test"
 RQ3_JSON = ("RQs/RQ3-[Dynamic-Few-Shot-Prompting]/"
             "rq3-dynamic-few-shot-prompting-GPT-4-temp_0.5-verified-unverified-tagged.json")
+#: The generation files of RQ1-RQ3 (GPT-4 and PaLM-2, each entry with a human-tagged
+#: ``note``), by short name: ``verikit convert dafny-intent --rq NAME`` reads one.
+RQ_FILES = {
+    "rq1-gpt-4": "RQs/RQ1-[Contextless-Prompting]/rq1-contextless-prompting-GPT-4-temp_0.75-verified-unverified-tagged.json",
+    "rq1-palm-2": "RQs/RQ1-[Contextless-Prompting]/rq1-contextless-prompting-PaLM-2-temp_0.0-verified-unverified-tagged.json",
+    "rq2-gpt-4": "RQs/RQ2-[Signature-Prompting]/rq2-signature-prompting-GPT-4-temp_0.75-verified-unverified-tagged.json",
+    "rq2-palm-2": "RQs/RQ2-[Signature-Prompting]/rq2-signature-prompting-PaLM-2-temp_0.5-verified-unverified-tagged.json",
+    "rq3-gpt-4": RQ3_JSON,
+    "rq3-palm-2": "RQs/RQ3-[Dynamic-Few-Shot-Prompting]/rq3-dynamic-few-shot-prompting-PaLM-2-temp_0.5-verified-unverified-tagged.json",
+}
 _REGISTRY_TEST = re.compile(re.escape(TEST_DIR) + r"/task_id_(\d+)\.dfy")
 
 #: What the latest :func:`survey` found (the ``coverage`` report section): ``programs``,
@@ -75,6 +85,40 @@ def program_files(fetched) -> list[tuple[str, str]]:
                   key=lambda x: _natural(x[1]))
 
 
+def human_label(note: str | None) -> tuple[str | None, list[str]]:
+    """``(label, tags)`` of a generation's ``note`` (INDEX.md): the tags in square brackets;
+    the label is ``WRONG`` when tagged ``[WRONG]``, else ``STRONG`` for ``[STRONG-POST]``,
+    ``WEAK`` for ``[WEAK-POST]``, else None (unlabelled)."""
+    tags = re.findall(r"\[([A-Z0-9_-]+)\]", note or "")
+    label = ("WRONG" if "WRONG" in tags else "STRONG" if "STRONG-POST" in tags
+             else "WEAK" if "WEAK-POST" in tags else None)
+    return label, tags
+
+
+def read_generations(path: Path, where: str | None = None) -> list[dict]:
+    """The entries of an RQ1-RQ3 generation file (a JSON list of ``{"task_id", "model",
+    "temperature", "isVerified", "dafny_code", "note", ...}``), each checked for the fields
+    a conversion needs.
+
+    Raises:
+        TaskFileError: not JSON, not a list, or an entry without ``task_id`` or a string
+            ``dafny_code`` (names the file, ``where`` if given, and the entry index).
+    """
+    name = where or str(path)
+    try:
+        entries = json.loads(Path(path).read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise TaskFileError(f"{name}: not JSON: {exc}") from None
+    if not isinstance(entries, list):
+        raise TaskFileError(f"{name}: expected a JSON list of generations")
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict) or "task_id" not in e:
+            raise TaskFileError(f"{name}: entry {i}: no task_id")
+        if not isinstance(e.get("dafny_code"), str):
+            raise TaskFileError(f"{name}: entry {i} (task {e['task_id']}): no dafny_code string")
+    return entries
+
+
 def read_labels(fetched) -> dict[str, dict]:
     """The RQ3 GPT-4 entries by task id: ``{"label": STRONG|WEAK|WRONG|None, "tags": [...],
     "verified": bool}``. The human label is a tag in ``note`` (INDEX.md): ``[STRONG-POST]``,
@@ -98,9 +142,7 @@ def read_labels(fetched) -> dict[str, dict]:
     for i, e in enumerate(entries):
         if not isinstance(e, dict) or "task_id" not in e:
             raise TaskFileError(f"{path}: entry {i}: no task_id")
-        tags = re.findall(r"\[([A-Z0-9_-]+)\]", e.get("note") or "")
-        label = ("WRONG" if "WRONG" in tags else "STRONG" if "STRONG-POST" in tags
-                 else "WEAK" if "WEAK-POST" in tags else None)
+        label, tags = human_label(e.get("note"))
         out[str(e["task_id"])] = {"label": label, "tags": tags, "verified": bool(e.get("isVerified"))}
     return out
 
@@ -133,3 +175,49 @@ def last_survey() -> dict:
 def load_tasks(fetched) -> list[Task]:
     """The tasks the kit evaluates (see :func:`survey` for the skipped programs)."""
     return survey(fetched)[0]
+
+
+def convert_generations(fetched, tasks: list[Task], *, path: Path | None = None, rq: str | None = None,
+                        model: str | None = None) -> list[dict]:
+    """Predictions lines from an RQ1-RQ3 generation file (``verikit convert dafny-intent``).
+
+    The file is ``path``, or the registry's :data:`RQ_FILES` entry ``rq`` (default
+    ``rq3-gpt-4``). One line per entry whose ``task_id`` is a task of ``tasks``:
+    ``{"task_id", "model", "sample": 0, "output": dafny_code, "temperature", "meta":
+    {"source", "label", "tags", "verified_upstream"}}``; ``model`` defaults to the short
+    name (``rq1-gpt-4``) or the file's ``model`` field. Every entry is converted, verified
+    upstream or not: the kit judges each (an unverified or mis-signed generation is then
+    ``failed``, ``invalid`` or ``rejected`` as Dafny and the integrity checks say). The human
+    label in ``meta`` is what the ``labels`` report section compares the kit's labels with.
+
+    Raises:
+        TaskFileError: an unknown ``rq``, a malformed file (names the file and entry), or
+            an entry repeated for one task.
+    """
+    where = None
+    if path is None:
+        rq = rq or "rq3-gpt-4"
+        if rq not in RQ_FILES:
+            raise TaskFileError(f"dafny-intent: unknown generation file {rq!r}: no such file, and not one of "
+                                f"{', '.join(RQ_FILES)}")
+        where = RQ_FILES[rq]
+        path = _path(fetched, where)
+    entries = read_generations(path, where)
+    wanted = {t.task_id for t in tasks}
+    out, seen = [], set()
+    for i, e in enumerate(entries):
+        tid = str(e["task_id"])
+        if tid not in wanted:
+            continue
+        if tid in seen:
+            raise TaskFileError(f"{where or path}: entry {i}: task {tid} appears twice")
+        seen.add(tid)
+        label, tags = human_label(e.get("note"))
+        line = {"task_id": tid, "model": model or rq or str(e.get("model") or "unknown"), "sample": 0,
+                "output": e["dafny_code"],
+                "meta": {"source": f"{where or path}#{i}", "label": label, "tags": tags,
+                         "verified_upstream": bool(e.get("isVerified"))}}
+        if isinstance(e.get("temperature"), (int, float)) and e["temperature"] >= 0:
+            line["temperature"] = e["temperature"]
+        out.append(line)
+    return out

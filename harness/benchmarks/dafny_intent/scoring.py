@@ -100,9 +100,11 @@ def kit_label(s: dict, threshold: float = LABEL_THRESHOLD) -> str | None:
     return "STRONG" if s["completeness"] >= threshold else "WEAK"
 
 
-def label_agreement(records: list[dict], thresholds=AGREEMENT_THRESHOLDS) -> dict:
-    """Agreement of the kit's labels with the human labels of the RQ3 GPT-4 specifications,
-    per completeness threshold.
+def label_agreement(records: list[dict], thresholds=AGREEMENT_THRESHOLDS, model: str = "gpt-4") -> dict:
+    """Agreement of the kit's labels with the human labels of one model's specifications
+    (default the bundled RQ3 GPT-4 ones; a converted RQ1-RQ3 file's model carries its own
+    labels, see :func:`harness.benchmarks.dafny_intent.dataset.convert_generations`), per
+    completeness threshold.
 
     Returns ``{"labelled": n, "rows": [{"threshold", "agree", "total", "rate", "confusion":
     {"<human>-><kit>": n}}], "strong_weak": [...same restricted to the STRONG/WEAK human
@@ -112,7 +114,7 @@ def label_agreement(records: list[dict], thresholds=AGREEMENT_THRESHOLDS) -> dic
     per_task = []
     for r in records:
         lab = r["verifier"]["options"].get("label")
-        if r["candidate"]["model"] != "gpt-4" or lab is None:
+        if r["candidate"]["model"] != model or lab is None:
             continue
         s = score(r)
         per_task.append({"task_id": r["task_id"], "human": lab, "verdict": r["verdict"],
@@ -144,6 +146,20 @@ def label_agreement(records: list[dict], thresholds=AGREEMENT_THRESHOLDS) -> dic
         p.pop("_s")
     return {"labelled": len(per_task), "label_threshold": LABEL_THRESHOLD, "rows": out_rows,
             "strong_weak": sw_rows, "per_task": sorted(per_task, key=lambda p: int(p["task_id"]))}
+
+
+def agreement_by_model(records: list[dict], thresholds=AGREEMENT_THRESHOLDS) -> dict:
+    """:func:`label_agreement` for every scored model whose records carry a human label
+    (``{model: {"labelled", "label_threshold", "rows", "strong_weak"}}``; the per-task rows
+    are left out), so a converted RQ1/RQ2 run compares with the RQ3 GPT-4 one."""
+    models = sorted({r["candidate"]["model"] for r in scored_records(records)
+                     if r["verifier"]["options"].get("label") is not None})
+    out = {}
+    for m in models:
+        a = label_agreement(records, thresholds, model=m)
+        a.pop("per_task")
+        out[m] = a
+    return out
 
 
 def scored_records(records: list[dict]) -> list[dict]:
