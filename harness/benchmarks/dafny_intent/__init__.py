@@ -2,7 +2,7 @@
 
 Paper: S. K. Lahiri, "Evaluating LLM-driven User-Intent Formalization for
 Verification-Aware Languages", FMCAD 2024 (../shared/papers/003_91678f5cbda6f3c8.txt).
-Data: Mondego/dafny-synthesis at a57ce249 (the commit the paper names): the 126 test
+Data: Mondego/dafny-synthesis at a57ce249 (the commit the paper names): the 166 test
 programs ``MBPP-DFY-153/test/task_id_<N>.dfy`` (a specification + implementation + a test
 method called from ``Main``), the RQ3 GPT-4 generations with the human labels as tags in
 their ``note`` field, and MBPP-san-DFY-228; or a directory of one's own MBPP-DFY-style
