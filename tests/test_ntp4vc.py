@@ -381,3 +381,23 @@ def test_a_missing_library_file_is_named(fetched, tasks, tmp_path):
     again = libraries.closures(root, [task], "lean")[task.task_id]
     module = gone.split("/", 2)[2][:-len(".lean")].replace("/", ".")  # data/why3/... or generation/lean/...
     assert any(m.endswith(f": {module}") for m in again.missing), again.missing
+
+
+def test_lean_jobs_allow_the_axioms_of_the_imported_library(fetched, tasks):
+    """With the library trees pinned, a Lean job's allowed assumptions are the task's own
+    axioms plus those its imported library modules declare (qualified as ``#print
+    axioms`` prints them); nothing else (command line and parser: tests/test_lean.py)."""
+    from harness import registry
+    from harness.benchmarks.ntp4vc import libraries
+
+    task = next(t for t in tasks if t.project == "verker")
+    ctx = ntp4vc.BENCHMARK.context(fetched, tasks, "lean", registry.verifier("lean"), 0)
+    job = ntp4vc.BENCHMARK.build_job(task, ntp4vc.BENCHMARK.gold_candidates([task], "lean")[0], "lean", {},
+                                     {"name": "ntp4vc", "revision": "x"}, ctx)
+    assert job.precheck is None
+    lean = registry.verifier("lean")
+    own = lean.declared_axioms(fetched.files[task.lean].read_text())
+    lib = set()
+    for f in libraries.closures(fetched, [task], "lean")[task.task_id].files:
+        lib |= lean.declared_axioms(fetched.files[f].read_text())
+    assert lib - own and set(job.options["allowed_assumptions"]) == own | lib

@@ -28,7 +28,20 @@ pytestmark = [pytest.mark.container, pytest.mark.realtool, pytest.mark.slow]
 
 POWER = ntp4vc.CANARY_TASK
 AVL = "pearl/avl/avl::avl_AVL_back_nodeqtvc"  # preamble with Admit Obligations and axioms
-MISSING = "frama_c/airborne/float_quat_comp/float_quat_comp_Why3_ide::float_quat_comp_Why3_ide_VCfloat_quat_comp_post_goal0"
+#: One real-C task from each of 7 Frama-C projects: their statements load only with the
+#: project's own lib/rocq theories (pinned since issue 25; before, all 300 were invalid).
+REAL_C = {
+    "airborne": "frama_c/airborne/float_quat_comp/float_quat_comp_Why3_ide::float_quat_comp_Why3_ide_VCfloat_quat_comp_post_goal0",
+    "contiki_list": "frama_c/contiki_list/array_pop_Why3_ide::array_pop_Why3_ide_VCarray_pop_loop_inv_CenterLinked_preserved_goal14",
+    "verker": "frama_c/verker/int_sqrt_Why3_ide::int_sqrt_Why3_ide_VCint_sqrt_loop_term_decrease_goal1",
+    "standard_algorithms": "frama_c/standard_algorithms/binary_search/binary_search_Why3_ide::"
+                           "binary_search_Why3_ide_VCbinary_search_post_result_goal0",
+    "klibc_string": "frama_c/klibc_string/memccpy_Why3_ide::memccpy_Why3_ide_VCmemccpy_exists_c_post_part1_goal16",
+    "x509_parser": "frama_c/x509_parser/check_utf8_string_Why3_ide::"
+                   "check_utf8_string_Why3_ide_VCcheck_utf8_string_assert_rte_mem_access_7_part04_goal20",
+    "should_we_balance": "frama_c/should_we_balance/cpumask_andnot_Why3_ide::"
+                         "cpumask_andnot_Why3_ide_VCcpumask_andnot_assert_rte_signed_overflow_goal14",
+}
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +66,7 @@ def _run(tmp_path, tasks, *, predictions=None, out="run"):
 
 @pytest.fixture(scope="module")
 def canary_run(image, tmp_path_factory):
-    return _run(tmp_path_factory.mktemp("ntp4vc-rocq"), [POWER, AVL, MISSING])
+    return _run(tmp_path_factory.mktemp("ntp4vc-rocq"), [POWER, AVL, *REAL_C.values()])
 
 
 def test_canaries_get_their_expected_verdicts(canary_run):
@@ -85,14 +98,44 @@ def test_rejections_carry_the_provers_own_reading(canary_run):
 
 
 def test_gold_is_the_statement_check(canary_run):
+    """Gold = the task file with its Admitted: the statement loads (``rejected``, the
+    placeholder is no proof), pearl and real C alike: the real-C statements of 7 Frama-C
+    projects load with their projects' own lib/rocq theories compiled in the image."""
     report, manifest, _, records = canary_run
     st = {r["task_id"]: r for r in records if r["candidate"]["model"] == GOLD}
     assert st[POWER]["verdict"] == "rejected" and st[AVL]["verdict"] == "rejected"
     assert st[POWER]["verifier"]["extra"]["assumptions"] == ["candidate.power'vc"]
-    assert st[MISSING]["verdict"] == "invalid" and "float_quat_comp.Compound.Compound" in st[MISSING]["reason"]
-    assert st[MISSING]["attempts"] == 0  # decided without running coqc
+    for project, tid in REAL_C.items():
+        rec = st[tid]
+        assert rec["verdict"] == "rejected" and "the task file loads" in rec["reason"], (project, rec["reason"])
+        theories = {n for _, n in rec["verifier"]["options"]["load_path"]}
+        assert any(n.startswith(tid.split("/")[2].split("_Why3_ide")[0] + "_Why3_ide") or "." not in n
+                   for n in theories)
+        # the goal itself is the only assumption beyond the task's and its library's declarations
+        assert rec["verifier"]["extra"]["assumptions"][-1].endswith(tid.rsplit("_", 1)[-1]) \
+            or any(a.startswith("candidate.") for a in rec["verifier"]["extra"]["assumptions"])
     loads = report["sections"]["task_loads"]
-    assert (loads["checked"], loads["loads"], loads["does_not_load"]) == (3, 2, 1)
+    assert (loads["checked"], loads["loads"], loads["does_not_load"]) == (2 + len(REAL_C), 2 + len(REAL_C), 0)
+    assert loads["by_source"]["frama_c"] == {"checked": len(REAL_C), "loads": len(REAL_C)}
+
+
+def test_a_module_missing_from_the_dataset_is_invalid_without_running(fetched):
+    """A task whose closure names a module no file of the dataset provides (a user's
+    dataset missing a library file) is ``invalid`` before any tool runs, naming it."""
+    tasks = {t.task_id: t for t in ntp4vc.load_tasks(fetched)}
+    task = tasks[REAL_C["airborne"]]
+    lib = ntp4vc.RocqLibrary.load(fetched)
+    closure, missing = lib.closure(task.rocq)
+    assert missing == [] and any("/lib/rocq/Compound/" in f for f in closure)
+    gone = next(f for f in closure if "/lib/rocq/Compound/" in f)
+    lib.files.pop(gone)
+    from harness import registry
+
+    ctx = ntp4vc.BENCHMARK.context(fetched, list(tasks.values()), "rocq", registry.verifier("rocq"), 0)
+    ctx.rocq = lib
+    job = ntp4vc.BENCHMARK.build_job(task, ntp4vc.BENCHMARK.gold_candidates([task], "rocq")[0], "rocq", {},
+                                     {"name": "ntp4vc", "revision": "x"}, ctx)
+    assert job.precheck[0] == "invalid" and "float_quat_comp.Compound.Compound" in job.precheck[1]
 
 
 def test_manifest_records_image_and_adaptation(canary_run, tmp_path_factory):

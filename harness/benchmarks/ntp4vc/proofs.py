@@ -25,6 +25,7 @@ from ...verifiers import isabelle as isabelle_mod, rocq as rocq_mod
 from ...verifiers.proof import Theorem
 from .data import LANGUAGES, SOURCES, Task, path_of
 from .published import CATEGORY_NOT_DERIVABLE
+from .libraries import LeanLibrary
 from .rocq_library import RocqLibrary
 
 NAME = "ntp4vc"
@@ -67,6 +68,7 @@ class ProofContext:
     language: str
     verifier: object
     rocq: RocqLibrary | None = None
+    lean: LeanLibrary | None = None
 
     def text(self, task: Task) -> str:
         """The task's file in this context's language (UTF-8)."""
@@ -76,7 +78,8 @@ class ProofContext:
 def proof_context(fetched, language: str, verifier) -> ProofContext:
     """The :class:`ProofContext` of a run in ``language`` (reads the Rocq library for
     ``rocq``)."""
-    return ProofContext(fetched, language, verifier, RocqLibrary.load(fetched) if language == "rocq" else None)
+    return ProofContext(fetched, language, verifier, RocqLibrary.load(fetched) if language == "rocq" else None,
+                        LeanLibrary(fetched) if language == "lean" else None)
 
 
 def gold_candidates(tasks: list[Task], language: str) -> list[Candidate]:
@@ -125,7 +128,7 @@ def build_proof_job(task: Task, cand: Candidate, language: str, options: dict, d
     A whole-file candidate must keep the statement hash and the text before the theorem;
     integrity findings make the job ``rejected``, but the prover still runs so that its
     own assumption report is recorded next to the text findings. A Rocq task whose library
-    closure is not in the pinned data is ``invalid`` without running.
+    closure is not in the dataset's files is ``invalid`` without running (Rocq and Lean).
 
     Raises:
         ValueError: the task file has no single theorem with a placeholder (``file:line``).
@@ -165,8 +168,17 @@ def build_proof_job(task: Task, cand: Candidate, language: str, options: dict, d
         files = v.job_files(text, thm, proof)
     else:
         files = {v.source: v.splice(text, thm, proof)}
-    if language == "lean":  # the task's own axioms; its library's are not in the pinned data
-        opts["allowed_assumptions"] = sorted(v.declared_axioms(text))
+    if language == "lean":  # the task's own axioms and those of the library modules it imports
+        allowed = set(v.declared_axioms(text))
+        if ctx.lean is not None:
+            closure = ctx.lean.closure(task.lean)
+            for f in closure.files:
+                allowed |= v.declared_axioms(path_of(ctx.fetched, f).read_text(encoding="utf-8"))
+            if closure.missing:
+                precheck = ("invalid", "the task file cannot load: import(s) not in the pinned data: "
+                            + ", ".join(m.split(": ", 1)[1] for m in closure.missing[:3])
+                            + (f" (+{len(closure.missing) - 3})" if len(closure.missing) > 3 else ""))
+        opts["allowed_assumptions"] = sorted(allowed)
     limits = Limits(wall_s=CANARY_WALL_S) if cand.model == "canary:loop" else None
     if language == "rocq":
         closure, missing = ctx.rocq.closure(task.rocq)
@@ -250,29 +262,48 @@ def pass_at_k_table(records: list[dict], tasks: dict, *, ks=PASS_AT_K, seed: int
     return out
 
 
+#: Why a gold statement does not load, recognised in the record's reason (Coq's own error
+#: or the kit's precheck): ``(pattern, one-line cause)``, first match wins. The causes were
+#: established on the reference run (docs/ntp4vc-rocq-adaptation.md, "All 600 statements").
+LOAD_FAILURE_CAUSES = (
+    (re.compile(r"module\(s\) not in the pinned data"),
+     "a required library module is not among the dataset's files (the kit decides it without running)"),
+    (re.compile(r"Recursive definition of \S+ is ill-formed"),
+     "Coq 8.20.1 vs Rocq 9.0: the guard checker rejects a nested Program Fixpoint that Rocq 9.0 accepts"),
+    (re.compile(r"UNDEFINED EVARS.*Inhabited", re.S),
+     "Coq 8.20.1 + stdpp 1.11 vs Rocq 9.0 + stdpp 1.12: an Inhabited instance is not inferred"),
+    (re.compile(r"killed at the wall-time limit|memory limit"),
+     "elaborating the statement does not finish within the job's limits"),
+)
+
+
+def load_failure_cause(record: dict) -> str:
+    """The one-line cause (:data:`LOAD_FAILURE_CAUSES`) of a gold record whose statement
+    does not load, or ``unclassified (see Coq's error)``."""
+    text = record.get("reason") or ""
+    return next((cause for pat, cause in LOAD_FAILURE_CAUSES if pat.search(text)),
+                "unclassified (see Coq's error)")
+
+
 def task_loads(records: list[dict], tasks: dict) -> dict:
     """From the ``gold`` records of the proof languages: how many task files load, and
     why the others do not.
 
     Returns ``{"checked", "loads", "does_not_load", "by_source": {src: {"checked",
-    "loads"}}, "reasons": {reason: count}, "failures": [{"task_id", "reason"}]}``.
+    "loads"}}, "reasons": {cause: count}, "failures": [{"task_id", "verdict", "cause",
+    "reason"}]}``: every task that does not load, with its one-line cause
+    (:func:`load_failure_cause`) and the record's reason (Coq's own error).
     """
     rows = [r for r in records if r["mode"] in LANGUAGES and r["candidate"]["model"] == GOLD]
     loads = [r for r in rows if r["verdict"] == "rejected"]
     fails = [r for r in rows if r["verdict"] != "rejected"]
-    reasons: Counter = Counter()
-    for r in fails:
-        if "not in the pinned data" in r["reason"]:
-            reasons["a required library module is not in the pinned data (upstream per-project lib/ theories "
-                    "absent from the repository at this commit)"] += 1
-        else:
-            reasons[f"{r['verdict']}: {r['reason'][:160]}"] += 1
+    reasons: Counter = Counter(load_failure_cause(r) for r in fails)
     by_source = {s: {"checked": sum(tasks[r["task_id"]].source == s for r in rows),
                      "loads": sum(tasks[r["task_id"]].source == s for r in loads)} for s in SOURCES}
     return {"checked": len(rows), "loads": len(loads), "does_not_load": len(fails), "by_source": by_source,
             "reasons": dict(reasons.most_common()),
-            "failures": [{"task_id": r["task_id"], "reason": r["reason"]} for r in fails
-                         if "not in the pinned data" not in r["reason"]]}
+            "failures": [{"task_id": r["task_id"], "verdict": r["verdict"], "cause": load_failure_cause(r),
+                          "reason": r["reason"]} for r in sorted(fails, key=lambda r: r["task_id"])]}
 
 
 def twin_notes(records: list[dict]) -> list[str]:

@@ -94,7 +94,7 @@ class RocqLibrary:
     def closure(self, rel: str, text: str | None = None) -> tuple[list[str], list[str]]:
         """``(library files in dependency order, missing modules)`` for the file ``rel``
         (its own text may be given, e.g. a candidate's). Missing modules are the ones no
-        pinned file provides (e.g. the per-project ``lib/`` theories absent upstream)."""
+        pinned file provides (e.g. a library file missing from a user's own copy of the dataset)."""
         order: list[str] = []
         missing: list[str] = []
         seen: set[str] = set()
