@@ -33,6 +33,9 @@ RECORDED = Path(__file__).parent / "recorded" / "dafny" / "dafny2"
 #: Tasks of the parity test: array and sequence inputs, strings, reals, booleans, several
 #: outputs, a wrong expected output (234), a recursive function (105).
 PARITY_TASKS = ["2", "17", "105", "139", "234", "262", "396", "599"]
+#: Two of the 40 test programs the registry pinned in issue 25, with the reference run's
+#: verdicts (results/reproduced/dafny-intent/reproduce/).
+NEW_PROGRAMS = ["79", "600"]
 TIMING = ("timings", "finished_at")
 
 
@@ -68,7 +71,8 @@ def _run(tmp_path, tasks, *, seed=0, out="run", predictions=None):
 
 @pytest.fixture(scope="module")
 def small_run(dafny_env, tmp_path_factory):
-    return _run(tmp_path_factory.mktemp("dafny-run"), ["2", "17", "234"])
+    # 79 (GPT-4) and 600 (the authors'): two of the 40 programs pinned by issue 25
+    return _run(tmp_path_factory.mktemp("dafny-run"), ["2", "17", "234", *NEW_PROGRAMS])
 
 
 def test_canaries_and_paper_findings(small_run):
@@ -86,6 +90,22 @@ def test_canaries_and_paper_findings(small_run):
     true_spec = di.score(by_model["canary:ensures-true"])
     assert true_spec["correctness"] == 1 and true_spec["completeness"] == 0  # ensures true: complete 0
     assert by_model["canary:requires-false"]["verifier"]["extra"]["runs"]  # Dafny still ran (its reading kept)
+
+
+def test_new_programs_match_the_reference(small_run):
+    """Two of the programs pinned by issue 25, run with the real Dafny: the same verdicts,
+    goal counts and per-method results as the committed reference run."""
+    from harness.results import load_records
+
+    ref_dir = Path(__file__).resolve().parents[1] / "results" / "reproduced" / "dafny-intent" / "reproduce"
+    ref = {(r["task_id"], r["candidate"]["model"]): r for r in load_records(ref_dir / "records.jsonl")}
+    got = {(r["task_id"], r["candidate"]["model"]): r for r in small_run[3] if r["task_id"] in NEW_PROGRAMS}
+    assert set(got) == {("79", "gpt-4"), ("600", "gold")}
+    for key, rec in got.items():
+        want = ref[key]
+        assert (rec["verdict"], rec["goals"]) == (want["verdict"], want["goals"]), key
+        assert [g["status"] for g in rec["goal_results"]] == [g["status"] for g in want["goal_results"]], key
+        assert rec["key"] == want["key"]  # the same job: same task text, candidate, toolchain, options
 
 
 def test_predictions_file(dafny_env, tmp_path):

@@ -270,10 +270,12 @@ LOAD_FAILURE_CAUSES = (
      "a required library module is not among the dataset's files (the kit decides it without running)"),
     (re.compile(r"Recursive definition of \S+ is ill-formed"),
      "Coq 8.20.1 vs Rocq 9.0: the guard checker rejects a nested Program Fixpoint that Rocq 9.0 accepts"),
-    (re.compile(r"UNDEFINED EVARS.*Inhabited", re.S),
-     "Coq 8.20.1 + stdpp 1.11 vs Rocq 9.0 + stdpp 1.12: an Inhabited instance is not inferred"),
+    (re.compile(r"UNDEFINED EVARS"),
+     "Coq 8.20.1 + stdpp 1.11 vs Rocq 9.0 + stdpp 1.12: typeclass resolution leaves an evar undefined "
+     "(an Inhabited instance, see docs/ntp4vc-rocq-adaptation.md)"),
     (re.compile(r"killed at the wall-time limit|memory limit"),
-     "elaborating the statement does not finish within the job's limits"),
+     "elaborating the statement does not finish within the job's limits with Coq 8.20.1 "
+     "(whether Rocq 9.0 finishes is not known)"),
 )
 
 
