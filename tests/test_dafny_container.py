@@ -105,7 +105,9 @@ def test_new_programs_match_the_reference(small_run):
         want = ref[key]
         assert (rec["verdict"], rec["goals"]) == (want["verdict"], want["goals"]), key
         assert [g["status"] for g in rec["goal_results"]] == [g["status"] for g in want["goal_results"]], key
-        assert rec["key"] == want["key"]  # the same job: same task text, candidate, toolchain, options
+        # the same checks: task text, candidate, mutants (seed 0) and their attribution
+        assert (rec["task_sha256"], rec["candidate"]["sha256"]) == (want["task_sha256"], want["candidate"]["sha256"])
+        assert rec["verifier"]["options"]["checks"] == want["verifier"]["options"]["checks"], key
 
 
 def test_predictions_file(dafny_env, tmp_path):
