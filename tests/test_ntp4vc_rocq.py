@@ -31,8 +31,10 @@ AVL = "pearl/avl/avl::avl_AVL_back_nodeqtvc"  # preamble with Admit Obligations 
 #: One real-C task from each of 7 Frama-C projects: their statements load only with the
 #: project's own lib/rocq theories (pinned since issue 25; before, all 300 were invalid).
 REAL_C = {
-    "airborne": "frama_c/airborne/float_quat_comp/float_quat_comp_Why3_ide::float_quat_comp_Why3_ide_VCfloat_quat_comp_post_goal0",
-    "contiki_list": "frama_c/contiki_list/array_pop_Why3_ide::array_pop_Why3_ide_VCarray_pop_loop_inv_CenterLinked_preserved_goal14",
+    "airborne": "frama_c/airborne/float_quat_comp/float_quat_comp_Why3_ide::"
+                "float_quat_comp_Why3_ide_VCfloat_quat_comp_post_goal0",
+    "contiki_list": "frama_c/contiki_list/array_pop_Why3_ide::"
+                    "array_pop_Why3_ide_VCarray_pop_loop_inv_CenterLinked_preserved_goal14",
     "verker": "frama_c/verker/int_sqrt_Why3_ide::int_sqrt_Why3_ide_VCint_sqrt_loop_term_decrease_goal1",
     "standard_algorithms": "frama_c/standard_algorithms/binary_search/binary_search_Why3_ide::"
                            "binary_search_Why3_ide_VCbinary_search_post_result_goal0",

@@ -12,7 +12,7 @@ from .candidates import bundled_spec, read_candidate
 from .checks import build_files
 from pathlib import Path
 
-from .dataset import RQ_FILES, TEST_DIR, convert_generations, is_registry, last_survey, load_tasks
+from .dataset import TEST_DIR, convert_generations, is_registry, last_survey, load_tasks
 from .identity import NAME, VERSION
 from .mutants import DEFAULT_SEED, MUTANTS_PER_TEST
 from .scoring import (

@@ -31,7 +31,8 @@ RQ_FILES = {
     "rq2-gpt-4": "RQs/RQ2-[Signature-Prompting]/rq2-signature-prompting-GPT-4-temp_0.75-verified-unverified-tagged.json",
     "rq2-palm-2": "RQs/RQ2-[Signature-Prompting]/rq2-signature-prompting-PaLM-2-temp_0.5-verified-unverified-tagged.json",
     "rq3-gpt-4": RQ3_JSON,
-    "rq3-palm-2": "RQs/RQ3-[Dynamic-Few-Shot-Prompting]/rq3-dynamic-few-shot-prompting-PaLM-2-temp_0.5-verified-unverified-tagged.json",
+    "rq3-palm-2": ("RQs/RQ3-[Dynamic-Few-Shot-Prompting]/"
+                   "rq3-dynamic-few-shot-prompting-PaLM-2-temp_0.5-verified-unverified-tagged.json"),
 }
 _REGISTRY_TEST = re.compile(re.escape(TEST_DIR) + r"/task_id_(\d+)\.dfy")
 
