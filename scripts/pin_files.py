@@ -45,11 +45,7 @@ def ntp4vc_paths(root: Path) -> list[str]:
     tasks = ntp4vc.load_tasks(root)
     lib = ntp4vc.RocqLibrary.load(root)
     paths = {getattr(t, lang) for t in tasks for lang in ntp4vc.LANGUAGES}
-    for rel in ntp4vc.rocq_library_files(lib, tasks):
-        paths.add(rel)
-        target = (root / rel).read_text(encoding="utf-8").strip()
-        if "\n" not in target and target.startswith("../"):  # git symlink stored as text
-            paths.add(os.path.normpath(f"{Path(rel).parent}/{target}"))
+    paths.update(ntp4vc.rocq_library_files(lib, tasks))
     # the Lean and Isabelle closures of every task (libraries.py), the whole per-project
     # library trees data/why3/**/lib/{rocq,lean,isabelle}/, every Isabelle ROOT/ROOTS (the
     # sessions) and the Lake configuration of generation/lean

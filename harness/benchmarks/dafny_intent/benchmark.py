@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 from ...model import GOLD, Benchmark, Candidate, Job, Reproduction, sha256_text
 from .candidates import bundled_spec, read_candidate
 from .checks import build_files
-from pathlib import Path
-
 from .dataset import TEST_DIR, convert_generations, is_registry, last_survey, load_tasks
 from .identity import NAME, VERSION
 from .mutants import DEFAULT_SEED, MUTANTS_PER_TEST

@@ -96,6 +96,25 @@ def human_label(note: str | None) -> tuple[str | None, list[str]]:
     return label, tags
 
 
+def _read_entries(path: Path, name: str) -> list[dict]:
+    """The JSON list of generation entries in ``path``, each a dict with ``task_id``.
+
+    Raises:
+        TaskFileError: not JSON, not a list, or an entry without ``task_id`` (names ``name``
+            and the entry index).
+    """
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise TaskFileError(f"{name}: not JSON: {exc}") from None
+    if not isinstance(entries, list):
+        raise TaskFileError(f"{name}: expected a JSON list of generations")
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict) or "task_id" not in e:
+            raise TaskFileError(f"{name}: entry {i}: no task_id")
+    return entries
+
+
 def read_generations(path: Path, where: str | None = None) -> list[dict]:
     """The entries of an RQ1-RQ3 generation file (a JSON list of ``{"task_id", "model",
     "temperature", "isVerified", "dafny_code", "note", ...}``), each checked for the fields
@@ -106,15 +125,8 @@ def read_generations(path: Path, where: str | None = None) -> list[dict]:
             ``dafny_code`` (names the file, ``where`` if given, and the entry index).
     """
     name = where or str(path)
-    try:
-        entries = json.loads(Path(path).read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise TaskFileError(f"{name}: not JSON: {exc}") from None
-    if not isinstance(entries, list):
-        raise TaskFileError(f"{name}: expected a JSON list of generations")
+    entries = _read_entries(Path(path), name)
     for i, e in enumerate(entries):
-        if not isinstance(e, dict) or "task_id" not in e:
-            raise TaskFileError(f"{name}: entry {i}: no task_id")
         if not isinstance(e.get("dafny_code"), str):
             raise TaskFileError(f"{name}: entry {i} (task {e['task_id']}): no dafny_code string")
     return entries
@@ -133,16 +145,8 @@ def read_labels(fetched) -> dict[str, dict]:
     if not is_registry(fetched):
         return {}
     path = _path(fetched, RQ3_JSON)
-    try:
-        entries = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise TaskFileError(f"{path}: not JSON: {exc}") from None
-    if not isinstance(entries, list):
-        raise TaskFileError(f"{path}: expected a JSON list of generations")
     out = {}
-    for i, e in enumerate(entries):
-        if not isinstance(e, dict) or "task_id" not in e:
-            raise TaskFileError(f"{path}: entry {i}: no task_id")
+    for e in _read_entries(path, str(path)):
         label, tags = human_label(e.get("note"))
         out[str(e["task_id"])] = {"label": label, "tags": tags, "verified": bool(e.get("isVerified"))}
     return out

@@ -85,6 +85,11 @@ class _Resolver:
         self.paths = set(all_paths(fetched))
         self._text: dict[str, str] = {}
 
+    def text(self, rel: str) -> str:
+        """The text of repository file ``rel`` (a git symlink stored as text followed), read
+        once per resolver."""
+        return _read(self.fetched, rel, self._text)
+
     def imports(self, rel: str, text: str) -> list[tuple[str, str | None]]:  # pragma: no cover
         """``[(import as written, repo path or None for external)]``."""
         raise NotImplementedError
@@ -96,7 +101,7 @@ class _Resolver:
         external: set[str] = set()
 
         def visit(path: str) -> None:
-            for name, dep in self.imports(path, _read(self.fetched, path, self._text)):
+            for name, dep in self.imports(path, self.text(path)):
                 if dep is None:
                     external.add(name)
                 elif dep not in self.paths:

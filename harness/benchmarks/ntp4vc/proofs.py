@@ -173,7 +173,7 @@ def build_proof_job(task: Task, cand: Candidate, language: str, options: dict, d
         if ctx.lean is not None:
             closure = ctx.lean.closure(task.lean)
             for f in closure.files:
-                allowed |= v.declared_axioms(path_of(ctx.fetched, f).read_text(encoding="utf-8"))
+                allowed |= v.declared_axioms(ctx.lean.text(f))
             if closure.missing:
                 precheck = ("invalid", "the task file cannot load: import(s) not in the pinned data: "
                             + ", ".join(m.split(": ", 1)[1] for m in closure.missing[:3])
