@@ -462,6 +462,40 @@ def _recheck(args, console: Console) -> list[str]:
     return [f"recheck: {d}" for d in differences]
 
 
+def _rejudge(args, console: Console) -> list[str]:
+    """``validate``: every record's verdict re-derived from its stored tool output with the
+    current parser and judge (no tool runs; the run's data are fetched or read from the
+    cache/mirror). A run made before outputs were kept (schema 1.0) is said so."""
+    from .runner import RunError, rejudge
+
+    try:
+        records = load_records(Path(args.run_dir) / "records.jsonl")
+    except (OSError, ValueError):
+        return []  # reported by check_run_dir
+    if not records:
+        return []
+    if all(r.get("schema_version") == "1.0" for r in records):
+        _say(console, f"note: {len(records)} record(s) were made before verikit kept the tools' outputs (schema 1.0): "
+                      "their verdicts are checked against their goal counts only (--recheck N re-runs some)")
+        return []
+    try:
+        command = json.loads((Path(args.run_dir) / "run.json").read_text(encoding="utf-8")).get("command") or []
+        if command[1:2] == ["reproduce"]:
+            original = _parser().parse_args(command[1:])
+            original.sandbox = "host"  # nothing runs: no engine needed to re-plan
+            modes = sorted({r["mode"] for r in records})
+            opts = _options(original, console, command[1:], modes=modes)
+            opts.use_cache, opts.progress = False, False
+        else:
+            opts = _command_opts(args.run_dir, console, "validate", sandbox="host")
+        checked, legacy, differences = rejudge(opts, records, args.run_dir, console=console)
+    except (RunError, OSError, ValueError) as exc:
+        return [f"re-judge: the run's jobs cannot be re-planned, so its verdicts cannot be re-derived: {exc}"]
+    _say(console, f"re-judged {checked} record(s) from their stored tool output (no tool run): "
+                  f"{len(differences)} difference(s)" + (f"; {legacy} record(s) of schema 1.0 not re-judged" if legacy else ""))
+    return [f"re-judge: {d}" for d in differences]
+
+
 def _compare(args, console: Console, argv) -> int:
     """``verikit compare EXPECTED ACTUAL``: exit 0 equal, 1 a difference, 2 not run directories."""
     from .results import TOLERANCE
@@ -684,6 +718,7 @@ def _validate(args, console: Console, argv) -> int:
     if args.against is not None:
         problems += [f"differs from {args.against}: {what}: {a} -> {b}"
                      for what, a, b in compare_runs(args.against, args.run_dir)[0]]
+    problems += _rejudge(args, console)
     if args.recheck:
         problems += _recheck(args, console)
     for prob in problems:

@@ -9,6 +9,19 @@ benchmark name and version, mode, task hash, candidate hash, toolchain fingerpri
 verifier options and limits. A job whose key is already in the run's ``records.jsonl``
 or in the result cache is not run again. Only ``infra_error`` is retried (``retries``
 times, with backoff); it is never cached, so a later run retries it too.
+
+Failures belong to the candidate (issue 26): ``infra_error`` is kept only for what the kit
+can show is its own side: the tool did not start (image or engine), the verifier marks
+its finding so (``extra["kit_side"]``: e.g. the image's library is broken), or the
+candidate is the gold. A tool that started and came to its own end without a readable
+result on a model's candidate (a crash, a missing output) gives that candidate ``failed``.
+An exception in the kit's own reading or judging of one candidate makes it ``invalid``
+with the reason; the run goes on.
+
+Verdicts are re-derivable: every record names the tool's own output (``tool_output``,
+stored gzip'd by content hash in ``outputs/`` beside ``records.jsonl`` and in the result
+cache); :func:`derive` makes the verdict from it, here, in ``validate`` and on every
+cache read (an entry whose verdict its output does not give is ignored and its job runs).
 """
 
 from __future__ import annotations
@@ -20,7 +33,7 @@ from datetime import datetime, timezone
 from typing import Callable
 
 from .model import Job, Limits, ProcResult, VerifierResult, termination
-from .results import SCHEMA_VERSION, RecordLog, ResultCache
+from .results import OUTPUTS, RECORD_SCHEMA_VERSION, OutputStore, RecordLog, ResultCache
 from .sandbox import SandboxError
 from .toolchains import ProbedToolchain
 
@@ -31,6 +44,46 @@ def with_identity(record: dict, key: str, job: Job) -> dict:
     """A copy of a verification's record for one candidate: its job ``key`` and its
     ``candidate`` (model, sample, hash, origin); the verification fields are shared."""
     return {**record, "key": key, "candidate": dict(job.candidate), "task_id": job.task_id}
+
+
+def _failure(what: str, exc: Exception) -> str:
+    return f"the kit could not {what} this candidate ({type(exc).__name__}: {str(exc)[:300]}): counted as invalid"
+
+
+def derive(verifier, job: Job, proc: ProcResult | None, judge) -> tuple[str, str, VerifierResult | None]:
+    """The verdict of ``job`` from the tool's own output ``proc``, with the current parser
+    and judge: what the executor records, what ``validate`` and a cache read re-check.
+
+    Args:
+        verifier: the verifier module (``name``, ``parse``); judge: the benchmark's
+            ``judge(job, result) -> (verdict, reason)``; proc: None only for a job decided
+            without running (``job.precheck``).
+
+    Returns:
+        ``(verdict, reason, result)``; ``result`` is the verifier's reading (None for a
+        precheck or when the output could not be read). Never raises for a candidate's
+        sake: see the module docstring for ``infra_error``, ``failed`` and ``invalid``.
+    """
+    if job.precheck is not None:
+        return job.precheck[0], job.precheck[1], None
+    if proc is None:
+        return "infra_error", "no tool output", None
+    try:
+        result = termination(proc, verifier.name) or verifier.parse(proc, job.options)
+    except Exception as exc:  # noqa: BLE001  # one candidate's odd output must not stop the run
+        return "invalid", _failure("read the tool's output on", exc), None
+    if result.verdict == "infra_error":
+        gold = str(job.candidate.get("origin", "")) == "gold"
+        if proc.start_error is not None or result.extra.get("kit_side") or gold:
+            return "infra_error", result.reason, result
+        result.verdict = "failed"
+        result.reason = (f"{verifier.name} failed on this candidate: {result.reason} (the tool started and ended "
+                         f"on its own: the candidate's failure, not the kit's)")
+    try:
+        verdict, reason = judge(job, result)
+    except Exception as exc:  # noqa: BLE001
+        return "invalid", _failure("judge", exc), result
+    return verdict, reason, result
 
 
 @dataclass
@@ -86,6 +139,7 @@ class Executor:
         self.parallel = max(1, parallel)
         self.retries = retries
         self.cache = cache
+        self.outputs: OutputStore | None = None  # set by run(): outputs/ beside the run's records.jsonl
         self.stats = RunStats()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -115,6 +169,7 @@ class Executor:
         Returns:
             The records of ``jobs`` in job order (one per distinct key).
         """
+        self.outputs = OutputStore(log.path.parent / OUTPUTS)
         keyed: dict[str, Job] = {}
         for job in jobs:
             keyed.setdefault(job.key(self.toolchain, self.limits), job)
@@ -128,6 +183,8 @@ class Executor:
                 continue
             vkey = job.verification_key(self.toolchain, self.limits)
             cached = self.cache.get(vkey) if self.cache else None
+            if cached is not None and not self._trusted(vkey, job, cached, judge):
+                cached = None
             if cached is not None:
                 self.stats.cached += 1
                 self._emit(log, with_identity(cached, key, job), progress)
@@ -136,6 +193,31 @@ class Executor:
         if todo:
             self._run_pending(todo, log, judge, progress)
         return [log.records[k] for k in keyed if k in log.records]
+
+    def _trusted(self, vkey: str, job: Job, cached: dict, judge) -> bool:
+        """A cache entry is used only when its verdict and goal counts are the ones its
+        stored tool output gives with the current parser and judge (:func:`derive`); its
+        output is then copied beside the run's records. Otherwise the entry is named in
+        the cache's problems and the job runs again."""
+        why = None
+        out = cached.get("tool_output")
+        if job.precheck is None and not out:
+            why = "it keeps no tool output to re-derive its verdict from"
+        else:
+            try:
+                proc = self.cache.outputs.get(out["sha256"]) if out else None
+                verdict, _, result = derive(self.verifier, job, proc, judge)
+                goals = result.goals.to_json() if result and result.goals else None
+                if verdict != cached["verdict"] or (goals != cached.get("goals") and job.precheck is None):
+                    why = f"its verdict {cached['verdict']} is not the {verdict} its tool output gives"
+                elif out:
+                    self.outputs.copy_from(self.cache.outputs, out["sha256"])
+            except (OSError, ValueError) as exc:
+                why = f"its tool output cannot be read ({exc})"
+        if why:
+            self.cache.problems.append(f"cache entry {vkey[:12]}: ignored, the job re-runs: {why}")
+            return False
+        return True
 
     def _emit(self, log: RecordLog, record: dict, progress) -> None:
         log.append(record)
@@ -147,7 +229,10 @@ class Executor:
         # Longest first (input size as the estimate of proof effort) so that with -j N the
         # slowest job does not start last and leave the other slots idle.
         order = sorted(todo, key=lambda v: -sum(len(t) for t in todo[v][0][1].files.values()))
-        pending = {pool.submit(self._execute, vkey, todo[vkey][0][1], judge): vkey for vkey in order}
+        # one verification per key, judged as the gold's when a gold candidate shares it
+        # (a crash on the gold's text is the kit's side: derive())
+        first = {v: next((j for _, j in todo[v] if j.candidate.get("origin") == "gold"), todo[v][0][1]) for v in todo}
+        pending = {pool.submit(self._execute, vkey, first[vkey], judge): vkey for vkey in order}
         try:
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -164,6 +249,11 @@ class Executor:
                         self._emit(log, record, progress)
                     if self.cache:
                         self.cache.put(vkey, result)  # a failure is kept in cache.problems, never raised
+                        if result.get("tool_output") and result["verdict"] != "infra_error":
+                            try:
+                                self.cache.outputs.copy_from(self.outputs, result["tool_output"]["sha256"])
+                            except (OSError, ValueError) as exc:
+                                self.cache.problems.append(f"result cache {self.cache.root}: output not written ({exc})")
         except BaseException:
             self._stopping.set()  # no job starts and none is retried from now on
             for fut in pending:
@@ -200,19 +290,23 @@ class Executor:
             # once; the verifier reads only runs that came to their own end.
             if self._stopping.is_set():  # killed by the stop: its result is not a verdict
                 raise Stopped("the run is stopping")
-            result = termination(proc, self.verifier.name) or self.verifier.parse(proc, job.options)
-            if result.verdict != "infra_error" or attempts > self.retries:
+            try:
+                first = termination(proc, self.verifier.name) or self.verifier.parse(proc, job.options)
+            except Exception:  # noqa: BLE001  # derive() below makes it the candidate's invalid
+                break
+            if first.verdict != "infra_error" or attempts > self.retries:
                 break
             self._stopping.wait(0.5 * attempts)
-        verdict, reason = judge(job, result) if result.verdict != "infra_error" else (result.verdict, result.reason)
+        verdict, reason, result = derive(self.verifier, job, proc, judge)
         return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=attempts)
 
     def _record(self, vkey, job: Job, verdict, reason, result: VerifierResult | None, proc, argv, attempts) -> dict:
-        log = ""
+        log, output = "", None
         if proc is not None:
             log = (proc.stdout + ("\n[stderr]\n" + proc.stderr if proc.stderr else ""))[-LOG_TAIL_CHARS:]
+            output = self.outputs.put(proc)  # an OSError here is the run's (disk full): not a verdict
         return {
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": RECORD_SCHEMA_VERSION,
             "key": vkey,
             "verification_key": vkey,
             "benchmark": job.benchmark,
@@ -243,5 +337,6 @@ class Executor:
                 "max_rss_mb": proc.max_rss_mb if proc else 0.0,
             },
             "attempts": attempts,
+            **({"tool_output": output} if output else {}),
             "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }

@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 from . import __version__
 from .report import PUBLISHED_DIR, check_run_dir
 from .htmlreport import RunView, render_html
-from .results import SUMMED, SUMS, S3Store, load_records, run_id_of
+from .results import OUTPUTS, SUMMED, SUMS, OutputStore, S3Store, load_records, run_id_of
 from .runner import git_state
 
 REPO_TYPE = "dataset"
@@ -363,6 +363,11 @@ def repo_files(repo_id: str, new: list[LocalRun], existing: list[PublishedRun], 
     for lr in new:
         for name in RUN_FILES:
             files[f"{lr.prefix}/{name}"] = (lr.dir / name).read_bytes()
+        outputs = OutputStore(lr.dir / OUTPUTS)  # the tools' own outputs: a reader's validate re-judges from them
+        for r in lr.records:
+            out = r.get("tool_output")
+            if out and outputs.has(out["sha256"]):
+                files[f"{lr.prefix}/{OutputStore.name(out['sha256'])}"] = outputs.read_bytes(out["sha256"])
         files[f"{lr.prefix}/records.parquet"] = records_parquet(lr.records, lr.run_id)
         if lr.predictions is not None:
             files[f"{lr.prefix}/predictions.jsonl"] = lr.predictions
@@ -624,6 +629,8 @@ def pull(repo_id: str, out: Path, *, run_id: str | None = None, revision: str | 
                 for item in (Path(tmp) / f).iterdir():
                     if item.is_file():
                         shutil.copy2(item, dest / item.name)
+                    elif item.name == OUTPUTS:  # the tools' outputs: validate re-judges from them
+                        shutil.copytree(item, dest / OUTPUTS, dirs_exist_ok=True)
                 result[dest] = check_published_run(dest, f.rsplit("/", 1)[1])
                 say(f"{repo_id}@{head[:12]}: {f} -> {dest}: "
                     + ("checks (schemas, SHA256SUMS, run id, parquet, predictions)" if not result[dest]

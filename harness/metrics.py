@@ -68,12 +68,14 @@ def verdict_counts(records: list[dict]) -> dict:
     """Counts for a group of records.
 
     Returns:
-        ``{"n", "verified", "rate", "by_verdict", "infra_error"}``; ``n`` and ``rate``
-        exclude ``infra_error`` (our failures are never model failures); ``rate`` is None
-        when ``n`` is 0.
+        ``{"n", "verified", "rate", "by_verdict", "infra_error"}``; ``n`` counts every
+        sample, ``infra_error`` included as not verified (issue 26: a sample is never
+        dropped, which would raise a model's score; the report and the Hub refusal name
+        the count, and re-running the same command retries them); ``rate`` is None when
+        ``n`` is 0.
     """
     by = Counter(r["verdict"] for r in records)
-    n = sum(v for k, v in by.items() if k != "infra_error")
+    n = sum(by.values())
     return {
         "n": n,
         "verified": by.get("verified", 0),
@@ -103,9 +105,7 @@ def group_metrics(records: list[dict], *, seed: int = 0) -> dict:
         for model, mrecs in sorted(by_model.items()):
             counts = verdict_counts(mrecs)
             tasks: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-            for r in mrecs:
-                if r["verdict"] == "infra_error":
-                    continue
+            for r in mrecs:  # an infra_error sample counts as not verified, never dropped
                 tasks[r["task_id"]][0] += 1
                 tasks[r["task_id"]][1] += r["verdict"] == "verified"
             if tasks:
@@ -125,7 +125,8 @@ def pass_at_k_curves(records: list[dict], *, seed: int = 0, kmax: int = 16) -> d
     """pass@k for every k from 1 to the smallest per-task sample count (at most ``kmax``),
     with a 95% percentile-bootstrap CI over tasks (the per-task unbiased estimates of
     :func:`pass_at_k` resampled, ``seed`` as in :func:`bootstrap_ci`), per mode and model.
-    Canaries (models ``canary:*``) and infra errors are left out. At a k that
+    Canaries (models ``canary:*``) are left out; an ``infra_error`` sample counts as not
+    verified (never dropped). At a k that
     :func:`group_metrics` also reports the value is the same number.
 
     Returns:
@@ -134,7 +135,7 @@ def pass_at_k_curves(records: list[dict], *, seed: int = 0, kmax: int = 16) -> d
     """
     tasks: dict = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for r in records:
-        if r["verdict"] == "infra_error" or r["candidate"]["model"].startswith("canary:"):
+        if r["candidate"]["model"].startswith("canary:"):
             continue
         nc = tasks[(r["mode"], r["candidate"]["model"])][r["task_id"]]
         nc[0] += 1

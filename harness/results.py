@@ -13,8 +13,10 @@ exactly one record per key.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import fcntl
+import gzip
 import hashlib
 import json
 import os
@@ -28,11 +30,15 @@ from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 
 from .datasets import sha256_file
-from .model import canonical_json, sha256_text
+from .model import ProcResult, canonical_json, sha256_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS_DIR = ROOT / "schemas"
 SCHEMA_VERSION = "1.0"
+#: Records only: 1.1 (issue 26) adds ``tool_output``, required when the tool ran.
+RECORD_SCHEMA_VERSION = "1.1"
+#: The folder of tool outputs in a run directory and in the result cache.
+OUTPUTS = "outputs"
 KINDS = ("predictions", "record", "run", "report", "toolchain")
 
 
@@ -105,6 +111,22 @@ def umask() -> int:
     old = os.umask(0o022)  # elsewhere: set and restore (not atomic, but only where /proc is missing)
     os.umask(old)
     return old
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (temporary file in the same folder, then
+    rename), with the umask's permissions."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o666 & ~umask())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -283,6 +305,89 @@ def run_dir_lock(out: Path):
         os.close(fd)  # closing the descriptor releases the lock
 
 
+class OutputStore:
+    """The tools' own outputs, content-addressed: ``<root>/<sha[:2]>/<sha>.json.gz``.
+
+    An output is a :class:`~harness.model.ProcResult` (argv, exit status, stdout, stderr,
+    the collected files, the sandbox's own ending) as canonical JSON (files base64), stored
+    gzip'd under the sha256 of the uncompressed JSON. A record names its output
+    (``tool_output``: ``{"sha256", "bytes"}``), so that its verdict can be re-derived with
+    the current parser and judge without running the tool (``validate``, a cache read).
+    """
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+
+    def _path(self, sha: str) -> Path:
+        return self.root / sha[:2] / f"{sha}.json.gz"
+
+    @staticmethod
+    def name(sha: str) -> str:
+        """The relative file name of an output: ``outputs/<sha[:2]>/<sha>.json.gz``."""
+        return f"{OUTPUTS}/{sha[:2]}/{sha}.json.gz"
+
+    def read_bytes(self, sha: str) -> bytes:
+        """The stored (gzip'd) file of an output, as is. Raises OSError."""
+        return self._path(sha).read_bytes()
+
+    def write_bytes(self, sha: str, data: bytes) -> None:
+        """Store an output file received as is (a batch collect); checked on read."""
+        path = self._path(sha)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomic(path, data)
+
+    @staticmethod
+    def encode(proc: ProcResult) -> bytes:
+        """The canonical JSON bytes of ``proc`` (what the sha256 is taken of)."""
+        doc = {k: v for k, v in proc.__dict__.items() if k != "files"}
+        doc["files"] = {n: base64.b64encode(b if isinstance(b, bytes) else str(b).encode()).decode()
+                        for n, b in sorted(proc.files.items())}
+        return canonical_json(doc).encode()
+
+    def put(self, proc: ProcResult) -> dict:
+        """Store ``proc``; returns the record's ``tool_output`` (``{"sha256", "bytes"}``).
+        Raises OSError when the file cannot be written."""
+        raw = self.encode(proc)
+        sha = hashlib.sha256(raw).hexdigest()
+        path = self._path(sha)
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_bytes_atomic(path, gzip.compress(raw, mtime=0))
+        return {"sha256": sha, "bytes": len(raw)}
+
+    def has(self, sha: str) -> bool:
+        """True when an output file of that name exists (its content is not checked)."""
+        return self._path(sha).exists()
+
+    def get(self, sha: str) -> ProcResult:
+        """The output stored under ``sha``.
+
+        Raises:
+            FileNotFoundError: no such output; ValueError: the file does not decompress,
+                is not an output, or its content's sha256 is not its name (edited).
+        """
+        try:
+            raw = gzip.decompress(self._path(sha).read_bytes())
+        except (OSError, EOFError) as exc:
+            if isinstance(exc, FileNotFoundError):
+                raise
+            raise ValueError(f"{self._path(sha)}: unreadable ({exc})") from None
+        if hashlib.sha256(raw).hexdigest() != sha:
+            raise ValueError(f"{self._path(sha)}: its content's sha256 is not its name (edited)")
+        try:
+            doc = json.loads(raw)
+            doc["files"] = {n: base64.b64decode(b) for n, b in doc["files"].items()}
+            return ProcResult(**doc)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{self._path(sha)}: not a tool output ({exc})") from None
+
+    def copy_from(self, other: "OutputStore", sha: str) -> None:
+        """Copy one output file from ``other`` (the cache into a run directory)."""
+        if self.has(sha):
+            return
+        self.put(other.get(sha))
+
+
 class ResultCache:
     """Content-addressed cache of records: ``<root>/<key[:2]>/<key>.json``.
 
@@ -299,6 +404,9 @@ class ResultCache:
     def __init__(self, root: Path | None = None):
         self.root = Path(root) if root else default_cache_dir()
         self.problems: list[str] = []
+        #: the tool outputs the entries name (``tool_output``); an entry is used only
+        #: when its verdict re-derived from its output is the one it says (the executor)
+        self.outputs = OutputStore(self.root / OUTPUTS)
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
@@ -362,6 +470,8 @@ class ResultCache:
         keys = self.keys()
         for key in keys:
             self._path(key).unlink(missing_ok=True)
+        for f in self.outputs.root.glob("??/*.json.gz") if self.outputs.root.is_dir() else ():
+            f.unlink(missing_ok=True)
         return len(keys)
 
 
@@ -727,8 +837,24 @@ class S3Store:
             found[key] = rec
         return found, problems
 
+    def put_output(self, outputs: OutputStore, sha: str) -> None:
+        """Put one tool output file of ``outputs`` as ``outputs/<sha[:2]>/<sha>.json.gz``."""
+        self.put_bytes(OutputStore.name(sha), outputs.read_bytes(sha))
+
+    def get_outputs(self, outputs: OutputStore, shas) -> list[str]:
+        """Copy the tool outputs ``shas`` into ``outputs``; returns those not in the store."""
+        missing = []
+        for sha in sorted(set(shas)):
+            data = self.get_bytes(OutputStore.name(sha))
+            if data is None:
+                missing.append(sha)
+            else:
+                outputs.write_bytes(sha, data)
+        return missing
+
     def download_run(self, dest: Path) -> list[str]:
-        """Copy the run files that exist (``RUN_FILES``) into ``dest``; returns their names."""
+        """Copy the run files that exist (``RUN_FILES``) into ``dest``, and the tool outputs
+        its records name; returns the run files' names."""
         dest.mkdir(parents=True, exist_ok=True)
         got = []
         for name in RUN_FILES:
@@ -736,11 +862,19 @@ class S3Store:
             if data is not None:
                 (dest / name).write_bytes(data)
                 got.append(name)
+        if (dest / "records.jsonl").exists():
+            shas = [r["tool_output"]["sha256"] for r in load_records(dest / "records.jsonl") if r.get("tool_output")]
+            self.get_outputs(OutputStore(dest / OUTPUTS), shas)
         return got
 
     def upload_run(self, src: Path) -> None:
         """Put the run files of directory ``src`` next to the records, and its report.html
         (a view, not checked by SHA256SUMS) when there is one; SHA256SUMS last."""
+        outputs = OutputStore(src / OUTPUTS)
+        if (src / "records.jsonl").exists():
+            for r in load_records(src / "records.jsonl"):
+                if r.get("tool_output") and outputs.has(r["tool_output"]["sha256"]):
+                    self.put_output(outputs, r["tool_output"]["sha256"])
         for name in (*RUN_FILES[:-1], "report.html", RUN_FILES[-1]):
             if (src / name).exists():
                 self.put_bytes(name, (src / name).read_bytes())

@@ -31,12 +31,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from . import __version__, datasets, predictions as predictions_mod, registry, toolchains
-from .executor import Executor
+from .executor import Executor, derive
 from .model import Benchmark, Job, Limits, Reproduction
 from .progress import PlainProgress
 from .report import build_report, canary_results, print_summary
-from .results import (ROOT, SCHEMA_VERSION, RecordLog, ResultCache, RunDirBusy, record_identity, record_outcome,
-                      run_dir_lock, write_json_atomic, write_sums, write_text_atomic)
+from .results import (OUTPUTS, ROOT, SCHEMA_VERSION, OutputStore, RecordLog, ResultCache, RunDirBusy, record_identity,
+                      record_outcome, run_dir_lock, write_json_atomic, write_sums, write_text_atomic)
 from .sandbox import SandboxError
 
 
@@ -601,3 +601,74 @@ def recheck(opts: RunOptions, records: list[dict], n: int, *, seed: int = 0,
                                f"{before['goals.proved']}/{before['goals.total']}, re-run {after['verdict']} "
                                f"{after['goals.proved']}/{after['goals.total']} ({a['reason']})")
     return again, differences
+
+
+def rejudge(opts: RunOptions, records: list[dict], run_dir: Path,
+            console: Console | None = None) -> tuple[int, int, list[str]]:
+    """Re-derive every record's verdict from the tool output it names, with the current
+    parser and judge, without running a tool (``verikit validate``): a verdict edited in
+    either direction is found even when records, report and sums were fixed up to match.
+
+    ``opts`` are the run's own options (its run.json ``command``): the jobs are re-planned
+    from the dataset, and each record is re-judged as :func:`harness.executor.derive`
+    judges a fresh run (same toolchain: the record's probed toolchain, checked by its
+    fingerprint).
+
+    Returns:
+        ``(re-judged, legacy, differences)``: the records re-judged; the records made
+        before verikit kept tool outputs (schema 1.0: checked against their goal counts
+        only); one message per record that the run's command does not make, whose output
+        is missing or edited, or whose verdict or goal counts differ from the re-derived.
+
+    Raises:
+        RunError: as :func:`plan_run` (missing data, bad predictions).
+    """
+    console = console or Console(stderr=True)
+    plan = plan_run(opts, console)
+    outputs = OutputStore(Path(run_dir) / OUTPUTS)
+    groups: dict[str, list[dict]] = {}
+    for r in records:
+        groups.setdefault(r["toolchain"].get("fingerprint", ""), []).append(r)
+    checked, legacy, differences = 0, 0, []
+
+    def job_identity(j: Job) -> tuple:
+        return j.mode, j.task_id, j.candidate["model"], j.candidate["sample"], j.candidate["origin"]
+
+    for recs in groups.values():
+        try:
+            probed = toolchains.ProbedToolchain.from_json(recs[0]["toolchain"])
+        except ValueError as exc:
+            differences += [f"{_who(r)}: {exc}" for r in recs]
+            continue
+        jobs, _ = build_jobs(opts, plan, probed, plan.verifier)
+        by_id = {job_identity(j): j for j in jobs}
+        for r in recs:
+            j = by_id.get(record_identity(r))
+            if j is None:
+                differences.append(f"{_who(r)}: the run's command does not make this job (unknown task, model or sample)")
+                continue
+            out = r.get("tool_output")
+            if not out and r.get("attempts", 0) > 0:
+                if r.get("schema_version") == "1.0":
+                    legacy += 1
+                else:
+                    differences.append(f"{_who(r)}: no tool output recorded, its verdict cannot be re-derived")
+                continue
+            try:
+                proc = outputs.get(out["sha256"]) if out else None
+            except (OSError, ValueError) as exc:
+                differences.append(f"{_who(r)}: tool output {out['sha256'][:12]}: {exc}")
+                continue
+            verdict, reason, result = derive(plan.verifier, j, proc, plan.bench.judge)
+            goals = result.goals.to_json() if result and result.goals else None
+            checked += 1
+            if verdict != r["verdict"] or goals != r.get("goals"):
+                g = r.get("goals") or {}
+                differences.append(f"{_who(r)}: recorded {r['verdict']} {g.get('proved')}/{g.get('total')}, its tool "
+                                   f"output gives {verdict} {(goals or {}).get('proved')}/{(goals or {}).get('total')} "
+                                   f"({reason[:200]})")
+    return checked, legacy, differences
+
+
+def _who(r: dict) -> str:
+    return f"{r['mode']} {r['task_id']} {r['candidate']['model']} #{r['candidate']['sample']}"

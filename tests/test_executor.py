@@ -157,7 +157,7 @@ def test_new_record_log_gets_everything_from_the_cache(first_run, casp_tasks, fr
     recs = ex.run(jobs, log, casp.judge)
     log.close()
     st = ex.stats.to_json()
-    assert st["cached"] == 3 and st["verifier_runs"] == 0 and st["ran"] == 0 and sandbox.calls == []
+    assert st["cached"] == 3 and st["verifier_runs"] == 0 and st["ran"] == 0 and sandbox.calls == [], ex.cache.problems
     tc = framac_host.probed
     assert [r["key"] for r in recs] == [j.key(tc, LIMITS) for j in jobs]
     assert len({r["key"] for r in recs}) == 3
@@ -236,3 +236,103 @@ def test_wall_limit_gives_timeout_and_is_not_retried(casp_tasks, framac_host, tm
     assert rec["verdict"] == "timeout"
     assert rec["attempts"] == 1 and ex.stats.verifier_runs == 1
     assert rec["limits"]["wall_s"] == 0.1
+
+
+# --- failures belong to the candidate (issue 26) -------------------------------------------
+
+
+class CrashingFramaC(FramaC):
+    """The real Frama-C job, killed by SIGSEGV as it starts (a tool crash on the
+    candidate's input, as a segfaulting prover would end): the real ``FramaC.parse``
+    reads "frama-c exited -11" with no result."""
+
+    def command(self, options):
+        argv, env, collect = super().command(options)
+        wrapped = ["sh", "-c", '"$@" & pid=$!; kill -SEGV $pid; wait $pid', "sh", *argv]
+        return wrapped, env, collect
+
+
+def test_a_tool_crash_is_the_candidates_failure_and_the_golds_infra_error(casp_tasks, framac_host, tmp_path):
+    """A model's candidate that makes the tool crash gets ``failed`` (its sample is not
+    dropped from pass@k as "our side failed"); the same crash on the gold stays
+    ``infra_error`` (the kit's side: the gold is known good)."""
+    t = casp_tasks["04_140"]
+    cand = Candidate(task_id="04_140", model="m", sample=0, output=t.gold + "\n/* another text */\n", origin="test")
+    model = casp.build_job(t, cand, "gold", framac_host.options(smoke=False), DS)
+    gold = gold_job(t, framac_host)
+    ex = executor(framac_host, verifier=CrashingFramaC(), retries=0)
+    log = RecordLog(tmp_path / "records.jsonl")
+    recs = {r["candidate"]["model"]: r for r in ex.run([model, gold], log, casp.judge)}
+    log.close()
+    assert recs["m"]["verdict"] == "failed", recs["m"]["reason"]
+    assert "failed on this candidate" in recs["m"]["reason"] and "the candidate's failure" in recs["m"]["reason"]
+    assert recs["gold"]["verdict"] == "infra_error"
+    for r in recs.values():
+        validate("record", r)
+        assert r["tool_output"]["sha256"]  # the crash's own output is kept
+
+
+def test_an_exception_judging_one_candidate_makes_it_invalid_and_the_run_goes_on(casp_tasks, framac_host, tmp_path):
+    """The kit's own judge raising on one candidate (as a parser meeting odd input can):
+    that candidate is ``invalid`` with the reason, the other records are intact."""
+    t = casp_tasks["04_140"]
+    odd = Candidate(task_id="04_140", model="odd", sample=0, output=t.gold + "\n/* odd */\n", origin="test")
+    jobs = [casp.build_job(t, odd, "gold", framac_host.options(smoke=False), DS),
+            gold_job(casp_tasks["04_140"], framac_host, model="fine", origin="test", sample=1),
+            gold_job(casp_tasks["06_114"], framac_host, model="fine", origin="test")]
+
+    def judge(job, result):
+        if job.candidate["model"] == "odd":
+            raise IndexError("list index out of range")
+        return casp.judge(job, result)
+
+    log = RecordLog(tmp_path / "records.jsonl")
+    recs = executor(framac_host).run(jobs, log, judge)
+    log.close()
+    by = {(r["task_id"], r["candidate"]["model"]): r for r in recs}
+    assert by[("04_140", "odd")]["verdict"] == "invalid"
+    assert "could not judge this candidate (IndexError: list index out of range)" in by[("04_140", "odd")]["reason"]
+    assert by[("04_140", "fine")]["verdict"] == by[("06_114", "fine")]["verdict"] == "verified"
+    assert len(load_records(tmp_path / "records.jsonl")) == 3
+
+
+@pytest.mark.parametrize("edit", ["verified->failed", "failed->verified"])
+def test_a_cache_entry_edited_either_way_reruns_its_job(casp_tasks, framac_host, tmp_path, edit):
+    """A cache entry is re-judged from its stored tool output when read: an edited verdict
+    (goal counts left or made consistent) is ignored and its job runs again."""
+    import json
+
+    t = casp_tasks["04_140"]
+    if edit == "verified->failed":
+        job, before, after = gold_job(t, framac_host), "verified", "failed"
+    else:
+        cand = Candidate(task_id="01_57", model="m", sample=0, output="int divmult(int a, int b) { return 1; }",
+                         origin="test")
+        job = casp.build_job(casp_tasks["01_57"], cand, "code-from-spec", framac_host.options(smoke=True, wp_timeout_s=5),
+                             DS)
+        before, after = "failed", "verified"
+    cache = ResultCache(tmp_path / "cache")
+    log = RecordLog(tmp_path / "a.jsonl")
+    (first,) = executor(framac_host, cache=cache).run([job], log, casp.judge)
+    log.close()
+    assert first["verdict"] == before, first["reason"]
+    (entry,) = (tmp_path / "cache").glob("??/*.json")
+    data = json.loads(entry.read_text())
+    data["verdict"] = after
+    if after == "verified":  # a careful forger makes the goal counts agree too
+        data["goals"]["proved"] = data["goals"]["total"]
+    entry.write_text(json.dumps(data))
+    cache = ResultCache(tmp_path / "cache")
+    ex = executor(framac_host, cache=cache)
+    log = RecordLog(tmp_path / "b.jsonl")
+    (again,) = ex.run([job], log, casp.judge)
+    log.close()
+    assert again["verdict"] == before and ex.stats.ran == 1 and ex.stats.cached == 0
+    assert any("is not the" in p and "its tool output gives" in p for p in cache.problems), cache.problems
+    # an untouched entry is used (re-judged, same verdict) and its output copied beside the run
+    ex = executor(framac_host, cache=ResultCache(tmp_path / "cache"))
+    log = RecordLog(tmp_path / "c" / "records.jsonl")
+    (third,) = ex.run([job], log, casp.judge)
+    log.close()
+    assert third["verdict"] == before and ex.stats.cached == 1 and ex.stats.ran == 0
+    assert (tmp_path / "c" / "outputs" / third["tool_output"]["sha256"][:2]).is_dir()

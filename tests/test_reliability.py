@@ -420,3 +420,94 @@ def test_full_disk_is_one_message_not_a_traceback(monkeypatch, capsys, tmp_path)
     err = capsys.readouterr().err
     assert f"cannot write {tmp_path / 'out' / 'records.jsonl'}: No space left on device" in err
     assert "re-run the same command to resume" in err and "Traceback" not in err
+
+
+# --- verdicts re-derivable from the tool's own output (issue 26) -------------------------------
+
+
+@pytest.fixture(scope="module")
+def judged_run(casp_tasks, tmp_path_factory):
+    """A real CASP code-from-spec run on 01_57 (host Frama-C): one wrong candidate of
+    model m (``failed``) and the 10 canaries (verified, failed, rejected)."""
+    import json
+
+    if not __import__("shutil").which("frama-c"):
+        pytest.skip("frama-c is not installed on this machine")
+    base = tmp_path_factory.mktemp("judged")
+    preds = base / "predictions.jsonl"
+    preds.write_text(json.dumps({"task_id": "01_57", "model": "m", "sample": 0,
+                                 "output": "int divmult(int a, int b) { return 1; }"}) + "\n")
+    out = base / "out"
+    assert main(["run", "casp", "--mode", "code-from-spec", "--task", "01_57", "--predictions", str(preds),
+                 "--sandbox", "host", "--out", str(out), "--cache-dir", str(base / "cache"),
+                 "--data-dir", str(base / "data")]) == 0
+    return out
+
+
+def _forge(run, verdict_from: str, verdict_to: str):
+    """Edit one record's verdict, then fix up everything a careful forger can: the goal
+    counts (made to agree), report.json's metrics and canary list, and SHA256SUMS."""
+    import json
+
+    from harness.metrics import group_metrics
+    from harness.results import load_records, write_sums
+
+    recs = load_records(run / "records.jsonl")
+    r = next(r for r in recs if r["verdict"] == verdict_from and r["goals"])
+    r["verdict"] = verdict_to
+    if verdict_to == "verified":
+        r["goals"]["proved"] = r["goals"]["total"]
+    (run / "records.jsonl").write_text("".join(json.dumps(x) + "\n" for x in recs))
+    report = json.loads((run / "report.json").read_text())
+    report["metrics"] = json.loads(json.dumps(group_metrics(recs, seed=report["bootstrap_seed"])))
+    for c in report["canaries"]["results"]:
+        if c["model"] == r["candidate"]["model"]:
+            c["verdict"], c["ok"] = verdict_to, verdict_to in c["expected"]
+    (run / "report.json").write_text(json.dumps(report))
+    write_sums(run)
+    return r
+
+
+@pytest.mark.realtool
+@pytest.mark.parametrize("verdict_from, verdict_to", [("verified", "failed"), ("failed", "verified")])
+def test_validate_rejudges_every_record_from_its_tool_output(judged_run, tmp_path, capsys, verdict_from, verdict_to):
+    """``validate`` re-derives each verdict from the stored tool output with the current
+    parser and judge (no tool runs): an edit in either direction with records, report
+    and sums made consistent is found; the untouched run is valid."""
+    import shutil
+
+    import re
+
+    from harness.results import load_records
+
+    n = len(load_records(judged_run / "records.jsonl"))
+    assert main(["validate", str(judged_run)]) == 0
+    assert re.search(rf"re-judged {n} record\(s\) from their stored tool output \(no tool run\): 0 difference",
+                     capsys.readouterr().err)
+    run = tmp_path / "run"
+    shutil.copytree(judged_run, run)
+    r = _forge(run, verdict_from, verdict_to)
+    assert main(["validate", str(run)]) == 1
+    err = capsys.readouterr().err
+    assert f"re-judge: code-from-spec {r['task_id']} {r['candidate']['model']} #0: recorded {verdict_to}" in err
+    assert f"its tool output gives {verdict_from}" in err
+    assert "SHA256SUMS" not in err and "metrics of" not in err  # only the re-judge sees it
+
+
+@pytest.mark.realtool
+def test_validate_finds_an_edited_or_missing_tool_output(judged_run, tmp_path, capsys):
+    import gzip
+    import shutil
+
+    from harness.results import load_records
+
+    run = tmp_path / "run"
+    shutil.copytree(judged_run, run)
+    rec = next(r for r in load_records(run / "records.jsonl") if r["candidate"]["model"] == "m")
+    (f,) = run.glob(f"outputs/*/{rec['tool_output']['sha256']}.json.gz")
+    f.write_bytes(gzip.compress(gzip.decompress(f.read_bytes()).replace(b"Proved goals", b"Proved goalz")))
+    assert main(["validate", str(run)]) == 1
+    assert "its content's sha256 is not its name (edited)" in capsys.readouterr().err
+    f.unlink()
+    assert main(["validate", str(run)]) == 1
+    assert "No such file" in capsys.readouterr().err

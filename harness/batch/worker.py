@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..executor import Executor
-from ..results import RecordLog, S3Store, ValidationError, write_text_atomic
+from ..results import OUTPUTS, OutputStore, RecordLog, S3Store, ValidationError, write_text_atomic
 from ..runner import (RunError, RunOptions, build_jobs, git_state, open_sandbox, plan_run, probe_toolchain,
                       start_run, write_report_html, write_run)
 from ..toolchains import ProbedToolchain
@@ -202,6 +202,8 @@ def work(opts: RunOptions, store: S3Store, manifest: dict, shard: int, console) 
                 store.put_json(f"infra_errors/{record['key']}.json", record)
                 return
             try:
+                if record.get("tool_output"):  # the output first: a record never names a missing output
+                    store.put_output(executor.outputs, record["tool_output"]["sha256"])
                 store.put_record(record)
             except ValidationError as exc:
                 bad.append(str(exc))
@@ -264,6 +266,11 @@ def collect(opts: RunOptions, store: S3Store, manifest: dict, console) -> tuple[
             log.append(found[k])
     records = log.finalize(order)
     log.close()
+    lost = store.get_outputs(OutputStore(opts.out / OUTPUTS),
+                             [r["tool_output"]["sha256"] for r in records if r.get("tool_output")])
+    if lost:
+        console.print(f"[yellow]warning:[/] {len(lost)} tool output(s) named by records are not in {store.uri}/outputs/: "
+                      f"'verikit validate' will say their verdicts cannot be re-derived")
     missing = [k for k in order if k not in found]
     described = [f"{manifest['jobs'][k]['mode']} {manifest['jobs'][k]['task_id']} {manifest['jobs'][k]['model']} "
                  f"#{manifest['jobs'][k]['sample']}" for k in missing]
