@@ -32,7 +32,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from . import __version__, datasets, predictions as predictions_mod, registry, toolchains
 from .executor import Executor, derive
-from .model import Benchmark, Job, Limits, Reproduction
+from .model import Benchmark, Job, Limits, Reproduction, candidate_ref
 from .progress import PlainProgress
 from .report import build_report, canary_results, print_summary
 from .results import (OUTPUTS, ROOT, SCHEMA_VERSION, OutputStore, RecordLog, ResultCache, RunDirBusy, record_identity,
@@ -301,11 +301,28 @@ def build_jobs(opts: RunOptions, plan: _Plan, probed, verifier) -> tuple[list, d
         for cand, verdicts in bench.canaries(plan.all_tasks, mode):
             cands.append(cand)
             expected[(mode, cand.model)] = verdicts
-        try:
-            jobs += [bench.build_job(by_id[c.task_id], c, mode, options, ds_ref, ctx) for c in cands]
-        except ValueError as exc:  # a task file the benchmark cannot read (names file:line)
-            raise RunError(str(exc)) from exc
+        jobs += [_job(bench, by_id[c.task_id], c, mode, options, ds_ref, ctx) for c in cands]
     return jobs, expected
+
+
+def _job(bench: Benchmark, task, cand, mode: str, options: dict, ds_ref: dict, ctx) -> Job:
+    """``bench.build_job`` for one candidate. An exception while reading a model's
+    candidate makes that candidate's job ``invalid`` (a precheck with the reason: the run
+    goes on, issue 26); on the gold or a canary it is the task's or the kit's problem.
+
+    Raises:
+        RunError: the gold's or a canary's job cannot be built (e.g. a task file the
+            benchmark cannot read: the message names file:line).
+    """
+    try:
+        return bench.build_job(task, cand, mode, options, ds_ref, ctx)
+    except Exception as exc:  # noqa: BLE001  # one odd candidate must not stop the run
+        if cand.origin in ("gold", "canary"):
+            raise RunError(str(exc)) from exc
+        return Job(benchmark=bench.name, benchmark_version=bench.version, dataset=ds_ref, mode=mode,
+                   task_id=task.task_id, task_sha256=task.sha256, candidate=candidate_ref(cand), files={},
+                   options=options, precheck=("invalid", f"the kit could not read this candidate "
+                                                         f"({type(exc).__name__}: {str(exc)[:300]}): counted as invalid"))
 
 
 def _run_in(opts: RunOptions, console: Console, started: _Start, plan: _Plan, sandbox,

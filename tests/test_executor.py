@@ -336,3 +336,25 @@ def test_a_cache_entry_edited_either_way_reruns_its_job(casp_tasks, framac_host,
     log.close()
     assert third["verdict"] == before and ex.stats.cached == 1 and ex.stats.ran == 0
     assert (tmp_path / "c" / "outputs" / third["tool_output"]["sha256"][:2]).is_dir()
+
+
+def test_a_candidate_the_kit_cannot_read_is_invalid_and_the_gold_stops_the_run(casp_tasks):
+    """``build_job`` raising on a model's candidate (the kit's own parsing meeting odd
+    input) gives that candidate an ``invalid`` job decided without running; on the gold it
+    is the task's problem: RunError naming it."""
+    from harness.runner import RunError, _job
+
+    class Odd:
+        name, version = "casp", "test"
+
+        def build_job(self, task, cand, mode, options, ds, ctx):
+            raise RecursionError("maximum recursion depth exceeded")
+
+    t = casp_tasks["04_140"]
+    cand = Candidate(task_id="04_140", model="m", sample=3, output="((((", origin="predictions:p.jsonl:4")
+    job = _job(Odd(), t, cand, "code-from-spec", {"x": 1}, DS, None)
+    assert job.precheck[0] == "invalid" and "RecursionError: maximum recursion depth exceeded" in job.precheck[1]
+    assert (job.task_id, job.candidate["model"], job.candidate["sample"], job.task_sha256) == ("04_140", "m", 3, t.sha256)
+    with pytest.raises(RunError, match="maximum recursion"):
+        _job(Odd(), t, Candidate(task_id="04_140", model="gold", sample=0, output=t.gold, origin="gold"),
+             "gold", {}, DS, None)
