@@ -154,8 +154,13 @@ def test_bundled_candidates_and_canaries(fetched):
     assert modelbench.ORACLE_MODEL == "gold" and len(gold) == 4
     assert all(c.origin == "gold" and expected == ("verified",) and c.output == t.oracle
                for (c, expected), t in zip(gold, [t for t in tasks if t.oracle]))
-    assert sorted(models) == ["canary:parse-error", "canary:print-stats", "canary:tlcset-exit", "canary:vacuous",
-                              "canary:violation", "gold", "gold", "gold", "gold"]
+    assert sorted(models) == ["canary:assertion-constraint", "canary:constant-assertion", "canary:except-constructor",
+                              "canary:inner-module", "canary:parse-error",
+                              "canary:print-stats", "canary:prose-around", "canary:random-element",
+                              "canary:shadowed-constant", "canary:tlcset-exit", "canary:vacuous", "canary:violation",
+                              "gold", "gold", "gold", "gold"]
+    expected = {c.model: e for c, e in can}
+    assert expected["canary:prose-around"] == ("verified",) and expected["canary:random-element"] == ("rejected",)
     assert modelbench.gold_candidates(tasks, "original-fewshot") == []  # gold runs once, as a canary
 
 
@@ -170,8 +175,10 @@ def test_job_records_postprocessing_and_config(fetched):
     assert "MaxValue = 4" in cfg_text and "NONE = NONE" in cfg_text and "CHECK_DEADLOCK" not in cfg_text
     names = [c["name"] for c in job.checks]
     assert names == ["postprocess:extract", "postprocess:extends", "postprocess:model_values", "postprocess:unchanged",
-                     "integrity:tlc-operators"]
+                     "integrity:sany-allow-list"]
     assert job.checks[-1]["ok"] and job.reject is None
+    # what the post-processing read, judged against SANY's parse after the run (issue 26)
+    assert job.options["variables"] and job.options["task_constants"] == ["Alphabet", "MaxLen", "MaxValue"]
     assert json.loads(job.checks[2]["detail"])["declared"] == ["NONE", "NULL"]
     assert job.options["module"] == "HumanEval_13" and job.options["constants"] == {"MaxValue": "4"}
 
@@ -224,8 +231,35 @@ def test_runnable_at_k_fixes_and_similarity_table():
 def test_judge_fails_closed_on_vacuous_models():
     from harness.verifiers import VerifierResult
 
-    assert modelbench.judge(None, VerifierResult("verified", "ok", extra={"distinct_states": 0}))[0] == "rejected"
-    assert modelbench.judge(None, VerifierResult("verified", "ok", extra={"distinct_states": 3}))[0] == "verified"
+    from types import SimpleNamespace
+
+    job = SimpleNamespace(options={}, reject=None)
+    assert modelbench.judge(job, VerifierResult("verified", "ok", extra={"distinct_states": 0}))[0] == "rejected"
+    # issue 26: no SANY view of a verified run -> rejected (fail closed); a kit error -> invalid, never raised
+    verdict, reason = modelbench.judge(job, VerifierResult("verified", "ok", extra={"distinct_states": 3}))
+    assert verdict == "rejected" and "no SANY view" in reason
+    assert modelbench.judge(None, VerifierResult("verified", "ok", extra={"distinct_states": 3}))[0] == "invalid"
+
+
+def test_behaviour_table_compares_inputs_and_end_states():
+    """Issue 26: a runnable model that covers fewer inputs than the program, or never shows
+    the program's end, does not behave like the program (values compared, not names)."""
+    entry = {"inputs": ["x"], "result": "r", "end": {"pc": '"done"'}}
+    oracle = [{"x": "1", "r": "NONE", "pc": '"loop"'}, {"x": "2", "r": "NONE", "pc": '"loop"'},
+              {"x": "1", "r": "10", "pc": '"done"'}, {"x": "2", "r": "20", "pc": '"done"'}]
+    same = [{"y": "1", "z": "NONE"}, {"y": "2", "z": "NONE"}, {"y": "1", "z": "10"}, {"y": "2", "z": "20"}]
+    fewer = [{"y": "1", "z": "NONE"}, {"y": "1", "z": "10"}]
+    no_end = [{"y": "1", "z": "NONE"}, {"y": "2", "z": "NONE"}]
+    assert modelbench.metrics.behaviour(oracle, same, entry)["behaves_like_program"]
+    f = modelbench.metrics.behaviour(oracle, fewer, entry)
+    assert (f["program_inputs"], f["inputs_covered"], f["missing_inputs"]) == (2, 1, [["2"]])
+    n = modelbench.metrics.behaviour(oracle, no_end, entry)
+    assert (n["inputs_covered"], n["end_states"], n["end_states_reached"]) == (2, 2, 0)
+    recs = [_rec("A", modelbench.ORACLE_MODEL, 0, "verified", oracle), _rec("A", "m", 0, "verified", same),
+            _rec("A", "m", 1, "verified", fewer), _rec("A", "m", 2, "failed")]
+    table = modelbench.metrics.behaviour_table(recs, {"A": entry})
+    assert table["summary"]["original-fewshot"]["m"] == {"runnable": 2, "compared": 2, "behaves_like_program": 1}
+    assert [r["behaves_like_program"] for r in table["per_candidate"]] == [True, False]
 
 
 def test_registered():

@@ -17,7 +17,7 @@ from harness.sandbox.local import HostSandbox
 
 PKG = Path(modelbench.__file__).parent
 #: The package's modules from the bottom up: each may import only modules before it.
-ORDER = ["dataset", "problems", "filters", "lowering", "transform", "stages", "postprocess", "metrics", "benchmark",
+ORDER = ["dataset", "problems", "filters", "lowering", "transform", "stages", "postprocess", "integrity", "metrics", "benchmark",
          "__init__"]
 
 

@@ -1,27 +1,31 @@
-"""Issue 13, Model-Bench (TLC): what a dishonest candidate tried, with the real TLC 2.15 in
-the tlaplus image.
+"""Issues 13 and 26, Model-Bench (TLC): what a dishonest candidate tried, with the real TLC
+2.15 in the tlaplus image.
 
 Two defences, each tested on its own: the verifier's reading of TLC (success only when
 the exit status, the once-per-run messages, the empty queue and the state dump agree:
-:func:`harness.verifiers.tlc.success_evidence`), and the benchmark's integrity check
-(:func:`harness.benchmarks.modelbench.postprocess.integrity_findings`: forbidden TLC
-operators and modules, decided on the code outside comments and strings). Then the
-metric-level weaknesses of the paper's definitions, measured on the kit's oracle tasks.
+:func:`harness.verifiers.tlc.success_evidence`), and the benchmark's judgement on SANY's
+own parse of the module (issue 26: :func:`harness.verifiers.tlc.sany_view`, exported in
+the same container run as TLC, judged by allow-lists in
+:func:`harness.benchmarks.modelbench.integrity.sany_findings`; what SANY ignores, before
+the header and after the closing ``====``, is not judged). Then the behaviour
+cross-check and the metric-level weaknesses of the paper's definitions, measured on the
+kit's oracle tasks.
 
-The first tests need no engine (the integrity check on text); the others skip without an
-engine or image unless ``VERIKIT_REQUIRE_ENGINE=1``.
+Every candidate runs once per module (:func:`tlc` caches by text and task), so the
+assertions on one run share it. The real-tool tests skip without an engine or image
+unless ``VERIKIT_REQUIRE_ENGINE=1``.
 """
 
 from __future__ import annotations
 
+import shlex
 from types import SimpleNamespace
 
 import pytest
 
 from harness.benchmarks import modelbench
-from harness.benchmarks.modelbench.metrics import similarity
-from harness.benchmarks.modelbench.postprocess import config_text, integrity_findings, postprocess
-from harness.model import Candidate, Limits
+from harness.benchmarks.modelbench.metrics import behaviour, similarity
+from harness.model import Candidate, Limits, ProcResult, VerifierResult
 from harness.verifiers.tlc import TLC
 
 ORACLES = {tid: (modelbench.DATA_DIR / "oracles" / f"{e['module']}.tla").read_text()
@@ -56,66 +60,71 @@ PRINT_CHEATS = {
 
 
 # ---------------------------------------------------------------------------------------
-# The integrity check on text (no engine)
-# ---------------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("name", sorted(EXIT_CHEATS) + sorted(PRINT_CHEATS))
-def test_cheats_are_found_in_the_code(name):
-    text = {**EXIT_CHEATS, **PRINT_CHEATS}[name]
-    found = integrity_findings(postprocess(text).text)
-    assert found and "TLC operator" in found[0], found
-
-
-def test_mentions_in_comments_strings_and_prologue_are_not_code():
-    ok = GCD.replace("vars ==", '(* calls TLCSet (* nested *) Print *)\n\\* PrintT here\nnote == "TLCGet"\n\nvars ==')
-    assert integrity_findings(postprocess(ok).text) == []
-    assert all(integrity_findings(postprocess(t).text) == [] for t in ORACLES.values())
-    # text before the module header is not read by SANY: an open comment there hides nothing
-    assert integrity_findings("(* \n" + EXIT_CHEATS["direct"])
-    other = GCD.replace("EXTENDS Naturals", "EXTENDS Naturals, TLCExt")
-    assert "TLCExt" in integrity_findings(other)[0]
-    assert "Randomization" in integrity_findings(GCD.replace("vars ==", "R == INSTANCE Randomization\nvars =="))[0]
-
-
-def test_build_job_records_the_check_and_rejects():
-    problem = SimpleNamespace(code="", tests="")
-    task = modelbench.Task("HumanEval/13", problem, "", "HumanEval_13", {"MaxValue": "3"}, GCD)
-    cand = Candidate("HumanEval/13", "m", 0, EXIT_CHEATS["alias"], "test")
-    job = modelbench.build_job(task, cand, "original-fewshot", {"deadlock_in_cfg": False}, {"name": "x"})
-    check = next(c for c in job.checks if c["name"] == "integrity:tlc-operators")
-    assert not check["ok"] and "TLCSet" in check["detail"] and job.reject
-    from harness.model import VerifierResult
-
-    assert modelbench.judge(job, VerifierResult("verified", "no error", extra={"distinct_states": 9}))[0] == "rejected"
-
-
-# ---------------------------------------------------------------------------------------
 # Real TLC
 # ---------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def tlc(engine_image):
-    """``run(text, consts) -> (VerifierResult, ProcResult)``: the module post-processed as
-    Model-Bench does, checked by TLC in the tlaplus image, read by :meth:`TLC.parse`
-    alone (no benchmark integrity check)."""
+    """``run(text, consts=None, tid="HumanEval/13") -> (VerifierResult, ProcResult)``: the
+    Model-Bench job of the candidate (:func:`modelbench.build_job`: post-processing and
+    config), checked by SANY's export and TLC in one run of the tlaplus image, read by
+    :meth:`TLC.parse` alone; ``run.judged(text, tid)`` gives ``(verdict, reason)`` of
+    :func:`modelbench.judge` on the same (cached) run; ``run.batch([(text, tid), ...])`` runs
+    several candidates in ONE sandbox run (tests call it first with all their candidates).
+    ``consts`` is ignored (the task's)."""
     from harness import toolchains
     from harness.registry import sandbox as get_sandbox
 
     sb = engine_image(lambda: get_sandbox("container", toolchain="tlaplus"))
     probed = toolchains.probe("tlaplus", sb, flavor="debian")
     v = TLC()
-    base = v.options(probed)
+    base = v.options(probed, max_states=50000)  # the product of HumanEval/35 has 37,200
+    table = modelbench.task_table()["oracles"]
+    cache: dict = {}
 
-    def run(text: str, consts: dict):
-        p = postprocess(text)
-        files = {f"{p.module}.tla": p.text,
-                 f"{p.module}.cfg": config_text({c: consts.get(c, "3") for c in p.constants}, p.model_values,
-                                                deadlock_in_cfg=base["deadlock_in_cfg"])}
-        opts = dict(base, module=p.module, max_states=50000)  # the product of HumanEval/35 has 37,200
-        argv, env, collect = v.command(opts)
-        proc = sb.run(argv, files=files, env=env, collect=collect, limits=Limits(wall_s=120, mem_mb=2048))
-        return v.parse(proc, opts), proc
+    def job_of(text: str, tid: str):
+        e = table[tid]
+        task = modelbench.Task(tid, SimpleNamespace(code="", tests=""), "", e["module"], e["constants"], ORACLES[tid])
+        return modelbench.build_job(task, Candidate(tid, "m", 0, text, "test"), "original-fewshot", base, {"name": "x"})
 
+    def batch(items) -> None:
+        """Run every ``(text, tid)`` not run yet in ONE sandbox run (a directory each; the
+        same command line per candidate as the kit's job), then read each as its own job."""
+        todo = [k for k in dict.fromkeys(items) if k not in cache]
+        if not todo:
+            return
+        files, script, jobs = {}, [], []
+        for i, (text, tid) in enumerate(todo):
+            job = job_of(text, tid)
+            argv, _, collect = v.command(job.options)
+            d = f"c{i}"
+            files.update({f"{d}/{name}": body for name, body in job.files.items()})
+            script.append(f"(cd {d} && {shlex.join(argv)} > stdout 2> stderr; echo $? > rc)")
+            jobs.append((d, job, argv, collect))
+        names = [f"{d}/{f}" for d, _, _, collect in jobs for f in (*collect, "stdout", "stderr", "rc")]
+        proc = sb.run(["sh", "-c", "; ".join(script)], files=files, collect=names,
+                      limits=Limits(wall_s=120 + 20 * len(todo), mem_mb=2048))
+        for key, (d, job, argv, collect) in zip(todo, jobs):
+            got = {k[len(d) + 1:]: b for k, b in proc.files.items() if k.startswith(d + "/")}
+            rc = got.get("rc", b"").decode().strip()
+            one = ProcResult(argv=argv, returncode=int(rc) if rc.lstrip("-").isdigit() else None,
+                             stdout=got.get("stdout", b"").decode("utf-8", "replace"),
+                             stderr=got.get("stderr", b"").decode("utf-8", "replace"),
+                             files={f: got[f] for f in collect if f in got})
+            cache[key] = (v.parse(one, job.options), one, job)
+
+    def run(text: str, consts: dict | None = None, tid: str = "HumanEval/13"):
+        batch([(text, tid)])
+        r, proc, _ = cache[(text, tid)]
+        return r, proc
+
+    def judged(text: str, tid: str = "HumanEval/13") -> tuple[str, str]:
+        run(text, tid=tid)
+        r, _, job = cache[(text, tid)]
+        return modelbench.judge(job, r)
+
+    run.judged = judged
+    run.batch = batch
     yield run
     sb.close()
 
@@ -127,6 +136,7 @@ CONSTS = {tid: e["constants"] for tid, e in modelbench.task_table()["oracles"].i
 @pytest.mark.realtool
 @pytest.mark.parametrize("name", sorted(EXIT_CHEATS))
 def test_exit_early_is_rejected_by_the_verifier(tlc, name):
+    tlc.batch(PREFETCH)
     r, proc = tlc(EXIT_CHEATS[name], CONSTS["HumanEval/13"])
     # TLC itself prints "No error has been found" and exits 0, with states left on the queue
     assert "No error has been found" in proc.stdout and proc.returncode == 0
@@ -138,6 +148,7 @@ def test_exit_early_is_rejected_by_the_verifier(tlc, name):
 @pytest.mark.realtool
 @pytest.mark.parametrize("name", sorted(PRINT_CHEATS))
 def test_printed_statistics_are_rejected_by_the_verifier(tlc, name):
+    tlc.batch(PREFETCH)
     r, proc = tlc(PRINT_CHEATS[name], CONSTS["HumanEval/13"])
     assert "500 distinct states found" in proc.stdout and proc.files["states.dump"] == b""
     assert r.verdict == "rejected" and "2199" in r.reason and "printed more than once" in r.reason
@@ -147,6 +158,7 @@ def test_printed_statistics_are_rejected_by_the_verifier(tlc, name):
 @pytest.mark.container
 @pytest.mark.realtool
 def test_honest_models_still_verify(tlc):
+    tlc.batch(PREFETCH)
     r, _ = tlc(GCD, CONSTS["HumanEval/13"])
     assert r.verdict == "verified" and r.extra["distinct_states"] == r.extra["states_total"] > 0
     assert not r.extra.get("model_output") and r.extra["stuttering_only"] is False
@@ -183,7 +195,7 @@ def test_definition4_gives_full_similarity_to_degenerate_models(tlc, tid):
     Assertion == TRUE, are runnable and get similarity 1.0 (Definition 4, theta 1.0);
     the guard flags them ``stuttering_only``. A one-variable model that moves between
     its values is not flagged and still scores 1.0 (the guard's limit)."""
-    gold, _ = tlc(ORACLES[tid], CONSTS[tid])
+    gold, _ = tlc(ORACLES[tid], tid=tid)
     assert gold.verdict == "verified"
     so = gold.extra["states"]
     domains: dict[str, list[str]] = {}
@@ -196,10 +208,199 @@ def test_definition4_gives_full_similarity_to_degenerate_models(tlc, tid):
     for name, text, flagged in (("one-variable", _stutter({"x": values}), True),
                                 ("cartesian", _stutter(domains), True),
                                 ("one-variable-moving", _stutter({"x": values}, moves=True), False)):
-        r, _ = tlc(text, CONSTS[tid])
+        r, _ = tlc(text, tid=tid)
         assert r.verdict == "verified", (name, r.reason)
         assert r.extra["stuttering_only"] is flagged, name
         sim = similarity(so, r.extra["states"])
         print(f"{tid} {name}: {r.extra['distinct_states']} states, similarity {sim:.2f} "
               f"(oracle {len(so)} states), stuttering_only {r.extra['stuttering_only']}")
         assert sim == 1.0, name
+
+
+# ---------------------------------------------------------------------------------------
+# Issue 26: SANY's parse judged on allow-lists (real TLC; one run per candidate, shared)
+# ---------------------------------------------------------------------------------------
+
+def _init(text: str, extra: str) -> str:
+    """``text`` with one more conjunct in the oracle's Init (after ``pc = "loop"``)."""
+    return text.replace('        /\\ pc = "loop"\n\nLoop', f'        /\\ pc = "loop"\n        /\\ {extra}\n\nLoop')
+
+
+_A = 'Assertion == pc = "done" => result = Gcd(a0, b0) + 1\n'
+#: the wrong model with its Assertion defined before Next (so Next or Spec can use it)
+ASSERT_FIRST = WRONG.replace(_A, "").replace("Next == Loop", _A + "\nNext == Loop")
+T13 = GCD.replace("CONSTANTS MaxValue, NONE, NULL", "CONSTANTS MaxValue, NONE, NULL\nT == INSTANCE TLC")
+#: class -> spelling -> candidate; each must come back ``rejected`` naming the construct (needle).
+ALLOW_LIST_CHEATS = {
+    "tlc-operator": ("TLC!", {
+        "exit-alias": EXIT_CHEATS["alias"], "exit-instance": EXIT_CHEATS["instance"],
+        "exit-comment-quote": EXIT_CHEATS["comment-quote"], "printt-assume": PRINT_CHEATS["assume-printt"],
+        "tlcget-in-assertion": WRONG.replace('Assertion == pc = "done" =>',
+                                             'Assertion == TLCGet("level") > 99 \\/ pc = "done" =>'),
+        "alias-chain": _next(WRONG, "Stop", 'E(v) == TLCSet("exit", v)\nStop == E(TRUE)\n\n'),
+    }),
+    "random-element (tlaplus#498)": ("RandomElement", {
+        "direct": WRONG.replace("Init == /\\ a0 \\in 1..MaxValue", "Init == /\\ a0 = RandomElement(1..MaxValue)"),
+        "instance": T13.replace("Init == /\\ a0 \\in 1..MaxValue", "Init == /\\ a0 = T!RandomElement(1..MaxValue)"),
+        "alias": WRONG.replace("Init == /\\ a0 \\in 1..MaxValue",
+                               "Pick(S) == RandomElement(S)\nInit == /\\ a0 = Pick(1..MaxValue)"),
+    }),
+    "constant-assertion": ("reads no variable", {
+        "true": WRONG.replace('Assertion == pc = "done" => result = Gcd(a0, b0) + 1', "Assertion == TRUE"),
+        "arith": WRONG.replace('Assertion == pc = "done" => result = Gcd(a0, b0) + 1', "Assertion == 1 + 1 = 2"),
+        "constant-only": WRONG.replace('Assertion == pc = "done" => result = Gcd(a0, b0) + 1',
+                                       "Ok == MaxValue > 0\nAssertion == Ok"),
+    }),
+    "shadowed-task-constant": ("task constant", {
+        "defined": GCD.replace("CONSTANTS MaxValue, NONE, NULL", "CONSTANTS NONE, NULL\nMaxValue == 1"),
+        "defined-late": GCD.replace("CONSTANTS MaxValue, NONE, NULL", "CONSTANTS NONE, NULL").replace(
+            "vars ==", "MaxValue == 2\nvars =="),
+    }),
+    "except-of-constructor (tlaplus#1302)": ("tlaplus#1302", {
+        "init": _init(GCD, "[[k \\in 1..2 |-> 0] EXCEPT ![1] = 1][1] = 1"),
+        "let": _init(GCD, "LET f == [[k \\in 1..2 |-> k] EXCEPT ![2] = 5] IN f[2] = 5"),
+    }),
+    "assertion-as-constraint": ("used by Spec", {
+        "in-next": _next(ASSERT_FIRST, "Assertion'"),
+        "in-spec": ASSERT_FIRST.replace("Spec == Init /\\ [][Next]_vars", "Spec == Init /\\ [][Next /\\ Assertion']_vars"),
+    }),
+    "module-outside-list": ("not allowed", {
+        "inner-module": GCD.replace("vars ==", "---- MODULE Inner ----\nX == 1\n====\nI == INSTANCE Inner\nvars =="),
+    }),
+}
+#: Honest neighbours: must be ``verified``.
+HONEST = {
+    "prose-after-end": GCD + "\nProse after the end: EXTENDS TLCExt; VARIABLES z; TLCSet(\"exit\", TRUE)\n",
+    "prose-before-header": "This model EXTENDS Naturals; it uses no TLCSet.\nEXTENDS Foo\n" + GCD,
+    "assert-and-colon-gt": _init(GCD, 'Assert(a0 \\in 1..MaxValue, "input in range") /\\ (1 :> 2)[1] = 2'),
+    "except-on-definition": GCD.replace("vars ==", "Zero == [k \\in 1..2 |-> 0]\nvars ==").replace(
+        '        /\\ pc = "loop"\n\nLoop', '        /\\ pc = "loop"\n        /\\ [Zero EXCEPT ![1] = 1][1] = 1\n\nLoop'),
+    "theorem": GCD.replace(
+        "\n=============================================================================",
+        "\nTHEOREM Spec => []Assertion\n============================================================================="),
+}
+
+
+@pytest.mark.container
+@pytest.mark.realtool
+@pytest.mark.parametrize("cls,spelling", [(c, s) for c, (_, d) in ALLOW_LIST_CHEATS.items() for s in d])
+def test_allow_list_cheats_are_rejected_naming_the_construct(tlc, cls, spelling):
+    tlc.batch(PREFETCH)
+    needle, spellings = ALLOW_LIST_CHEATS[cls]
+    verdict, reason = tlc.judged(spellings[spelling])
+    assert verdict == "rejected" and needle in reason, (verdict, reason)
+
+
+@pytest.mark.container
+@pytest.mark.realtool
+@pytest.mark.parametrize("name", sorted(HONEST))
+def test_honest_neighbours_verify(tlc, name):
+    tlc.batch(PREFETCH)
+    verdict, reason = tlc.judged(HONEST[name])
+    assert verdict == "verified", reason
+    r, _ = tlc(HONEST[name])
+    assert r.extra["sany"]["root"] == "HumanEval_13" and "TLC:TLCSet" not in r.extra["sany"]["operators"]
+
+
+@pytest.mark.container
+@pytest.mark.realtool
+def test_sany_view_of_the_gold_and_the_oracles(tlc):
+    """The gold of every oracle task verifies through build_job and judge; the view names
+    what the module contains (the allow-lists were derived from these)."""
+    for tid, text in ORACLES.items():
+        verdict, reason = tlc.judged(text, tid)
+        assert verdict == "verified", (tid, reason)
+    r, _ = tlc(GCD)
+    view = r.extra["sany"]
+    assert sorted(c["name"] for c in view["constants"]) == ["MaxValue", "NONE", "NULL"]
+    assert {c["arity"] for c in view["constants"]} == {0}
+    assert sorted(view["variables"]) == ["a", "a0", "b", "b0", "pc", "result"] and view["assumes"] == 0
+    assert "Naturals:%" in view["operators"] and "builtin:$BoundedChoose" in view["operators"]
+    assert view["assertion_variables"] == ["a0", "b0", "pc", "result"]
+
+
+# ---------------------------------------------------------------------------------------
+# Issue 26: failures belong to the candidate (no engine)
+# ---------------------------------------------------------------------------------------
+
+def test_failures_belong_to_the_candidate():
+    from harness.model import ProcResult
+
+    v = TLC()
+    crash = ProcResult(["sh"], 1, stdout="Exception in thread \"main\" java.lang.StackOverflowError\n")
+    assert v.parse(crash).verdict == "failed" and v.parse(crash).extra["outcome"] == "tool_crash"
+    jar = ProcResult(["sh"], 1, stderr="Error: Unable to access jarfile /opt/verikit/tla2tools.jar")
+    assert v.parse(jar).verdict == "infra_error"
+    banner = "@!@!@STARTMSG 2262:0 @!@!@\nTLC2 Version 2.15\n@!@!@ENDMSG 2262 @!@!@\n"
+    assert v.parse(ProcResult(["sh"], 0, stdout=banner)).verdict == "failed"
+    odd = ProcResult(["sh"], 0, stdout=None)  # the kit's reading raises: that candidate is invalid
+    assert v.parse(odd).verdict == "invalid" and "could not read" in v.parse(odd).reason
+
+
+def test_kit_exceptions_make_the_candidate_invalid_not_the_run(monkeypatch):
+    problem = SimpleNamespace(code="", tests="")
+    task = modelbench.Task("HumanEval/13", problem, "", "HumanEval_13", {"MaxValue": "4"}, GCD)
+
+    def broken(text):  # a bug of the kit's own reading, met on one candidate
+        raise IndexError("post-processing bug")
+
+    with monkeypatch.context() as m:
+        m.setattr(modelbench.benchmark, "postprocess", broken)
+        job = modelbench.build_job(task, Candidate("HumanEval/13", "m", 0, GCD, "test"), "original-fewshot",
+                                   {"deadlock_in_cfg": False}, {"name": "x"})
+    assert "IndexError" in job.options["build_error"] and job.files["Model.tla"] == GCD
+    assert modelbench.judge(job, VerifierResult("verified", "ok"))[0] == "invalid"
+    good = modelbench.build_job(task, Candidate("HumanEval/13", "m", 0, GCD, "test"), "original-fewshot",
+                                {"deadlock_in_cfg": False}, {"name": "x"})
+    weird = VerifierResult("verified", "ok", extra={"sany": {"root": "HumanEval_13"}, "distinct_states": 3})
+    verdict, reason = modelbench.judge(good, weird)  # a view missing its keys: the kit's error, this record only
+    assert verdict == "invalid" and "could not judge" in reason
+    # no view at all and TLC verified: fail closed; no view and TLC failed: TLC's verdict stands
+    assert modelbench.judge(good, VerifierResult("verified", "ok", extra={"distinct_states": 3}))[0] == "rejected"
+    assert modelbench.judge(good, VerifierResult("invalid", "parse error", extra={"sany": {"error": "x"}}))[0] == "invalid"
+
+
+# ---------------------------------------------------------------------------------------
+# Issue 26: behaviour cross-check against the program (oracle) on the program's inputs
+# ---------------------------------------------------------------------------------------
+
+FEWER_INPUTS = GCD.replace("Init == /\\ a0 \\in 1..MaxValue", "Init == /\\ a0 \\in 1..2")
+NO_END = GCD.replace("""        /\\ IF b # 0
+              THEN /\\ a' = b""", """        /\\ b # 0
+        /\\ IF b # 0
+              THEN /\\ a' = b""")
+
+
+@pytest.mark.container
+@pytest.mark.realtool
+def test_behaviour_cross_check(tlc):
+    """Runnable for TLC and the judge, but not like the program: fewer inputs than the
+    program takes (a0 in 1..2 of 1..4), or the end never reached (the loop's guard
+    blocks at b = 0; deadlock checking is off, so TLC reports no error). The gold and an
+    honest neighbour with other variable names (bundled HumanEval_13.s0) behave like it."""
+    s0 = (modelbench.DATA_DIR / "bundled" / "HumanEval_13.s0.tla").read_text()
+    tlc.batch([(t, "HumanEval/13") for t in (GCD, s0, FEWER_INPUTS, NO_END)])
+    entry = modelbench.task_table()["oracles"]["HumanEval/13"]
+    gold, _ = tlc(GCD)
+    so = gold.extra["states"]
+    rows = {}
+    for name, text in (("gold", GCD), ("honest-s0", s0), ("fewer-inputs", FEWER_INPUTS), ("no-end", NO_END)):
+        assert tlc.judged(text)[0] == "verified", name
+        r, _ = tlc(text)
+        rows[name] = behaviour(so, r.extra["states"], entry)
+    assert rows["gold"]["behaves_like_program"] and rows["honest-s0"]["behaves_like_program"]
+    assert rows["gold"]["program_inputs"] == 16 and rows["gold"]["end_states"] == 16
+    f = rows["fewer-inputs"]
+    assert not f["behaves_like_program"] and f["inputs_covered"] < f["program_inputs"] == 16
+    n = rows["no-end"]
+    assert not n["behaves_like_program"] and n["inputs_covered"] == 16 and n["end_check"] == "end not reached"
+    assert n["end_states_reached"] < n["end_states"] and n["end_results_in_finished_states"] == 0
+    assert rows["honest-s0"]["end_check"] == "results in finished states (no copy of the inputs)"
+
+
+#: Every fixed candidate of this module, run in one sandbox run by the first test that needs one.
+PREFETCH = ([(t, "HumanEval/13") for t in (GCD, WRONG, VACUOUS, *EXIT_CHEATS.values(), *PRINT_CHEATS.values(),
+                                           *HONEST.values(), FEWER_INPUTS, NO_END)]
+            + [(t, "HumanEval/13") for _, d in ALLOW_LIST_CHEATS.values() for t in d.values()]
+            + [(t, tid) for tid, t in ORACLES.items()]
+            + [((modelbench.DATA_DIR / "bundled" / "HumanEval_13.s0.tla").read_text(), "HumanEval/13")])

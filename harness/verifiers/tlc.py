@@ -57,7 +57,19 @@ executor before :meth:`TLC.parse` runs; ``parse`` reads a finished run:
   ``init_states`` (2190) and ``stuttering_only`` (no state reachable but the initial
   ones) describe the state graph;
 - the JVM out of heap (``java.lang.OutOfMemoryError``) -> ``memout``; no TLC banner, or
-  no result -> ``infra_error``.
+  no result -> ``failed`` (outcome ``tool_crash``/``no_result``: the candidate's model
+  made TLC end that way), ``infra_error`` only when the output shows the kit's side
+  failed (:data:`KIT_SIDE`: jar or JVM missing); a success without a readable dump, or an
+  exception while reading the output -> ``invalid`` (never raised).
+
+SANY's view (issue 26): before TLC, the same ``sh -c`` exports SANY's semantic tree of the
+module as XML (``tla2sany.xml.XMLExporter -o``), collected as ``sany.xml``;
+:func:`sany_view` reads it into what the module contains as SANY parsed it (modules
+loaded, instances, constants, variables, definitions, ASSUMEs, theorems, the operators
+reached from the module's own text by origin, the variables its ``Assertion`` reads).
+What SANY ignores (text before the ``----`` header, after the closing ``====``) is not in
+it. The verifier only reports the view; a benchmark judges it (Model-Bench:
+:mod:`harness.benchmarks.modelbench.integrity`).
 """
 
 from __future__ import annotations
@@ -71,8 +83,9 @@ NAME = "tlc"
 TOOLCHAIN = "tlaplus"
 #: Version of this module's command line and parser (part of every job key; "1" also covered
 #: the Model-Bench config and post-processing, which moved out unchanged; "2": success read
-#: from the dump and exit status, cross-checked, issue 13).
-MODULE_VERSION = "2"
+#: from the dump and exit status, cross-checked, issue 13; "3": SANY's XML view collected in the same run,
+#: failures of a run belong to the candidate, issue 26).
+MODULE_VERSION = "3"
 JAR = "/opt/verikit/tla2tools.jar"
 DUMP_BASENAME = "states"
 DUMP_FILE = DUMP_BASENAME + ".dump"
@@ -82,6 +95,17 @@ DEFAULT_SEED = 0
 DEFAULT_HEAP_MB = 1024
 #: At most this many dumped states are parsed into a record (the rest is counted only).
 DEFAULT_MAX_STATES = 20000
+#: SANY's XML export of the module (``tla2sany.xml.XMLExporter -o``: no schema validation), written
+#: in the same container run before TLC starts (then made read-only: the model TLC runs cannot
+#: rewrite it), and SANY's messages of that export.
+SANY_XML = "sany.xml"
+SANY_ERR = "sany.err"
+SANY_SCRIPT = (f'mkdir -p tmp; java -XX:-UsePerfData -Xmx256m -Djava.io.tmpdir=tmp -cp {JAR} tla2sany.xml.XMLExporter '
+               f'-o "$1.tla" > {SANY_XML} 2> {SANY_ERR}; chmod 0444 {SANY_XML} {SANY_ERR}; shift; exec "$@"')
+#: What in TLC's output shows the kit's own side failed (the jar or the JVM missing): only
+#: these make a run without a TLC banner ``infra_error``; anything else is the candidate's.
+KIT_SIDE = ("Unable to access jarfile", "Could not find or load main class", "java: not found",
+            "java: No such file", "Error occurred during initialization of VM")
 #: TLC version from which ``CHECK_DEADLOCK`` is a configuration keyword.
 CHECK_DEADLOCK_SINCE = (2, 16)
 
@@ -305,13 +329,14 @@ class TLC:
     def options(self, probed, *, smoke: bool = False, cpus: int = 1, **overrides) -> dict:
         """Options of a job: ``module`` (set per job), ``workers`` (1), ``fp``, ``seed``,
         ``heap_mb`` (JVM ``-Xmx``, MiB), ``dump`` (write ``states.dump``),
-        ``max_states`` (states parsed into the record), ``deadlock_in_cfg`` (TLC >= 2.16,
+        ``max_states`` (states parsed into the record), ``sany_view`` (export SANY's XML
+        view first, :func:`sany_view`), ``deadlock_in_cfg`` (TLC >= 2.16,
         else ``-deadlock``), ``tlc_version``, ``java_version``, ``verifier_module``.
         ``smoke``/``cpus`` (the runner's generic arguments) do not apply: TLC always runs
         with one worker for determinism."""
         tlc_version = probed.versions.get("tlc") if probed is not None else None
         opts = {"module": None, "workers": 1, "fp": DEFAULT_FP, "seed": DEFAULT_SEED, "heap_mb": DEFAULT_HEAP_MB,
-                "dump": True, "max_states": DEFAULT_MAX_STATES,
+                "dump": True, "max_states": DEFAULT_MAX_STATES, "sany_view": True,
                 "deadlock_in_cfg": version_tuple(tlc_version) >= CHECK_DEADLOCK_SINCE,
                 "tlc_version": tlc_version,
                 "java_version": probed.versions.get("java") if probed is not None else None,
@@ -320,7 +345,9 @@ class TLC:
         return opts
 
     def command(self, options: dict) -> tuple[list[str], dict[str, str], list[str]]:
-        """The TLC command line of the module docstring; collects ``states.dump``.
+        """The command line of the module docstring: SANY's XML export of the module
+        (:data:`SANY_XML`, read by :func:`sany_view`), then TLC, in one ``sh -c`` of the same
+        container run; collects ``states.dump``, ``sany.xml`` and ``sany.err``.
 
         Raises:
             ValueError: ``options["module"]`` is not a TLA+ module name.
@@ -337,13 +364,19 @@ class TLC:
         if not options.get("deadlock_in_cfg", True):
             argv.append("-deadlock")
         argv.append(module)
-        return argv, {}, [DUMP_FILE] if options.get("dump", True) else []
+        collect = [DUMP_FILE] if options.get("dump", True) else []
+        if options.get("sany_view", True):
+            argv = ["sh", "-c", SANY_SCRIPT, "sany-then-tlc", module] + argv
+            collect += [SANY_XML, SANY_ERR]
+        return argv, {}, collect
 
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
-        """Verdict of one TLC run (see the module docstring for the mapping).
+        """Verdict of one TLC run (see the module docstring for the mapping), with SANY's view
+        of the module (:func:`sany_view`) in ``extra["sany"]`` when the job collected it.
 
         ``extra``: ``outcome`` (``parse_error``, ``semantic_error``, ``config_error``,
-        ``invariant_violated``, ``runtime_error``, ``success``), ``exit_code``,
+        ``invariant_violated``, ``runtime_error``, ``success``, ``tool_crash``, ``no_result``,
+        ``unreadable_output``), ``exit_code``,
         ``states_generated``, ``distinct_states``, ``depth``, ``error`` (first error
         message text), ``location`` (``line L, col C`` when TLC gives one), ``trace``
         (error trace, see :func:`parse_trace`), and on success ``states`` (the dumped
@@ -352,8 +385,26 @@ class TLC:
         (2190), ``stuttering_only`` (no state reachable but the initial ones),
         ``model_output`` (text the model printed, when any). A success that TLC's own
         evidence contradicts (:func:`success_evidence`) is ``rejected`` with outcome
-        ``inconsistent_output``.
+        ``inconsistent_output``. Failures belong to the candidate: a run that ends without
+        a banner or a result is ``failed`` unless the output shows the kit's side failed
+        (:data:`KIT_SIDE`: ``infra_error``); an exception while reading the output makes
+        the run ``invalid`` (never raised).
         """
+        options = options or {}
+        try:
+            result = self._parse(proc, options)
+        except Exception as exc:  # the kit's reading of one candidate's run: that candidate is invalid
+            result = VerifierResult("invalid", f"the kit could not read TLC's output ({type(exc).__name__}: {exc})",
+                                    extra={"outcome": "unreadable_output", "exit_code": proc.returncode})
+        if options.get("sany_view", True) and SANY_XML in (proc.files or {}):
+            try:
+                result.extra["sany"] = sany_view(proc.files[SANY_XML].decode("utf-8", "replace"),
+                                                 proc.files.get(SANY_ERR, b"").decode("utf-8", "replace"))
+            except Exception as exc:  # noqa: BLE001 - recorded, judged fail-closed by the benchmark
+                result.extra["sany"] = {"error": f"{type(exc).__name__}: {exc}"}
+        return result
+
+    def _parse(self, proc: ProcResult, options: dict) -> VerifierResult:
         options = options or {}
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
         if "java.lang.OutOfMemoryError" in log:
@@ -368,8 +419,12 @@ class TLC:
             m = re.search(r"depth of the complete state graph search is (\d+)", depth.text)
             extra["depth"] = int(m.group(1)) if m else None
         if out.first(MSG_VERSION) is None:
-            return VerifierResult("infra_error", f"no TLC banner in the output (exit {proc.returncode}): "
-                                  f"{log.strip()[-300:]}", extra=extra)
+            if any(k in log for k in KIT_SIDE):
+                return VerifierResult("infra_error", f"no TLC banner in the output (exit {proc.returncode}), the kit's "
+                                      f"side: {log.strip()[-300:]}", extra=extra)
+            extra.update(outcome="tool_crash", error=log.strip()[-300:])
+            return VerifierResult("failed", f"TLC crashed on the candidate's model before its banner (exit "
+                                  f"{proc.returncode}): {log.strip()[-300:]}", extra=extra)
         if out.first(MSG_SANY_FAILED) is not None:
             free = out.free
             kind = "parse_error" if ("***Parse Error***" in free or "Lexical error" in free) else "semantic_error"
@@ -408,15 +463,20 @@ class TLC:
             dump = proc.files.get(DUMP_FILE)
             if options.get("dump", True):
                 if dump is None:
-                    return VerifierResult("infra_error", f"TLC succeeded but wrote no {DUMP_FILE}", extra=extra)
+                    extra["outcome"] = "unreadable_output"
+                    return VerifierResult("invalid", f"TLC reported success but wrote no {DUMP_FILE} (fail closed)",
+                                          extra=extra)
                 try:
                     states, total = parse_dump(dump.decode("utf-8", "replace"),
                                                max_states=int(options.get("max_states") or DEFAULT_MAX_STATES))
                 except ValueError as exc:
-                    return VerifierResult("infra_error", f"unreadable state dump: {exc}", extra=extra)
+                    extra["outcome"] = "unreadable_output"
+                    return VerifierResult("invalid", f"unreadable state dump: {exc}", extra=extra)
                 extra.update(states=states, states_total=total, states_truncated=total > len(states),
                              distinct_states=total)
             problems = success_evidence(out, proc.returncode, extra.get("states_total"))
+            if extra.get("states") and len({tuple(sorted(x.items())) for x in extra["states"]}) < len(extra["states"]):
+                problems.append(f"{DUMP_FILE} repeats a state (distinct states expected; tlaplus#407)")
             if problems:
                 extra.update(outcome="inconsistent_output", error="; ".join(problems))
                 return VerifierResult("rejected", "TLC's success is not backed by its own evidence (fail closed): "
@@ -426,7 +486,8 @@ class TLC:
             return VerifierResult("verified", f"no error found: {extra.get('distinct_states')} distinct states "
                                   f"({extra.get('states_generated')} generated), depth {extra.get('depth')}",
                                   extra=extra)
-        return VerifierResult("infra_error", f"TLC ended without a result (exit {proc.returncode}): "
+        extra.update(outcome="no_result", error=log.strip()[-300:])
+        return VerifierResult("failed", f"TLC ended without a result on the candidate's model (exit {proc.returncode}): "
                               f"{log.strip()[-300:]}", extra=extra)
 
 
@@ -510,3 +571,133 @@ def _location(text: str | None) -> str | None:
         return None
     m = (re.search(r"line (\d+), col(?:umn)? (\d+)", text) or re.search(r"[Ll]ine (\d+), column (\d+)", text))
     return f"line {m.group(1)}, col {m.group(2)}" if m else None
+
+
+# ---------------------------------------------------------------------------------------
+# SANY's view of the module (its XML export)
+# ---------------------------------------------------------------------------------------
+
+def sany_view(xml_text: str, err_text: str = "") -> dict:
+    """What the root module contains as SANY parsed it, from ``XMLExporter``'s XML.
+
+    Returns ``{"root", "modules" (every module SANY loaded, root first), "instances"
+    ([{"name" (None when unnamed), "module"}] of the root module), "constants"
+    ([{"name", "arity"}]), "variables", "definitions" (names of the root module's own
+    top-level definitions, instances' ``I!x`` left out), "assumes", "theorems" (counts),
+    "operators" (sorted ``"origin:name"`` reached from the root module's own definitions,
+    ASSUMEs and theorems, transitively through its own definitions and LETs; origin
+    ``builtin`` for SANY's built-ins, else the standard module defining it, through
+    ``I!x`` or an unnamed INSTANCE too; an origin SANY names but the view cannot place
+    is ``unknown``), "assertion_variables" (variables ``Assertion`` reads,
+    transitively; None when there is no ``Assertion``), "assertion_in_spec" (``Spec``
+    reaches ``Assertion``: the invariant used as a constraint), "patterns" (constructs that
+    trigger known TLC bugs: ``except-of-function-constructor``, tlaplus#1302)}``; ``{"error": ...}`` when SANY
+    wrote no root module (it failed; TLC reports why).
+
+    Raises:
+        xml.etree.ElementTree.ParseError: malformed XML (the caller records it).
+    """
+    import xml.etree.ElementTree as ET
+
+    if "<RootModule>" not in xml_text:
+        return {"error": "SANY exported no module: " + " ".join(err_text.split())[-300:]}
+    top = ET.fromstring(xml_text)
+    root = top.findtext("RootModule")
+    ctx = {e.findtext("UID"): e[1] for e in top.find("context") if len(e) > 1}
+    mods = {k.findtext("uniquename"): k for k in ctx.values() if k.tag == "ModuleNode"}
+    rootnode = mods.get(root)
+    if rootnode is None:
+        return {"error": f"SANY's export has no node for the root module {root!r}"}
+
+    def fname(k) -> str | None:
+        return k.findtext("location/filename")
+
+    insts = [{"name": i.findtext("uniquename"), "module": i.findtext("module")} for i in rootnode.findall("InstanceNode")]
+    named = {i["name"]: i["module"] for i in insts if i["name"]}
+    unnamed_defs: dict[str, str] = {}
+    for i in insts:
+        if not i["name"] and i["module"] in mods:
+            for r in mods[i["module"]].findall("UserDefinedOpKindRef"):
+                k = ctx.get(r.findtext("UID"))
+                if k is not None:
+                    unnamed_defs.setdefault(k.findtext("uniquename"), i["module"])
+    decls = [ctx.get(r.findtext("UID")) for r in rootnode.findall("OpDeclNodeRef")]
+    constants = [{"name": k.findtext("uniquename"), "arity": int(k.findtext("arity") or 0)}
+                 for k in decls if k is not None and k.findtext("kind") == "2"]
+    variables = [k.findtext("uniquename") for k in decls if k is not None and k.findtext("kind") == "3"]
+    own = [r.findtext("UID") for r in rootnode.findall("UserDefinedOpKindRef")]
+    own = [u for u in own if u in ctx and fname(ctx[u]) == root and "!" not in ctx[u].findtext("uniquename")]
+    own_names = {ctx[u].findtext("uniquename") for u in own}
+
+    def origin(k) -> str:
+        name, fn = k.findtext("uniquename"), fname(k)
+        if fn != root:
+            return fn or "unknown"
+        if "!" in name:
+            return named.get(name.split("!", 1)[0], "unknown") if name.count("!") == 1 else "unknown"
+        if name in unnamed_defs and name not in own_names:
+            return unnamed_defs[name]
+        return root
+
+    patterns: set[str] = set()
+
+    def walk(starts) -> tuple[set[str], set[str]]:
+        ops: set[str] = set()
+        vars_: set[str] = set()
+        todo, seen = list(starts), set()
+        walk.seen = seen
+        while todo:
+            node = todo.pop()
+            for appl in node.iter("OpApplNode"):  # constructs of known TLC bugs (images/toolchains.json)
+                head = appl.find("operator/BuiltInKindRef/UID")
+                first = appl.find("operands/OpApplNode/operator/BuiltInKindRef/UID")
+                if (head is not None and first is not None and _builtin(ctx, head.text) == "$Except"
+                        and _builtin(ctx, first.text) == "$FcnConstructor"):
+                    patterns.add("except-of-function-constructor")
+            for ref in node.iter():
+                if not ref.tag.endswith("Ref") or ref.tag in ("ModuleNodeRef", "FormalParamNodeRef"):
+                    continue
+                uid = ref.findtext("UID")
+                k = ctx.get(uid)
+                if k is None:
+                    ops.add(f"unknown:{ref.tag}")
+                elif k.tag == "BuiltInKind":
+                    ops.add("builtin:" + k.findtext("uniquename"))
+                elif k.tag == "OpDeclNode":
+                    if k.findtext("kind") == "3":
+                        vars_.add(k.findtext("uniquename"))
+                elif k.tag == "UserDefinedOpKind":
+                    org = origin(k)
+                    if org == root:
+                        if uid not in seen:
+                            seen.add(uid)
+                            todo.append(k)
+                    else:
+                        ops.add(f"{org}:{k.findtext('uniquename').split('!')[-1]}")
+                elif k.tag in ("AssumeNode", "TheoremNode"):
+                    if uid not in seen:
+                        seen.add(uid)
+                        todo.append(k)
+                else:
+                    ops.add(f"unknown:{k.tag}")
+        return ops, vars_
+
+    assumes = [ctx[r.findtext("UID")] for r in rootnode.findall("AssumeNodeRef") if r.findtext("UID") in ctx]
+    theorems = [ctx[r.findtext("UID")] for r in rootnode.findall("TheoremNodeRef") if r.findtext("UID") in ctx]
+    ops, _ = walk([ctx[u] for u in own] + assumes + theorems)
+    assertion = next((ctx[u] for u in own if ctx[u].findtext("uniquename") == "Assertion"), None)
+    avars = sorted(walk([assertion])[1]) if assertion is not None else None
+    spec = next((ctx[u] for u in own if ctx[u].findtext("uniquename") == "Spec"), None)
+    in_spec = False
+    if spec is not None and assertion is not None:
+        walk([spec])
+        in_spec = any(ctx.get(u) is assertion for u in walk.seen)
+    return {"root": root, "modules": [root] + sorted(m for m in mods if m != root), "instances": insts,
+            "constants": constants, "variables": variables, "definitions": sorted(own_names),
+            "assumes": len(assumes), "theorems": len(theorems), "operators": sorted(ops),
+            "assertion_variables": avars, "assertion_in_spec": in_spec, "patterns": sorted(patterns)}
+
+
+def _builtin(ctx: dict, uid: str | None) -> str | None:
+    k = ctx.get(uid)
+    return k.findtext("uniquename") if k is not None and k.tag == "BuiltInKind" else None

@@ -14,9 +14,10 @@ from pathlib import Path
 
 from ...model import GOLD, Benchmark, Candidate, Job, Reproduction, VerifierResult, candidate_ref, sha256_text
 from .dataset import DATASETS, DEFAULT_DATASET, humaneval_path
-from .metrics import (ORACLE_MODEL, SIMILARITY_NOTE, THETA, WEAKNESSES_NOTE, average_fixes, outcomes,
-                      runnable_at_k, similarity_table, weaknesses)
-from .postprocess import FORBIDDEN_OPERATORS, config_text, integrity_findings, postprocess
+from .metrics import (BEHAVIOUR_NOTE, ORACLE_MODEL, SIMILARITY_NOTE, THETA, WEAKNESSES_NOTE, average_fixes,
+                      behaviour_table, outcomes, runnable_at_k, similarity_table, weaknesses)
+from .integrity import sany_findings
+from .postprocess import config_text, postprocess
 from .problems import Problem, normalized_program, read_humaneval
 from .stages import STAGES, static_stages, table1_counts
 from .transform import transform
@@ -224,7 +225,8 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
     initial state ``rejected`` (vacuous: no state is checked), and the cheats of issue 13
     ``rejected``: ``canary:tlcset-exit`` (a wrong assertion hidden by an alias
     ``StopHere == TLCSet("exit", TRUE)`` that ends the search) and ``canary:print-stats``
-    (an empty initial state with a ``PrintT`` of a fake 2199 statistics message)."""
+    (an empty initial state with a ``PrintT`` of a fake 2199 statistics message); and the
+    canaries of issue 26 (:func:`issue26_canaries`)."""
     out = []
     for t in tasks:
         if t.oracle is None:
@@ -239,57 +241,134 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
             fake = vacuous.replace("Assertion ==", 'ASSUME PrintT("@!@!@STARTMSG 2199:0 @!@!@\\n500 states generated, '
                                    '500 distinct states found, 0 states left on queue.\\n@!@!@ENDMSG 2199 @!@!@")'
                                    "\n\nAssertion ==")
+            new_classes = issue26_canaries(t.oracle, wrong)
             for name, text, expected in (("canary:parse-error", bad, "invalid"), ("canary:violation", wrong, "failed"),
                                          ("canary:vacuous", vacuous, "rejected"),
                                          ("canary:tlcset-exit", exit_early, "rejected"),
-                                         ("canary:print-stats", fake, "rejected")):
+                                         ("canary:print-stats", fake, "rejected"), *new_classes):
                 if text != t.oracle:
                     out.append((Candidate(t.task_id, name, 0, text, "canary"), (expected,)))
     return out
+
+
+def issue26_canaries(oracle: str, wrong: str) -> list[tuple[str, str, str]]:
+    """``(name, text, expected)`` of the canaries of issue 26 on :data:`CANARY_TASK`'s oracle
+    (``wrong``: the oracle with a wrong assertion): one per class judged on SANY's parse
+    (:mod:`.integrity`), and one honest neighbour that must verify:
+
+    - ``canary:random-element`` (``rejected``): the wrong model drawing its input with
+      ``RandomElement`` (off the TLC allow-list; tlaplus#498);
+    - ``canary:constant-assertion`` (``rejected``): the wrong model whose Assertion reads
+      no variable (``1 = 1``);
+    - ``canary:shadowed-constant`` (``rejected``): the oracle defining the task's
+      constant ``MaxValue == 1`` (fewer inputs than the program takes);
+    - ``canary:except-constructor`` (``rejected``): EXCEPT on a function constructor
+      (tlaplus#1302, a soundness bug of the pinned TLC);
+    - ``canary:assertion-constraint`` (``rejected``): the wrong model whose Spec uses its
+      Assertion as a constraint (``[][Next /\\ Assertion']_vars``: violating states pruned);
+    - ``canary:inner-module`` (``rejected``): an inner module instantiated (a module off the
+      allow-list);
+    - ``canary:prose-around`` (``verified``): the oracle with prose SANY ignores, before its
+      header (mentioning ``EXTENDS`` and ``TLCSet``) and after its closing ``====``.
+    """
+    random_in = wrong.replace("Init == /\\ a0 \\in 1..MaxValue", "Init == /\\ a0 = RandomElement(1..MaxValue)")
+    constant = wrong.replace('Assertion == pc = "done" => result = Gcd(a0, b0) + 1', "Assertion == 1 = 1")
+    shadowed = oracle.replace("CONSTANTS MaxValue, NONE, NULL", "CONSTANTS NONE, NULL\nMaxValue == 1")
+    except_c = oracle.replace('        /\\ pc = "loop"\n\nLoop',
+                              '        /\\ pc = "loop"\n        /\\ [[k \\in 1..2 |-> 0] EXCEPT ![1] = 1][1] = 1\n\nLoop')
+    a_line = 'Assertion == pc = "done" => result = Gcd(a0, b0) + 1\n'
+    constraint = wrong.replace(a_line, "").replace("Next == Loop", a_line + "\nNext == Loop").replace(
+        "Spec == Init /\\ [][Next]_vars", "Spec == Init /\\ [][Next /\\ Assertion']_vars")
+    inner = oracle.replace("vars ==", "---- MODULE Inner ----\nX == 1\n====\nI == INSTANCE Inner\nvars ==")
+    prose = ("Notes (before the header, ignored by SANY): EXTENDS TLC and TLCSet(\"exit\", TRUE) are not used.\n"
+             + oracle + "\nAfter the module (ignored by SANY):\nVARIABLES z\nEXTENDS TLCExt\n")
+    out = [("canary:random-element", random_in, "rejected"), ("canary:constant-assertion", constant, "rejected"),
+           ("canary:shadowed-constant", shadowed, "rejected"), ("canary:except-constructor", except_c, "rejected"),
+           ("canary:assertion-constraint", constraint, "rejected"), ("canary:inner-module", inner, "rejected"),
+           ("canary:prose-around", prose, "verified")]
+    return [(n, x, e) for n, x, e in out if x not in (oracle, wrong) or n == "canary:prose-around"]
 
 
 def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx=None) -> Job:
     """The TLC job of a candidate model: post-processed (Appendix A.1,
     :func:`~harness.benchmarks.modelbench.postprocess.postprocess`), with the Figure 13
     config (constants from the task's table). The post-processing steps are recorded as
-    the job's ``checks`` (``postprocess:<step>``), the processed module's sha256 and the
-    constants in its options. Fix counts given by the predictions (``meta.fixes``) are
-    kept in the candidate's identity. ``ctx`` is unused (no per-run state).
+    the job's ``checks`` (``postprocess:<step>``), the processed module's sha256, the
+    constants, model values, variables and module name the post-processing read (judged
+    against SANY's parse by :func:`judge`) in its options. Fix counts given by the
+    predictions (``meta.fixes``) are kept in the candidate's identity. ``ctx`` is unused.
+    Never raises on a candidate: an exception of the kit's own reading makes a job whose
+    options carry ``build_error`` (judged ``invalid``), and the run goes on.
     """
-    proc = postprocess(cand.output)
-    module = proc.module or "Model"
     default = task_table().get("default_constant", "3")
-    consts = {c: task.constants.get(c, default) for c in proc.constants}
-    config = config_text(consts, proc.model_values, deadlock_in_cfg=options.get("deadlock_in_cfg", True))
+    try:
+        proc = postprocess(cand.output)
+        module = proc.module or "Model"
+        consts = {c: task.constants.get(c, default) for c in proc.constants}
+        config = config_text(consts, proc.model_values, deadlock_in_cfg=options.get("deadlock_in_cfg", True))
+        build_error = None
+    except Exception as exc:  # noqa: BLE001 - the candidate's verdict, not the run's end
+        proc, module, consts, build_error = None, "Model", {}, f"{type(exc).__name__}: {exc}"
+        config = config_text({}, (), deadlock_in_cfg=options.get("deadlock_in_cfg", True))
     checks = []
-    for step in proc.steps:
+    for step in (proc.steps if proc else []):
         detail = {k: v for k, v in step.items() if k != "step"}
         checks.append({"name": f"postprocess:{step['step']}", "ok": True, "detail": json.dumps(detail, sort_keys=True)})
-    findings = integrity_findings(proc.text)
-    checks.append({"name": "integrity:tlc-operators", "ok": not findings,
-                   "detail": "; ".join(findings) or f"none of {', '.join(FORBIDDEN_OPERATORS)} used; EXTENDS/INSTANCE "
-                                                    "of standard modules only"})
-    opts = dict(options, module=module, constants=consts, model_values=proc.model_values,
-                postprocessed_sha256=sha256_text(proc.text), module_header=proc.module is not None)
+    if build_error:
+        checks.append({"name": "postprocess:error", "ok": False, "detail": build_error})
+    checks.append({"name": "integrity:sany-allow-list", "ok": True,
+                   "detail": "judged after the run on SANY's own parse of the module (integrity.sany_findings)"})
+    text = proc.text if proc else (cand.output if isinstance(cand.output, str) else "")
+    opts = dict(options, module=module, constants=consts, model_values=proc.model_values if proc else [],
+                variables=proc.variables if proc else [], task_constants=sorted(task.constants),
+                postprocessed_sha256=sha256_text(text), module_header=bool(proc and proc.module is not None))
+    if build_error:
+        opts["build_error"] = build_error
     candidate = candidate_ref(cand)
     meta = getattr(cand, "meta", None) or {}
     if isinstance(meta, dict) and isinstance(meta.get("fixes"), int):
         candidate["fixes"] = meta["fixes"]
     return Job(benchmark=NAME, benchmark_version=VERSION, dataset=dataset, mode=mode, task_id=task.task_id,
                task_sha256=task.sha256, candidate=candidate,
-               files={f"{module}.tla": proc.text, f"{module}.cfg": config}, options=opts, checks=checks,
-               reject="; ".join(findings) or None)
+               files={f"{module}.tla": text, f"{module}.cfg": config}, options=opts, checks=checks, reject=None)
 
 
 def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
-    """TLC's verdict, failing closed: integrity findings of :func:`build_job` (``job.reject``,
-    forbidden TLC operators or modules) make it ``rejected`` whatever TLC said (TLC's
-    reading is kept in the reason); a verified run that printed text of its own
-    (``model_output``) or checked no state (no state in TLC's dump: empty initial-state
-    set) is ``rejected``. A run whose success TLC's own evidence contradicts is already
-    ``rejected`` by the verifier."""
+    """TLC's verdict, failing closed (never raises: an exception here makes the record
+    ``invalid`` with the reason):
+
+    - a job whose post-processing raised (``build_error``) is ``invalid``;
+    - SANY's view of the module (``result.extra["sany"]``) judged on the allow-lists of
+      :func:`~harness.benchmarks.modelbench.integrity.sany_findings`: any finding makes it
+      ``rejected`` whatever TLC said (TLC's reading kept in the reason); with no view, a
+      run TLC did not verify keeps TLC's verdict (SANY failed: TLC says why), a verified
+      one is ``rejected``;
+    - a verified run that printed text of its own (``model_output``) or checked no state
+      (empty initial-state set) is ``rejected``.
+
+    A run whose success TLC's own evidence contradicts is already ``rejected`` by the
+    verifier. ``job.reject`` (set by older jobs) still rejects."""
+    try:
+        return _judge(job, result)
+    except Exception as exc:  # noqa: BLE001 - one candidate's verdict, never the run's end
+        return "invalid", f"the kit could not judge this candidate ({type(exc).__name__}: {exc})"
+
+
+def _judge(job: Job, result: VerifierResult) -> tuple[str, str]:
+    opts = job.options or {}
+    if opts.get("build_error"):
+        return "invalid", f"the kit's post-processing failed on this candidate: {opts['build_error']}"
     if getattr(job, "reject", None):
         return "rejected", f"{job.reject} (tlc: {result.verdict}: {result.reason})"
+    view = (result.extra or {}).get("sany")
+    if (view and not view.get("error")) or result.verdict == "verified":
+        findings = sany_findings(view, constants=list(opts.get("constants") or {}),
+                                 model_values=list(opts.get("model_values") or []),
+                                 variables=list(opts.get("variables") or []),
+                                 module=opts.get("module") if opts.get("module_header") else None,
+                                 task_constants=dict.fromkeys(opts.get("task_constants") or []))
+        if findings:
+            return "rejected", "; ".join(findings) + f" (tlc: {result.verdict}: {result.reason})"
     if result.verdict == "verified":
         if result.extra.get("model_output"):
             return "rejected", f"the model printed into TLC's output: {result.extra['model_output'][:200]!r}"
@@ -312,7 +391,9 @@ def report_sections(records: list[dict], tasks: list[Task], modes: list[str], *,
     """``report.json`` ``sections``: ``runnable_at_k``, ``similarity``, ``fixes``,
     ``outcomes`` (see :mod:`~harness.benchmarks.modelbench.metrics`), ``oracles``
     (verdict and state count of each gold record), ``weaknesses`` (runnable samples that
-    only stutter, :func:`~harness.benchmarks.modelbench.metrics.weaknesses`) and
+    only stutter, :func:`~harness.benchmarks.modelbench.metrics.weaknesses`), ``behaviour``
+    (the behaviour cross-check per runnable sample:
+    :func:`~harness.benchmarks.modelbench.metrics.behaviour_table`) and
     ``not_reproducible`` (Table 2)."""
     oracles = {r["task_id"]: {"verdict": r["verdict"], "states": r["verifier"]["extra"].get("distinct_states"),
                               "mode": r["mode"]}
@@ -320,6 +401,7 @@ def report_sections(records: list[dict], tasks: list[Task], modes: list[str], *,
     return {"runnable_at_k": runnable_at_k(records), "similarity": similarity_table(records, theta=theta),
             "fixes": average_fixes(records), "outcomes": outcomes(records), "oracles": oracles,
             "weaknesses": weaknesses(records),
+            "behaviour": behaviour_table(records, task_table().get("oracles", {})),
             "not_reproducible": {"table2": NOT_REPRODUCIBLE}}
 
 
@@ -329,7 +411,7 @@ def run_notes(records: list[dict], modes: list[str]) -> list[str]:
              "on its own oracle set",
              "oracles: HumanEval programs modelled in TLA+ by hand for verikit (the paper's GPT-4o-derived, "
              "human-corrected oracles are unpublished); they run as the gold candidate",
-             SIMILARITY_NOTE, WEAKNESSES_NOTE]
+             SIMILARITY_NOTE, WEAKNESSES_NOTE, BEHAVIOUR_NOTE]
     opts = next((r["verifier"]["options"] for r in records), {})
     if opts and not opts.get("deadlock_in_cfg", True):
         notes.append(f"TLC {opts.get('tlc_version')} predates the CHECK_DEADLOCK config keyword (TLC 2.16): the "
@@ -400,6 +482,10 @@ def reproduction(fetched, report: dict, records: list[dict], *, tasks: list[Task
             "; similarity: no runnable sample with an oracle"
         notes.append(f"kit, {model} on the {n_oracles} oracle tasks: {e['runnable']}/{e['samples']} samples "
                      f"runnable; {vals}{simtxt}")
+    beh = sections.get("behaviour", {}).get("summary", {}).get(DEFAULT_MODES[0], {})
+    for model, e in sorted(beh.items()):
+        notes.append(f"kit, {model}: {e['behaves_like_program']}/{e['compared']} runnable sample(s) behave like the "
+                     "program on its inputs (behaviour cross-check: every input covered, the end shown)")
     canary = report.get("canaries", {}).get("results", [])
     tlc_version = next((r["verifier"]["options"].get("tlc_version") for r in records), None)
     notes.append(f"oracles (gold) and canaries: {sum(x['ok'] for x in canary)}/{len(canary)} as expected "

@@ -95,6 +95,28 @@ def extract_module(output: str) -> tuple[str, list[str]]:
     return output, []
 
 
+_HEADER_RAW = re.compile(r"-{4,}[ \t]*MODULE[ \t]+([A-Za-z0-9_]+)[ \t]*-{4,}")
+
+
+def module_span(text: str) -> tuple[str, str, str]:
+    """``(before, module, after)``: the text SANY reads as the module (from the first
+    ``---- MODULE Name ----`` header to the end of the first line of four or more ``=``
+    after it, comments and strings blanked) and what it ignores before and after. The
+    whole text is the module when there is no header. A kit-side reading for the
+    post-processing only: what the candidate contains is judged on SANY's own parse, and
+    the post-processing's reading must agree with it (:mod:`.integrity`)."""
+    m = _HEADER_RAW.search(text)
+    if not m:
+        return "", text, ""
+    start = text.rfind("\n", 0, m.start()) + 1
+    if text[start:m.start()].strip():
+        start = m.start()
+    code = blank_comments(text[start:])
+    end = re.search(r"(?m)={4,}[^\n]*(\n|\Z)", code[m.end() - start:])
+    stop = len(text) if end is None else start + (m.end() - start) + end.end()
+    return text[:start], text[start:stop], text[stop:]
+
+
 def module_name(text: str) -> str | None:
     """The name in the ``---- MODULE Name ----`` header, or None."""
     m = re.search(r"(?m)^\s*-{4,}\s*MODULE\s+([A-Za-z0-9_]+)\s*-{4,}", blank_comments(text))
@@ -350,7 +372,11 @@ def postprocess(output: str, *, modules: dict[str, frozenset[str]] | None = None
     Returns a :class:`Processed`; never raises on bad TLA+ (TLC judges the result).
     """
     modules = BUILTIN_MODULES if modules is None else modules
-    text, notes = extract_module(output)
+    whole, notes = extract_module(output)
+    pre, text, post = module_span(whole)
+    if pre.strip() or post.strip():
+        notes = notes + [f"left alone what SANY ignores: {len(pre)} character(s) before the module header, "
+                         f"{len(post)} after its closing ===="]
     steps: list[dict] = [{"step": "extract", "notes": notes}]
     code = blank_comments(text)
     name = module_name(text)
@@ -420,6 +446,7 @@ def postprocess(output: str, *, modules: dict[str, frozenset[str]] | None = None
         nxt = next_state_name(code)
         text, completed = complete_unchanged(text, variables, nxt)
         steps.append({"step": "unchanged", "next": nxt, "completed": completed})
+    text = pre + text + post
     return Processed(text=text, module=name, constants=[c for c in constants if c not in model_values],
                      model_values=mv, variables=variables, steps=steps)
 
@@ -441,55 +468,6 @@ def config_text(constants: dict[str, str], model_values: list[str] | tuple[str, 
     return "\n".join(lines) + "\n"
 
 
-# ---------------------------------------------------------------------------------------
-# Integrity (issue 13): what a model must not use
-# ---------------------------------------------------------------------------------------
-
-#: Operators of the standard module TLC that change the search or print text next to
-#: TLC's own messages: ``TLCSet`` (``TLCSet("exit", TRUE)`` ends the search early and TLC
-#: still reports "No error has been found"), ``TLCGet`` (reads the search's state, e.g.
-#: its level or statistics, so that an invariant can depend on the search), ``Print`` and
-#: ``PrintT`` (write arbitrary text to TLC's output, e.g. a fake statistics message),
-#: ``JavaTime`` (wall-clock time: non-deterministic), ``TLCEval`` (an evaluation-strategy
-#: hint, harmless in itself, refused with the rest: a translated Python program needs
-#: none of them). ``Assert`` stays allowed: a failed one is a runtime error (``failed``).
-FORBIDDEN_OPERATORS = ("TLCSet", "TLCGet", "Print", "PrintT", "JavaTime", "TLCEval")
-_HEADER = re.compile(r"-{4,}\s*MODULE\b")
-
-
-def integrity_findings(text: str) -> list[str]:
-    """Why a (post-processed) module must be ``rejected``, empty when nothing is found:
-
-    - a name of :data:`FORBIDDEN_OPERATORS` used as an identifier anywhere in the code
-      (any spelling that reaches the operator names it: a direct call, a user-defined
-      alias ``MyExit == TLCSet("exit", TRUE)``, an instance ``T!TLCSet``, ``INSTANCE TLC``);
-    - ``EXTENDS`` or ``INSTANCE`` of a module other than the standard modules of
-      :data:`BUILTIN_MODULES` and the file's own inner modules (e.g. ``TLCExt``,
-      ``Randomization``, ``Toolbox``).
-
-    The search runs on the text from the first module header on (SANY ignores what comes
-    before it) with comments and string contents blanked by :func:`blank_comments`, which
-    follows SANY's lexing: ``\\*`` to the end of the line, nested ``(* *)`` in which string
-    quotes mean nothing (checked against SANY 2.15: ``(* " *) X == ... \\* " *)`` defines
-    ``X``), and strings with backslash escapes outside comments. A module that defines
-    one of the forbidden names itself is refused too (conservative)."""
-    m = _HEADER.search(text)
-    code = blank_comments(text[m.start():] if m else text)
-    found = []
-    names = sorted({x.group(1) for x in re.finditer(r"(?<![\w])(" + "|".join(FORBIDDEN_OPERATORS) + r")(?![\w])",
-                                                     code)})
-    if names:
-        found.append("uses TLC operator(s) that alter the search or print next to TLC's messages: "
-                     + ", ".join(names))
-    inner = set(re.findall(r"-{4,}\s*MODULE\s+([A-Za-z0-9_]+)", code))
-    allowed = set(BUILTIN_MODULES) | inner
-    used = set()
-    for ext in re.finditer(r"\bEXTENDS\s+([A-Za-z0-9_]+(?:\s*,\s*[A-Za-z0-9_]+)*)", code):
-        used |= set(re.findall(r"[A-Za-z0-9_]+", ext.group(1)))
-    used |= set(re.findall(r"\bINSTANCE\s+([A-Za-z0-9_]+)", code))
-    bad = sorted(used - allowed)
-    if bad:
-        found.append("EXTENDS/INSTANCE of module(s) outside the standard set " + ", ".join(sorted(BUILTIN_MODULES))
-                     + ": " + ", ".join(bad))
-    return found
-
+# The issue-13 text scan for forbidden TLC operators and modules (a deny-list decided by the
+# kit's own lexer) is gone: what a candidate contains is judged on SANY's parse, with
+# allow-lists (:mod:`harness.benchmarks.modelbench.integrity`, issue 26).
