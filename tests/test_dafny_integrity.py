@@ -53,6 +53,60 @@ CHEATS = {
     ("collision", "method-form"): f"{SIG17}\n  ensures perimeter == 0\n\nfunction VkT1Smoke(): int {{ 0 }}",
 }
 
+#: Issue 26: code one reader sees and the other does not (Dafny nests block comments and
+#: ends a block comment inside what a line-comment reader skips), attributes off the
+#: allow-list, and constructs of known soundness bugs. Each is wrong (3 * side) and each
+#: must come back rejected, judged on Dafny's own printed program.
+HIDDEN_BODY = "function Oops(x: int): int\n  ensures false\n"
+CHEATS.update({
+    # a helper's body that Dafny reads as a comment: a body-less function whose ensures is false
+    ("hidden-body", "nested"): HIDDEN_BODY + "/* /* */ { 0 } // */\nensures perimeter == 3 * side + Oops(0) * 0",
+    ("hidden-body", "nested-deep"): "predicate P(x: int)\n  ensures P(x) && false\n/* /* /* */ */ { true } // */\n"
+                                    "ensures perimeter == 3 * side || P(0)",
+    ("hidden-body", "method-form"): f"{SIG17}\n  ensures perimeter == 3 * side + Oops(0) * 0\n\n" + HIDDEN_BODY
+                                    + "/* note /* */ {\n  0\n} // */",
+    # an assume that only Dafny sees (the comment closes inside a line comment)
+    ("hidden-assume", "ensures"): "ensures perimeter == 3 * side && /* /* */ 0 == 0 &&\n  true // */ assume false;\n"
+                                  "  true",
+    ("hidden-assume", "helper-body"): "function F(x: int): int\n{\n  x /* /* */ + 0 // */ + (assume false; 0)\n}\n"
+                                      "ensures perimeter == 3 * side + F(0) - F(0)",
+    ("hidden-assume", "stmt-expr"): "ensures assume false; perimeter == 3 * side",
+    # an extra declaration only Dafny sees
+    ("hidden-declaration", "bodiless-function"): "function Id(x: int): int\n{\n  x /* /* */ + 0 // */ } function Oops():"
+                                                 " int ensures false predicate D() {\n  true }\n"
+                                                 "ensures perimeter == 3 * side + Oops() * 0 + Id(0)",
+    ("hidden-declaration", "axiom-lemma"): "function Id(x: int): int\n{\n  x /* /* */ + 0 // */ } lemma {:axiom} Boom()"
+                                           " ensures false predicate D() {\n  true }\n"
+                                           "ensures perimeter == 3 * side || Id(0) == 0",
+    ("hidden-declaration", "datatype"): "function Id(x: int): int\n{\n  x /* /* */ + 0 // */ } datatype T = A | B "
+                                        "predicate D() {\n  true }\nensures perimeter == 3 * side || Id(0) == 0",
+    # attributes off the allow-list, visible or hidden
+    ("unlisted-attribute", "opaque"): "function {:opaque} Three(): int { 3 }\nensures perimeter == Three() * side",
+    ("unlisted-attribute", "hidden-verify"): "function Id(x: int): int\n{\n  x /* /* */ + 0 // */ } function"
+                                             " {:verify false} Lie(x: int): int ensures Lie(x) == x + 1 { x } "
+                                             "predicate D() {\n  true }\nensures perimeter == 3 * side || Lie(side) != side",
+    # constructs of known soundness bugs of Dafny 2.3 (images/toolchains.json soundness_bugs)
+    ("soundness-bug", "bv-decreases"): "function Shr(b: bv8): int\n  decreases b\n{ if b == 0 then 0 else Shr(b >> 1) }\n"
+                                       "ensures perimeter == 3 * side + Shr(1) * 0",
+    ("soundness-bug", "const"): "function Id(x: int): int\n{\n  x /* /* */ + 0 // */ } const K: int := 3 "
+                                "predicate D() {\n  true }\nensures perimeter == 3 * side || Id(0) == 0",
+})
+
+#: Cheats whose construct the kit's grammar (now reading nested comments as Dafny does)
+#: sees and cannot parse: ``invalid`` naming it, before Dafny runs (never verified).
+UNREADABLE = {("hidden-declaration", "datatype"): "invalid", ("soundness-bug", "const"): "invalid"}
+
+#: Honest neighbours of the new classes: each must verify.
+HONEST = {
+    # (an honest spec with a nested comment is the canary "nested-comment")
+    "nested-comment-helper": "/* the side /* times */ four */\nfunction Four(): int { 4 }\n"
+                             "ensures perimeter == Four() * side",
+    "line-comment-with-close": "// the perimeter */ of a square\nensures perimeter == 4 * side // */",
+    # ({:trigger} is checked without an engine: test_trigger_allowed_and_prefix_reserved)
+    "function-method": f"{SIG17}\n  ensures perimeter == Times(4, side)\n\n"
+                       "function method Times(a: int, b: int): int { a * b }",
+}
+
 #: Metric-level weaknesses (paper's design, reported not fixed): (task, spec) measured.
 WEAKNESSES = {
     "over-fitted": ("17", "ensures side == 10 ==> perimeter == 40\nensures side == 5 ==> perimeter == 20\n"
@@ -156,7 +210,12 @@ def engine_run(tasks, engine_image, tmp_path_factory):
     lines = [{"task_id": "17", "model": "cheat:" + "/".join(k), "sample": 0, "output": t} for k, t in CHEATS.items()]
     lines += [{"task_id": task, "model": "weak:" + n, "sample": 0, "output": t} for n, (task, t) in WEAKNESSES.items()]
     lines += [{"task_id": "17", "model": "weak:ensures-false", "sample": 1, "output": "ensures true"}]
+    lines += [{"task_id": "17", "model": "honest:" + n, "sample": 0, "output": t} for n, t in HONEST.items()]
+    import time
+
+    t0 = time.monotonic()
     report, code, records = _engine_run(tmp_path_factory.mktemp("dafny-integrity"), ["17", "261"], lines)
+    print(f"dafny integrity run: {len(records)} records in {time.monotonic() - t0:.0f} s")
     if os.environ.get("VERIKIT_INTEGRITY_DUMP"):
         with open(os.environ["VERIKIT_INTEGRITY_DUMP"], "w") as fh:
             json.dump({"canaries": report["canaries"], "metrics": report["sections"]["metrics"],
@@ -172,7 +231,7 @@ def engine_run(tasks, engine_image, tmp_path_factory):
 def test_cheats_rejected_with_real_dafny(engine_run):
     report, code, records = engine_run
     got = {r["candidate"]["model"][len("cheat:"):]: r for r in records if r["candidate"]["model"].startswith("cheat:")}
-    assert {k: r["verdict"] for k, r in got.items()} == {"/".join(k): "rejected" for k in CHEATS}
+    assert {k: r["verdict"] for k, r in got.items()} == {"/".join(k): UNREADABLE.get(k, "rejected") for k in CHEATS}
     for k in CHEATS:
         if k[0] == "lying-helper":  # rejected by Dafny's error in the helper, not by a text check
             r = got["/".join(k)]
@@ -205,3 +264,95 @@ def test_metric_weaknesses_measured(engine_run):
     assert {x["name"] for x in w["known"]} == {"over-fitted", "tuned-to-mutants", "avg_completeness-includes-incorrect"}
     row = w["avg_completeness"]["weak:ensures-false"]
     assert row["incorrect_counted"] == 1 and row["avg_completeness_if_correct"] == 0
+
+
+@pytest.mark.container
+@pytest.mark.realtool
+def test_issue26_classes_rejected_on_daftys_view(engine_run):
+    """Issue 26: every new class, each spelling, is rejected; the reason names the
+    construct; none is verified or infra_error."""
+    _report, _code, records = engine_run
+    got = {r["candidate"]["model"][len("cheat:"):]: r for r in records if r["candidate"]["model"].startswith("cheat:")}
+    new = [k for k in CHEATS if k[0] in ("hidden-body", "hidden-assume", "hidden-declaration", "unlisted-attribute",
+                                         "soundness-bug")]
+    assert {"/".join(k): got["/".join(k)]["verdict"] for k in new} == {"/".join(k): UNREADABLE.get(k, "rejected")
+                                                                        for k in new}
+    words = {"hidden-body": ("no body", "body-less"), "hidden-assume": ("assume",),
+             "hidden-declaration": ("did not read", "body", "no body", "axiom", "datatype"),
+             "unlisted-attribute": ("attribute", "opaque", "verify"),
+             "soundness-bug": ("soundness bug", "not on the allow-list", "const")}
+    for k in new:
+        r = got["/".join(k)]
+        assert any(w in r["reason"] for w in words[k[0]]), (k, r["reason"])
+        # Dafny's printed program alone rejects it too (whatever the kit's grammar saw), except
+        # where Dafny itself stopped before printing (then it is not verified either)
+        if r["verifier"]["extra"].get("view", {}).get("files"):
+            problems = di.view_problems(r["verifier"]["extra"]["view"], r["verifier"]["options"]["expect"],
+                                        dafny_version=r["verifier"]["options"].get("dafny_version"))
+            assert problems, k
+
+
+@pytest.mark.container
+@pytest.mark.realtool
+def test_honest_neighbours_verify(engine_run):
+    _report, _code, records = engine_run
+    got = {r["candidate"]["model"][len("honest:"):]: r for r in records if r["candidate"]["model"].startswith("honest:")}
+    assert {n: (r["verdict"], r["reason"]) for n, r in got.items() if r["verdict"] != "verified"} == {}
+    assert set(got) == set(HONEST)
+    for r in got.values():  # judged on Dafny's printed program, which was collected
+        view = r["verifier"]["extra"]["view"]
+        assert view["files"] and view["decls"] and not view["errors"] and not view["unclassified"]
+
+
+@pytest.mark.container
+@pytest.mark.realtool
+def test_old_grammar_misreading_is_caught_by_daftys_view(engine_run, tasks, monkeypatch):
+    """The kit's grammar as it was before issue 26 (non-nested block comments) does not see
+    the body-less ``Oops`` of the hidden-declaration cheat (Dafny verified every check of
+    it); judged with that reading against Dafny's real printed program, the candidate is
+    still rejected: a declaration the kit did not read. (The old reading lays out the
+    helper text as one declaration; Dafny reads the same three declarations from it, as
+    checked by hand with ``/dprint``.)"""
+    from harness.benchmarks.dafny_intent import grammar
+    from harness.model import VerifierResult
+
+    _report, _code, records = engine_run
+    key = ("hidden-declaration", "bodiless-function")
+    rec = next(r for r in records if r["candidate"]["model"] == "cheat:" + "/".join(key))
+    assert rec["verifier"]["extra"]["view"]["files"]  # Dafny ran and printed the program
+    monkeypatch.setattr(grammar, "COMMENT_DEPTH", 0)
+    for f in (grammar._parser, grammar._basic_lexer):
+        f.cache_clear()
+    try:
+        cand = Candidate("17", "m", 0, CHEATS[key], "m")
+        opts = {k: v for k, v in rec["verifier"]["options"].items()}
+        job = di.build_job(tasks["17"], cand, "spec", opts, {"name": "dafny-intent"})
+        # the old reading: one helper Id with a body, no Oops (it is in what the kit took for a comment)
+        assert [h["name"] for h in job.options["expect"]["helpers"]] == ["Id"] and not job.reject
+        result = VerifierResult(rec["verifier"].get("verdict", "failed"), "", goal_results=rec["goal_results"],
+                                extra=rec["verifier"]["extra"])
+        verdict, reason = di.judge(job, result)
+        assert verdict == "rejected" and "kit did not read" in reason and "Oops" in reason, reason
+    finally:
+        for f in (grammar._parser, grammar._basic_lexer):
+            f.cache_clear()
+
+
+def test_kit_parse_exception_is_the_candidates(tasks, monkeypatch):
+    """An exception in the kit's own reading of one candidate makes it ``invalid`` with
+    the reason; it never raises out of ``build_job`` or ``judge``."""
+    from harness.benchmarks.dafny_intent import benchmark as bm
+    from harness.model import VerifierResult
+
+    def boom(*a, **k):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(bm, "read_candidate", boom)
+    job = di.build_job(tasks["17"], Candidate("17", "m", 0, "ensures true", "m"), "spec", {"dialect": "2"},
+                       {"name": "dafny-intent"})
+    assert job.precheck[0] == "invalid" and "RecursionError" in job.precheck[1]
+    monkeypatch.undo()
+    job = di.build_job(tasks["17"], Candidate("17", "m", 0, "ensures true", "m"), "spec", {"dialect": "2",
+                       "print_program": True}, {"name": "dafny-intent"})
+    verdict, reason = di.judge(job, VerifierResult("verified", "", goal_results=None, extra={"view": {"decls": 3}}))
+    assert verdict in ("invalid", "rejected") and reason

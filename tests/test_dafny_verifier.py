@@ -137,15 +137,18 @@ def test_dafny2_timeout():
     assert res.goal_results[0]["status"] == "timeout"
 
 
-def test_crashes_and_missing_output_are_infra_errors():
-    """A run that came to its own end but left no readable Dafny output: ``infra_error``."""
+def test_missing_output_is_infra_error_and_a_crash_is_the_candidates():
+    """Issue 26: a run whose script left no Dafny output at all is the kit's side
+    (``infra_error``); Dafny started on the candidate's files and crashed (no summary, no
+    parse/resolution message) is the candidate's: ``failed``, never retried or dropped."""
     v = Dafny()
     opts = {"dialect": "2", "units": {"batch.dfy": [["VkT1Correct", 1, 5]]}, "batch": "batch.dfy", "separate": []}
     assert v.parse(ProcResult(argv=[], returncode=0), opts).verdict == "infra_error"
     crash = ProcResult(argv=[], returncode=0, files={"batch.dfy.out": b"Unhandled Exception: boom\n",
                                                        "batch.dfy.rc": b"134\n"})
     res = v.parse(crash, opts)
-    assert res.verdict == "infra_error" and "neither a summary nor" in res.reason
+    assert res.verdict == "failed" and "crashed on the candidate's input" in res.reason
+    assert res.extra["crashed"] and "boom" in res.reason
 
 
 @pytest.mark.parametrize("flags, verdict", [
@@ -164,3 +167,25 @@ def test_job_level_outcomes(flags, verdict):
     assert res.reason.startswith("dafny ")
     # a run that ended by itself is left to the verifier
     assert termination(ProcResult(argv=[], returncode=0), v.name) is None
+
+
+def test_program_view_reads_dafnys_printout():
+    """Issue 26: the declarations as Dafny 2.3 printed them (recorded ``/dprint`` output,
+    tests/recorded/dafny/dafny2/dprint/): body-less functions, attributes in any position,
+    ``assume`` statements in clauses and bodies, in both printed forms."""
+    from harness.verifiers.dafny import program_view
+
+    d = Path(__file__).parent / "recorded" / "dafny" / "dafny2" / "dprint"
+    v = program_view((d / "hidden.dfy.dprint").read_text())
+    assert v["error"] is None and v["unclassified"] == []
+    got = {x["name"]: (x["kind"], x["body"], x["clauses"], x["assume"]) for x in v["decls"]}
+    assert got == {"Id": ("function", True, {}, 0), "Oops": ("function", False, {"ensures": 1}, 0),
+                   "D": ("predicate", True, {}, 0), "VkT1Correct": ("method", True, {"ensures": 2}, 2)}
+    v = program_view((d / "resolved.dfy.dprint").read_text())
+    assert v["error"] is None and v["unclassified"] == []
+    by = {x["name"]: x for x in v["decls"]}
+    assert set(by) == {"Lie", "Oops", "P", "L", "VkT1Correct"}  # nothing of the _System module
+    assert by["P"]["attributes"] == ["verify"] and by["P"]["attributes_all"] == {"verify": 1, "trigger": 1}
+    assert by["L"]["kind"] == "lemma" and not by["Oops"]["body"]
+    assert by["VkT1Correct"]["attributes_all"] == {"axiom": 1} and by["VkT1Correct"]["assume"] == 2
+    assert program_view("method M() {}\n")["error"]  # not a printout: fails closed

@@ -25,6 +25,7 @@ from .scoring import (
     summarize,
 )
 from .tests import Task
+from .view import view_problems
 
 DATASETS = ("dafny-intent",)
 DEFAULT_DATASET = "dafny-intent"
@@ -82,6 +83,18 @@ CANARIES = {
                              "  ensures perimeter == 3 * side", ("rejected",)),
     "smoke-collision": ("predicate VkT1Smoke() { true }\npredicate VkT2Smoke() { true }\n"
                         "predicate VkT3Smoke() { true }\nensures perimeter == 4 * side", ("rejected",)),
+    # issue 26: what the candidate contains is judged on Dafny's own printed program; code a
+    # comment hides from one reader and not the other is rejected, an honest nested comment verifies
+    "hidden-body": ("function Oops(x: int): int\n  ensures false\n/* /* */ { 0 } // */\n"
+                    "ensures perimeter == 3 * side + Oops(0) * 0", ("rejected",)),
+    "hidden-assume": ("ensures perimeter == 3 * side && /* /* */ 0 == 0 &&\n  true // */ assume false;\n  true",
+                      ("rejected",)),
+    "hidden-declaration": ("function Id(x: int): int\n{\n  x /* /* */ + 0 // */ } function Oops(): int ensures false"
+                           " predicate D() {\n  true }\nensures perimeter == 3 * side + Oops() * 0 + Id(0)",
+                           ("rejected",)),
+    "unlisted-attribute": ("function {:opaque} Four(): int { 4 }\nensures perimeter == 4 * side", ("rejected",)),
+    "nested-comment": ("ensures perimeter == 4 * side /* four sides /* of a square */ of equal length */",
+                       ("verified",)),
 }
 
 
@@ -148,19 +161,24 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
     (and each alone in ``checks/<method>.dfy`` for the fallback), the integrity checks, and
     the mutation record (seed, per-test seeds, discarded draws) in the options."""
     seed = ctx.seed if ctx is not None else DEFAULT_SEED
-    # where a parse error is reported: the task file for the gold specification (taken from it)
-    spec, checks, invalid = read_candidate(cand.output, task, task.path if cand.origin == GOLD else cand.origin)
     opts = dict(options, mutation_seed=seed)
     precheck = None
     files: dict = {}
+    try:
+        # where a parse error is reported: the task file for the gold specification (taken from it)
+        spec, checks, invalid = read_candidate(cand.output, task, task.path if cand.origin == GOLD else cand.origin)
+        if spec is not None:
+            b = build_files(task, spec, seed, options.get("dialect", "2"))
+    except Exception as exc:  # noqa: BLE001 - one candidate that breaks the kit's parsing must not stop the run
+        spec, invalid = None, f"the kit's reading of the candidate failed: {type(exc).__name__}: {str(exc)[:300]}"
+        checks = []
     if spec is None:
         precheck = ("invalid", f"the candidate does not parse: {invalid}")
         files = {"candidate.txt": cand.output}
     else:
-        b = build_files(task, spec, seed, options.get("dialect", "2"))
         files = b["files"]
         opts.update(units=b["units"], batch=b["batch"], separate=b["separate"], checks=b["checks"],
-                    mutation=b["mutation"], helpers=b["helpers"], method=task.method.name)
+                    mutation=b["mutation"], helpers=b["helpers"], method=task.method.name, expect=b["expect"])
     opts.update(label=task.label, source=task.source)
     if cand.meta and "label" in cand.meta:  # a converted RQ1-RQ3 generation: its own human label
         opts.update(label=cand.meta["label"], label_source="candidate")
@@ -176,8 +194,21 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
 
 
 def judge(job, result) -> tuple[str, str]:
+    """Verdict of a job (:func:`judge_`); an exception while judging makes the candidate
+    ``invalid`` with the reason instead of stopping the run."""
+    try:
+        return judge_(job, result)
+    except Exception as exc:  # noqa: BLE001 - a candidate's odd output must not take down the run
+        return "invalid", f"the kit could not judge this candidate: {type(exc).__name__}: {str(exc)[:300]}"
+
+
+def judge_(job, result) -> tuple[str, str]:
     """Verdict of a job: integrity findings win (``rejected``, Dafny's reading noted);
-    ``invalid`` when no check method could be verified (the specification does not
+    Dafny's verdicts ``infra_error``/``timeout``/``memout``/``invalid`` are kept; a Dafny
+    crash on the candidate's files is ``failed``; then what the candidate contains is
+    judged on Dafny's own printed program (:func:`.view.view_problems`: allow-lists,
+    agreement with the kit's reading, known soundness bugs), ``rejected`` naming the
+    construct; ``invalid`` when no check method could be verified (the specification does not
     parse or resolve); ``rejected`` when every test is vacuous (the precondition excludes
     all test inputs); ``verified`` when every test's correctness check verified;
     ``failed`` when one failed; ``timeout`` when none failed but one did not finish (or
@@ -192,6 +223,15 @@ def judge(job, result) -> tuple[str, str]:
         return "rejected", f"{job.reject} (dafny: {result.verdict}: {result.reason})"
     if result.verdict in ("infra_error", "timeout", "memout", "invalid"):
         return result.verdict, result.reason
+    extra = getattr(result, "extra", None) or {}
+    if extra.get("crashed"):
+        return "failed", result.reason
+    if job.options.get("print_program"):
+        problems = view_problems(extra.get("view"), job.options.get("expect"),
+                                 dafny_version=job.options.get("dafny_version"))
+        if problems:
+            return "rejected", (f"Dafny's own reading of the check files: {'; '.join(problems[:4])}"
+                                + (f" (and {len(problems) - 4} more)" if len(problems) > 4 else ""))
     outside = (getattr(result, "extra", None) or {}).get("outside") or []
     if outside:
         return "rejected", ("a declaration outside the check methods does not verify (a helper whose body "

@@ -132,7 +132,11 @@ def build_files(task: Task, spec: Spec, seed: int, dialect: str) -> dict:
 
     Returns ``{"files": {path: text}, "batch": "batch.dfy", "separate": [paths], "units":
     {path: [[method, first line, last line], ...]}, "checks": [Check.to_json()],
-    "mutation": [{"test", "seed", "discarded", "draws", "mutants"}], "helpers": [names]}``.
+    "mutation": [{"test", "seed", "discarded", "draws", "mutants"}], "helpers": [names],
+    "expect": {"helpers": [{"name", "kind", "origin" (candidate/task), "body", "clauses"}],
+    "clauses": {kind: n} (the candidate's, in every check method), "methods": {method:
+    {"assume": n}}}}`` (``expect``: the kit's reading, compared with Dafny's printed program
+    by :mod:`.view`).
     """
     helpers = helper_closure(spec, task)
     head = (f"// verikit {NAME} v{VERSION}: task {task.task_id} ({task.path}), method {task.method.name}; "
@@ -180,6 +184,20 @@ def build_files(task: Task, spec: Spec, seed: int, dialect: str) -> dict:
         files[path] = prefix + text + "\n"
         units[path] = [[c.method, start, start + text.count("\n")]]
         separate.append(path)
+    origin = {h.name: ("candidate" if h.name in spec.helpers else "task") for h in helpers}
+    expect = {"helpers": [{"name": h.name, "kind": h.kind, "origin": origin[h.name], "body": h.body is not None,
+                           "clauses": _clause_counts(h.clauses)} for h in helpers],
+              "clauses": _clause_counts(spec.clauses),
+              "methods": {c.method: {"assume": sum(1 for ln in text.splitlines() if ln.lstrip().startswith("assume "))}
+                          for c, text in methods}}
     return {"files": files, "batch": "batch.dfy", "separate": separate, "units": units,
             "checks": [c.to_json() for c, _ in methods], "mutation": mutation,
-            "helpers": [h.name for h in helpers]}
+            "helpers": [h.name for h in helpers], "expect": expect}
+
+
+def _clause_counts(clauses) -> dict:
+    """``{clause kind: count}`` of a declaration's or a specification's clauses."""
+    out: dict = {}
+    for c in clauses:
+        out[c.kind] = out.get(c.kind, 0) + 1
+    return out

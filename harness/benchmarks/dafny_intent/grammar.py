@@ -25,6 +25,35 @@ class TaskFileError(ValueError):
     """A task or candidate file cannot be read; the message names ``file:line:col``."""
 
 
+#: Depth of nested block comments the grammar's lexer reads as Dafny does (Dafny's
+#: ``/* /* */ */`` is one comment). Deeper nesting is not read as a comment by the kit;
+#: what the candidate contains is judged on Dafny's own printed program anyway
+#: (:mod:`.view`), and a disagreement rejects the candidate.
+COMMENT_DEPTH = 8
+
+
+def nested_comment_regex(depth: int | None = None) -> str:
+    """A regular expression matching a Dafny block comment with nested block comments up
+    to ``depth`` levels (default :data:`COMMENT_DEPTH`; ``//`` means nothing inside a block
+    comment, as in Dafny's scanner). ``depth`` 0: the reading before issue 26, where a
+    block comment ends at the first ``*/`` whatever it contains."""
+    depth = COMMENT_DEPTH if depth is None else depth
+    if depth == 0:
+        return r"/\*(?:[^*]|\*(?!/))*\*/"
+    inner = r"(?:[^*/]|\*(?!/)|/(?!\*))"
+    rx = r"/\*" + inner + r"*\*/"
+    for _ in range(depth - 1):
+        rx = r"/\*(?:" + inner[3:-1] + "|" + rx + r")*\*/"
+    return rx
+
+
+def _grammar_text() -> str:
+    text = GRAMMAR.read_text(encoding="utf-8")
+    old = "BLOCK_COMMENT: /\\/\\*(.|\\n)*?\\*\\//"
+    assert old in text, "dafny.lark: BLOCK_COMMENT changed"
+    return text.replace(old, "BLOCK_COMMENT: /" + nested_comment_regex().replace("/", "\\/") + "/")
+
+
 _COMMENTS: list = []
 _PARSE_LOCK = threading.Lock()
 
@@ -37,7 +66,7 @@ def _parser():
         _COMMENTS.append((tok.line, tok.column, str(tok)))
         return tok
 
-    return lark.Lark(GRAMMAR.read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
+    return lark.Lark(_grammar_text(), parser="lalr", lexer="contextual",
                      start=["start", "test_body", "value", "spec_list"], propagate_positions=True,
                      lexer_callbacks={"LINE_COMMENT": keep, "BLOCK_COMMENT": keep})
 
@@ -80,7 +109,7 @@ def parse(text: str, where: str, start: str = "start"):
 def _basic_lexer():
     import lark
 
-    return lark.Lark(GRAMMAR.read_text(encoding="utf-8"), parser=None, lexer="basic", start="start")
+    return lark.Lark(_grammar_text(), parser=None, lexer="basic", start="start")
 
 
 def lex(text: str) -> list:
