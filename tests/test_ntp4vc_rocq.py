@@ -1,7 +1,7 @@
 """NTP4VC proof checking with the real Coq 8.20.1 in the ``ntp4vc-rocq`` image (Podman).
 
 End to end through ``harness.runner.run``: the canaries (a correct proof of ``power'vc``
-is verified; Admitted, a new Axiom, a changed statement, admit and the issue-13 cheats
+is verified; Admitted, a new Axiom, a changed statement and the issue-13 cheats
 (an Abort hidden by a string inside a comment, a redefined theorem, an axiom named like a
 library one; tests/test_rocq_integrity.py has more spellings) are rejected; an
 ill-typed proof is invalid; a looping proof times out), the gold candidates (the task file
@@ -78,9 +78,11 @@ def test_canaries_get_their_expected_verdicts(canary_run):
     # whichever comes first on this machine (never verified)
     assert got.pop("canary:loop") in ("timeout", "memout")
     assert got == {"canary:proof": "verified", "canary:admitted": "rejected", "canary:new-axiom": "rejected",
-                   "canary:changed-statement": "rejected", "canary:admit": "rejected",
+                   "canary:changed-statement": "rejected", "canary:admit": "invalid",
                    "canary:ill-typed": "invalid", "canary:comment-string-abort": "rejected",
-                   "canary:redefined-theorem": "rejected", "canary:shadowed-axiom": "rejected"}
+                   "canary:redefined-theorem": "rejected", "canary:shadowed-axiom": "rejected",
+                   "canary:command-not-allowed": "rejected", "canary:kernel-bug-fix": "rejected",
+                   "canary:hypothesis-named-back": "verified"}
     assert report["canaries"]["ok"] and code == 0
 
 
@@ -95,7 +97,8 @@ def test_rejections_carry_the_provers_own_reading(canary_run):
     changed = by_model["canary:changed-statement"]
     assert any(c["name"] == "statement-unchanged" and not c["ok"] for c in changed["checks"])
     admitted = by_model["canary:admitted"]
-    assert any(c["name"] == "no-cheat-tokens" and not c["ok"] for c in admitted["checks"])
+    assert any(c["name"] == "commands-allow-listed" and not c["ok"] and "Admitted" in c["detail"]
+               for c in admitted["checks"])
     assert by_model["canary:loop"]["limits"]["wall_s"] == ntp4vc.CANARY_WALL_S
 
 
@@ -166,7 +169,8 @@ def test_predictions_pass_at_k_and_whole_file_candidates(image, fetched, tmp_pat
     verdicts = {(r["task_id"], r["candidate"]["sample"]): r["verdict"] for r in records
                 if r["candidate"]["model"] == "m"}
     assert verdicts[(POWER, 0)] == "verified" and verdicts[(POWER, 2)] == "verified"  # whole file, same statement
-    assert verdicts[(POWER, 1)] == "invalid" and verdicts[(AVL, 1)] == "rejected"
+    # admit: Coq refuses to save the proof (no kit word scan since issue 26)
+    assert verdicts[(POWER, 1)] == "invalid" and verdicts[(AVL, 1)] == "invalid"
     table = report["sections"]["pass_at_k"]["m"]["rocq"]
     assert table["overall"]["pass_at_k"]["1"] == pytest.approx((2 / 3 + 0) / 2)
     assert "needs n >= 4" in table["overall"]["pass_at_k"]["4"]["error"]

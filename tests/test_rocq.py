@@ -15,9 +15,28 @@ from harness.benchmarks import ntp4vc
 from harness.model import ProcResult, termination
 from harness.registry import verifier as get_verifier
 from harness.verifiers.proof import statement_sha256
-from harness.verifiers.rocq import (CHECK, FORBIDDEN, REFERENCE_REPORT, REPORT, STATEMENT, Rocq, blank_comments,
-                                    check_file, library_axiom_names, library_name_matches, local_name,
-                                    parse_assumptions, sentences)
+from harness.verifiers.rocq import (
+    BODY,
+    CHECK,
+    COQCHK_LOG,
+    COQCHK_RC,
+    GRAMMAR,
+    REFERENCE_REPORT,
+    REPORT,
+    SOUNDNESS_BUGS,
+    STATEMENT,
+    Rocq,
+    blank_comments,
+    check_file,
+    classify,
+    command_heads,
+    library_axiom_names,
+    library_name_matches,
+    local_name,
+    parse_assumptions,
+    sentences,
+    time_lines,
+)
 
 RECORDED = Path(__file__).parent / "recorded" / "rocq"
 POWER = "pearl/word_common_factor::word_common_factor_Top_powerqtvc"
@@ -61,7 +80,6 @@ def test_strings_inside_comments_are_lexed_as_coq_does(src):
     a nested comment, so the Abort between the comments is live."""
     assert "Abort" in blank_comments(src, strings=True)
     assert [s.text.strip() for s in sentences("Proof. " + src + " Qed.")][1] == "Abort."
-    assert any("Abort" in f for f in Rocq().forbidden("Proof. " + src + "\nQed."))
 
 
 def test_a_comment_delimiter_inside_a_commented_string_does_not_close_it():
@@ -101,29 +119,86 @@ def test_statement_hash_ignores_whitespace_only():
     assert statement_sha256("Theorem a : True.") != statement_sha256("Theorem a : False.")
 
 
-@pytest.mark.parametrize("proof,needle", [
-    ("Proof. admit. Qed.", "admit"),
-    ("Admitted.", "Admitted"),
-    ("Proof. Axiom cheat : False. destruct cheat. Qed.", "Axiom"),
-    ("Proof. give_up. Qed.", "give_up"),
-    ("Proof. Unset Guard Checking. exact I. Qed.", "Unset"),
-    ("Proof. exact I. Qed. Axiom x : False.", "Qed./Defined. must be the last"),
-    ("Proof. exact I.", "does not end with Qed"),
-    ("Proof. exact I. Qed. Theorem t : True. Proof. exact I. Qed.", "new theorem"),
-    ("Proof. Redirect \"x\" idtac. exact I. Qed.", "Redirect"),
-    ("Proof. (* unclosed exact I. Qed.", "unterminated comment"),
-    ("Abort.", "Abort"),
+#: Coq's grammar of commands (``Print Grammar vernac query_command <token entries>``) as
+#: the real Coq 8.20.1 of the ntp4vc-rocq image printed it in check.v for power'vc's job
+#: (the NTP4VC library, stdpp and their plugins loaded), taken from a run of
+#: tests/test_rocq_integrity.py.
+GRAMMAR_OUT = (RECORDED / "grammar.out").read_text()
+
+
+def test_command_heads_from_coqs_own_grammar():
+    heads, unknown = command_heads(GRAMMAR_OUT)
+    assert unknown == set()
+    assert {"Abort", "Admitted", "Back", "Reset", "Axiom", "Parameter", "Theorem", "Lemma", "Definition", "Unset",
+            "Set", "Require", "Module", "Section", "Redirect", "Load", "Declare", "Save", "Fail"} <= heads
+    assert not {"intros", "exact", "reflexivity", "lia", "apply", "destruct"} & heads
+    assert command_heads(GRAMMAR_OUT.replace("Entry query_command is", "Entry other is"))[1] == {"query_command"}
+
+
+#: ``coqc -time`` prints of sentences, as the real Coq 8.20.1 printed them (/tmp runs and
+#: tests/test_rocq_integrity.py), with what the judge must say.
+@pytest.mark.parametrize("printed,needle", [
+    ("Abort.", "command Abort"),
+    ("Admitted.", "command Admitted"),
+    ("Back.", "command Back"),
+    ("all:~Abort.", "command Abort"),
+    ("Axiom~(cheat~:~forall~P~:~Prop...", "command Axiom"),
+    ("Set~Primitive~Projections.", "command Set"),
+    ("#[local]~Unset~Guard~Checking.", "command Unset"),
+    ("#[bypass_check(guard)]~Fixpoin...", "attribute #[bypass_check(guard)]"),
+    ("#[universes(polymorphic)]~Lemm...", "attribute #[universes(polymorphic)]"),
+    ("#[local,~bypass_check(universes)]~Ltac~t~:=~idtac.", "attribute #[bypass_check(universes)]"),
+    ("#[local]~#[local]~#[local]~#[lo...", "attributes not fully visible"),
+    ("Fail~Abort.", "control Fail"),
+    ("Time~Succeed~Abort.", "control Succeed"),
+    ('Redirect~"x"~Check~x.', "control Redirect"),
+    ("Lemma~x~:~True.", "command Lemma"),
+    ("#[local]~Hint~Resolve~Z.le_ref...", "command Hint"),
+    ("Printtttttttttttttttttttttttttt...", "cut in Coq's print"),
 ])
-def test_forbidden_finds_each_cheat(proof, needle):
-    found = Rocq().forbidden(proof)
-    assert any(needle in f for f in found), found
+def test_classify_rejects_commands_outside_the_allow_list(printed, needle):
+    heads, unknown = command_heads(GRAMMAR_OUT)
+    got = classify(printed, heads, unknown)
+    assert got is not None and needle in got, got
 
 
-def test_forbidden_ignores_comments_and_strings_and_accepts_real_proofs():
+@pytest.mark.parametrize("printed", [
+    "Proof.", "Proof~using.", "Qed.", "Defined.", "(cbv~zeta;~lia).", "reflexivity.", "exact~I.", "-", "+", "**", "{",
+    "}", "1:~idtac.", "all:~(intros).", "(intros~Back).", "(pose~proof~fact1~as~Admitted).", "Abort'.",
+    "#[local]~Ltac~Abort'~:=~lia.", 'idtac~"Back.~Abort.".', "Time~lia.", "(destruct~(Classical_Prop.clas...",
+])
+def test_classify_accepts_what_honest_proofs_contain(printed):
+    heads, unknown = command_heads(GRAMMAR_OUT)
+    assert classify(printed, heads, unknown) is None
+
+
+def test_without_coqs_grammar_every_word_headed_sentence_is_rejected():
+    assert "command reflexivity" in classify("reflexivity.", set(), {"?"})
+    assert classify("Qed.", set(), {"?"}) is None
+
+
+def test_forbidden_is_no_text_scan():
+    """A hypothesis named Back, command words in comments or strings: nothing is judged on
+    the text; Coq's own parse decides (parse)."""
     v = Rocq()
-    assert v.forbidden("Proof. (* no admit here *) cbv zeta; lia. Qed.") == []
-    assert v.forbidden('Proof. idtac "Axiom admit". cbv zeta; lia. Defined.') == []
-    assert set(FORBIDDEN) >= {"admit", "Admitted", "Axiom", "Parameter", "Abort"}
+    assert v.forbidden("Proof. intros Back Abort. Qed.") == []
+    assert v.forbidden("Abort.") == []
+
+
+def test_time_lines_read_coqs_sentences():
+    out = ("Chars 0 - 26 [Require~Import~ZArith~Lia.] 0.278 secs (0.197u,0.078s)\nBack. Abort.\n"
+           'Chars 216 - 237 [idtac~"Back.~Abort.".] 0. secs (0.u,0.s)\n')
+    assert time_lines(out) == [(0, 26, "Require~Import~ZArith~Lia."), (216, 237, 'idtac~"Back.~Abort.".')]
+    # text printed by the proof without a newline, or imitating a line, cannot hide a real one
+    forged = "Chars 1 - 2 [Chars 10 - 16 [Abort.] 0. secs (0.u,0.s)\n"
+    assert time_lines(forged) == [(10, 16, "Abort.")]
+    assert time_lines("xyzChars 10 - 16 [Abort.] 0. secs\n") == [(10, 16, "Abort.")]
+
+
+def test_soundness_bugs_are_listed_in_the_toolchain():
+    tc = json.loads((Path(__file__).parents[1] / "images" / "toolchains.json").read_text())["toolchains"]["rocq"]
+    assert tc["soundness_bugs"] == SOUNDNESS_BUGS
+    assert {b["rule"] for b in SOUNDNESS_BUGS} <= {"no-fix-in-proof-term", "coqchk", "command-not-allowed"}
 
 
 def test_declared_axioms_of_a_real_preamble(fetched, tasks):
@@ -231,14 +306,38 @@ def test_job_limits_are_mapped_before_parse():
     assert v.parse(ProcResult(argv=["coqc"], returncode=-9, timed_out=True)).reason.startswith("coqc exited -9")
 
 
+@pytest.mark.parametrize("proc", [
+    ProcResult(argv=["sh"], returncode=139, stderr="Segmentation fault (core dumped)"),
+    ProcResult(argv=["sh"], returncode=-11),
+    ProcResult(argv=["sh"], returncode=2, stdout="Fatal error: exception Stack_overflow"),
+])
+def test_a_crash_on_the_candidate_is_its_failure_never_infra_error(proc):
+    res = Rocq().parse(proc, {"theorem": "x", "theorem_line": 3})
+    assert res.verdict == "failed" and res.extra["crash"], res.reason
+
+
+def test_coqc_out_of_memory_is_the_candidates_memout():
+    res = Rocq().parse(ProcResult(argv=["sh"], returncode=2, stderr="Fatal error: out of memory."), {"theorem": "x"})
+    assert res.verdict == "memout" and "out of memory" in res.reason
+
+
+def test_an_anomaly_is_the_candidates_invalid():
+    out = 'File "./candidate.v", line 40, characters 0-10:\nError: Anomaly "Uncaught exception Not_found."\n'
+    res = Rocq().parse(ProcResult(argv=["sh"], returncode=1, stdout=out), {"theorem": "x", "theorem_line": 31})
+    assert res.verdict == "invalid" and "Anomaly" in res.reason
+
+
 def test_command_line():
     v = Rocq()
-    argv, env, collect = v.command({"load_path": [["/opt/verikit/ntp4vc/shim/Stdlib", "Stdlib"]]})
+    argv, _env, collect = v.command({"load_path": [["/opt/verikit/ntp4vc/shim/Stdlib", "Stdlib"]]})
     assert argv[:2] == ["sh", "-c"]
     flags = "-Q /opt/verikit/ntp4vc/shim/Stdlib Stdlib -R . VerikitJob"
-    assert f"{flags} candidate.v && rm -f verikit_*.out && coqc -q -w" in argv[2]
-    assert argv[2].endswith(f"{flags} check.v") and argv[2].startswith("rm -f verikit_*.out && coqc -q")
-    assert collect == [REPORT, STATEMENT, REFERENCE_REPORT]
+    assert f"{flags} -time candidate.v && rm -f verikit_*.out && coqc -q -w" in argv[2]
+    assert argv[2].startswith("rm -f verikit_* && coqc -q")
+    assert (f"{flags} check.v && {{ coqchk -silent -o {flags} -norec VerikitJob.candidate > {COQCHK_LOG} 2>&1; "
+            f"echo $? > {COQCHK_RC}; }}") in argv[2]
+    assert collect == [REPORT, STATEMENT, REFERENCE_REPORT, BODY, GRAMMAR, COQCHK_LOG, COQCHK_RC]
+    assert "Print Grammar vernac command" in check_file("t") and "Print VerikitJob.candidate.t." in check_file("t")
 
 
 # --- the report of check.v: outputs of the real Coq 8.20.1 (ntp4vc-rocq image) --------
@@ -247,21 +346,68 @@ _TYPE = ("     : forall (n : BinNums.Z) (_ : BinInt.Z.le BinNums.Z0 n)\n        
          "       let o1 : BinNums.Z := BinInt.Z.sub n (BinNums.Zpos BinNums.xH) in\n"
          "       and (and (BinInt.Z.le BinNums.Z0 n) (BinInt.Z.lt o1 n))\n         (BinInt.Z.le BinNums.Z0 o1)\n")
 _REF = ("candidate.verikit_task_statement\n" + _TYPE).encode()
-_OPTS = {"theorem": "power'vc", "theorem_line": 31, "allowed_assumptions": ["candidate.char", "candidate.char_*"]}
+_OPTS = {"theorem": "power'vc", "theorem_line": 31, "allowed_assumptions": ["candidate.char", "candidate.char_*"],
+         "proof_start": 1445, "kit_sentences": [[1445, 1451], [1452, 1467], [1468, 1472]]}
+_TIME = ("Chars 1300 - 1444 [Theorem~power'vc~(n~:~Z)~(fact...] 0. secs (0.u,0.s)\n"
+         "Chars 1445 - 1451 [Proof.] 0. secs (0.u,0.s)\nChars 1452 - 1467 [(cbv~zeta;~lia).] 0.01 secs (0.u,0.s)\n"
+         "Chars 1468 - 1472 [Qed.] 0. secs (0.u,0.s)\n")
+_BODY = "candidate.power'vc =\nfun (n : BinNums.Z) => Z.lt_pred_l n\n" + _TYPE
 
 
-def _proc(report: str, statement: str | None = "candidate.power'vc\n" + _TYPE, ref: bytes | None = _REF) -> ProcResult:
-    files = {REPORT: report.encode()}
+def _proc(report: str, statement: str | None = "candidate.power'vc\n" + _TYPE, ref: bytes | None = _REF, *,
+          stdout: str = _TIME, body: str | None = _BODY, coqchk: bytes | None = b"0\n") -> ProcResult:
+    files = {REPORT: report.encode(), GRAMMAR: GRAMMAR_OUT.encode()}
     if statement is not None:
         files[STATEMENT] = statement.encode()
     if ref is not None:
         files[REFERENCE_REPORT] = ref
-    return ProcResult(argv=["sh"], returncode=0, files=files)
+    if body is not None:
+        files[BODY] = body.encode()
+    if coqchk is not None:
+        files[COQCHK_RC] = coqchk
+        files[COQCHK_LOG] = b"CONTEXT SUMMARY\n" if coqchk == b"0\n" else b"Error: Anomaly: Conversion test raised an anomaly"
+    return ProcResult(argv=["sh"], returncode=0, stdout=stdout, files=files)
 
 
 def test_report_of_a_real_proof_is_verified():
     res = Rocq().parse(_proc("Closed under the global context\n"), _OPTS)
     assert res.verdict == "verified", res.reason
+    assert res.extra["sentences"] == ["Proof.", "(cbv~zeta;~lia).", "Qed."] and res.extra["coqchk"] == 0
+    assert all(c["ok"] for c in res.checks)
+
+
+_CLOSED = "Closed under the global context\n"
+
+
+def test_the_gold_placeholder_is_rejected_and_loads_without_coqchk():
+    """The gold (the task file with its Admitted.) keeps its verdict: the file loads, the
+    placeholder is not a proof; coqchk is not run for it (its cost stays as before)."""
+    argv, _, _ = Rocq().command({"load_path": [], "recheck": False})
+    assert "coqchk" not in argv[2]
+    gold = _TIME.replace("Chars 1445 - 1451 [Proof.] 0. secs (0.u,0.s)\n", "").replace(
+        "Chars 1452 - 1467 [(cbv~zeta;~lia).] 0.01 secs (0.u,0.s)\n", "").replace("1468 - 1472 [Qed.]", "1445 - 1454 [Admitted.]")
+    res = Rocq().parse(_proc("Axioms:\ncandidate.power'vc : True\n", stdout=gold, coqchk=None),
+                       {**_OPTS, "kit_sentences": [[1445, 1454]], "recheck": False})
+    assert res.verdict == "rejected" and res.extra["task_loads"] is True
+    assert "command Admitted is not allowed" in res.reason and "coqchk" not in res.reason
+
+
+@pytest.mark.parametrize("kwargs,opts,needle", [
+    ({"coqchk": b"1\n"}, {}, "coqchk) failed (exit 1)"),
+    ({"coqchk": None}, {}, "coqchk) failed"),
+    ({"body": _BODY.replace("Z.lt_pred_l n", "(fix f (k : nat) : nat := k) O")}, {}, "fix/cofix"),
+    ({"body": _BODY.replace("Z.lt_pred_l n", "(cofix s : S := s)")}, {}, "fix/cofix"),
+    ({"body": None}, {}, "no proof term report"),
+    ({"stdout": _TIME.replace("1445 - 1451 [Proof.]", "1440 - 1451 [Proof.]")}, {}, "crosses the start"),
+    ({"stdout": _TIME + "Chars 1450 - 1460 [Proof.] 0. secs\n"}, {}, "overlapping"),
+    ({}, {"kit_sentences": [[1445, 1460]]}, "the kit's sentences disagree"),
+    ({}, {"kit_sentences": None}, "the kit cannot segment"),
+    ({"stdout": _TIME.replace("[Qed.]", "[Abort.]")}, {}, "command Abort"),
+    ({"stdout": _TIME + "Chars 1473 - 1480 [exact~I.] 0. secs\n"}, {}, "must be the last sentence"),
+])
+def test_coqs_view_of_the_candidate_fails_closed(kwargs, opts, needle):
+    res = Rocq().parse(_proc(_CLOSED, **kwargs), {**_OPTS, **opts})
+    assert res.verdict == "rejected" and needle in res.reason, res.reason
 
 
 @pytest.mark.parametrize("statement,ref,needle", [

@@ -10,10 +10,20 @@ spellings, judged end to end with the real Coq 8.20.1 of the ``ntp4vc-rocq`` ima
 3. A new axiom named like a library one (``classic``): the prover's own reading must reject
    it (names compared fully qualified).
 
-For 2 and 3 the text scan rejects the candidates already (class 1); the assertions check
-the prover's own verdict, recorded in the reason as ``(prover: rejected: ...)``, so each
-defence is tested on its own. Honest proofs, one of them using the library axiom
-``classic``, stay ``verified``. Skips without an engine unless ``VERIKIT_REQUIRE_ENGINE=1``.
+Issue 26: there is no kit text scan any more; every sentence Coq executed, as Coq printed
+its parse (``coqc -time``), must be on the allow-list (``rocq.ALLOWED_COMMANDS``), so for
+1-3 Coq's own view names the hidden ``Abort`` and the check.v report rejects them too.
+4. Commands outside the allow-list (several spellings, each named in the reason: ``Unset``,
+   ``Local Unset``, ``Set``, the controls ``Time Fail Fail``/``Succeed``, a query outside
+   the list).
+5. The construct of the known guard-checker soundness bugs of Coq 8.20.1 (``fix`` in the
+   proof term, by tactic and by term).
+Honest neighbours stay ``verified`` and re-checked by ``coqchk``: a hypothesis named
+``Back``, one named ``Admitted``, a local ``Ltac`` named ``Abort'``, a local helper,
+command words in comments and strings, bullets, braces and a selector; one uses the
+library axiom ``classic``. All candidates share ONE run; candidates whose text is a
+canary's share its job. Skips without an engine unless
+``VERIKIT_REQUIRE_ENGINE=1``.
 """
 
 from __future__ import annotations
@@ -64,6 +74,37 @@ CANDIDATES = {
     "axiom-task-name": ((f"Proof. {HIDE['plain']}\nAxiom char_inhabited' : forall P : Prop, P. {STMT}\n"
                          "Proof. apply char_inhabited'. Qed."), "rejected"),
     "uses-reference": ("Proof. exact (verikit_task_statement n fact0 fact1). Qed.", "rejected"),
+    # issue 26: commands outside the allow-list, judged on Coq's own parse (coqc -time). Every
+    # sentence outside the list is named in the reason, so one candidate carries several
+    # spellings (one job); the first two share their job with the canaries of the same text
+    "unset-guard": (ntp4vc.proofs.ROCQ_CANARIES["command-not-allowed"][0], "rejected"),
+    "many-commands": (("Proof. Local Unset Universe Checking. Set Primitive Projections. Time Fail Fail Abort. "
+                      "Succeed Abort. Print Assumptions Z.add. cbv zeta; lia. Qed."), "rejected"),
+    # issue 26: the construct of known guard-checker soundness bugs of Coq 8.20.1 (a fix in the
+    # proof term), by tactic (the canary's text) and by term
+    "fix-tactic": (ntp4vc.proofs.ROCQ_CANARIES["kernel-bug-fix"][0], "rejected"),
+    "fix-term": ("Proof. cbv zeta. pose (f := fix g (k : nat) : nat := match k with O => O | S m => g m end). lia. Qed.",
+                 "rejected"),
+    # honest neighbours: hypotheses named Back and Admitted, a local tactic named Abort', a
+    # local helper, command words in comments and strings, bullets, braces and a selector
+    "honest-back-hypothesis": (ntp4vc.proofs.ROCQ_CANARIES["hypothesis-named-back"][0], "verified"),
+    "honest-named-like-commands": (
+        ("Proof. #[local] Ltac Abort' := lia. (* Abort. Back. Admitted. Axiom x : False. *) "
+        'idtac "Reset. Unset Guard Checking.". '
+        "assert (helper : forall m : Z, (m <> 0)%Z -> (0 <= m)%Z -> (m - 1 < m)%Z) by (intros; lia). cbv zeta. "
+        "pose proof fact1 as Admitted. pose proof (helper n Admitted fact0) as Back. Abort'. Qed."), "verified"),
+    "honest-bullets-braces-selector": ("Proof. cbv zeta. split. { split.\n- lia.\n- lia. } all: lia. Defined.",
+                                       "verified"),
+}
+#: What Coq's own view must say for the issue-26 cheats (a part of the reason).
+COQ_VIEW = {
+    "unset-guard": ["command Unset is not allowed (Coq parsed 'Unset Guard Checking.')"],
+    "many-commands": ["command Unset is not allowed (Coq parsed '#[local] Unset Universe Checking.')",
+                      "command Set is not allowed (Coq parsed 'Set Primitive Projections.')",
+                      "control Fail is not allowed", "control Succeed is not allowed",
+                      "command Print is not allowed (Coq parsed 'Print Assumptions Z.add.')"],
+    "fix-tactic": ["the proof term contains a fix/cofix"],
+    "fix-term": ["the proof term contains a fix/cofix"],
 }
 #: What the prover's own reading (``check.v``) must say, independently of the text scan.
 PROVER = {
@@ -106,10 +147,32 @@ def test_each_candidate_gets_its_verdict(integrity_run, name):
 
 
 @pytest.mark.parametrize("name", sorted(k for k in CANDIDATES if k.startswith("hide-")))
-def test_the_lexer_sees_the_abort_hidden_by_a_commented_string(integrity_run, name):
+def test_coqs_own_parse_sees_the_abort_hidden_by_a_commented_string(integrity_run, name):
     rec = integrity_run[2][name]
-    scan = next(c for c in rec["checks"] if c["name"] == "no-cheat-tokens")
-    assert not scan["ok"] and "Abort" in scan["detail"]
+    view = next(c for c in rec["checks"] if c["name"] == "commands-allow-listed")
+    assert not view["ok"] and "command Abort is not allowed (Coq parsed 'Abort.')" in view["detail"]
+    assert "Abort." in rec["verifier"]["extra"]["sentences"]
+
+
+@pytest.mark.parametrize("name", sorted(COQ_VIEW))
+def test_coqs_view_names_the_construct(integrity_run, name):
+    rec = integrity_run[2][name]
+    assert rec["verdict"] == "rejected", rec["reason"]
+    for needle in COQ_VIEW[name]:
+        assert needle in rec["reason"], (needle, rec["reason"])
+
+
+@pytest.mark.parametrize("name", sorted(k for k, (_, v) in CANDIDATES.items() if v == "verified"))
+def test_honest_proofs_pass_every_check_including_coqchk(integrity_run, name):
+    rec = integrity_run[2][name]
+    assert rec["verifier"]["extra"]["coqchk"] == 0 and "coqc and coqchk" in rec["reason"]
+    assert all(c["ok"] for c in rec["checks"]), rec["checks"]
+
+
+def test_an_identifier_named_like_a_command_is_not_a_command(integrity_run):
+    got = integrity_run[2]["honest-named-like-commands"]["verifier"]["extra"]["sentences"]
+    assert got[:2] == ["Proof.", "#[local]~Ltac~Abort'~:=~lia."] and "Abort'." in got and got[-1] == "Qed."
+    assert "(pose~proof~fact1~as~Admitted)." in got
 
 
 @pytest.mark.parametrize("name", sorted(PROVER))
@@ -131,6 +194,8 @@ def test_honest_proofs_carry_their_library_assumptions(integrity_run):
 def test_the_new_canaries_run_and_pass(integrity_run):
     report, code, _ = integrity_run
     got = {x["model"]: x["verdict"] for x in report["canaries"]["results"]}
-    for name in ("comment-string-abort", "redefined-theorem", "shadowed-axiom"):
+    for name in ("comment-string-abort", "redefined-theorem", "shadowed-axiom", "command-not-allowed",
+                 "kernel-bug-fix"):
         assert got[f"canary:{name}"] == "rejected"
+    assert got["canary:hypothesis-named-back"] == "verified"
     assert report["canaries"]["ok"] and code == 0

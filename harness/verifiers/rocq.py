@@ -43,9 +43,17 @@ condition`` and ``Inductives whose positivity is assumed:``. Every section other
 the theorem itself (an ``Admitted`` proof) or is not in the job's allow-list of fully
 qualified names (:meth:`Rocq.assumption_problems`).
 
-Comments and strings are lexed as Coq does (``parsing/cLexer.ml``): comments nest, and a
-``"`` inside a comment starts a string in which ``(*`` and ``*)`` do not count, so
-``(* "(*" *) Abort. (* " *) " *)`` is seen as the live ``Abort.`` it is.
+What the candidate contains is judged on Coq's own view, never by a kit word scan (issue
+26): ``coqc -time`` prints every sentence it executed with its byte offsets and the command
+as Coq parsed and re-printed it (:func:`time_lines`); ``check.v`` prints Coq's grammar of
+commands (:func:`command_heads`), so each sentence is classified as Coq read it
+(:func:`classify`: a command must be on :data:`ALLOWED_COMMANDS`; a hypothesis named
+``Back`` is no command); the kit's own segmentation (:func:`sentences`, still used to split
+whole-file candidates) must agree with Coq's (:func:`segmentation_problems`); the proof
+term (``Print``) must avoid the constructs of :data:`SOUNDNESS_BUGS`; and ``coqchk``
+re-checks the compiled file independently. The kit's lexer reads comments and strings as
+Coq does (``parsing/cLexer.ml``): comments nest, and a ``"`` inside a comment starts a
+string in which ``(*`` and ``*)`` do not count.
 
 Errors are reported by coqc as ``File "./candidate.v", line L, characters A-B:`` followed
 by ``Error: ...`` (exit code 1); observed with Coq 8.20.1 in the rocq image (recorded in
@@ -56,6 +64,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import itertools
 import re
 import shlex
 from dataclasses import dataclass
@@ -66,7 +75,7 @@ from .proof import Theorem, blank_span, nested_end, statement_sha256, string_end
 NAME = "rocq"
 TOOLCHAIN = "rocq"
 #: Version of this module's command line, splice and parser (part of every job key).
-MODULE_VERSION = "2"
+MODULE_VERSION = "3"
 SOURCE = "candidate.v"
 #: The kit's report file, compiled after the candidate (:func:`check_file`).
 CHECK = "check.v"
@@ -78,6 +87,33 @@ REFERENCE = "verikit_task_statement"
 REPORT_NAME = "verikit_assumptions"
 REPORT = REPORT_NAME + ".out"
 STATEMENT = "verikit_statement.out"
+#: ``Print`` of the theorem (its proof term, under ``Printing All``) and Coq's own grammar.
+BODY = "verikit_body.out"
+GRAMMAR = "verikit_grammar.out"
+#: The independent kernel re-check: ``coqchk``'s output and exit status.
+COQCHK_LOG = "verikit_coqchk.log"
+COQCHK_RC = "verikit_coqchk.rc"
+#: Grammar entries whose alternatives start a vernacular command (``Print Grammar``).
+COMMAND_ENTRIES = ("command", "gallina", "gallina_ext", "syntax_command", "query_command", "vernac_control")
+#: Entries that only name the head tokens of other entries' rules (expanded in place).
+TOKEN_ENTRIES = ("thm_token", "def_token", "assumption_token", "assumptions_token", "finite_token",
+                 "inductive_token", "enable_enable_disable")
+#: Allow-list of the vernacular commands a candidate proof may contain, by their head as
+#: Coq printed the parsed sentence (``coqc -time``), with why each is harmless. Everything
+#: else that Coq's grammar parses as a command is ``rejected``, naming it.
+ALLOWED_COMMANDS = {
+    "Proof": "starts the proof (Proof., Proof using ..., Proof with ...)",
+    "Qed": "ends the proof (must be the last sentence, once)",
+    "Defined": "ends the proof (must be the last sentence, once)",
+    "Ltac": "a local tactic definition (tactics build terms the kernel checks)",
+    "Unshelve": "brings shelved goals back (they must still be proved)",
+    "Check": "a query (prints only)",
+    "Show": "a query (prints only)",
+}
+#: Attributes (``#[...]``, also Coq's print of ``Local``/``Global``) allowed on those commands.
+ALLOWED_ATTRIBUTES = {"local", "global", "export"}
+#: Controls (``vernac_control``) allowed before a sentence.
+ALLOWED_CONTROLS = {"Time"}
 REFERENCE_REPORT = "verikit_reference.out"
 #: Where the ``ntp4vc-rocq`` image keeps the shim and the compiled NTP4VC library.
 LIBRARY_ROOT = "/opt/verikit/ntp4vc"
@@ -91,34 +127,15 @@ _ASSUMPTION_KEYWORDS = {"Axiom", "Axioms", "Parameter", "Parameters", "Conjectur
                         "Hypothesis", "Hypotheses", "Variable", "Variables"}
 _PREFIXES = {"Local", "Global", "Polymorphic", "Monomorphic", "Private", "Program", "Cumulative",
              "NonCumulative", "Export"}
-#: Identifiers a candidate proof may not contain (outside comments and strings), and why.
-FORBIDDEN = {
-    "admit": "tactic admit (gives up a goal)",
-    "give_up": "tactic give_up (gives up a goal)",
-    "Admitted": "Admitted (ends the proof without one)",
-    "Admit": "Admit Obligations (admits goals)",
-    "Abort": "Abort (drops the theorem)",
-    "Save": "Save (ends a proof under another name)",
-    **{k: f"{k} (declares an assumption)" for k in sorted(_ASSUMPTION_KEYWORDS)},
-    "Context": "Context (declares assumptions)",
-    "Unset": "Unset (can switch off kernel checks: guard, positivity, universes)",
-    "bypass_check": "#[bypass_check] (switches off kernel checks)",
-    "Require": "Require (loads other compiled files)",
-    "Load": "Load (runs another file)",
-    "Declare": "Declare ML Module / Declare (extends the checker)",
-    "Redirect": "Redirect (would tamper with the assumption report)",
-    "Assumptions": "Print Assumptions (the kit adds its own)",
-    "Reset": "Reset (undoes declarations)",
-    "Back": "Back (undoes declarations)",
-    "BackTo": "BackTo (undoes declarations)",
-    "Drop": "Drop (leaves the checker)",
-    "Module": "Module (opens a new scope)",
-    "Section": "Section (opens a new scope)",
-    "Extraction": "Extraction (writes files)",
-    "Cd": "Cd (changes directory)",
-}
 _CLOSE = {"Qed", "Defined"}
-_LOCATION = re.compile(r'^File "([^"]*)", line (\d+), characters (\d+)-(\d+):', re.M)
+_LOCATION = re.compile(r'^File "([^"]*)", line (\d+), characters (\d+)-(\d+):', re.MULTILINE)
+#: One line of ``coqc -time``: ``Chars <start> - <end> [<command as printed, blanks as ~>] <t> secs ...``
+#: (offsets in bytes of the file; the print is Coq's ``Ppvernac`` of the parsed sentence,
+#: cut to 30 characters + ``...``). Coq replaces every space, tab and newline of the print
+#: by ``~``, so a real print has no space: the pattern is not anchored to a line start and
+#: text the proof prints before a real line (without a newline) cannot swallow it.
+_TIME = re.compile(r"Chars (\d+) - (\d+) \[([^ ]*)\] [0-9.]+ secs")
+_SELECTOR = re.compile(r"^(?:all|par|!|\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*|\[[^\]~]*\]):~?")
 
 
 @dataclass(frozen=True)
@@ -284,30 +301,29 @@ class Rocq:
         return {n for n in names if re.fullmatch(r"[\w'*]+", n)}
 
     def forbidden(self, proof: str) -> list[str]:
-        """Fail-closed scan of a candidate proof (the text that replaces ``Admitted.``).
+        """No text scan: always ``[]``. What a Rocq candidate contains is judged on Coq's
+        own parse of it, in :meth:`parse` (:func:`command_problems`: every sentence Coq
+        executed, as Coq printed it, on :data:`ALLOWED_COMMANDS`), never by a kit lexer or
+        word list (a hypothesis named ``Back`` is not a command)."""
+        return []
 
-        Comments and strings are ignored. Findings: any identifier of :data:`FORBIDDEN`;
-        a proof that does not end with exactly one ``Qed.``/``Defined.`` as its last
-        sentence (anything after it would be a new declaration); a new theorem-like
-        declaration. An unterminated comment or string is a finding too.
-        """
+    def proof_layout(self, task_text: str, theorem: Theorem, proof: str) -> dict:
+        """Where the candidate's proof is in ``candidate.v`` (:meth:`splice`), in bytes
+        (Coq's ``-time`` offsets are bytes): ``{"proof_start": offset, "kit_sentences":
+        [[start, end], ...]}``, the kit's own segmentation of the proof (:func:`sentences`),
+        which Coq's must agree with (:func:`segmentation_problems`); ``kit_sentences`` is
+        None when the kit cannot segment it (an unterminated comment or string)."""
+        at = task_text.rfind(theorem.statement, 0, theorem.start)
+        head = task_text[:at] + reference_lemma(theorem) + " " + task_text[at:theorem.start]
+        base = len(head.encode("utf-8"))
+        text = proof.strip()
         try:
-            sents = sentences(proof)
-        except ValueError as exc:
-            return [f"candidate: {exc}"]
-        found = []
-        words = re.findall(r"[A-Za-z_][\w']*", blank_comments(proof, strings=True))
-        for w in dict.fromkeys(words):
-            if w in FORBIDDEN:
-                found.append(FORBIDDEN[w])
-        closes = [i for i, s in enumerate(sents) if _keyword(s)[0] in _CLOSE and len(s.words) == 1]
-        if not closes:
-            found.append("the proof does not end with Qed. or Defined.")
-        elif closes != [len(sents) - 1]:
-            found.append("Qed./Defined. must be the last sentence and appear once")
-        if any(_keyword(s)[0] in THEOREM_KEYWORDS for s in sents):
-            found.append("declares a new theorem")
-        return found
+            sents = sentences(text)
+        except ValueError:
+            return {"proof_start": base, "kit_sentences": None}
+        def off(i: int) -> int:
+            return base + len(text[:i].encode("utf-8"))
+        return {"proof_start": base, "kit_sentences": [[off(x.start), off(x.end)] for x in sents]}
 
     def splice(self, task_text: str, theorem: Theorem, proof: str) -> str:
         """``candidate.v``: the task with ``proof`` in place of ``Admitted.`` and, just
@@ -356,39 +372,61 @@ class Rocq:
         return opts
 
     def command(self, options: dict) -> tuple[list[str], dict[str, str], list[str]]:
-        """``sh -c 'coqc <flags> candidate.v && rm -f verikit_*.out && coqc <flags>
-        check.v'`` with ``<flags>`` = ``-q -w <warnings> -Q dir name ... -R . VerikitJob``
-        (report files left by the candidate's own run are removed before the kit's);
-        collects the three report files."""
-        flags = ["-q", "-w", options.get("warnings", QUIET_WARNINGS)]
+        """``sh -c 'coqc <flags> -time candidate.v && rm -f verikit_*.out && coqc <flags>
+        check.v && { coqchk -silent -o <paths> -norec VerikitJob.candidate > verikit_coqchk.log
+        2>&1; echo $? > verikit_coqchk.rc; }'`` with ``<flags>`` = ``-q -w <warnings> -Q dir
+        name ... -R . VerikitJob`` (report files left by the candidate's own run are removed
+        before the kit's). ``-time`` makes coqc print one line per sentence it executed, with
+        its byte offsets and the command as Coq parsed and printed it (the view
+        :func:`command_problems` judges); ``coqchk`` is Coq's independent kernel re-check of
+        the compiled candidate (no VM/native machine; its dependencies are admitted). Collects
+        the report files, the grammar, the proof term and coqchk's output. ``options["recheck"]``
+        False (the gold: the task file with its placeholder, judged by whether it loads)
+        leaves coqchk out, so the gold's cost and verdict are those of before."""
+        paths = []
         for directory, logical in options["load_path"]:
-            flags += ["-Q", directory, logical]
-        flags += ["-R", ".", JOB_ROOT]
+            paths += ["-Q", directory, logical]
+        paths += ["-R", ".", JOB_ROOT]
+        flags = ["-q", "-w", options.get("warnings", QUIET_WARNINGS), *paths]
         coqc = " ".join(shlex.quote(a) for a in ["coqc", *flags])
-        script = f"rm -f verikit_*.out && {coqc} {SOURCE} && rm -f verikit_*.out && {coqc} {CHECK}"
-        return ["sh", "-c", script], {}, [REPORT, STATEMENT, REFERENCE_REPORT]
+        chk = " ".join(shlex.quote(a) for a in ["coqchk", "-silent", "-o", *paths, "-norec", f"{JOB_ROOT}.{MODULE}"])
+        script = f"rm -f verikit_* && {coqc} -time {SOURCE} && rm -f verikit_*.out && {coqc} {CHECK}"
+        if options.get("recheck", True):  # False only for the gold (the task file with its Admitted.)
+            script += f" && {{ {chk} > {COQCHK_LOG} 2>&1; echo $? > {COQCHK_RC}; }}"
+        return ["sh", "-c", script], {}, [REPORT, STATEMENT, REFERENCE_REPORT, BODY, GRAMMAR, COQCHK_LOG, COQCHK_RC]
 
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
-        """Verdict of one job (``candidate.v`` then ``check.v``).
+        """Verdict of one job (``candidate.v`` then ``check.v`` then ``coqchk``).
 
         The sandbox's own endings (did not start, wall-time or memory limit) are mapped
         by the executor before this is called (:func:`harness.model.termination`).
-        ``infra_error`` (coqc failed without an error message), ``invalid`` (an error in
-        ``candidate.v``: the first ``Error:`` with its line; ``extra.task_loads`` is False
-        when the error is at or before the theorem, i.e. the task file itself does not
-        load), ``rejected`` (an error in the kit's ``check.v``, e.g. the theorem does not
-        exist; a report file missing; the constant reported on does not have the task's
-        statement; the report lists the theorem itself, a disabled kernel check, or an
-        axiom outside the allow-list), ``verified`` otherwise. ``extra.assumptions``: the
-        reported axiom names as Coq printed them (``candidate.<name>`` for the file's own).
+        ``failed`` (coqc exited non-zero without an error message: a crash, a signal, a
+        stack overflow on the candidate's input belongs to the candidate, never
+        ``infra_error``; ``memout`` when OCaml reports it ran out of memory), ``invalid`` (an error in ``candidate.v``: the first ``Error:`` with
+        its line; ``extra.task_loads`` is False when the error is at or before the theorem,
+        i.e. the task file itself does not load), ``rejected`` (an error in the kit's
+        ``check.v``, e.g. the theorem does not exist; a report file missing; a sentence
+        of the candidate that is not on the allow-list as Coq parsed it
+        (:func:`command_problems`); Coq's segmentation disagreeing with the kit's
+        (:func:`segmentation_problems`); a construct of a known soundness bug of the pinned
+        Coq in the proof term (:func:`soundness_problems`); ``coqchk`` failing; the constant
+        reported on does not have the task's statement; the report lists the theorem
+        itself, a disabled kernel check, or an axiom outside the allow-list), ``verified``
+        otherwise. ``extra.assumptions``: the reported axiom names as Coq printed them
+        (``candidate.<name>`` for the file's own); ``extra.sentences``: the candidate's
+        sentences as Coq printed them; ``extra.coqchk``: coqchk's exit status.
         """
         options = options or {}
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
         errors = _errors(log)
         if proc.returncode != 0:
+            if not errors and re.search(r"out of memory", log, re.IGNORECASE):  # OCaml's own allocation failure
+                return VerifierResult("memout", f"coqc ran out of memory on the candidate (exit {proc.returncode}): "
+                                      f"{log.strip()[-200:]}", extra={"task_loads": True, "crash": True})
             if not errors:
-                return VerifierResult("infra_error", f"coqc exited {proc.returncode} without an error message: "
-                                      f"{log.strip()[-300:]}")
+                return VerifierResult("failed", f"coqc exited {proc.returncode} without an error message (a crash "
+                                      f"on the candidate's input is the candidate's failure): {log.strip()[-300:]}",
+                                      extra={"task_loads": True, "crash": True})
             file, line, msg = errors[0]
             if file == CHECK:
                 return VerifierResult("rejected", f"the kit's report on the task's theorem failed: {msg}",
@@ -405,13 +443,33 @@ class Rocq:
                                   extra={"task_loads": True})
         sections = parse_assumptions(report.decode("utf-8", "replace"))
         axioms = sections.get("Axioms", [])
-        extra = {"assumptions": axioms, "task_loads": True}
-        problems = self.statement_problems(proc.files, options) + self.assumption_problems(sections, options)
+        start = int(options.get("proof_start") or 0)
+        ran = [t for t in time_lines(proc.stdout) if t[1] > start]  # the candidate's (and any straddling one)
+        extra = {"assumptions": axioms, "task_loads": True, "sentences": [t[2] for t in ran][:200]}
+        grammar = proc.files.get(GRAMMAR)
+        heads, unknown = command_heads(grammar.decode("utf-8", "replace")) if grammar is not None else (set(), {"?"})
+        commands = command_problems(ran, start, heads, unknown)
+        segments = segmentation_problems(ran, start, options.get("kit_sentences", []))
+        body = proc.files.get(BODY)
+        bugs = (soundness_problems(body.decode("utf-8", "replace"), options) if body is not None
+                else ["no proof term report (Print of the theorem did not run)"])
+        rc = proc.files.get(COQCHK_RC)
+        chk_log = (proc.files.get(COQCHK_LOG) or b"").decode("utf-8", "replace")
+        extra["coqchk"] = int(rc.strip()) if rc is not None and rc.strip().isdigit() else None
+        chk = ([] if extra["coqchk"] == 0 or not options.get("recheck", True) else
+               [f"the independent kernel re-check (coqchk) failed (exit {extra['coqchk']}): {chk_log.strip()[-200:]}"])
+        checks = [{"name": "commands-allow-listed", "ok": not commands,
+                   "detail": "; ".join(commands) or f"{len(ran)} sentence(s) as Coq parsed them, all allowed"},
+                  {"name": "segmentation-agrees", "ok": not segments, "detail": "; ".join(segments) or "kit = Coq"},
+                  {"name": "no-known-soundness-bug", "ok": not bugs, "detail": "; ".join(bugs) or "none used"},
+                  {"name": "coqchk", "ok": not chk, "detail": "; ".join(chk) or "coqchk re-checked the candidate"}]
+        problems = (commands + segments + bugs + chk + self.statement_problems(proc.files, options)
+                    + self.assumption_problems(sections, options))
         if problems:
-            return VerifierResult("rejected", "; ".join(problems), extra=extra)
-        return VerifierResult("verified", "proof checked by coqc; statement = task's; assumptions: "
+            return VerifierResult("rejected", "; ".join(problems), extra=extra, checks=checks)
+        return VerifierResult("verified", "proof checked by coqc and coqchk; statement = task's; assumptions: "
                               + (", ".join(axioms) if axioms else "none (closed under the global context)"),
-                              extra=extra)
+                              extra=extra, checks=checks)
 
     def statement_problems(self, files: dict[str, bytes], options: dict) -> list[str]:
         """Why the constant the report describes may not be the task's theorem (empty
@@ -460,6 +518,217 @@ class Rocq:
         return problems
 
 
+#: Known soundness bugs of the pinned Coq 8.20.1 (Coq's ``dev/doc/critical-bugs.md``), the
+#: construct that triggers each, and what the kit does (mirrored in images/toolchains.json,
+#: toolchain ``rocq``, key ``soundness_bugs``; a test keeps them equal). ``rule``:
+#: ``no-fix-in-proof-term`` (the theorem's proof term, as Coq prints it, has no ``fix``/
+#: ``cofix``: the guard checker of 8.16-9.0.0 accepts wrong fixpoints, coqchk too);
+#: ``coqchk`` (coqchk, which has no VM/native machine and rejects the file, re-checks it);
+#: ``command-not-allowed`` (the triggering commands are not on :data:`ALLOWED_COMMANDS`).
+SOUNDNESS_BUGS = [
+    {"id": "rocq#20413", "url": "https://github.com/rocq-prover/rocq/issues/20413", "fixed_in": "9.0.1",
+     "component": "guard checking (coqchk too)", "construct": "fix/cofix in the proof term (non-structural arguments)",
+     "rule": "no-fix-in-proof-term"},
+    {"id": "rocq#20455", "url": "https://github.com/rocq-prover/rocq/issues/20455", "fixed_in": "9.0.1",
+     "component": "guard checking (coqchk too)", "construct": "fix in the proof term (match on match as subterm)",
+     "rule": "no-fix-in-proof-term"},
+    {"id": "rocq#20555", "url": "https://github.com/rocq-prover/rocq/issues/20555", "fixed_in": "9.0.1",
+     "component": "guard checking (coqchk too)", "construct": "fix in the proof term (reduction across inner fixpoint)",
+     "rule": "no-fix-in-proof-term"},
+    {"id": "rocq#21051", "url": "https://github.com/rocq-prover/rocq/issues/21051", "fixed_in": "9.0.1",
+     "component": "modules (functor strengthening; coqchk too)", "construct": "Module/Module Type/functors",
+     "rule": "command-not-allowed"},
+    {"id": "coq#13439", "url": "https://github.com/coq/coq/issues/13439", "fixed_in": None,
+     "component": "VM reduction machine", "construct": "vm_compute/native_compute on very large records or closures",
+     "rule": "coqchk"},
+    {"id": "coq#16891", "url": "https://github.com/coq/coq/issues/16891", "fixed_in": None,
+     "component": "VM and native reduction machines", "construct": "vm_compute/native_compute on ill-typed terms "
+     "built by unsafe tactics (change_no_check...)", "rule": "coqchk"},
+    {"id": "coq#12155", "url": "https://github.com/coq/coq/issues/12155", "fixed_in": None,
+     "component": "module functors (Print Assumptions misses flags)", "construct": "Parameter Inline in functors",
+     "rule": "command-not-allowed"},
+    {"id": "coq#16646", "url": "https://github.com/coq/coq/issues/16646", "fixed_in": None,
+     "component": "module functors (Print Assumptions misses Unset Universe Checking)",
+     "construct": "Unset Universe Checking during a functor application", "rule": "command-not-allowed"},
+    {"id": "coq#7609", "url": "https://github.com/coq/coq/issues/7609", "fixed_in": None,
+     "component": "name aliasing (kernel and coqchk)", "construct": "a plugin or a hand-crafted .vo file",
+     "rule": "command-not-allowed"},
+]
+_FIX = re.compile(r"(?<![\w'.])(co)?fix(?![\w'])")
+
+
+def time_lines(stdout: str) -> list[tuple[int, int, str]]:
+    """``[(start, end, printed)]`` from ``coqc -time`` output: each sentence coqc executed,
+    its byte offsets in the file and the command as Coq printed its parse (blanks shown as
+    ``~``, cut to 30 characters followed by ``...``). Lines the proof itself prints may
+    imitate these; they can only add sentences to judge (overlaps are rejected by
+    :func:`segmentation_problems`)."""
+    return [(int(m.group(1)), int(m.group(2)), m.group(3)) for m in _TIME.finditer(stdout)]
+
+
+def command_heads(grammar: str) -> tuple[set[str], set[str]]:
+    """From ``Print Grammar`` output (entries :data:`COMMAND_ENTRIES` and
+    :data:`TOKEN_ENTRIES`): the set of words that start a vernacular command in this Coq
+    with the plugins the job loaded (``Abort``, ``Theorem``, ``Require``...), and the set
+    of rule-head non-terminals that were not printed (non-empty: the grammar could not be
+    read completely; the judge then treats every sentence outside the allow-list as an
+    unclassified command, fail closed)."""
+    entries: dict[str, list[str]] = {}
+    current = None
+    for line in grammar.splitlines():
+        m = re.match(r"^Entry (\w+) is", line)
+        if m:
+            current = entries.setdefault(m.group(1), [])
+            continue
+        m = re.match(r"^  [\[|] (.*)", line)
+        if current is not None and m:
+            current.append(re.sub(r"(\s*\])+$", "", m.group(1).split(";")[0]).strip())
+    heads: set[str] = set()
+    unknown: set[str] = set()
+    for name in COMMAND_ENTRIES:
+        if name not in entries:
+            unknown.add(name)
+        for first in entries.get(name, []):
+            tok = re.fullmatch(r'(?:IDENT )?"([^"]+)"', first.split(" LEVEL")[0].strip())
+            if tok:
+                heads.add(tok.group(1))
+            elif first in TOKEN_ENTRIES and first in entries:
+                for sub in entries[first]:
+                    t = re.fullmatch(r'(?:IDENT )?"([^"]+)"', sub.strip())
+                    (heads.add(t.group(1)) if t else unknown.add(f"{first}:{sub}"))
+            elif first not in ("SELF", "EOI", "vernac_control", "decorated_vernac", "quoted_attributes"):
+                unknown.add(first)
+    return heads, unknown
+
+
+def _attributes(text: str) -> tuple[list[str], str] | None:
+    """``#[a, b(...)]`` prefixes of a printed command -> (attribute texts, rest); None
+    when a bracket is not closed (the print was cut)."""
+    attrs: list[str] = []
+    while text.startswith("#["):
+        depth, i = 0, 1
+        while i < len(text):
+            depth += text[i] in "[(" and 1 or 0
+            depth -= text[i] in "])" and 1 or 0
+            if depth == 0:
+                break
+            i += 1
+        if i >= len(text):
+            return None
+        parts, level, cur = [], 0, ""
+        for ch in text[2:i]:
+            level += ch in "([" and 1 or 0
+            level -= ch in ")]" and 1 or 0
+            if ch == "," and level == 0:
+                parts.append(cur.strip("~ "))
+                cur = ""
+            else:
+                cur += ch
+        parts.append(cur.strip("~ "))
+        attrs += [a for a in parts if a]
+        text = text[i + 1:].lstrip("~")
+    return attrs, text
+
+
+def classify(printed: str, heads: set[str], unknown: set[str]) -> str | None:
+    """Why one sentence, as Coq printed its parse (a ``-time`` line), is not allowed in a
+    candidate proof, or None when it is: a command on :data:`ALLOWED_COMMANDS` (with
+    attributes on :data:`ALLOWED_ATTRIBUTES` and controls on :data:`ALLOWED_CONTROLS`), a
+    bullet or brace, or a tactic (a sentence whose head is not a command of Coq's grammar,
+    :func:`command_heads`), optionally after a goal selector. A print cut before its head
+    is shown is not allowed (fail closed)."""
+    shown = printed.replace("~", " ")
+    cut = printed.endswith("...")
+    text = printed[:-3] if cut else printed
+    split = _attributes(text)
+    if split is None:
+        return f"attributes not fully visible in Coq's print {shown!r}"
+    attrs, text = split
+    bad = [a for a in attrs if a not in ALLOWED_ATTRIBUTES]
+    if bad:
+        return f"attribute #[{', '.join(bad)}] is not allowed (in {shown!r})"
+    while True:
+        m = re.match(r"^([A-Za-z_][\w']*)(~|$)", text)
+        if not (m and m.group(2) == "~" and m.group(1) in ALLOWED_CONTROLS | {"Fail", "Succeed", "Redirect",
+                                                                                 "Timeout", "Instructions"}):
+            break
+        if m.group(1) not in ALLOWED_CONTROLS:
+            return f"control {m.group(1)} is not allowed (in {shown!r})"
+        text = text[m.end():]
+    sel = _SELECTOR.match(text)
+    if sel:
+        text = text[sel.end():]
+    if re.fullmatch(r"[-+*]+|\{|\}", text.rstrip(".")):
+        return None if not attrs else f"attributes on a bullet ({shown!r})"
+    m = re.match(r"^[A-Za-z_][\w']*", text)
+    if not m:
+        if not text:
+            return f"nothing visible in Coq's print {shown!r}"
+        return None if not attrs else f"attributes on a tactic ({shown!r})"  # ( [> ltac: ... : a tactic expression
+    word = m.group(0)
+    if cut and m.end() == len(text):
+        return f"the command is cut in Coq's print {shown!r}"
+    if word in ALLOWED_COMMANDS and not sel:
+        return None
+    if word in heads or (unknown and not sel):
+        return f"command {word} is not allowed (Coq parsed {shown!r})"
+    return None if not attrs else f"attributes on a tactic ({shown!r})"
+
+
+def command_problems(ran: list[tuple[int, int, str]], proof_start: int, heads: set[str],
+                     unknown: set[str]) -> list[str]:
+    """Why the candidate's sentences (``-time`` lines at or after ``proof_start``) are not
+    acceptable (empty list: they are): each must pass :func:`classify`, and exactly one
+    ``Qed.``/``Defined.`` must end the proof as its last sentence. An empty grammar (the
+    report is missing) rejects every command outside the allow-list."""
+    own = sorted(t for t in ran if t[0] >= proof_start)
+    problems = [f"{p} (bytes {a}-{b})" for a, b, pr in own if (p := classify(pr, heads, unknown))]
+    closes = [i for i, (_, _, pr) in enumerate(own) if pr in ("Qed.", "Defined.")]
+    if not closes:
+        problems.append("the proof does not end with Qed. or Defined. (Coq's view)")
+    elif closes != [len(own) - 1]:
+        problems.append("Qed./Defined. must be the last sentence and appear once (Coq's view)")
+    return problems
+
+
+def segmentation_problems(ran: list[tuple[int, int, str]], proof_start: int, kit: list | None) -> list[str]:
+    """Where the kit's segmentation of the candidate (``kit``: ``[[start, end]]`` bytes,
+    :meth:`Rocq.proof_layout`) disagrees with Coq's (``ran``, the ``-time`` lines): a Coq
+    sentence straddling the proof's start (the statement the kit split off is not the one
+    Coq read), overlapping Coq sentences, or a kit sentence that does not start and end
+    where Coq sentences do (a bullet or brace may share a kit sentence with what follows).
+    ``kit`` None: the kit could not segment the proof (Coq could)."""
+    out = []
+    if any(a < proof_start < b for a, b, _ in ran):
+        out.append("a sentence Coq read crosses the start of the proof (the statement is not where the kit split it)")
+    own = sorted((a, b) for a, b, _ in ran if a >= proof_start)
+    if any(b1 > a2 for (_, b1), (a2, _) in itertools.pairwise(own)):
+        out.append("overlapping sentences in Coq's output")
+    if kit is None:
+        return out + ["the kit cannot segment the proof (unterminated comment or string) but Coq ran it"]
+    starts, ends = {a for a, _ in own}, {b for _, b in own}
+    bad = [(a, b) for a, b in kit if a not in starts or b not in ends]
+    if bad:
+        out.append(f"the kit's sentences disagree with Coq's at bytes {bad[0][0]}-{bad[0][1]}")
+    return out
+
+
+def soundness_problems(body: str, options: dict) -> list[str]:
+    """Constructs of :data:`SOUNDNESS_BUGS` in the theorem's proof term as Coq printed it
+    (``Print`` under ``Printing All``: ``name =\n<term>\n     : <type>``): a ``fix`` or
+    ``cofix`` (the guard-checker bugs; an honest proof does induction through the
+    library's recursors). An unreadable print is a problem (fail closed)."""
+    m = re.search(r"=\s", body)
+    cut = body.rfind("\n     : ")
+    if not m or cut < m.end():
+        return ["unreadable proof term report"]
+    term = body[m.end():cut]
+    if _FIX.search(term):
+        ids = ", ".join(b["id"] for b in SOUNDNESS_BUGS if b["rule"] == "no-fix-in-proof-term")
+        return [f"the proof term contains a fix/cofix (known guard-checker soundness bugs of Coq 8.20.1: {ids})"]
+    return []
+
+
 def reference_lemma(theorem: Theorem) -> str:
     """``Lemma verikit_task_statement <the statement after the theorem's name> Admitted.``
     on one line (newlines of the statement become spaces).
@@ -476,13 +745,18 @@ def reference_lemma(theorem: Theorem) -> str:
 
 
 def check_file(theorem: str) -> str:
-    """``check.v``: loads the compiled candidate without importing it, then writes the
-    assumption report and the two ``Check`` outputs (see the module docstring)."""
+    """``check.v``: loads the compiled candidate without importing it, then writes Coq's
+    grammar of commands (``Print Grammar``, with the plugins the job loaded), the
+    assumption report, the two ``Check`` outputs and the theorem's proof term (``Print``,
+    under ``Printing All``; see the module docstring)."""
     fq = f"{JOB_ROOT}.{MODULE}"
+    entries = " ".join(("vernac", *COMMAND_ENTRIES[:-1], *TOKEN_ENTRIES))
     return (f"Require {fq}.\nSet Printing All.\n"
+            f'Redirect "{GRAMMAR[:-4]}" Print Grammar {entries}.\n'
             f'Redirect "{REPORT_NAME}" Print Assumptions {fq}.{theorem}.\n'
             f'Redirect "{STATEMENT[:-4]}" Check {fq}.{theorem}.\n'
-            f'Redirect "{REFERENCE_REPORT[:-4]}" Check {fq}.{REFERENCE}.\n')
+            f'Redirect "{REFERENCE_REPORT[:-4]}" Check {fq}.{REFERENCE}.\n'
+            f'Redirect "{BODY[:-4]}" Print {fq}.{theorem}.\n')
 
 
 def printed_type(check_output: str) -> str | None:

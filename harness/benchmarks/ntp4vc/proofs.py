@@ -42,7 +42,8 @@ ROCQ_CANARIES = {
     "proof": ("Proof. cbv zeta; lia. Qed.", ("verified",)),
     "admitted": ("Admitted.", ("rejected",)),
     "new-axiom": ("Proof. Axiom cheat : forall P : Prop, P. apply cheat. Qed.", ("rejected",)),
-    "admit": ("Proof. cbv zeta. admit. Qed.", ("rejected",)),
+    # Coq itself refuses to save a proof with an admitted goal (no kit word scan any more)
+    "admit": ("Proof. cbv zeta. admit. Qed.", ("invalid",)),
     "changed-statement": (None, ("rejected",)),  # the whole file, statement weakened to True
     "ill-typed": ("Proof. exact I. Qed.", ("invalid",)),
     # issue 13: Coq reads strings inside comments, so the Abort is live; the theorem is
@@ -53,6 +54,13 @@ ROCQ_CANARIES = {
                            "Lemma verikit_pad : True.\nProof. exact I. Qed."), ("rejected",)),
     "shadowed-axiom": (('Proof. (* """(*" *) Abort. (* " *) " *)\nAxiom classic : forall P : Prop, P.\n'
                         f"Theorem power'vc {POWER_STATEMENT}\nProof. apply classic. Qed."), ("rejected",)),
+    # issue 26: a command outside the allow-list (judged on Coq's own parse, coqc -time), the
+    # construct of the known guard-checker soundness bugs of Coq 8.20.1 (a fix in the proof
+    # term), and the honest neighbour of the old word scan (a hypothesis named Back)
+    "command-not-allowed": ("Proof. Unset Guard Checking. cbv zeta; lia. Qed.", ("rejected",)),
+    "kernel-bug-fix": (("Proof. cbv zeta. assert (H : forall k : nat, k = k) by (fix IH 1; intros [|k]; reflexivity). "
+                       "lia. Qed."), ("rejected",)),
+    "hypothesis-named-back": ("Proof. cbv zeta. assert (Back : (0 <= n)%Z) by lia. lia. Qed.", ("verified",)),
     # the loop's memory grows (about 4 GiB after 27 s alone on the project's machine), so
     # it ends at the wall-time or the memory limit depending on the machine's speed
     "loop": ("Proof. let rec loop := cbv zeta; loop in loop. Qed.", ("timeout", "memout")),
@@ -156,9 +164,10 @@ def build_proof_job(task: Task, cand: Candidate, language: str, options: dict, d
                            "detail": "text before the theorem equals the task's" if same_pre
                            else "the candidate changed the definitions/axioms before the theorem"})
             proof = out[full.start:]
-        findings = v.forbidden(proof)
-        checks.append({"name": "no-cheat-tokens", "ok": not findings,
-                       "detail": "; ".join(findings) if findings else "none of the forbidden constructs"})
+        if language != "rocq":  # Rocq: judged on Coq's own parse of the candidate (rocq.command_problems)
+            findings = v.forbidden(proof)
+            checks.append({"name": "no-cheat-tokens", "ok": not findings,
+                           "detail": "; ".join(findings) if findings else "none of the forbidden constructs"})
     opts = dict(options, theorem=thm.name, theorem_line=thm.line, statement_sha256=thm.statement_sha256)
     if language == "isabelle":  # a session ROOT + the theory; imports made absolute in the image
         task_dir = f"{isabelle_mod.PROJECT_ROOT}/{PurePosixPath(task.isabelle).parent}"
@@ -189,7 +198,7 @@ def build_proof_job(task: Task, cand: Candidate, language: str, options: dict, d
             if module:
                 allowed |= {f"{module}.{n}" for n in v.declared_axioms(ctx.rocq.files[f])}
         opts.update(load_path=ctx.rocq.load_path(closure, rocq_mod.LIBRARY_ROOT),
-                    allowed_assumptions=sorted(allowed))
+                    allowed_assumptions=sorted(allowed), recheck=cand.model != GOLD, **v.proof_layout(text, thm, proof))
         if missing:
             precheck = ("invalid", "the task file cannot load: module(s) not in the pinned data: "
                         + ", ".join(missing[:3]) + (f" (+{len(missing) - 3})" if len(missing) > 3 else ""))
@@ -271,11 +280,11 @@ LOAD_FAILURE_CAUSES = (
     (re.compile(r"Recursive definition of \S+ is ill-formed"),
      "Coq 8.20.1 vs Rocq 9.0: the guard checker rejects a nested Program Fixpoint that Rocq 9.0 accepts"),
     (re.compile(r"UNDEFINED EVARS"),
-     "Coq 8.20.1 + stdpp 1.11 vs Rocq 9.0 + stdpp 1.12: typeclass resolution leaves an evar undefined "
-     "(an Inhabited instance, see docs/ntp4vc-rocq-adaptation.md)"),
+     ("Coq 8.20.1 + stdpp 1.11 vs Rocq 9.0 + stdpp 1.12: typeclass resolution leaves an evar undefined "
+     "(an Inhabited instance, see docs/ntp4vc-rocq-adaptation.md)")),
     (re.compile(r"killed at the wall-time limit|memory limit"),
-     "elaborating the statement does not finish within the job's limits with Coq 8.20.1 "
-     "(whether Rocq 9.0 finishes is not known)"),
+     ("elaborating the statement does not finish within the job's limits with Coq 8.20.1 "
+     "(whether Rocq 9.0 finishes is not known)")),
 )
 
 
