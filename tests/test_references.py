@@ -99,3 +99,16 @@ def test_ntp4vc_rocq_reference_loads_at_least_590_statements_and_explains_the_re
     assert len(loads["failures"]) == loads["does_not_load"]
     for f in loads["failures"]:  # Coq's own error and a classified one-line cause, each
         assert f["reason"] and not f["cause"].startswith("unclassified"), f
+
+
+# Issue 26 (integrity that generalises) re-made references whose verdicts the new rules
+# change: ``issue26_before[name]`` holds the previous outcomes and ``issue26_changes[name]``
+# every job that differs, each with the rule that changed it.
+@pytest.mark.parametrize("name", sorted(FIXTURE.get("issue26_changes", {})))
+def test_issue26_changes_are_exactly_the_explained_ones(name):
+    before, now, told = FIXTURE["issue26_before"][name], outcomes(ROOT / name), FIXTURE["issue26_changes"][name]
+    changed = {k for k in set(before) | set(now) if before.get(k) != now.get(k)}
+    assert changed == set(told), f"unexplained: {sorted(changed - set(told))[:5]}, no longer: {sorted(set(told) - changed)[:5]}"
+    for k, c in told.items():
+        assert c["why"] and [c["before"], c["after"]] == [before.get(k), now.get(k)], k
+    assert (ROOT / name / "outputs").is_dir()  # re-made with the tools' outputs: validate re-judges it
