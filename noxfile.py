@@ -135,9 +135,11 @@ def bench(session: nox.Session) -> None:
     container sandbox's per-job overhead over the host and warm exec vs one container per job,
     then Dafny intent: batched checks vs one Dafny process per check (and the reference
     script's sequential approach) on the same tasks with the same Dafny; and a batch
-    worker's per-job overhead over a local run of the same jobs (S3 round trips counted)."""
+    worker's per-job overhead over a local run of the same jobs (S3 round trips counted); and
+    the per-job cost of CASP's execution cross-check (with vs without it)."""
     _setup(session)
     session.run("python", "scripts/bench_casp.py", *session.posargs)
+    session.run("python", "scripts/bench_casp_exec.py")  # per-job cost of CASP's execution cross-check
     session.run("python", "scripts/bench_batch.py")
     env = _engine(session)
     try:

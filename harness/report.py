@@ -140,5 +140,6 @@ def print_summary(report: dict, console: Console | None = None) -> None:
                       + (", ".join(f"{d['tool']} {d['probed'] or 'missing'} (published {d['published']})"
                                    for d in t["drift"]) or "none"))
     if report["infra_errors"]:
-        console.print(f"[red]{report['infra_errors']} job(s) ended in infra_error: counted as not verified (never dropped); re-run the same command to retry them[/red]")
+        console.print(f"[red]{report['infra_errors']} job(s) ended in infra_error: counted as not verified (never "
+                      f"dropped); re-run the same command to retry them[/red]")
 

@@ -14,4 +14,5 @@ unpinned = "--unpinned" in sys.argv
 for tool, spec in pins["toolchains"][name]["tools"].items():
     deb = spec.get("debian")
     if deb:
-        print(deb["package"] if unpinned else f"{deb['package']}={deb['version']}")
+        for pkg in (deb["package"], *deb.get("also", ())):  # "also": packages of the same source and version
+            print(pkg if unpinned else f"{pkg}={deb['version']}")

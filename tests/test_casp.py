@@ -128,7 +128,9 @@ def test_gold_job_file_is_spec_newline_code(casp_tasks, casp_sample_dir, tid):
     t = casp_tasks[tid]
     j = job(t, t.gold, "gold", model="gold")
     d = casp_sample_dir / "casp_10" / tid
-    assert j.files == {"candidate.c": (d / "spec.acsl").read_text() + "\n" + (d / "code.c").read_text()}
+    assert j.files["candidate.c"] == (d / "spec.acsl").read_text() + "\n" + (d / "code.c").read_text()
+    assert set(j.files) == {"candidate.c", "sound.c"}  # issue 26: sound.c, the task-soundness probe file
+    assert j.files["sound.c"].startswith(j.files["candidate.c"])
     assert j.precheck is None and j.checks == []
     assert (j.benchmark, j.benchmark_version, j.mode, j.task_id) == ("casp", casp.VERSION, "gold", tid)
     assert j.task_sha256 == t.sha256
@@ -300,16 +302,23 @@ def test_canaries_expected_verdicts(casp_tasks):
         "canary:inconsistent-requires": ("rejected",), "canary:no-ensures": ("rejected",),
         "canary:body-changed": ("rejected",), "canary:vacuous-in-disguise": ("rejected",),
         "canary:vacuous-predicate": ("rejected",), "canary:dead-behavior": ("rejected",),
-        "canary:axiom": ("rejected",), "canary:preprocessor": ("rejected",)}
+        "canary:axiom": ("rejected",), "canary:preprocessor": ("rejected",), "canary:clause": ("rejected",)}
     cfs = {c.model: (c, exp) for c, exp in casp.canaries(tasks, "code-from-spec")}
     assert {m: e for m, (_, e) in cfs.items()} == {
         "canary:gold-code": ("verified",), "canary:contract-changed": ("rejected",),
         "canary:axiom": ("rejected",), "canary:admit": ("rejected",), "canary:wrong-code": ("failed",),
         "canary:non-termination": ("failed",), "canary:exit": ("rejected",),
         "canary:trusted-declaration": ("rejected",), "canary:preprocessor": ("rejected",),
-        "canary:signature": ("rejected",)}
+        "canary:signature": ("rejected",), "canary:dead-code-proof": ("rejected",),
+        "canary:union-other-member": ("rejected",), "canary:bitfield-beyond-width": ("rejected",),
+        "canary:builtin-attribute": ("rejected",), "canary:reserved-name": ("rejected",),
+        "canary:variant-relation": ("rejected",), "canary:huge-local": ("rejected",),
+        "canary:attribute": ("rejected",), "canary:builtin-call": ("rejected",), "canary:forward-goto": ("verified",)}
     for mode, table in (("spec-from-code", sfc), ("code-from-spec", cfs)):
         for model, (c, expected) in table.items():
+            if c.task_id == casp.KIT_DEAD_CANARY.task_id:  # issue 26: on the kit's own pair
+                assert casp.build_job(casp.KIT_DEAD_CANARY, c, mode, OPTIONS, DS).precheck is None, model
+                continue
             assert c.task_id == casp.CANARY_TASK == "01_57" and c.origin == "canary"
             j = casp.build_job(casp_tasks["01_57"], c, mode, OPTIONS, DS)
             if model in ("canary:body-changed", "canary:contract-changed"):

@@ -48,8 +48,8 @@ def image_spec(name: str) -> dict:
     img = (spec.get("images") or {}).get("debian")
     if not img:
         raise SandboxError(f"toolchain {name!r} has no Debian image in images/toolchains.json")
-    pkgs = sorted({f"{t['debian']['package']}={t['debian']['version']}"
-                   for t in spec["tools"].values() if t.get("debian")})
+    pkgs = sorted({f"{pkg}={t['debian']['version']}" for t in spec["tools"].values() if t.get("debian")
+                   for pkg in (t["debian"]["package"], *t["debian"].get("also", ()))})  # also: same source package
     return {**img, "packages": pkgs}
 
 

@@ -56,13 +56,24 @@ WHY3CONF = "why3.conf"
 DRIVER = "verikit_framac_job.sh"
 VIEW_SCRIPT = "verikit_framac_view.ml"
 _DRIVERS = Path(__file__).resolve().parent / "drivers"
-_SHIPPED = {DRIVER: _DRIVERS / "framac_job.sh", VIEW_SCRIPT: _DRIVERS / "framac_view.ml"}
+#: The CASP execution cross-check's driver (run by the job driver when the job ships
+#: ``vk_exec.conf``, see harness/benchmarks/casp/execution.py) and its log.
+EXEC_DRIVER, EXEC_LOG = "verikit_casp_exec.sh", "vk_exec.log"
+_SHIPPED = {DRIVER: _DRIVERS / "framac_job.sh", VIEW_SCRIPT: _DRIVERS / "framac_view.ml",
+            EXEC_DRIVER: _DRIVERS / "casp_exec.sh"}
 #: Files the driver may write: Frama-C's views, the preprocessed candidate text, the
 #: do-nothing-body WP log.
 VIEW, TASK_VIEW, HAVOC_LOG = "view.json", "task-view.json", "havoc.log"
 #: The driver's preprocessor outputs of the candidate's own text (see the driver).
 REGION_PP = {"comments": "region.i", "no_comments": "region-nc.i", "tokens": "region-tok.i"}
 REGION_ERR = "region.err"
+#: Issue 26: the task-soundness smoke-test run (``sound.c``) and the requires-implication
+#: run (``requires.c``, spec-from-code) of the driver, and their WP logs.
+SOUND_LOG, REQUIRES_LOG, SOUND_REPORT = "sound.log", "requires.log", "sound-report.json"
+#: WP properties the soundness run leaves out: it is there for its smoke tests only
+#: (requires, assumes, calls); the assigns goals it keeps are Qed's, in milliseconds.
+SOUND_PROPS = ("-wp-prop=-@ensures,-@invariant,-@assert,-@variant,-@requires,-@check,-@lemma,"
+               "-@exits,-@breaks,-@continues,-@returns")
 #: WP options of the do-nothing-body (vacuity) run: seconds per goal. A trivially true
 #: ensures is proved by Qed or a prover in milliseconds; the short limit bounds the cost
 #: of the many that are not.
@@ -153,7 +164,18 @@ class FramaC:
         if options.get("function"):
             havoc += ["-wp-fct", options["function"]]
         env = {"WHY3CONFIG": WHY3CONF, "VERIKIT_HAVOC_ARGS": shlex.join(havoc)}
-        return argv, env, [REPORT, VIEW, TASK_VIEW, *REGION_PP.values(), REGION_ERR, HAVOC_LOG]
+        # issue 26: soundness smoke tests (requires, assumes, calls; no dead-code/loop tests:
+        # a defensive branch is not a task's inconsistency) and the requires implication,
+        # each HAVOC_TIMEOUT_S per goal
+        env["VERIKIT_SOUND_ARGS"] = shlex.join(["-wp", "-wp-smoke-tests", "-wp-no-smoke-dead-code", "-wp-no-smoke-dead-loop",
+                                                "-wp-report-json", SOUND_REPORT,
+                                                "-wp-smoke-timeout", str(HAVOC_TIMEOUT_S), SOUND_PROPS,
+                                                *_prover_args(dict(options, provers=_sound_provers(options)),
+                                                              HAVOC_TIMEOUT_S)])
+        env["VERIKIT_REQUIRES_ARGS"] = shlex.join(["-wp", "-wp-prop=@requires", "-wp-fct", "vk_requires_probe",
+                                                   *_prover_args(options, HAVOC_TIMEOUT_S)])
+        return argv, env, [REPORT, VIEW, TASK_VIEW, *REGION_PP.values(), REGION_ERR, HAVOC_LOG, EXEC_LOG,
+                                  SOUND_LOG, REQUIRES_LOG, SOUND_REPORT]
 
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Turn a finished Frama-C run into a :class:`VerifierResult`.
@@ -192,7 +214,14 @@ def artifacts(files: dict[str, bytes]) -> dict:
         outputs it ``{"comments", "no_comments", "tokens"}`` (each None when not made),
         ``"region_err"``: the preprocessor's messages;
         ``"havoc"``: the :class:`VerifierResult` of the do-nothing-body WP run (None when
-        not run).
+        not run); ``"execution_log"``: the execution cross-check's log (``vk_exec.log``,
+        None when not run); ``"sound"`` and ``"requires"`` (issue 26): the
+        :class:`VerifierResult` of the task-soundness smoke-test run and of the
+        requires-implication run (None when not run; verdict ``invalid`` when Frama-C
+        rejected the file); ``"smoke_by_function"``: ``{function: [smoke test names]}``
+        of the verification's ``-wp-report-json`` (every smoke test WP made, passed or
+        failed, under the function whose code it is in; {} without a report), and
+        ``"sound_smoke_by_function"`` the same of the soundness run.
     """
     def text(name):
         raw = files.get(name)
@@ -211,7 +240,41 @@ def artifacts(files: dict[str, bytes]) -> dict:
         havoc = (VerifierResult("invalid", "Frama-C rejected the do-nothing body", messages=_messages(havoc_log))
                  if invalid else _parse_goals(havoc_log, None, _messages(havoc_log)))
     return {"view": view(VIEW), "task_view": view(TASK_VIEW), "region_pp": {k: text(v) for k, v in REGION_PP.items()},
-            "region_err": text(REGION_ERR), "havoc": havoc}
+            "region_err": text(REGION_ERR), "havoc": havoc, "execution_log": text(EXEC_LOG),
+            "sound": _side_run(text(SOUND_LOG)), "requires": _side_run(text(REQUIRES_LOG)),
+            "smoke_by_function": _smoke_by_function(files.get(REPORT)),
+            "sound_smoke_by_function": _smoke_by_function(files.get(SOUND_REPORT))}
+
+
+def _side_run(log: str | None) -> VerifierResult | None:
+    """A driver side run's WP log (issue 26) as a :class:`VerifierResult`: None when not
+    run, ``invalid`` when Frama-C rejected the file, else its goals and smoke tests."""
+    if log is None:
+        return None
+    if "invalid user input" in log or "syntax error" in log:
+        return VerifierResult("invalid", "Frama-C rejected the file", messages=_messages(log))
+    return _parse_goals(log, None, _messages(log))
+
+
+def _smoke_by_function(report: bytes | None) -> dict[str, list[str]]:
+    """``{function: [smoke test names as the log prints them (typed_...)]}`` from
+    ``-wp-report-json``; {} when there is no readable report."""
+    try:
+        data = json.loads(report) if report else None
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {fn: sorted("typed_" + p for p in props if "_wp_smoke_" in p)
+            for fn, props in data.get("wp:functions", {}).items() if isinstance(props, dict)}
+
+
+def _sound_provers(options: dict) -> list[str]:
+    """The one prover of the task-soundness run (issue 26): Z3 when present, else the
+    first present. A smoke test that passes waits for its timeout in every prover, so
+    one prover keeps the run's cost to about 2 s per smoke test."""
+    present = list(options.get("provers") or [])
+    return ["z3"] if "z3" in present else present[:1]
 
 
 def _prover_args(options: dict, timeout_s) -> list[str]:

@@ -43,14 +43,14 @@ from pathlib import Path
 from ... import datasets
 from ...model import GOLD, Benchmark, Candidate, Job, ProcResult, Reproduction, VerifierResult, sha256_text
 from ...verifiers.framac import FramaC
-from . import integrity
+from . import execution, integrity
 from .cfront import CSyntaxError, acsl_blocks, code_tokens, find_function, normalize_acsl, tokens
 from .sources import TaskError, TaskSpec, pair_task, split_spec, tasks_from  # noqa: F401  (re-exported)
 
 framac_parser = FramaC()  # reads the study's recorded logs exactly as live runs are read
 
 NAME = "casp"
-VERSION = "2"  # 2: integrity rules on Frama-C's view (issue 13): verdicts of candidate modes changed
+VERSION = "3"  # 3: allow-lists, soundness, execution cross-check (issue 26); 2: integrity rules on Frama-C's view (issue 13)
 MODES = ("gold", "spec-from-code", "code-from-spec")
 DATASETS = ("casp-sample10", "casp")
 DEFAULT_DATASET = "casp-sample10"
@@ -172,6 +172,15 @@ KIT_CANARY = Task(task_id="verikit-canary/twice", function="twice", prelude="",
                   code="int twice(int n) {\n  return n + n;\n}", published=None)
 
 
+#: The kit's own pair for the dead-code canary (issue 26): consistent, but its prelude
+#: declares a function that cannot return above 50; the gold code does not call it.
+KIT_DEAD_CANARY = Task(task_id="verikit-canary/dead-call", function="inc",
+                       prelude=("/*@ requires 0 <= x <= 100;\n    assigns \\nothing;\n    ensures x > 50 ==> \\false;\n"
+                                "    ensures \\result == x; */\nint vk_small(int x);\n\n"),
+                       contract="/*@ requires 0 <= n <= 100;\n    assigns \\nothing;\n    ensures \\result == n + 1; */",
+                       code="int inc(int n) {\n  return n + 1;\n}", published=None)
+
+
 def canary_task(tasks: list[Task]) -> Task:
     """The task the canaries run on: ``01_57`` when the dataset has it, else :data:`KIT_CANARY`."""
     return next((t for t in tasks if t.task_id == CANARY_TASK), KIT_CANARY)
@@ -211,6 +220,9 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
                "/*@ assigns \\nothing;\n    ensures \\result == 7777; */\n" + t.code), ("rejected",)),
             (c("preprocessor", "%:define return return 7777 +\n/*@ assigns \\nothing;\n    ensures \\result == 7777; */\n"
                + t.code), ("rejected",)),
+            # allow-lists (issue 26): a contract clause not on ALLOWED_CLAUSES
+            (c("clause", "/*@ assigns \\nothing;\n    ensures \\result == 7777;\n    exits \\false; */\n" + t.code),
+             ("rejected",)),
         ]
     out = [
         (c("gold-code", t.code), ("verified",)),
@@ -223,9 +235,34 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
         (c("trusted-declaration", "/*@ ensures \\false; */\nint (vk_lie)(void) __attribute__((pure));\n"
            + fn_sig + "{\n  return vk_lie();\n}\n"), ("rejected",)),
         (c("preprocessor", "%:define VK_UNUSED 1\n" + t.code), ("rejected",)),
+        # issue 26: a proof through code a call makes unreachable, on the kit's own pair
+        (Candidate(task_id=KIT_DEAD_CANARY.task_id, model="canary:dead-code-proof", sample=0, origin="canary",
+                   output="int inc(int n) {\n  vk_small(99);\n  return 0;\n}\n"), ("rejected",)),
+    ]
+    # allow-lists on Frama-C's view (issue 26, docs/casp.md "Allow-lists"): one cheat per
+    # class, and an honest forward goto that must still verify
+    inner = t.code[t.code.index(fn_sig) + len(fn_sig):].split("{", 1)[1]
+    out += [
+        (c("builtin-attribute", "/*@ assigns \\nothing;\n    ensures \\false; */\n"
+           "int vk_stop(void) __attribute__((FC_BUILTIN));\n" + fn_sig + "{\n  vk_stop();\n  return 0;\n}\n"), ("rejected",)),
+        (c("reserved-name", "int __fc_vk_id(int x) { return x; }\n" + t.code), ("rejected",)),
+        (c("variant-relation", "/*@ predicate vk_gt(integer x, integer y) = x > y; */\nint vk_unused;\n" + fn_sig
+           + "{\n  int vk_i = 0;\n  /*@ loop invariant 0 <= vk_i <= 1;\n      loop assigns vk_i;\n"
+           "      loop variant 1 - vk_i for vk_gt; */\n  while (vk_i < 1) vk_i++;\n" + inner), ("rejected",)),
+        (c("huge-local", fn_sig + "{\n  int vk_big[300000];\n  vk_big[0] = 0;\n" + inner), ("rejected",)),
+        (c("attribute", "__attribute__((pure)) int vk_id(int x) { return x; }\n" + t.code), ("rejected",)),
+        (c("builtin-call", fn_sig + "{\n  int vk_n = 1;\n  int vk_v[vk_n];\n  vk_v[0] = 0;\n" + inner), ("rejected",)),
+        (c("forward-goto", fn_sig + "{\n  goto vk_next;\n vk_next:\n" + inner), ("verified",)),
     ]
     if returns_int:
         out.append((c("signature", "long long" + t.code[t.code.index(fn_sig) + 3:]), ("rejected",)))
+    # execution cross-check (issue 26): WP-vs-C differences WP 25 proves, refuted by running them
+    result_of = {"divmult": "a", "twice": "n + n"}.get(t.function) if returns_int else None
+    if result_of is not None:
+        out += [(c("union-other-member", fn_sig + "{\n  union { int x; int y; } u;\n  u.x = " + result_of
+                   + ";\n  u.y = 7;\n  return u.x;\n}\n"), ("rejected",)),
+                (c("bitfield-beyond-width", fn_sig + "{\n  struct { int v : 4; } s;\n  s.v = " + result_of
+                   + ";\n  return s.v;\n}\n"), ("rejected",))]
     return out
 
 
@@ -252,6 +289,111 @@ def _havoc_definition(task: Task) -> str:
     if ret == ["void"]:
         return declarator + " { }"
     return f"{declarator} {{ {' '.join(ret)} vk_havoc_result; return vk_havoc_result; }}"
+
+
+def _formals(task: Task) -> list[str] | None:
+    """The parameter names of the task's function, read from its declarator (the task's
+    own text, not a candidate's): see :func:`_param_names`."""
+    return _param_names(_declarator(task), task.function)
+
+
+def _param_names(declarator: str, name: str) -> list[str] | None:
+    """The parameter names in a declarator of function ``name`` (task text only): the
+    last identifier of each top-level parameter; None when the list cannot be read so (a
+    function-pointer parameter, a K&R declarator, varargs)."""
+    toks = tokens(declarator)
+    i = next((k for k, t in enumerate(toks) if t.text == name), None)
+    if i is None or i + 1 >= len(toks) or toks[i + 1].text != "(":
+        return None
+    params, cur, depth = [], [], 0
+    for t in toks[i + 2:]:
+        if t.text == "(":
+            return None
+        if t.text == ")":
+            break
+        if t.text in "[]":
+            depth += 1 if t.text == "[" else -1
+        if t.text == "," and depth == 0:
+            params.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    params.append(cur)
+    names = []
+    for p in params:
+        idents = [t.text for t in p if t.kind == "ident"]
+        if [t.text for t in p] in ([], ["void"]) and len(params) == 1:
+            return []
+        if len(idents) < 2 or any(t.text == "..." for t in p):
+            return None
+        names.append(idents[-1])
+    return names
+
+
+def _requires_probe(task: Task, header: str) -> str | None:
+    """``requires.c`` (issue 26, spec-from-code): the prelude, the candidate's text
+    (its logic definitions and its contract) on a declaration of the target, then a probe
+    function with the task's own contract and the target's parameters that calls the
+    target: WP's goals on the call's preconditions say whether the task's requires imply
+    the candidate's. None when the parameters cannot be read."""
+    names = _formals(task)
+    if names is None:
+        return None
+    declarator = _declarator(task).rstrip()
+    probe = re.sub(rf"\b{re.escape(task.function)}\b", "vk_requires_probe", declarator, count=1)
+    toks = [t.text for t in tokens(declarator)]
+    ret = [t for t in toks[: toks.index(task.function)] if t not in _STORAGE]
+    call = f"{task.function}({', '.join(names)})"
+    body = f"{{ {call}; }}" if ret == ["void"] else f"{{ return {call}; }}"
+    return (task.prelude + header + _sep(header) + declarator + ";\n" + task.contract + "\n" + probe + " " + body + "\n")
+
+
+def _prelude_declarations(prelude: str) -> list[tuple[str, str, str]]:
+    """The body-less functions the task's prelude declares with a contract:
+    ``[(contract, declarator, name)]`` as written (the task's own text, never a
+    candidate's; a declaration this reading misses is simply not probed)."""
+    toks = [t for t in tokens(prelude) if t.kind != "comment"]
+    out, depth = [], 0
+    for i, t in enumerate(toks):
+        if t.text in ("{", "}") and t.kind == "punct":
+            depth += 1 if t.text == "{" else -1
+            continue
+        if t.kind != "acsl" or depth != 0 or not t.text.startswith("/*@"):
+            continue
+        j = i + 1
+        while j < len(toks) and toks[j].text not in (";", "{", "}") and toks[j].kind != "acsl":
+            j += 1
+        decl = toks[i + 1: j]
+        if j >= len(toks) or toks[j].text != ";" or any(x.text in ("=", "typedef") or x.kind == "pp" for x in decl):
+            continue
+        k = next((n for n in range(len(decl) - 1) if decl[n].kind == "ident" and decl[n + 1].text == "("), None)
+        if k is None or k == 0:
+            continue
+        out.append((t.text, prelude[decl[0].start: decl[-1].end], decl[k].text))
+    return out
+
+
+def _soundness_file(task: Task) -> str:
+    """``sound.c`` (issue 26): the task's gold file, then for the target and every
+    body-less function the prelude declares with a contract, a probe
+    ``vk_sound_probe_<i>`` with that function's contract and parameters that calls it
+    twice. WP's smoke test of the second call fails when what the first call's contract
+    guarantees (its ensures, with the prelude's axioms on the symbols it uses) contradicts
+    its requires; its requires smoke test when the requires itself does."""
+    decls = [(task.contract, _declarator(task).rstrip(), task.function)] + _prelude_declarations(task.prelude)
+    probes = []
+    for i, (contract, declarator, name) in enumerate(decls):
+        names = _param_names(declarator, name)
+        if names is None:
+            continue
+        toks = [t.text for t in tokens(declarator)]
+        ret = [x for x in toks[: toks.index(name)] if x not in _STORAGE]
+        probe = re.sub(rf"\b{re.escape(name)}\b", f"vk_sound_probe_{i}", declarator, count=1)
+        probe = " ".join(x for x in probe.split(" ") if x not in _STORAGE)
+        call = f"{name}({', '.join(names)})"
+        body = f"{{ {call}; {call}; }}" if ret == ["void"] else f"{{ (void) {call}; return {call}; }}"
+        probes.append(f"{contract}\n{probe} {body}\n")
+    return task.gold + "\n\n" + "".join(probes)
 
 
 def _sep(text: str) -> str:
@@ -295,6 +437,9 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
             files[REGION] = header
             files[REFERENCE] = task.prelude + task.code + "\n" + task.suffix
             files[HAVOC] = task.prelude + header + _sep(header) + _havoc_definition(task) + "\n"
+            probe = _requires_probe(task, header) if header.strip() else None
+            if probe is not None:
+                files[integrity.REQUIRES] = probe
         elif mode == "code-from-spec":
             fdef = find_function(out, task.function)
             if fdef is None:
@@ -317,6 +462,15 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
     failed = [c for c in checks if not c["ok"]]
     if precheck is None and failed:
         precheck = ("rejected", "; ".join(f"{c['name']}: {c['detail']}" for c in failed))
+    if precheck is None:  # issue 26: the task's fixed part with its gold code, for the soundness smoke tests
+        files[integrity.SOUND] = _soundness_file(task)
+    if precheck is None and mode != "gold" and options.get("execution_check", True):
+        # execution cross-check (:mod:`.execution`): inputs seeded by the task, the same for every candidate
+        seed = int(options.get("execution_seed", int(task.sha256[:8], 16)))
+        exec_files, plan = execution.job_files(task, mode, files["candidate.c"],
+                                               files[REGION] if mode == "spec-from-code" else None, seed)
+        files.update(exec_files)
+        options = dict(options, execution=plan)
     return Job(
         benchmark=NAME, benchmark_version=VERSION, dataset=dataset, mode=mode,
         task_id=task.task_id, task_sha256=task.sha256,
@@ -332,7 +486,17 @@ def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
     (:func:`.integrity.judge`, for the target ``job.options["function"]`` that
     :func:`build_job` set) win; then a failed WP smoke test on the requires (an
     inconsistent contract) is ``rejected``. Gold: the paper's protocol
-    (``termination: not-checked``)."""
+    (``termination: not-checked``). Last, a proof refuted by the execution cross-check
+    (:mod:`.execution`: a contract violation, a sanitizer report, a crash, a timeout, builds
+    that disagree, or spec-from-code a contract that kills no mutant) is ``rejected``."""
+    executed = None
+    if job.mode != "gold" and job.options.get("execution") is not None:
+        executed = _execution(job, result)
+    integrity.record_soundness(job, result)  # issue 26: every record says whether its task is consistent
+    if job.mode == "spec-from-code":
+        weaker, detail = integrity.requires_check((result.artifacts or {}).get("requires"))
+        result.extra["requires_weaker_or_equal"] = weaker
+        result.extra["requires_detail"] = detail
     if job.mode != "gold":
         decided = integrity.judge(job, result, job.options["function"])
         if decided is not None:
@@ -342,7 +506,25 @@ def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
     if result.vacuous and result.verdict in ("verified", "failed"):
         return "rejected", f"vacuous: smoke test(s) failed ({', '.join(result.vacuous[:3])}): " \
                            f"the precondition or the code is inconsistent"
+    if executed is not None and result.verdict == "verified":
+        return executed  # proved, but refuted by running it (or vacuous by execution)
     return result.verdict, result.reason
+
+
+def _execution(job: Job, result: VerifierResult) -> tuple[str, str] | None:
+    """Read the execution cross-check's log into ``result.extra["execution"]`` (and
+    ``["strength"]``, spec-from-code); the decision (``("rejected", reason)``) or None."""
+    plan = job.options["execution"]
+    log = (result.artifacts or {}).get("execution_log")
+    try:
+        ex, strength, decision = execution.verdict(job.options["function"], plan, log)
+    except Exception as exc:  # fail closed: a log the kit cannot read never passes a proof
+        ex, strength, decision = ({"status": "error", "reason": f"the log cannot be read: {exc}"}, None,
+                                  ("rejected", f"execution cross-check: the log cannot be read: {exc}"))
+    result.extra["execution"] = ex
+    if strength is not None:
+        result.extra["strength"] = strength
+    return decision
 
 
 def smoke_tests(mode: str) -> bool:
@@ -527,6 +709,13 @@ def integrity_notes(records: list[dict]) -> list[str]:
     (``trivial_task``), and every scored candidate (not a canary) rejected by a rule
     checked on Frama-C's view, with the rule's finding."""
     out = []
+    unsound: dict[str, list] = {}
+    for r in records:  # issue 26: tasks whose fixed part WP's smoke tests find inconsistent
+        if r["verifier"].get("extra", {}).get("task_sound") is False:
+            unsound.setdefault(r["task_id"], r["verifier"]["extra"].get("task_sound_detail", []))
+    for task_id, detail in sorted(unsound.items()):
+        out.append(f"task {task_id} is inconsistent (task_sound false: {'; '.join(detail[:3])}): its verdicts rest on "
+                   f"a contradiction of the task's own prelude or contract")
     for mode in ("code-from-spec", "spec-from-code"):
         recs = [r for r in records if r["mode"] == mode]
         if not recs:
@@ -541,9 +730,16 @@ def integrity_notes(records: list[dict]) -> list[str]:
         if trivial:
             out.append(f"{mode}: the task contract of {', '.join(trivial)} has no ensures (trivial_task: a correct "
                        f"body is verified, never counted as a model's failure)")
+        stronger = sorted(f"{r['task_id']} {r['candidate']['model']}" for r in recs
+                          if r["verifier"].get("extra", {}).get("requires_weaker_or_equal") is False
+                          and not r["candidate"]["model"].startswith("canary:"))
+        if stronger:  # issue 26: reported beside the verified rate, not a verdict change
+            out.append(f"{mode}: requires stronger than the task's (not implied by the task's requires, WP): "
+                       + ", ".join(stronger))
         for r in recs:
             if r["verdict"] == "rejected" and not r["candidate"]["model"].startswith("canary:"):
-                view_rules = [c for c in r["checks"] if not c["ok"] and c["name"] in integrity.RULES]
+                view_rules = [c for c in r["checks"] if not c["ok"]
+                              and c["name"] in integrity.RULES + integrity.SOUNDNESS_RULES]
                 if view_rules:
                     out.append(f"{mode} {r['task_id']} {r['candidate']['model']}: rejected by "
                                + "; ".join(f"{c['name']} ({c['detail']})" for c in view_rules))
@@ -581,7 +777,7 @@ class Casp(Benchmark):
 
     def canary_tasks(self, tasks: list[Task]) -> list[Task]:
         t = canary_task(tasks)
-        return [] if t in tasks else [t]
+        return [x for x in (t, KIT_DEAD_CANARY) if x not in tasks]
 
     def smoke_tests(self, mode: str) -> bool:
         return smoke_tests(mode)
@@ -599,13 +795,14 @@ class Casp(Benchmark):
 
     def notes(self, records: list[dict], modes: list[str]) -> list[str]:
         """Unreachable code the WP smoke tests find under gold contracts (not a rejection),
-        and the integrity summary (:func:`integrity_notes`)."""
+        the integrity summary (:func:`integrity_notes`), the execution cross-check's
+        statuses and the mean spec strength per model (:func:`.execution.report_notes`)."""
         dead = {r["task_id"]: r["verifier"]["extra"]["dead_code"] for r in records
                 if r["candidate"]["model"] == GOLD and r["verifier"].get("extra", {}).get("dead_code")}
         out = [f"WP smoke tests find unreachable code or calls under the gold contract of {task_id}: "
                 f"{', '.join(names)} (not a rejection: the precondition is consistent)"
                 for task_id, names in sorted(dead.items())]
-        return out + integrity_notes(records)
+        return out + integrity_notes(records) + execution.report_notes(records)
 
     def reproduce_modes(self) -> tuple[str, ...]:
         return ("gold",)

@@ -20,6 +20,9 @@
 #   3. havoc.c (spec-from-code: the candidate's contract over a body that returns an
 #      arbitrary value and assigns nothing): WP on the ensures clauses only, with the
 #      arguments in $VERIKIT_HAVOC_ARGS, into havoc.log.
+#   3b. sound.c (the task's fixed part + gold code): WP smoke tests only, into sound.log;
+#       requires.c (spec-from-code): does the task's requires imply the candidate's?
+#       WP on the call preconditions of a probe, into requires.log (issue 26).
 #   4. the verification itself: frama-c FRAMA-C-ARGUMENTS with the view of the verified
 #      file written to view.json from the same parse (exec: its exit status and output
 #      are the job's).
@@ -37,5 +40,25 @@ fi
 if [ -f havoc.c ]; then
   # shellcheck disable=SC2086  # word splitting of the argument list is intended
   frama-c ${VERIKIT_HAVOC_ARGS:-} havoc.c >havoc.log 2>&1
+fi
+# --- task soundness (issue 26; harness/benchmarks/casp/integrity.py task_soundness) ---
+# sound.c = the task's fixed part with its gold code: WP smoke tests only (requires,
+# behaviours' assumes, calls; the prelude's contracts and axioms are hypotheses of each)
+# into sound.log, with the arguments in $VERIKIT_SOUND_ARGS.
+if [ -f sound.c ]; then
+  # shellcheck disable=SC2086  # word splitting of the argument list is intended
+  frama-c ${VERIKIT_SOUND_ARGS:-} sound.c >sound.log 2>&1
+fi
+# --- requires not stronger than the task's (issue 26; integrity.py requires_check) ---
+# requires.c = the candidate's contract on a declaration of the target, and a probe with
+# the task's own contract that calls it: WP on the call's requires only, into requires.log.
+if [ -f requires.c ]; then
+  # shellcheck disable=SC2086  # word splitting of the argument list is intended
+  frama-c ${VERIKIT_REQUIRES_ARGS:-} requires.c >requires.log 2>&1
+fi
+# --- end of issue-26 soundness steps ---
+if [ -f vk_exec.conf ]; then
+  # CASP execution cross-check (harness/benchmarks/casp/execution.py): writes vk_exec.log
+  sh verikit_casp_exec.sh >vk_exec.err 2>&1
 fi
 VERIKIT_VIEW=view.json exec frama-c -load-script verikit_framac_view.ml "$@"
