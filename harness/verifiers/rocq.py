@@ -403,8 +403,9 @@ class Rocq:
         ``failed`` (coqc exited non-zero without an error message: a crash, a signal, a
         stack overflow on the candidate's input belongs to the candidate, never
         ``infra_error``; ``memout`` when OCaml reports it ran out of memory), ``invalid`` (an
-        error in ``candidate.v``: the first ``Error:`` with its line; ``extra.task_loads`` is False when the error is at or before the theorem,
-        i.e. the task file itself does not load), ``rejected`` (an error in the kit's
+        error in ``candidate.v``: the first ``Error:`` with its line; ``extra.task_loads`` is
+        False when the error is at or before the theorem, i.e. the task file itself does not
+        load), ``rejected`` (an error in the kit's
         ``check.v``, e.g. the theorem does not exist; a report file missing; a sentence
         of the candidate that is not on the allow-list as Coq parsed it
         (:func:`command_problems`); Coq's segmentation disagreeing with the kit's
