@@ -2,7 +2,7 @@
 Podman's Docker API as the container engine: moto's AWS Batch really starts the runner
 image's containers (``MOTO_DOCKER_NETWORK_MODE=host``, so they reach moto's S3).
 
-casp-sample10 in code-from-spec mode (10 gold answers and 10 canaries, 20 jobs) is
+casp-sample10 in gold mode (the 10 gold pairs, 10 jobs) is
 submitted with the kit's CLI in 3 shards; one worker container is killed mid-shard
 (a simulated spot reclaim); ``batch status`` sees the gap, ``batch resubmit`` runs that
 shard again (it resumes: jobs with a record are skipped), the reducer writes the run
@@ -35,7 +35,7 @@ from test_batch import _network  # the VPC and roles a compute environment needs
 pytestmark = [pytest.mark.container, pytest.mark.realtool, pytest.mark.slow]
 
 BUCKET = "verikit-e2e"
-RUN = ["run", "casp", "--mode", "code-from-spec"]
+RUN = ["run", "casp", "--mode", "gold"]
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +106,7 @@ def test_batch_run_with_a_reclaimed_worker_equals_a_local_run(runner_image, moto
     info = json.loads((tmp_path / "submit" / "batch.json").read_text())
     store, manifest = worker.load_manifest(info["run_uri"])
     (sub,) = info["submissions"]
-    assert [len(s) for s in manifest["shards"]] == [7, 7, 6] and len(manifest["jobs"]) == 20
+    assert [len(s) for s in manifest["shards"]] == [4, 3, 3] and len(manifest["jobs"]) == 10
 
     # simulated reclaim: kill shard 1's container once it has recorded a job and before it is done
     victim = manifest["shards"][1]
@@ -147,7 +147,7 @@ def test_batch_run_with_a_reclaimed_worker_equals_a_local_run(runner_image, moto
     assert got.returncode == 0, got.stderr
     assert _cli(env, "validate", str(out)).returncode == 0
     batch_recs = load_records(out / "records.jsonl")
-    assert len(batch_recs) == 20 and len({r["key"] for r in batch_recs}) == 20
+    assert len(batch_recs) == 10 and len({r["key"] for r in batch_recs}) == 10
     assert {r["key"] for r in batch_recs} == set(manifest["jobs"])
     reduced = tmp_path / "reduced"
     store.download_run(reduced)
@@ -158,5 +158,5 @@ def test_batch_run_with_a_reclaimed_worker_equals_a_local_run(runner_image, moto
     local_recs = load_records(tmp_path / "local" / "records.jsonl")
     assert {record_identity(r): record_outcome(r) for r in local_recs} == \
         {record_identity(r): record_outcome(r) for r in batch_recs}
-    print(f"20 jobs in 3 shards; shard 1 killed after {killed} record(s), resubmitted; verdicts and goal "
+    print(f"10 jobs in 3 shards; shard 1 killed after {killed} record(s), resubmitted; verdicts and goal "
           f"counts equal to the local host run")

@@ -1,7 +1,8 @@
 """Fault injection on the real command line (issue 14): the kit runs as a subprocess
 (``python -m harness run casp``) with the real Frama-C in the host sandbox, on
-casp-sample10 task 01_57 in code-from-spec mode: its gold answer plus the 10 canaries,
-11 jobs, about 40 s at ``-j 2`` on this 2-core machine.
+casp-sample10 in gold mode: the 10 gold pairs, 10 jobs (no canaries: gold mode has none,
+and a candidate mode's canaries now carry the execution cross-check, which these tests of
+the run's mechanics do not need), about a minute at ``-j 2`` on this 2-core machine.
 
 Each test injects one fault of the audit while Frama-C jobs are running and checks what
 the user sees (exit code, one message, no traceback), what is left running (processes
@@ -33,8 +34,8 @@ from harness.sandbox.local import MARK
 
 pytestmark = pytest.mark.realtool
 
-ARGS = ["run", "casp", "--mode", "code-from-spec", "--task", "01_57", "--sandbox", "host", "-j", "2"]
-JOBS = 11  # the gold answer of 01_57 and the 10 code-from-spec canaries
+ARGS = ["run", "casp", "--mode", "gold", "--sandbox", "host", "-j", "2"]
+JOBS = 10  # the gold pairs of casp-sample10
 
 
 @pytest.fixture
@@ -180,7 +181,7 @@ def tmpfs(tmp_path):
 
 
 def test_full_out_directory_is_one_message_and_resumes_after_space_is_freed(env, tmp_path, tmpfs):
-    out = tmpfs("16k", "out")  # 4 pages: the lock file and about two records
+    out = tmpfs("32k", "out")  # 8 pages: the lock file and a few records, each with its tool output (a page)
     res = _cli(env, *ARGS, "--out", str(out))
     assert res.returncode == 2, res.stderr
     assert "No space left on device" in res.stderr and "re-run the same command to resume" in res.stderr
