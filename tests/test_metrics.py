@@ -101,12 +101,13 @@ def _rec(verdict, model="m", task="t1", mode="spec-from-code"):
     return {"verdict": verdict, "mode": mode, "task_id": task, "candidate": {"model": model}}
 
 
-def test_verdict_counts_excludes_infra_error_from_n():
+def test_verdict_counts_count_infra_error_as_not_verified():
+    """Issue 26: a sample is never dropped (dropping an infra_error would raise the score)."""
     recs = [_rec(v) for v in ("verified", "verified", "failed", "rejected", "infra_error", "infra_error")]
     c = verdict_counts(recs)
-    assert c["n"] == 4
+    assert c["n"] == 6
     assert c["verified"] == 2
-    assert c["rate"] == 0.5
+    assert c["rate"] == pytest.approx(2 / 6)
     assert c["by_verdict"] == {"verified": 2, "failed": 1, "rejected": 1, "timeout": 0, "memout": 0,
                                "invalid": 0, "infra_error": 2}
     assert set(c["by_verdict"]) == set(VERDICTS)
@@ -114,7 +115,8 @@ def test_verdict_counts_excludes_infra_error_from_n():
 
 def test_verdict_counts_only_infra_errors():
     c = verdict_counts([_rec("infra_error")])
-    assert c["n"] == 0 and c["rate"] is None and c["verified"] == 0
+    assert c["n"] == 1 and c["rate"] == 0.0 and c["verified"] == 0 and c["infra_error"] == 1
+    assert verdict_counts([])["rate"] is None
 
 
 def test_verdict_counts_has_the_documented_infra_error_key():
@@ -139,10 +141,10 @@ def test_group_metrics_pass_at_k_and_canaries():
     lo, hi = a["ci95"]
     assert lo <= 0.5 <= hi
     b = m["spec-from-code"]["per_model"]["b"]
-    assert b["n"] == 1 and b["tasks"] == 1 and b["pass_at_k"] == {"1": 1.0}  # infra error not a sample
+    assert b["n"] == 2 and b["tasks"] == 2 and b["pass_at_k"] == {"1": 0.5}  # the infra error counts as not verified
     assert "canary:no-ensures" in m["spec-from-code"]["per_model"]
     overall = m["spec-from-code"]["overall"]
-    assert overall["n"] == 7 and overall["by_verdict"]["rejected"] == 0  # canaries are not scored
+    assert overall["n"] == 8 and overall["by_verdict"]["rejected"] == 0  # canaries are not scored
     assert overall["by_verdict"]["infra_error"] == 1
     assert m["gold"]["overall"]["rate"] == 1.0
     assert group_metrics(recs, seed=1) == m

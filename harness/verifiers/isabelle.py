@@ -439,12 +439,14 @@ def _failure(proc: ProcResult, log: str, errors: list[str], messages: list[str],
         return VerifierResult("timeout", "Isabelle's session timeout was reached", messages=messages)
     infra = next((e for e in errors if _INFRA.search(e)), None)
     if infra:
-        return VerifierResult("infra_error", f"the image's Isabelle sessions are broken: {infra}", messages=messages)
+        return VerifierResult("infra_error", f"the image's Isabelle sessions are broken: {infra}", messages=messages,
+                              extra={"kit_side": True})  # the image's side: executor.derive keeps infra_error
     theory = options.get("theory")
     first = next((e for e in errors if _POS.search(e)), errors[0])
     pos = _POS.search(first)
     if pos and theory and not pos.group(2).endswith(f"{theory}.thy"):
-        return VerifierResult("infra_error", f"error in a library theory (not the task): {first}", messages=messages)
+        return VerifierResult("infra_error", f"error in a library theory (not the task): {first}", messages=messages,
+                              extra={"kit_side": True})
     line = int(pos.group(1)) if pos else None
     loads = line is None or line >= int(options.get("theorem_line") or 0)
     where = f"{posixpath.basename(pos.group(2))}:{line}: " if pos else ""

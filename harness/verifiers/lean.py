@@ -439,7 +439,7 @@ class Lean:
             first = errors[0]
             if _INFRA.search(first["message"]):
                 return VerifierResult("infra_error", f"the image's Lean workspace is broken: {_fmt(first)}",
-                                      messages=messages)
+                                      messages=messages, extra={"kit_side": True})  # kept by executor.derive
             loads = first["line"] >= int(options.get("theorem_line") or 0)
             reason = _fmt(first) if loads else f"the task file itself does not load: {_fmt(first)}"
             return VerifierResult("invalid", reason, messages=messages, extra={"task_loads": loads})
