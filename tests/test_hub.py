@@ -69,6 +69,8 @@ def _copy_run(src: Path, dest: Path) -> Path:
     dest.mkdir(parents=True)
     for name in ("run.json", "records.jsonl", "report.json", "SHA256SUMS"):
         shutil.copy2(src / name, dest / name)
+    if (src / "outputs").is_dir():  # the tools' outputs the records name (validate re-judges from them)
+        shutil.copytree(src / "outputs", dest / "outputs")
     return dest
 
 
@@ -212,7 +214,9 @@ def test_refuses_invalid_canary_failed_dirty_and_infra_error_runs(hub, tmp_path)
                 g = r["goals"]
                 g.update(proved=g["total"], failed=0, timeout=0, unknown=0)
     _rewrite(canary, records=accept_axiom)
-    assert _kit(["validate", str(canary)], _env(tmp_path, hub)).returncode == 0  # valid, but...
+    # consistent sums and report, but the verdict is not the one its stored Frama-C output gives
+    checked = _kit(["validate", str(canary)], _env(tmp_path, hub))
+    assert checked.returncode == 1 and "re-judge: spec-from-code 01_57 canary:axiom" in checked.stderr
     out = _refused(tmp_path, hub, canary)
     assert "canaries failed" in out.stderr and "canary:axiom (spec-from-code): verified, expected rejected" \
         in out.stderr

@@ -62,8 +62,8 @@ def test_gold_run_then_validate(env, tmp_path, framac_host):
     out = tmp_path / "D"
     res = cli(["run", "casp", "--mode", "gold", *task_args(QUICK), "--out", str(out)], env, tmp_path)
     assert res.returncode == 0, res.stderr
-    assert sorted(p.name for p in out.iterdir()) == [".verikit.lock", "SHA256SUMS", "records.jsonl", "report.html",
-                                                   "report.json", "run.json"]
+    assert sorted(p.name for p in out.iterdir()) == [".verikit.lock", "SHA256SUMS", "outputs", "records.jsonl",
+                                                   "report.html", "report.json", "run.json"]
     v = cli(["validate", str(out)], env, tmp_path)
     assert v.returncode == 0, v.stderr
     assert "valid" in v.stderr
