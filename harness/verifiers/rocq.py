@@ -70,6 +70,7 @@ import shlex
 from dataclasses import dataclass
 
 from ..model import Limits, ProcResult, VerifierResult
+from ..toolchains import toolchain_spec
 from .proof import Theorem, blank_span, nested_end, statement_sha256, string_end
 
 NAME = "rocq"
@@ -520,41 +521,13 @@ class Rocq:
 
 
 #: Known soundness bugs of the pinned Coq 8.20.1 (Coq's ``dev/doc/critical-bugs.md``), the
-#: construct that triggers each, and what the kit does (mirrored in images/toolchains.json,
-#: toolchain ``rocq``, key ``soundness_bugs``; a test keeps them equal). ``rule``:
+#: construct that triggers each, and what the kit does, read from images/toolchains.json
+#: (toolchain ``rocq``, key ``soundness_bugs``: the one place they are written). ``rule``:
 #: ``no-fix-in-proof-term`` (the theorem's proof term, as Coq prints it, has no ``fix``/
 #: ``cofix``: the guard checker of 8.16-9.0.0 accepts wrong fixpoints, coqchk too);
 #: ``coqchk`` (coqchk, which has no VM/native machine and rejects the file, re-checks it);
 #: ``command-not-allowed`` (the triggering commands are not on :data:`ALLOWED_COMMANDS`).
-SOUNDNESS_BUGS = [
-    {"id": "rocq#20413", "url": "https://github.com/rocq-prover/rocq/issues/20413", "fixed_in": "9.0.1",
-     "component": "guard checking (coqchk too)", "construct": "fix/cofix in the proof term (non-structural arguments)",
-     "rule": "no-fix-in-proof-term"},
-    {"id": "rocq#20455", "url": "https://github.com/rocq-prover/rocq/issues/20455", "fixed_in": "9.0.1",
-     "component": "guard checking (coqchk too)", "construct": "fix in the proof term (match on match as subterm)",
-     "rule": "no-fix-in-proof-term"},
-    {"id": "rocq#20555", "url": "https://github.com/rocq-prover/rocq/issues/20555", "fixed_in": "9.0.1",
-     "component": "guard checking (coqchk too)", "construct": "fix in the proof term (reduction across inner fixpoint)",
-     "rule": "no-fix-in-proof-term"},
-    {"id": "rocq#21051", "url": "https://github.com/rocq-prover/rocq/issues/21051", "fixed_in": "9.0.1",
-     "component": "modules (functor strengthening; coqchk too)", "construct": "Module/Module Type/functors",
-     "rule": "command-not-allowed"},
-    {"id": "coq#13439", "url": "https://github.com/coq/coq/issues/13439", "fixed_in": None,
-     "component": "VM reduction machine", "construct": "vm_compute/native_compute on very large records or closures",
-     "rule": "coqchk"},
-    {"id": "coq#16891", "url": "https://github.com/coq/coq/issues/16891", "fixed_in": None,
-     "component": "VM and native reduction machines", "construct": "vm_compute/native_compute on ill-typed terms "
-     "built by unsafe tactics (change_no_check...)", "rule": "coqchk"},
-    {"id": "coq#12155", "url": "https://github.com/coq/coq/issues/12155", "fixed_in": None,
-     "component": "module functors (Print Assumptions misses flags)", "construct": "Parameter Inline in functors",
-     "rule": "command-not-allowed"},
-    {"id": "coq#16646", "url": "https://github.com/coq/coq/issues/16646", "fixed_in": None,
-     "component": "module functors (Print Assumptions misses Unset Universe Checking)",
-     "construct": "Unset Universe Checking during a functor application", "rule": "command-not-allowed"},
-    {"id": "coq#7609", "url": "https://github.com/coq/coq/issues/7609", "fixed_in": None,
-     "component": "name aliasing (kernel and coqchk)", "construct": "a plugin or a hand-crafted .vo file",
-     "rule": "command-not-allowed"},
-]
+SOUNDNESS_BUGS = toolchain_spec("rocq")["soundness_bugs"]
 _FIX = re.compile(r"(?<![\w'.])(co)?fix(?![\w'])")
 
 
