@@ -31,20 +31,11 @@ import pytest
 from harness.benchmarks import Candidate, casp
 from harness.benchmarks.casp import integrity
 from harness.verifiers.framac import _SHIPPED, VIEW_SCRIPT
+from test_casp_integrity import LOOP_TASK, STDLIB_TASK  # the kit-written tasks both files judge candidates on
 
 DS = {"name": "test", "revision": "0"}
 C, S = "code-from-spec", "spec-from-code"
 
-STDLIB_TASK = casp.Task(
-    task_id="t/stdlib", function="clamp", prelude="#include <stdlib.h>\n",
-    contract="/*@ requires 0 <= n <= 1000;\n    assigns \\nothing;\n    ensures \\result == (n < 10 ? n : 10); */",
-    code="int clamp(int n) {\n  if (n < 10) return n;\n  return 10;\n}", published=None)
-
-LOOP_TASK = casp.Task(
-    task_id="t/loop", function="count", prelude="",
-    contract="/*@ requires 0 <= n <= 1000;\n    assigns \\nothing;\n    ensures \\result == n; */",
-    code=("int count(int n) {\n  int i = 0;\n  /*@ loop invariant 0 <= i <= n;\n      loop assigns i;\n"
-          "      loop variant n - i; */\n  while (i < n) i++;\n  return i;\n}"), published=None)
 
 SIG = "int divmult(int a, int b)\n"
 GOLD_BODY = "{\n  return (a / b) * b + (a % b);\n}\n"
