@@ -23,8 +23,7 @@ Known soundness bugs of the pinned TLC (``images/toolchains.json``, tlaplus,
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from ...toolchains import toolchain_spec
 
 #: Standard modules a candidate may load (EXTENDS/INSTANCE, directly or through another).
 ALLOWED_MODULES = ("Naturals", "Integers", "Reals", "Sequences", "FiniteSets", "Bags", "TLC")
@@ -60,23 +59,13 @@ ALLOWED_BUILTINS = frozenset({
     "\\intersect", "\\land", "\\lnot", "\\lor", "\\notin", "\\subseteq", "\\union", "~>", "$Nop",
     "$UnboundedChoose",
 })
-TOOLCHAINS = Path(__file__).resolve().parents[3] / "images" / "toolchains.json"
-
-
 def soundness_bugs() -> list[dict]:
     """The known soundness bugs of the pinned TLC/SANY (``images/toolchains.json``,
     toolchain ``tlaplus``, key ``soundness_bugs``: ``id``, ``url``, ``fixed_in``,
     ``construct``, ``rule``, and ``pattern`` / ``operator`` when a construct of SANY's view
-    triggers it). Empty when the file has none.
-
-    Raises:
-        ValueError: the file is not valid JSON.
-    """
-    try:
-        data = json.loads(TOOLCHAINS.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{TOOLCHAINS}:{exc.lineno}: invalid JSON: {exc.msg}") from None
-    return list(data.get("toolchains", data).get("tlaplus", {}).get("soundness_bugs", []))
+    triggers it), read once through :func:`harness.toolchains.toolchain_spec`. Empty when
+    the toolchain lists none."""
+    return list(toolchain_spec("tlaplus").get("soundness_bugs", []))
 
 
 def sany_findings(view: dict | None, *, constants: list[str], model_values: list[str], variables: list[str],
