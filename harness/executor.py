@@ -22,6 +22,12 @@ Verdicts are re-derivable: every record names the tool's own output (``tool_outp
 stored gzip'd by content hash in ``outputs/`` beside ``records.jsonl`` and in the result
 cache); :func:`derive` makes the verdict from it, here, in ``validate`` and on every
 cache read (an entry whose verdict its output does not give is ignored and its job runs).
+
+A job's ``task_run`` (files that depend on the task alone, e.g. CASP's task-soundness smoke
+tests) is run once per run for each distinct content, with the same command as the jobs,
+and the files it collected are added to the output of every job that names it, where
+the candidate's own run cannot overwrite them; the stored tool output holds them, so the
+verdict stays re-derivable.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable
 
-from .model import Job, Limits, ProcResult, VerifierResult, termination
+from .model import Job, Limits, ProcResult, VerifierResult, canonical_json, sha256_text, termination
 from .results import OUTPUTS, RECORD_SCHEMA_VERSION, OutputStore, RecordLog, ResultCache
 from .sandbox import SandboxError
 from .toolchains import ProbedToolchain
@@ -91,7 +97,8 @@ class RunStats:
     """What a run did: ``jobs`` distinct jobs, ``ran`` started a verifier, ``cached`` came
     from the result cache, ``resumed`` were already in records.jsonl, ``infra_error``
     still failed on our side after retries, ``verifier_runs`` counts every tool start
-    (retries included)."""
+    (retries included), ``task_runs`` the jobs' task runs (``Job.task_run``: one per
+    distinct task run)."""
 
     jobs: int = 0
     ran: int = 0
@@ -99,6 +106,7 @@ class RunStats:
     resumed: int = 0
     infra_error: int = 0
     verifier_runs: int = 0
+    task_runs: int = 0
 
     def to_json(self) -> dict:
         """The counters as a dict."""
@@ -142,6 +150,8 @@ class Executor:
         self.outputs: OutputStore | None = None  # set by run(): outputs/ beside the run's records.jsonl
         self.stats = RunStats()
         self._lock = threading.Lock()
+        self._task_runs: dict[str, dict[str, bytes]] = {}  # task_run content key -> collected files
+        self._task_locks: dict[str, threading.Lock] = {}
         self._stopping = threading.Event()
         self._draining = threading.Event()
 
@@ -290,6 +300,8 @@ class Executor:
             # once; the verifier reads only runs that came to their own end.
             if self._stopping.is_set():  # killed by the stop: its result is not a verdict
                 raise Stopped("the run is stopping")
+            if job.task_run and proc.start_error is None:  # the task's files win over the candidate's
+                proc.files = {**proc.files, **self._task_run(job, argv, env, collect)}
             try:
                 first = termination(proc, self.verifier.name) or self.verifier.parse(proc, job.options)
             except Exception:  # noqa: BLE001  # derive() below makes it the candidate's invalid
@@ -299,6 +311,36 @@ class Executor:
             self._stopping.wait(0.5 * attempts)
         verdict, reason, result = derive(self.verifier, job, proc, judge)
         return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=attempts)
+
+    def _task_run(self, job: Job, argv: list[str], env: dict, collect: list[str]) -> dict[str, bytes]:
+        """The files collected by ``job.task_run``'s run, made once per run for each
+        distinct (files, command) and shared by the jobs that name it (a job waits while
+        another makes it). A run that did not start is not kept (the next job tries
+        again) and gives no files; nor does a run the sandbox ended (wall time, memory) or
+        that exited non-zero (kept: it is not tried again): the benchmark's judge then
+        reads "not run", never a partial output."""
+        key = sha256_text(canonical_json({"files": job.task_run, "argv": list(argv), "env": env}))
+        with self._lock:
+            lock = self._task_locks.setdefault(key, threading.Lock())
+        with lock:
+            if key in self._task_runs:
+                return self._task_runs[key]
+            if self._stopping.is_set():
+                raise Stopped("the run is stopping")
+            with self._lock:
+                self.stats.task_runs += 1
+            try:
+                proc = self.sandbox.run(argv, files={**self.shared_files, **job.task_run}, env=env,
+                                        collect=collect, limits=job.limits or self.limits)
+            except SandboxError:
+                return {}
+            if self._stopping.is_set():
+                raise Stopped("the run is stopping")
+            if proc.start_error is not None:
+                return {}
+            ended = termination(proc, self.verifier.name) is not None or proc.returncode != 0
+            self._task_runs[key] = {} if ended else dict(proc.files)
+            return self._task_runs[key]
 
     def _record(self, vkey, job: Job, verdict, reason, result: VerifierResult | None, proc, argv, attempts) -> dict:
         log, output = "", None

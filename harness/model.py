@@ -235,6 +235,11 @@ class Job:
         reject: integrity findings that make the verdict ``rejected`` whatever the tool
             says; the tool still runs so its own reading is recorded (the benchmark's
             judge applies it), or None.
+        task_run: files of a run that depends on the task alone, never on the
+            candidate (CASP: the task's soundness smoke tests, ``sound.c``), or None. The
+            executor makes it once per run for each distinct content, with the verifier's
+            own command, and adds the files it collected to the output of every job that
+            names it (see :class:`harness.executor.Executor`); part of the key.
     """
 
     benchmark: str
@@ -250,6 +255,7 @@ class Job:
     precheck: tuple[str, str] | None = None
     limits: Limits | None = None
     reject: str | None = None
+    task_run: dict[str, str] | None = None
 
     def key(self, toolchain, limits: Limits) -> str:
         """The job's key (sha256 hex): :meth:`verification_key` plus the task id and the
@@ -265,12 +271,15 @@ class Job:
         """The content address of the verification (sha256 hex): benchmark name and
         version, mode, task hash, candidate content hash, files, toolchain fingerprint,
         options, integrity findings and limits. Two candidates with the same text and
-        findings share it (one tool run, one judgement)."""
+        findings share it (one tool run, one judgement). ``task_run`` is in it only
+        when the job has one."""
         limits = self.limits or limits
         return sha256_text(canonical_json({
             "benchmark": self.benchmark, "benchmark_version": self.benchmark_version, "mode": self.mode,
             "task_sha256": self.task_sha256, "candidate_sha256": self.candidate["sha256"],
             "files_sha256": {k: sha256_text(v) for k, v in sorted(self.files.items())},
+            **({"task_run_sha256": {k: sha256_text(v) for k, v in sorted(self.task_run.items())}}
+               if self.task_run else {}),
             "toolchain": toolchain.fingerprint, "options": self.options,
             # the benchmark's integrity findings decide the verdict with the tool's output
             "checks": self.checks, "precheck": self.precheck, "reject": self.reject,

@@ -129,8 +129,9 @@ def test_gold_job_file_is_spec_newline_code(casp_tasks, casp_sample_dir, tid):
     j = job(t, t.gold, "gold", model="gold")
     d = casp_sample_dir / "casp_10" / tid
     assert j.files["candidate.c"] == (d / "spec.acsl").read_text() + "\n" + (d / "code.c").read_text()
-    assert set(j.files) == {"candidate.c", "sound.c"}  # issue 26: sound.c, the task-soundness probe file
-    assert j.files["sound.c"].startswith(j.files["candidate.c"])
+    assert set(j.files) == {"candidate.c"}
+    # issue 26: sound.c, the task-soundness probe file, is the task's run (once per task)
+    assert set(j.task_run) == {"sound.c"} and j.task_run["sound.c"].startswith(j.files["candidate.c"])
     assert j.precheck is None and j.checks == []
     assert (j.benchmark, j.benchmark_version, j.mode, j.task_id) == ("casp", casp.VERSION, "gold", tid)
     assert j.task_sha256 == t.sha256

@@ -101,7 +101,8 @@ def test_same_text_runs_the_tool_once(first_run, framac_host):
     tc = framac_host.probed
     assert st["jobs"] == 2
     assert st["verifier_runs"] == 1 and st["ran"] == 1
-    assert len(first_run["calls"]) == 1
+    assert st["task_runs"] == 1  # the task's soundness run (Job.task_run), once
+    assert len(first_run["calls"]) == 2
     assert st["cached"] == st["resumed"] == st["infra_error"] == 0
     assert [r["key"] for r in recs] == [j.key(tc, LIMITS) for j in jobs]
     a, b = recs
@@ -121,6 +122,41 @@ def test_same_text_runs_the_tool_once(first_run, framac_host):
     assert sorted(r["key"] for r in on_disk) == sorted(r["key"] for r in recs)
 
 
+def test_a_task_run_is_made_once_and_its_files_win(casp_tasks, framac_host, tmp_path):
+    """Three candidates of one task (different texts: three verifications) share the task's
+    soundness run (``Job.task_run``): it runs once, its collected files are in every
+    record's stored tool output, and they win over a file of the same name that the
+    candidate's own run wrote."""
+    t = casp_tasks["06_114"]
+    jobs = [gold_job(t, framac_host, model="a")]
+    for i, model in enumerate(("b", "c")):
+        c = Candidate(task_id=t.task_id, model=model, sample=0, output=t.gold + "\n" * (i + 1), origin="gold")
+        jobs.append(casp.build_job(t, c, "gold", framac_host.options(smoke=False), DS))
+    assert all(j.task_run == jobs[0].task_run and "sound.c" in j.task_run and "sound.c" not in j.files for j in jobs)
+    forged = b"[wp] Proved goals: 0 / 0\n"
+
+    class Forging(CountingSandbox):
+        """Every candidate's own run leaves a sound.log of its own (as a binary of its code could)."""
+
+        def run(self, argv, **kw):
+            res = super().run(argv, **kw)
+            if "candidate.c" in kw["files"]:
+                res.files["sound.log"] = forged
+            return res
+
+    sandbox = Forging(framac_host.sandbox)
+    ex = executor(framac_host, cache=ResultCache(tmp_path / "cache"), sandbox=sandbox, parallel=2)
+    log = RecordLog(tmp_path / "run" / "records.jsonl")
+    recs = ex.run(jobs, log, casp.judge)
+    log.close()
+    assert ex.stats.verifier_runs == 3 and ex.stats.task_runs == 1 and len(sandbox.calls) == 4
+    sound = {ex.outputs.get(r["tool_output"]["sha256"]).files.get("sound.log") for r in recs}
+    assert len(sound) == 1 and None not in sound and forged not in sound
+    for r in recs:
+        validate("record", r)
+        assert r["verifier"]["extra"]["task_sound"] is False, r["verifier"]["extra"]  # 06_114's prelude contradicts
+
+
 def test_parallel_jobs_come_back_in_job_order(casp_tasks, framac_host, tmp_path):
     jobs = [gold_job(casp_tasks["04_140"], framac_host), gold_job(casp_tasks["06_114"], framac_host)]
     ex = executor(framac_host, cache=ResultCache(tmp_path / "cache"), parallel=2)
@@ -128,7 +164,7 @@ def test_parallel_jobs_come_back_in_job_order(casp_tasks, framac_host, tmp_path)
     recs = ex.run(jobs, log, casp.judge)
     log.close()
     assert [r["task_id"] for r in recs] == ["04_140", "06_114"]
-    assert ex.stats.verifier_runs == 2 and ex.stats.jobs == 2
+    assert ex.stats.verifier_runs == 2 and ex.stats.jobs == 2 and ex.stats.task_runs == 2
     assert len({r["verification_key"] for r in recs}) == 2
     for r in recs:
         validate("record", r)

@@ -462,8 +462,6 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
     failed = [c for c in checks if not c["ok"]]
     if precheck is None and failed:
         precheck = ("rejected", "; ".join(f"{c['name']}: {c['detail']}" for c in failed))
-    if precheck is None:  # issue 26: the task's fixed part with its gold code, for the soundness smoke tests
-        files[integrity.SOUND] = _soundness_file(task)
     if precheck is None and mode != "gold" and options.get("execution_check", True):
         # execution cross-check (:mod:`.execution`): inputs seeded by the task, the same for every candidate
         seed = int(options.get("execution_seed", int(task.sha256[:8], 16)))
@@ -478,6 +476,9 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
                    "origin": cand.origin},
         files=files if precheck is None else {"candidate.c": files.get("candidate.c", "")},
         options=options, checks=checks, precheck=precheck,
+        # issue 26: the task's fixed part with its gold code, for the soundness smoke tests; it
+        # depends on the task alone, so the executor runs it once per task (Job.task_run)
+        task_run={integrity.SOUND: _soundness_file(task)} if precheck is None else None,
     )
 
 

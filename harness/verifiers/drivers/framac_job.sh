@@ -20,12 +20,13 @@
 #   3. havoc.c (spec-from-code: the candidate's contract over a body that returns an
 #      arbitrary value and assigns nothing): WP on the ensures clauses only, with the
 #      arguments in $VERIKIT_HAVOC_ARGS, into havoc.log.
-#   3b. sound.c (the task's fixed part + gold code): WP smoke tests only, into sound.log;
+#   3b. sound.c (the task's fixed part + gold code): WP smoke tests only, into sound.log
+#       (shipped alone, without candidate.c: the executor's once-per-task run, Job.task_run);
 #       requires.c (spec-from-code): does the task's requires imply the candidate's?
 #       WP on the call preconditions of a probe, into requires.log (issue 26).
 #   4. the verification itself: frama-c FRAMA-C-ARGUMENTS with the view of the verified
 #      file written to view.json from the same parse (exec: its exit status and output
-#      are the job's).
+#      are the job's). Without candidate.c (a task run) the job ends after step 3b.
 set -u
 share=$(frama-c -print-share-path 2>/dev/null || echo /usr/share/frama-c)
 if [ -f region.c ]; then
@@ -57,6 +58,7 @@ if [ -f requires.c ]; then
   frama-c ${VERIKIT_REQUIRES_ARGS:-} requires.c >requires.log 2>&1
 fi
 # --- end of issue-26 soundness steps ---
+[ -f candidate.c ] || exit 0  # a task run (Job.task_run): its side files are its output
 if [ -f vk_exec.conf ]; then
   # CASP execution cross-check (harness/benchmarks/casp/execution.py): writes vk_exec.log
   sh verikit_casp_exec.sh >vk_exec.err 2>&1
