@@ -60,7 +60,7 @@ def _run(tmp_path, tasks, *, seed=0, out="run", predictions=None):
 
     from harness.runner import RunOptions, run
 
-    opts = RunOptions(benchmark="dafny-intent", modes=["spec"], sandbox="container", parallel=1,
+    opts = RunOptions(benchmark="dafny-intent", modes=["spec"], sandbox="container", parallel=2,
                       limits=Limits(wall_s=600), out=tmp_path / out, use_cache=False, task_ids=tasks,
                       predictions=str(predictions) if predictions else None, progress=False,
                       command=["test"], seed=seed)

@@ -194,7 +194,7 @@ def _engine_run(tmp_path, task_ids, lines):
 
     preds = tmp_path / "preds.jsonl"
     preds.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    opts = RunOptions(benchmark="dafny-intent", modes=["spec"], sandbox="container", parallel=1,
+    opts = RunOptions(benchmark="dafny-intent", modes=["spec"], sandbox="container", parallel=2,
                       limits=Limits(wall_s=600), out=tmp_path / "run", use_cache=False, task_ids=task_ids,
                       predictions=str(preds), progress=False, command=["test"], seed=0)
     report, _manifest, code = run(opts, Console(stderr=True, quiet=True))

@@ -70,7 +70,7 @@ def tlc(engine_image):
     config), checked by SANY's export and TLC in one run of the tlaplus image, read by
     :meth:`TLC.parse` alone; ``run.judged(text, tid)`` gives ``(verdict, reason)`` of
     :func:`modelbench.judge` on the same (cached) run; ``run.batch([(text, tid), ...])`` runs
-    several candidates in ONE sandbox run (tests call it first with all their candidates).
+    several candidates in ONE sandbox run, two at a time (tests call it first with all their candidates).
     ``consts`` is ignored (the task's)."""
     from harness import toolchains
     from harness.registry import sandbox as get_sandbox
@@ -102,8 +102,10 @@ def tlc(engine_image):
             script.append(f"(cd {d} && {shlex.join(argv)} > stdout 2> stderr; echo $? > rc)")
             jobs.append((d, job, argv, collect))
         names = [f"{d}/{f}" for d, _, _, collect in jobs for f in (*collect, "stdout", "stderr", "rc")]
-        proc = sb.run(["sh", "-c", "; ".join(script)], files=files, collect=names,
-                      limits=Limits(wall_s=120 + 20 * len(todo), mem_mb=2048))
+        lanes = [script[i::2] for i in range(2) if script[i::2]]  # two at a time (2 cores)
+        proc = sb.run(["sh", "-c", " & ".join("(" + "; ".join(lane) + ")" for lane in lanes) + " & wait"],
+                      files=files, collect=names,
+                      limits=Limits(wall_s=120 + 20 * len(todo), mem_mb=4096))
         for key, (d, job, argv, collect) in zip(todo, jobs):
             got = {k[len(d) + 1:]: b for k, b in proc.files.items() if k.startswith(d + "/")}
             rc = got.get("rc", b"").decode().strip()
