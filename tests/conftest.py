@@ -67,6 +67,17 @@ def casp_tasks(casp_fetched) -> dict:
     return {t.task_id: t for t in casp.load_tasks(casp_fetched)}
 
 
+@pytest.fixture(scope="session")
+def shared_cache(tmp_path_factory) -> Path:
+    """A result cache shared by the tests whose subject is neither the cache nor a fresh
+    tool run (CLI behaviour, reports, predictions, the Hub): a job several of them run
+    (the canaries of a mode, the same gold) runs once per session. Every entry read is
+    re-derived from its stored tool output by this kit's parser and judge (the executor),
+    so a test still gets this kit's verdicts; a test that counts tool runs or edits the
+    cache uses its own (``isolated_cache``)."""
+    return tmp_path_factory.mktemp("shared-result-cache")
+
+
 @pytest.fixture
 def isolated_cache(monkeypatch, tmp_path) -> dict:
     """Point ``VERIKIT_CACHE`` and ``VERIKIT_DATA`` at fresh directories of this test.
@@ -116,6 +127,21 @@ class FramaCHost:
         for r in recs:
             validate("record", r)
         return recs
+
+    def run_items(self, items: list, tmp_path: Path) -> dict[tuple, dict]:
+        """Run candidates ``[(task, mode, output)]`` (smoke tests on, 10 s per goal) as ONE
+        run (a module's real-tool cases share it: one task run per task, both cores busy).
+
+        Returns: ``{(task_id, mode, output): record}``."""
+        from harness.benchmarks import Candidate, casp
+
+        opts = self.options(smoke=True, wp_timeout_s=10)
+        unique = list(dict.fromkeys((t.task_id, mode, out) for t, mode, out in items))
+        task = {t.task_id: t for t, _, _ in items}
+        jobs = [casp.build_job(task[tid], Candidate(task_id=tid, model=f"m{i}", sample=0, output=out, origin="test"),
+                               mode, opts, {"name": "test", "revision": "0"}) for i, (tid, mode, out) in enumerate(unique)]
+        by_model = {r["candidate"]["model"]: r for r in self.run_casp_jobs(jobs, tmp_path)}
+        return {k: by_model[f"m{i}"] for i, k in enumerate(unique)}
 
 
 @pytest.fixture(scope="session")

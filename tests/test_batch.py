@@ -216,15 +216,33 @@ def submitted(aws_env, casp_mirror, framac_host, isolated_cache, tmp_path, monke
 
 
 @pytest.mark.realtool
+def _local_plan(argv: list[str]) -> dict:
+    """``{key: Job}`` of the jobs ``verikit run`` plans for ``argv`` on this host: the CLI's
+    options, the toolchain probed on the host and the run's own job builder (what a local
+    run of ``argv`` would execute, without running it; the executor keys records the same)."""
+    import io
+
+    from rich.console import Console
+
+    from harness import cli, runner
+
+    args = cli._parser().parse_args(argv)
+    opts = cli._run_opts(args, Console(file=io.StringIO()), argv)
+    plan = runner.plan_run(opts, Console(file=io.StringIO()))
+    with runner.open_sandbox(opts, plan, lambda m: None) as (sandbox, _):
+        probed, _ = runner.probe_toolchain(opts, plan, sandbox)
+    jobs, _ = runner.build_jobs(opts, plan, probed, plan.verifier)
+    return {j.key(probed, opts.limits): j for j in jobs}
+
+
 def test_submit_plans_the_same_jobs_and_keys_as_a_local_run(submitted, tmp_path, capsys):
     store, manifest, info = submitted
     n = len(manifest["jobs"])  # the 10 gold pairs
     assert n == 10 and len(manifest["shards"]) == 3 and max(map(len, manifest["shards"])) - min(map(len, manifest["shards"])) <= 1
     assert sorted(k for s in manifest["shards"] for k in s) == sorted(manifest["jobs"])
-    assert main([*RUN_ARGS, "--sandbox", "host", "--out", str(tmp_path / "local")]) == 0
-    local = load_records(tmp_path / "local" / "records.jsonl")
-    assert {r["key"] for r in local} == set(manifest["jobs"])
-    assert {(r["mode"], r["task_id"], r["candidate"]["model"]) for r in local} == \
+    local = _local_plan([*RUN_ARGS, "--sandbox", "host", "--out", str(tmp_path / "local")])
+    assert set(local) == set(manifest["jobs"])
+    assert {(j.mode, j.task_id, j.candidate["model"]) for j in local.values()} == \
         {(j["mode"], j["task_id"], j["model"]) for j in manifest["jobs"].values()}
     # the inputs workers read are next to the manifest, and the array job has 3 children
     assert any(n.startswith("data/github/") for n in store.names("data/"))

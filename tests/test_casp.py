@@ -331,8 +331,8 @@ def test_canaries_expected_verdicts(casp_tasks):
 # --- real Frama-C -----------------------------------------------------------------------------
 
 
-def _run(tmp_path: Path, **kw):
-    opts = RunOptions(benchmark="casp", out=tmp_path / "out", cache_dir=tmp_path / "cache",
+def _run(tmp_path: Path, cache: Path | None = None, **kw):
+    opts = RunOptions(benchmark="casp", out=tmp_path / "out", cache_dir=cache or tmp_path / "cache",
                       data_dir=tmp_path / "data", progress=False, parallel=2, command=["pytest"], **kw)
     return run(opts, Console(file=io.StringIO(), width=200))
 
@@ -345,12 +345,12 @@ def _write_predictions(path: Path, rows: list[dict]) -> Path:
 @pytest.mark.realtool
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["spec-from-code", "code-from-spec"])
-def test_canaries_get_their_verdicts(casp_tasks, framac_host, isolated_cache, tmp_path, mode):
+def test_canaries_get_their_verdicts(casp_tasks, framac_host, isolated_cache, shared_cache, tmp_path, mode):
     t = casp_tasks["01_57"]
     output = t.contract + "\n" + t.code if mode == "spec-from-code" else t.code
     preds = _write_predictions(tmp_path / "p.jsonl", [{"task_id": "01_57", "model": "m", "sample": 0,
                                                        "output": output, "mode": mode}])
-    report, manifest, code = _run(tmp_path, modes=[mode], task_ids=["01_57"], predictions=str(preds))
+    report, manifest, code = _run(tmp_path, shared_cache, modes=[mode], task_ids=["01_57"], predictions=str(preds))
     assert code == 0
     can = report["canaries"]
     assert can["ok"] is True, can
@@ -366,8 +366,8 @@ def test_canaries_get_their_verdicts(casp_tasks, framac_host, isolated_cache, tm
 
 @pytest.mark.realtool
 @pytest.mark.slow
-def test_spec_from_code_run_on_the_canary_task(casp_tasks, framac_host, isolated_cache, tmp_path):
-    report, _, code = _run(tmp_path, modes=["spec-from-code"], task_ids=["01_57"])
+def test_spec_from_code_run_on_the_canary_task(casp_tasks, framac_host, isolated_cache, shared_cache, tmp_path):
+    report, _, code = _run(tmp_path, shared_cache, modes=["spec-from-code"], task_ids=["01_57"])
     assert report["canaries"]["ok"] is True
     got = {x["model"]: x["verdict"] for x in report["canaries"]["results"]}
     assert got == {c.model: exp[0] for c, exp in casp.canaries([casp_tasks["01_57"]], "spec-from-code")}

@@ -74,14 +74,9 @@ def _broken(task, mode, output, tmp_path) -> dict[str, str]:
     return {c["name"]: c["detail"] for c in integrity.view_checks(view, task_view, task.function, mode) if not c["ok"]}
 
 
-def _run(framac_host, tmp_path, items):
-    """items: [(task, mode, output)] -> records (WP, judge) in that order."""
-    opts = framac_host.options(smoke=True, wp_timeout_s=10)
-    jobs = [casp.build_job(t, Candidate(task_id=t.task_id, model=f"m{i}", sample=0, output=out, origin="test"),
-                           mode, opts, DS) for i, (t, mode, out) in enumerate(items)]
-    recs = framac_host.run_casp_jobs(jobs, tmp_path)
-    by_model = {r["candidate"]["model"]: r for r in recs}
-    return [by_model[f"m{i}"] for i in range(len(items))]
+def _run(batch, items):
+    """items: [(task, mode, output)] (of :func:`_e2e_items`) -> records (WP, judge) in that order."""
+    return [batch[(t.task_id, mode, out)] for t, mode, out in items]
 
 
 # --- on Frama-C's views ----------------------------------------------------------------------
@@ -303,44 +298,62 @@ def test_goto_cycles_on_frama_c_cfg(tmp_path):
 
 # --- end to end ------------------------------------------------------------------------------
 
+CHEAT_PICKS = ["FC_BUILTIN on a contract-only declaration", "__fc_ helper", "libc abs re-declared with a contract",
+               "loop variant for a relation", "1.2 MB local array", "pure helper",
+               "call through a variable-length array", "global asm"]
+HONEST_PICKS = ["helper with __attribute__((unused))", "static inline always_inline helper, const local",
+                "abs from the task's <stdlib.h>", "forward goto", "goto out of a loop", "forward goto inside a loop"]
+NEW_CANARIES = {"canary:builtin-attribute", "canary:reserved-name", "canary:variant-relation", "canary:huge-local",
+                "canary:attribute", "canary:builtin-call", "canary:forward-goto", "canary:clause"}
+
+
+def _e2e_items(casp_tasks) -> dict[str, list]:
+    """The end-to-end cases: ``{"cheats", "honest", "canaries"}`` -> [(task, mode, output)]."""
+    cheats, honest = {c[0]: c for c in CHEATS}, {h[0]: h for h in HONEST}
+    t = casp.KIT_CANARY
+    return {"cheats": [(_task(cheats[n][1], casp_tasks), cheats[n][2], cheats[n][3]) for n in CHEAT_PICKS],
+            "honest": [(_task(honest[n][1], casp_tasks), honest[n][2], honest[n][3]) for n in HONEST_PICKS],
+            "canaries": [(t, mode, c.output) for mode in (C, S) for c, _ in casp.canaries([t], mode)
+                         if c.model in NEW_CANARIES]}
+
+
+@pytest.fixture(scope="module")
+def batch(casp_tasks, framac_host, tmp_path_factory):
+    """The end-to-end cases as ONE run (one task run per task, both cores busy)."""
+    return framac_host.run_items([x for items in _e2e_items(casp_tasks).values() for x in items],
+                                 tmp_path_factory.mktemp("allowlist-e2e"))
+
+
 
 @pytest.mark.realtool
-def test_cheats_are_rejected_end_to_end(casp_tasks, framac_host, tmp_path):
+def test_cheats_are_rejected_end_to_end(casp_tasks, batch):
     """One cheat per class through WP and the judge. The first verified before issue 26
     (a body-less helper marked FC_BUILTIN was not in the view: its contract was assumed)."""
-    picks = ["FC_BUILTIN on a contract-only declaration", "__fc_ helper", "libc abs re-declared with a contract",
-             "loop variant for a relation", "1.2 MB local array", "pure helper",
-             "call through a variable-length array", "global asm"]
     items = {c[0]: c for c in CHEATS}
-    recs = _run(framac_host, tmp_path, [(_task(items[n][1], casp_tasks), items[n][2], items[n][3]) for n in picks])
-    for name, rec in zip(picks, recs):
+    recs = _run(batch, _e2e_items(casp_tasks)["cheats"])
+    for name, rec in zip(CHEAT_PICKS, recs):
         assert rec["verdict"] == "rejected", (name, rec["verdict"], rec["reason"])
         assert items[name][4] in {c["name"] for c in rec["checks"] if not c["ok"]}, (name, rec["checks"])
 
 
 @pytest.mark.realtool
-def test_honest_neighbours_still_verify(casp_tasks, framac_host, tmp_path):
+def test_honest_neighbours_still_verify(casp_tasks, batch):
     """An attribute that changes nothing, a libc call the task's header declares, forward
     gotos (code-from-spec): verified, termination established."""
-    picks = ["helper with __attribute__((unused))", "static inline always_inline helper, const local",
-             "abs from the task's <stdlib.h>", "forward goto", "goto out of a loop", "forward goto inside a loop"]
-    items = {h[0]: h for h in HONEST}
-    recs = _run(framac_host, tmp_path, [(_task(items[n][1], casp_tasks), items[n][2], items[n][3]) for n in picks])
-    for name, rec in zip(picks, recs):
+    recs = _run(batch, _e2e_items(casp_tasks)["honest"])
+    for name, rec in zip(HONEST_PICKS, recs):
         assert rec["verdict"] == "verified", (name, rec["verdict"], rec["reason"])
         assert rec["verifier"]["extra"]["termination"] in ("proved", "assumed"), name
 
 
 @pytest.mark.realtool
-def test_new_canaries_on_the_kit_pair(framac_host, tmp_path):
+def test_new_canaries_on_the_kit_pair(casp_tasks, batch):
     """The allow-list canaries (core.py canaries()) are written for any int-returning
     pair: on the kit's own pair (a user's dataset) they get their verdicts too."""
-    new = {"canary:builtin-attribute", "canary:reserved-name", "canary:variant-relation", "canary:huge-local",
-           "canary:attribute", "canary:builtin-call", "canary:forward-goto", "canary:clause"}
     t = casp.KIT_CANARY
-    items = [(c, mode, exp) for mode in (C, S) for c, exp in casp.canaries([t], mode) if c.model in new]
-    assert {c.model for c, _, _ in items} == new
-    recs = _run(framac_host, tmp_path, [(t, mode, c.output) for c, mode, _ in items])
+    items = [(c, mode, exp) for mode in (C, S) for c, exp in casp.canaries([t], mode) if c.model in NEW_CANARIES]
+    assert {c.model for c, _, _ in items} == NEW_CANARIES
+    recs = _run(batch, _e2e_items(casp_tasks)["canaries"])
     for (c, _, exp), rec in zip(items, recs):
         assert rec["verdict"] in exp, (c.model, rec["verdict"], rec["reason"])
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.benchmarks import Candidate, casp
+from harness.benchmarks import casp
 from harness.benchmarks.casp import integrity
 
-DS = {"name": "test", "revision": "0"}
 
 STDLIB_TASK = casp.Task(
     task_id="t/stdlib", function="clamp", prelude="#include <stdlib.h>\n",
@@ -31,14 +30,27 @@ LOOP_TASK = casp.Task(
 SIG = "int divmult(int a, int b)\n"
 
 
-def _run(framac_host, tmp_path, items):
-    """items: [(task, mode, output)] -> records in that order."""
-    opts = framac_host.options(smoke=True, wp_timeout_s=10)
-    jobs = [casp.build_job(t, Candidate(task_id=t.task_id, model=f"m{i}", sample=0, output=out, origin="test"),
-                           mode, opts, DS) for i, (t, mode, out) in enumerate(items)]
-    recs = framac_host.run_casp_jobs(jobs, tmp_path)
-    by_model = {r["candidate"]["model"]: r for r in recs}
-    return [by_model[f"m{i}"] for i in range(len(items))]
+#: The real-tool cases of this module: name -> ``items(tasks) -> [(task, mode, output)]``.
+#: They run as ONE run (the ``batch`` fixture: one task run per task, both cores busy);
+#: each test reads the records of its case.
+CASES: dict = {}
+
+
+def case(fn):
+    """Register ``fn(tasks) -> [(task, mode, output)]`` as a real-tool case of the module."""
+    CASES[fn.__name__] = fn
+    return fn
+
+
+@pytest.fixture(scope="module")
+def batch(casp_tasks, framac_host, tmp_path_factory):
+    return framac_host.run_items([x for items in CASES.values() for x in items(casp_tasks)],
+                                 tmp_path_factory.mktemp("casp-integrity"))
+
+
+def _run(batch, items):
+    """items: [(task, mode, output)] (of a registered case) -> their records, in that order."""
+    return [batch[(t.task_id, mode, out)] for t, mode, out in items]
 
 
 def _failed_checks(rec) -> set[str]:
@@ -58,12 +70,16 @@ NON_TERMINATING = {
 }
 
 
+@case
+def non_terminating(tasks):
+    return [(tasks["01_57"], "code-from-spec", out) for out in NON_TERMINATING.values()]
+
+
 @pytest.mark.realtool
-def test_code_from_spec_non_termination_fails(casp_tasks, framac_host, tmp_path):
+def test_code_from_spec_non_termination_fails(casp_tasks, batch):
     """WP 25 proves these (partial correctness); the kit's termination rules fail them,
     as Frama-C 30's Terminating goal does."""
-    t = casp_tasks["01_57"]
-    recs = _run(framac_host, tmp_path, [(t, "code-from-spec", out) for out in NON_TERMINATING.values()])
+    recs = _run(batch, non_terminating(casp_tasks))
     for (name, _), rec in zip(NON_TERMINATING.items(), recs):
         if name == "goto loop":  # WP itself refuses a loop made of a goto
             assert rec["verdict"] == "invalid" and "Non natural loop" in rec["reason"], rec["reason"]
@@ -73,14 +89,10 @@ def test_code_from_spec_non_termination_fails(casp_tasks, framac_host, tmp_path)
         assert "termination not established" in rec["reason"], (name, rec["reason"])
 
 
-@pytest.mark.realtool
-def test_code_from_spec_exit_and_abort(framac_host, tmp_path):
-    """With <stdlib.h> from the task, exit/abort carry Frama-C's libc contracts (never
-    return): termination fails. Declared by the candidate, or called undeclared, they are
-    trusted declarations: rejected. A loop with a proved variant, and a call to a libc
-    function that returns (abs), are accepted."""
+@case
+def exit_and_abort(tasks):
     sig = "int clamp(int n) "
-    items = [
+    return [
         (STDLIB_TASK, "code-from-spec", sig + "{\n  if (n < 10) return n;\n  exit(0);\n}\n"),
         (STDLIB_TASK, "code-from-spec", sig + "{\n  if (n < 10) return n;\n  abort();\n}\n"),
         (STDLIB_TASK, "code-from-spec", sig + "{\n  if (n < 10) return n;\n  _Exit(1);\n}\n"),
@@ -90,7 +102,15 @@ def test_code_from_spec_exit_and_abort(framac_host, tmp_path):
         (STDLIB_TASK, "code-from-spec", sig + "{\n  if (abs(n) < 10) return n;\n  return 10;\n}\n"),
         (LOOP_TASK, "code-from-spec", LOOP_TASK.code),
     ]
-    recs = _run(framac_host, tmp_path, items)
+
+
+@pytest.mark.realtool
+def test_code_from_spec_exit_and_abort(casp_tasks, batch):
+    """With <stdlib.h> from the task, exit/abort carry Frama-C's libc contracts (never
+    return): termination fails. Declared by the candidate, or called undeclared, they are
+    trusted declarations: rejected. A loop with a proved variant, and a call to a libc
+    function that returns (abs), are accepted."""
+    recs = _run(batch, exit_and_abort(casp_tasks))
     for rec in recs[:3]:
         assert rec["verdict"] == "failed" and "never returns" in rec["reason"], rec["reason"]
     for rec in recs[3:5]:
@@ -115,13 +135,18 @@ PREPROCESSOR = {
 }
 
 
+@case
+def preprocessing(tasks):
+    t = tasks["01_57"]
+    return ([(t, "code-from-spec", out) for out in PREPROCESSOR.values()]
+            + [(t, "spec-from-code", "%:define return return 7777;\n/*@ assigns \\nothing;\n"
+                "    ensures \\result == 7777; */\n" + t.code),
+               (t, "spec-from-code", "#def\\\nine VK 1\n" + t.contract + "\n" + t.code)])
+
+
 @pytest.mark.realtool
-def test_preprocessing_directives_in_any_spelling_are_rejected(casp_tasks, framac_host, tmp_path):
-    t = casp_tasks["01_57"]
-    recs = _run(framac_host, tmp_path, [(t, "code-from-spec", out) for out in PREPROCESSOR.values()]
-                + [(t, "spec-from-code", "%:define return return 7777;\n/*@ assigns \\nothing;\n"
-                    "    ensures \\result == 7777; */\n" + t.code),
-                   (t, "spec-from-code", "#def\\\nine VK 1\n" + t.contract + "\n" + t.code)])
+def test_preprocessing_directives_in_any_spelling_are_rejected(casp_tasks, batch):
+    recs = _run(batch, preprocessing(casp_tasks))
     names = list(PREPROCESSOR) + ["spec-from-code %:define", "spec-from-code splice"]
     for name, rec in zip(names, recs):
         assert rec["verdict"] == "rejected", (name, rec["verdict"], rec["reason"])
@@ -138,10 +163,14 @@ TRUSTED = {
 }
 
 
+@case
+def trusted(tasks):
+    return [(tasks["01_57"], "code-from-spec", out) for out in TRUSTED.values()]
+
+
 @pytest.mark.realtool
-def test_trusted_declarations_are_rejected(casp_tasks, framac_host, tmp_path):
-    t = casp_tasks["01_57"]
-    recs = _run(framac_host, tmp_path, [(t, "code-from-spec", out) for out in TRUSTED.values()])
+def test_trusted_declarations_are_rejected(casp_tasks, batch):
+    recs = _run(batch, trusted(casp_tasks))
     for name, rec in zip(TRUSTED, recs):
         assert rec["verdict"] in ("rejected", "invalid"), (name, rec["verdict"], rec["reason"])
         if rec["verdict"] == "rejected":
@@ -149,24 +178,27 @@ def test_trusted_declarations_are_rejected(casp_tasks, framac_host, tmp_path):
     assert recs[0]["verdict"] == recs[1]["verdict"] == "rejected"
 
 
+SIGNATURES = ["long divmult(long a, long b)\n", "int divmult(int a, int b, int c)\n",
+              "unsigned divmult(int a, int b)\n", "int divmult(long long a, int b)\n"]
+
+
+@case
+def signatures(tasks):
+    return [(tasks["01_57"], "code-from-spec", v + "{\n  return (a / b) * b + (a % b);\n}\n") for v in SIGNATURES]
+
+
 @pytest.mark.realtool
-def test_signature_changes_are_rejected(casp_tasks, framac_host, tmp_path):
-    t = casp_tasks["01_57"]
-    body = "{\n  return (a / b) * b + (a % b);\n}\n"
-    variants = ["long divmult(long a, long b)\n", "int divmult(int a, int b, int c)\n",
-                "unsigned divmult(int a, int b)\n", "int divmult(long long a, int b)\n"]
-    recs = _run(framac_host, tmp_path, [(t, "code-from-spec", v + body) for v in variants])
+def test_signature_changes_are_rejected(casp_tasks, batch):
+    variants = SIGNATURES
+    recs = _run(batch, signatures(casp_tasks))
     for v, rec in zip(variants, recs):
         assert rec["verdict"] in ("rejected", "invalid"), (v, rec["verdict"], rec["reason"])
     assert sum(r["verdict"] == "rejected" for r in recs) >= 3, [r["reason"] for r in recs]
     assert all("signature of divmult()" in r["reason"] for r in recs if r["verdict"] == "rejected")
 
 
-@pytest.mark.realtool
-def test_axioms_admits_checks_and_asm_are_rejected(casp_tasks, framac_host, tmp_path):
-    t = casp_tasks["01_57"]
-    gold_body = t.code[t.code.index("{"):]
-    items = [
+def _axiom_items(t):
+    return [
         ("no-axioms", "/*@ axiomatic C { axiom c: \\false; } */\nint vk_unused;\n" + t.code),
         ("no-axioms", "/*@ axiomatic Zero { axiom z: \\forall int *p; *p == 0; } */\nint vk_unused;\n" + t.code),
         ("no-axioms", "/*@ global invariant vk_g: 1 == 2; */\nint vk_unused;\n" + t.code),
@@ -175,9 +207,20 @@ def test_axioms_admits_checks_and_asm_are_rejected(casp_tasks, framac_host, tmp_
         ("no-admit-or-check", "/*@ admit ensures \\result == 1; */\nint vk_h(void) { return 0; }\n" + t.code),
         ("no-asm", SIG + "{\n  __asm__(\"nop\");\n  return (a / b) * b + (a % b);\n}\n"),
     ]
-    recs = _run(framac_host, tmp_path, [(t, "code-from-spec", out) for _, out in items]
-                + [(t, "code-from-spec", "/*@ lemma vk_ok: \\forall integer x; x + 0 == x; */\nint vk_unused;\n"
-                    + SIG + gold_body)])
+
+
+@case
+def axioms(tasks):
+    t = tasks["01_57"]
+    return ([(t, "code-from-spec", out) for _, out in _axiom_items(t)]
+            + [(t, "code-from-spec", "/*@ lemma vk_ok: \\forall integer x; x + 0 == x; */\nint vk_unused;\n"
+                + SIG + t.code[t.code.index("{"):])])
+
+
+@pytest.mark.realtool
+def test_axioms_admits_checks_and_asm_are_rejected(casp_tasks, batch):
+    items = _axiom_items(casp_tasks["01_57"])
+    recs = _run(batch, axioms(casp_tasks))
     for (check, out), rec in zip(items, recs):
         assert rec["verdict"] == "rejected", (out, rec["verdict"], rec["reason"])
         assert check in _failed_checks(rec), (out, rec["checks"])
@@ -197,14 +240,19 @@ VACUOUS = {
 }
 
 
+@case
+def vacuous(tasks):
+    t = tasks["01_57"]
+    return ([(t, "spec-from-code", c + "\n" + t.code) for c in VACUOUS.values()]
+            + [(t, "spec-from-code", t.contract + "\n" + t.code),
+               (t, "spec-from-code", "/*@ requires b != 0;\n    requires b != -1;\n    assigns \\nothing;\n"
+                "    behavior pos: assumes a >= 0; ensures \\result == a;\n"
+                "    behavior neg: assumes a < 0; ensures \\result == a; */\n" + t.code)])
+
+
 @pytest.mark.realtool
-def test_spec_from_code_vacuous_contracts_are_rejected(casp_tasks, framac_host, tmp_path):
-    t = casp_tasks["01_57"]
-    recs = _run(framac_host, tmp_path, [(t, "spec-from-code", c + "\n" + t.code) for c in VACUOUS.values()]
-                + [(t, "spec-from-code", t.contract + "\n" + t.code),
-                   (t, "spec-from-code", "/*@ requires b != 0;\n    requires b != -1;\n    assigns \\nothing;\n"
-                    "    behavior pos: assumes a >= 0; ensures \\result == a;\n"
-                    "    behavior neg: assumes a < 0; ensures \\result == a; */\n" + t.code)])
+def test_spec_from_code_vacuous_contracts_are_rejected(casp_tasks, batch):
+    recs = _run(batch, vacuous(casp_tasks))
     for name, rec in zip(VACUOUS, recs):
         assert rec["verdict"] == "rejected", (name, rec["verdict"], rec["reason"])
         assert "not-vacuous" in _failed_checks(rec), (name, rec["checks"])
@@ -215,30 +263,45 @@ def test_spec_from_code_vacuous_contracts_are_rejected(casp_tasks, framac_host, 
         assert check["ok"] and "0/1" in check["detail"] or "0/2" in check["detail"], check
 
 
-@pytest.mark.realtool
-def test_spec_from_code_axiom_admit_and_trusted_helper_are_rejected(casp_tasks, framac_host, tmp_path):
-    t = casp_tasks["01_57"]
-    items = [
+SPEC_CHEATS = [
         ("no-axioms", "/*@ axiomatic VkZero { logic integer vk_z; axiom vk_all: \\forall integer x; x == vk_z; } */\n"
                       "/*@ assigns \\nothing;\n    ensures \\result == 7777; */"),
         ("no-admit-or-check", "/*@ requires b != 0;\n    requires b != -1;\n    admit ensures \\result == 7777; */"),
         ("no-admit-or-check", "/*@ requires b != 0;\n    requires b != -1;\n    check ensures \\result == a; */"),
         ("no-trusted-declarations", "/*@ ensures \\false; */\nint vk_lie(void);\n"
                                     "/*@ requires b != 0;\n    requires b != -1;\n    ensures \\result == a; */"),
-    ]
-    recs = _run(framac_host, tmp_path, [(t, "spec-from-code", c + "\n" + t.code) for _, c in items])
+]
+
+
+@case
+def spec_cheats(tasks):
+    t = tasks["01_57"]
+    return [(t, "spec-from-code", c + "\n" + t.code) for _, c in SPEC_CHEATS]
+
+
+@pytest.mark.realtool
+def test_spec_from_code_axiom_admit_and_trusted_helper_are_rejected(casp_tasks, batch):
+    items = SPEC_CHEATS
+    recs = _run(batch, spec_cheats(casp_tasks))
     for (check, out), rec in zip(items, recs):
         assert rec["verdict"] == "rejected", (out, rec["verdict"], rec["reason"])
         assert check in _failed_checks(rec), (out, rec["checks"])
 
 
+TRIVIAL_TASK = casp.Task(task_id="t/trivial", function="nop", prelude="",
+                         contract="/*@ assigns \\nothing; */", code="void nop(void) {\n}", published=None)
+
+
+@case
+def trivial(tasks):
+    return [(TRIVIAL_TASK, "code-from-spec", "void nop(void) { }\n")]
+
+
 @pytest.mark.realtool
-def test_trivial_task_is_verified_with_a_note(framac_host, tmp_path):
+def test_trivial_task_is_verified_with_a_note(casp_tasks, batch):
     """A task whose contract has no ensures: a correct body is ``verified`` with
     ``trivial_task`` (not a model's failure), whether or not WP generates goals."""
-    trivial = casp.Task(task_id="t/trivial", function="nop", prelude="",
-                        contract="/*@ assigns \\nothing; */", code="void nop(void) {\n}", published=None)
-    (rec,) = _run(framac_host, tmp_path, [(trivial, "code-from-spec", "void nop(void) { }\n")])
+    (rec,) = _run(batch, trivial(casp_tasks))
     assert rec["verdict"] == "verified", rec["reason"]
     assert rec["verifier"]["extra"]["trivial_task"] is True
     assert "trivial task" in rec["reason"]

@@ -376,14 +376,14 @@ def test_invoke_task_calls_the_same_command():
 
 @pytest.mark.realtool
 @pytest.mark.slow
-def test_a_model_run_travels_with_its_predictions(hub, tmp_path, casp_tasks):
+def test_a_model_run_travels_with_its_predictions(hub, tmp_path, casp_tasks, shared_cache):
     """A run that scored a predictions file: refused while the file is gone, published
     with it as predictions.jsonl, pulled with its hash checked, and re-verified from the
     pulled copy (the original file moved away) with the real Frama-C."""
     if not shutil.which("frama-c"):
         pytest.skip("frama-c is not installed on this machine")
     env = _env(tmp_path, hub)
-    env["VERIKIT_CACHE"] = str(tmp_path / "cache")
+    env["VERIKIT_CACHE"] = str(shared_cache)  # the canaries may come from it (rerun uses no cache)
     t = casp_tasks["01_57"]
     preds = tmp_path / "preds" / "model.jsonl"
     preds.parent.mkdir()

@@ -79,7 +79,7 @@ def test_gold_run_equals_bare_frama_c(own_dir, tmp_path):
 
 
 @pytest.mark.slow
-def test_code_from_spec_keeps_the_rest_of_the_file(own_dir, tmp_path):
+def test_code_from_spec_keeps_the_rest_of_the_file(own_dir, tmp_path, shared_cache):
     """clamp.c: the candidate writes percent(); the helper before it and main() after it
     stay, so main's `assert p == 100` is proved only with a correct candidate."""
     preds = tmp_path / "preds.jsonl"
@@ -89,7 +89,7 @@ def test_code_from_spec_keeps_the_rest_of_the_file(own_dir, tmp_path):
                              for i, o in enumerate((good, wrong))))
     out = tmp_path / "run"
     code = main(["run", "casp", "--dataset", str(own_dir), "--mode", "code-from-spec", "--predictions", str(preds),
-                 "--sandbox", "host", "-j", "2", "--out", str(out), "--no-cache", "--timeout", "300"])
+                 "--sandbox", "host", "-j", "2", "--out", str(out), "--cache-dir", str(shared_cache), "--timeout", "300"])
     by_sample = {r["candidate"]["sample"]: r for r in load_records(out / "records.jsonl")
                  if r["candidate"]["model"] == "m"}
     assert by_sample[0]["verdict"] == "verified", by_sample[0]["reason"]

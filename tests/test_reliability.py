@@ -428,9 +428,10 @@ def test_full_disk_is_one_message_not_a_traceback(monkeypatch, capsys, tmp_path)
 
 
 @pytest.fixture(scope="module")
-def judged_run(casp_tasks, tmp_path_factory):
+def judged_run(casp_tasks, tmp_path_factory, shared_cache):
     """A real CASP code-from-spec run on 01_57 (host Frama-C): one wrong candidate of
-    model m (``failed``) and the 10 canaries (verified, failed, rejected)."""
+    model m (``failed``) and the canaries (verified, failed, rejected), through the
+    session's shared result cache (the canaries may come from it, re-derived)."""
     import json
 
     if not __import__("shutil").which("frama-c"):
@@ -441,7 +442,7 @@ def judged_run(casp_tasks, tmp_path_factory):
                                  "output": "int divmult(int a, int b) { return 1; }"}) + "\n")
     out = base / "out"
     assert main(["run", "casp", "--mode", "code-from-spec", "--task", "01_57", "--predictions", str(preds),
-                 "--sandbox", "host", "--out", str(out), "--cache-dir", str(base / "cache"),
+                 "--sandbox", "host", "--out", str(out), "--cache-dir", str(shared_cache),
                  "--data-dir", str(base / "data")]) == 0
     return out
 
