@@ -331,7 +331,7 @@ class Executor:
                 self.stats.task_runs += 1
             try:
                 proc = self.sandbox.run(argv, files={**self.shared_files, **job.task_run}, env=env,
-                                        collect=collect, limits=job.limits or self.limits)
+                                        collect=collect, limits=self.limits)  # the run's: it is the task's
             except SandboxError:
                 return {}
             if self._stopping.is_set():
