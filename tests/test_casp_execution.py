@@ -30,6 +30,16 @@ ARRAY = casp.Task(task_id="t/zero", function="zero", prelude="",
                         "      loop assigns i, a[0 .. n-1];\n      loop variant n - i; */\n"
                         "  for (int i = 0; i < n; i++) a[i] = 0;\n}"), published=None)
 SIG = "int twice(int n) {\n"
+#: Frama-C 25's RTE has no signed_overflow assertion for % (images/toolchains.json soundness_bugs
+#: frama-c:rte-modulo-signed-overflow): WP verifies ``a % b`` under ``b != 0`` alone, but
+#: INT_MIN % -1 is undefined in C (x86 traps). The inputs hold the (min, -1) pair.
+REM = casp.Task(task_id="t/rem", function="rem", prelude="",
+                contract="/*@ requires b != 0;\n    assigns \\nothing;\n    ensures \\result == a % b; */",
+                code="int rem(int a, int b) {\n  return a % b;\n}", published=None)
+REM_SAFE = casp.Task(task_id="t/rem-safe", function="rem", prelude="",
+                     contract=("/*@ requires b != 0;\n    requires a != -2147483647 - 1 || b != -1;\n"
+                               "    assigns \\nothing;\n    ensures \\result == a % b; */"),
+                     code="int rem(int a, int b) {\n  return a % b;\n}", published=None)
 
 #: WP-vs-C differences WP 25 proves (class, spelling) -> code-from-spec candidate.
 CHEATS = {
@@ -48,6 +58,7 @@ HONEST = {
     "bit-field within its width": (TWICE, SIG + "  struct { unsigned v : 12; } s;\n  s.v = n;\n  return s.v + s.v;\n}\n"),
     "libc call": (LIBC, SIG + "  return abs(n) + n;\n}\n"),
     "array gold": (ARRAY, ARRAY.code),
+    "a % b where the requires exclude INT_MIN % -1": (REM_SAFE, REM_SAFE.code),
 }
 #: spec-from-code: contract -> expected verdict on the real code of TWICE.
 SPECS = {
@@ -70,6 +81,7 @@ def records(framac_host, casp_tasks, tmp_path_factory):
     items = [(name, t57, "code-from-spec", canaries[name][0].output) for name in CANARIES]
     items += [(name, TWICE, "code-from-spec", code) for name, code in CHEATS.items()]
     items += [(name, task, "code-from-spec", code) for name, (task, code) in HONEST.items()]
+    items += [("INT_MIN % -1", REM, "code-from-spec", REM.code)]
     items += [(name, TWICE, "spec-from-code", spec + "\n" + TWICE.code) for name, (spec, _) in SPECS.items()]
     jobs = [casp.build_job(t, Candidate(task_id=t.task_id, model=f"m{i}", sample=0, output=out, origin="test"),
                            mode, opts, DS) for i, (_name, t, mode, out) in enumerate(items)]
@@ -88,6 +100,19 @@ def test_wp_vs_c_cheats_rejected_with_input(records, name):
     ex = rec["verifier"]["extra"]["execution"]
     assert ex["status"] == "refuted" and ex["seed"] is not None and ex["drawn"] == execution.N_INPUTS, ex
     assert "input " in ex["reason"] and "n=" in ex["reason"] and "Postcondition failed" in ex["reason"], ex["reason"]
+
+
+@pytest.mark.realtool
+def test_modulo_overflow_that_wp_25_proves_is_rejected_by_running_it(records):
+    """A known soundness bug of the pinned Frama-C (RTE 25 guards ``%`` against division by
+    zero only): WP proves ``a % b`` under ``b != 0``; the input (INT_MIN, -1), drawn for
+    every pair of signed parameters, crashes it: ``rejected`` naming that input. The same
+    code under requires that exclude the pair is verified (``HONEST``)."""
+    rec = records["INT_MIN % -1"]
+    assert rec["goals"] and rec["goals"]["proved"] == rec["goals"]["total"], rec["reason"]
+    assert rec["verdict"] == "rejected", rec["reason"]
+    ex = rec["verifier"]["extra"]["execution"]
+    assert ex["status"] == "refuted" and "a=-2147483648" in ex["reason"] and "b=-1" in ex["reason"], ex
 
 
 @pytest.mark.realtool
@@ -137,6 +162,11 @@ def test_inputs_seeded_and_typed():
     assert a == b and a != execution.draw_inputs(params, 8)
     assert [i["args"][1] for i in a[:5]] == [-2**31, -1, 0, 1, 2**31 - 1]  # boundary values first
     assert all(len(i["args"][0]) == i["len"] for i in a)
+    # two signed parameters: then (min, -1) both ways (INT_MIN % -1), the rest random
+    _, params = execution.signature(REM)
+    got = [i["args"] for i in execution.draw_inputs(params, 7)]
+    assert got[:7] == [[-2**31] * 2, [-1, -1], [0, 0], [1, 1], [2**31 - 1] * 2, [-2**31, -1], [-1, -2**31]]
+    assert len(got) == execution.N_INPUTS and got[7:] != got[:7]
 
 
 def test_unsupported_signature_not_run():

@@ -22,8 +22,9 @@ a generated test driver and the files :mod:`harness.verifiers.drivers` ``casp_ex
 
 Inputs are drawn here (seeded, recorded) from the task's own declarator (the task is fixed
 data, never the candidate's text): per C integer type boundary values (min, -1, 0, 1, max),
-small and uniform values, buffers of 1..16 elements for pointer parameters (NUL-terminated
-for ``char *``) with lengths correlated to the integer parameters. The ``requires`` are not
+the pairs (min, -1) of two signed parameters (``INT_MIN % -1``), small and uniform values,
+buffers of 1..16 elements for pointer parameters (NUL-terminated for ``char *``) with
+lengths correlated to the integer parameters. The ``requires`` are not
 read by the kit: E-ACSL evaluates them at run time.
 
 A contract violation, a sanitizer report, a crash, a timeout or two builds that disagree on
@@ -50,6 +51,8 @@ MUT_GOLD = "vk_exec_mutg.c"
 LOG = "vk_exec.log"
 #: Defaults: inputs drawn per job, mutants per job, seconds per run of one input.
 N_INPUTS, N_MUTANTS, RUN_TIMEOUT_S = 40, 8, 3
+#: Signed integer parameters that get the (min, -1) boundary pairs (ordered pairs among them).
+PAIR_PARAMS = 4
 MAX_LEN = 16
 _LENGTHS = (1, 2, 3, 4, 5, 8, 16)
 
@@ -175,22 +178,33 @@ def draw_inputs(params: list[tuple[str, dict]], seed: int, n: int = N_INPUTS) ->
     """Seeded inputs for the parameters: ``[{"len": buffer length, "args": [int | [int]]}]``.
 
     The first inputs give every integer parameter the same boundary value of its type
-    (min, -1, 0, 1, max) with buffers of 4; the rest are random (see the module
+    (min, -1, 0, 1, max) with buffers of 4; then, for each ordered pair of signed integer
+    parameters (the first :data:`PAIR_PARAMS` of them), one input with the first at its
+    type's min, the second at -1 and the others 0 (``INT_MIN % -1``: undefined in C, and
+    Frama-C 25's RTE misses it, ``images/toolchains.json`` soundness_bugs
+    ``frama-c:rte-modulo-signed-overflow``); the rest are random (see the module
     docstring). Per input, the buffers' elements follow one profile: all 0/1 (1 in 5),
     all in 0..10 (1 in 5), or mixed small, boundary and uniform values. Buffers of
     ``char *`` end with a NUL. Same seed, same inputs.
     """
     rng = random.Random(seed)
     out = []
-    bounds = ["lo", -1, 0, 1, "hi"] if any(t["kind"] == "int" for _, t in params) else []
+    ints = [j for j, (_, t) in enumerate(params) if t["kind"] == "int"]
+    # a row per input of the boundary part: one value per int parameter ("lo"/"hi": the type's)
+    bounds = [[b] * len(params) for b in ("lo", -1, 0, 1, "hi")] if ints else []
+    signed = [j for j in ints if params[j][1]["lo"] < 0][:PAIR_PARAMS]
+    for i in signed:
+        for j in signed:
+            if i != j:
+                bounds.append(["lo" if x == i else -1 if x == j else 0 for x in range(len(params))])
     for k in range(n):
         length = 4 if k < len(bounds) else rng.choice(_LENGTHS)
         args: list = []
         first_buf: dict[str, list[int]] = {}
         profile = rng.choice(("bits", "small", "mixed", "mixed", "mixed"))
-        for _name, t in params:
+        for x, (_name, t) in enumerate(params):
             if t["kind"] == "int":
-                b = bounds[k] if k < len(bounds) else None
+                b = bounds[k][x] if k < len(bounds) else None
                 args.append(t[b] if isinstance(b, str) else _clamp(b, t) if b is not None else _value(rng, t, length))
             else:
                 if t["c"] in first_buf and rng.random() < 0.4:
