@@ -300,10 +300,11 @@ class Executor:
             # once; the verifier reads only runs that came to their own end.
             if self._stopping.is_set():  # killed by the stop: its result is not a verdict
                 raise Stopped("the run is stopping")
-            if job.task_run and termination(proc, self.verifier.name) is None:  # the run came to its own end
-                proc.files = {**proc.files, **self._task_run(job, argv, env, collect)}  # the task's files win
+            ended = termination(proc, self.verifier.name)
+            if job.task_run and ended is None:  # the run came to its own end: add the task's files (they win)
+                proc.files = {**proc.files, **self._task_run(job, argv, env, collect)}
             try:
-                first = termination(proc, self.verifier.name) or self.verifier.parse(proc, job.options)
+                first = ended or self.verifier.parse(proc, job.options)
             except Exception:  # noqa: BLE001  # derive() below makes it the candidate's invalid
                 break
             if first.verdict != "infra_error" or attempts > self.retries:
