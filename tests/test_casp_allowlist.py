@@ -32,6 +32,7 @@ from harness.benchmarks import Candidate, casp
 from harness.benchmarks.casp import integrity
 from harness.verifiers.framac import _SHIPPED, VIEW_SCRIPT
 from test_casp_integrity import LOOP_TASK, STDLIB_TASK  # the kit-written tasks both files judge candidates on
+from test_casp_integrity import _run  # a batch's records of [(task, mode, output)], in that order
 
 DS = {"name": "test", "revision": "0"}
 C, S = "code-from-spec", "spec-from-code"
@@ -72,11 +73,6 @@ def _broken(task, mode, output, tmp_path) -> dict[str, str]:
     view, task_view = _views(task, mode, output, tmp_path)
     assert view is not None and task_view is not None, "Frama-C did not parse the file"
     return {c["name"]: c["detail"] for c in integrity.view_checks(view, task_view, task.function, mode) if not c["ok"]}
-
-
-def _run(batch, items):
-    """items: [(task, mode, output)] (of :func:`_e2e_items`) -> records (WP, judge) in that order."""
-    return [batch[(t.task_id, mode, out)] for t, mode, out in items]
 
 
 # --- on Frama-C's views ----------------------------------------------------------------------
@@ -322,7 +318,6 @@ def batch(casp_tasks, framac_host, tmp_path_factory):
     """The end-to-end cases as ONE run (one task run per task, both cores busy)."""
     return framac_host.run_items([x for items in _e2e_items(casp_tasks).values() for x in items],
                                  tmp_path_factory.mktemp("allowlist-e2e"))
-
 
 
 @pytest.mark.realtool

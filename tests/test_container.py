@@ -229,10 +229,9 @@ def test_casp_parity_host_vs_container(image, tmp_path, monkeypatch, casp_mirror
         run(RunOptions(modes=modes, sandbox="container", parallel=2, out=d, cache_dir=tmp_path / "cache",
                        task_ids=tasks, progress=False))
         records += load_records(d / "records.jsonl")
-    host = {record_identity(r): r for r in load_records(Path(__file__).resolve().parents[1] / "results" / "reproduced"
-                                                        / "casp" / "records.jsonl")}
-    assert json.loads((Path(__file__).resolve().parents[1] / "results" / "reproduced" / "casp" / "run.json")
-                      .read_text())["command"][:4] == ["verikit", "run", "casp", "--dataset"]
+    ref = Path(__file__).resolve().parents[1] / "results" / "reproduced" / "casp"
+    host = {record_identity(r): r for r in load_records(ref / "records.jsonl")}
+    assert json.loads((ref / "run.json").read_text())["command"][:4] == ["verikit", "run", "casp", "--dataset"]
     n_canaries = len(casp.canaries([casp.KIT_CANARY], "spec-from-code"))
     assert len(records) == 10 + 4 * 5 + n_canaries  # gold; 4 pairs x (gold + 4 LLM specs); canaries
     for c in records:
