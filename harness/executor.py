@@ -28,6 +28,12 @@ tests) is run once per run for each distinct content, with the same command as t
 and the files it collected are added to the output of every job that names it, where
 the candidate's own run cannot overwrite them; the stored tool output holds them, so the
 verdict stays re-derivable.
+
+A verifier may ask for a follow-up run decided from the first run's output (its optional
+``followup``, e.g. TLC's invariant probe on states made from the reachable ones): the
+executor runs it in the same sandbox with the job's limits when the first run came to its
+own end, and stores its files and output with the first run's (``followup/``, see
+:func:`harness.model.followup_files`); it is counted in ``RunStats.followups``.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable
 
-from .model import Job, Limits, ProcResult, VerifierResult, canonical_json, sha256_text, termination
+from .model import Job, Limits, ProcResult, VerifierResult, canonical_json, followup_files, sha256_text, termination
 from .results import OUTPUTS, RECORD_SCHEMA_VERSION, OutputStore, RecordLog, ResultCache
 from .sandbox import SandboxError
 from .toolchains import ProbedToolchain
@@ -98,7 +104,7 @@ class RunStats:
     from the result cache, ``resumed`` were already in records.jsonl, ``infra_error``
     still failed on our side after retries, ``verifier_runs`` counts every tool start
     (retries included), ``task_runs`` the jobs' task runs (``Job.task_run``: one per
-    distinct task run)."""
+    distinct task run), ``followups`` the verifier's follow-up runs."""
 
     jobs: int = 0
     ran: int = 0
@@ -107,6 +113,7 @@ class RunStats:
     infra_error: int = 0
     verifier_runs: int = 0
     task_runs: int = 0
+    followups: int = 0
 
     def to_json(self) -> dict:
         """The counters as a dict."""
@@ -310,6 +317,8 @@ class Executor:
             if first.verdict != "infra_error" or attempts > self.retries:
                 break
             self._stopping.wait(0.5 * attempts)
+        if ended is None and proc.start_error is None:
+            proc.files = {**proc.files, **self._followup(job, proc, env)}
         verdict, reason, result = derive(self.verifier, job, proc, judge)
         return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=attempts)
 
@@ -342,6 +351,34 @@ class Executor:
             ended = termination(proc, self.verifier.name) is not None or proc.returncode != 0
             self._task_runs[key] = {} if ended else dict(proc.files)
             return self._task_runs[key]
+
+    def _followup(self, job: Job, proc: ProcResult, env: dict) -> dict[str, bytes]:
+        """The verifier's follow-up run of ``job`` after ``proc`` (none when the verifier
+        has no ``followup`` or it asks for none), as :func:`~harness.model.followup_files`.
+        An exception while making it, or a sandbox failure, is recorded in its ``ended``
+        (the verifier's parse decides what that means for the candidate)."""
+        make = getattr(self.verifier, "followup", None)
+        if make is None:
+            return {}
+        try:
+            spec = make(job.files, proc, job.options)
+        except Exception as exc:  # noqa: BLE001 - the candidate's reading, never the run's end
+            return followup_files({}, None, f"the kit could not make the follow-up run ({type(exc).__name__}: {exc})")
+        if spec is None:
+            return {}
+        files, argv, collect = spec
+        if self._stopping.is_set():
+            raise Stopped("the run is stopping")
+        with self._lock:
+            self.stats.followups += 1
+        try:
+            second = self.sandbox.run(argv, files={**self.shared_files, **job.files, **files}, env=env,
+                                      collect=collect, limits=job.limits or self.limits)
+        except SandboxError as exc:
+            return followup_files(files, None, f"sandbox: {exc}")
+        if self._stopping.is_set():
+            raise Stopped("the run is stopping")
+        return followup_files(files, second)
 
     def _record(self, vkey, job: Job, verdict, reason, result: VerifierResult | None, proc, argv, attempts) -> dict:
         log, output = "", None

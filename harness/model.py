@@ -350,6 +350,32 @@ class Verifier(Protocol):
         """The tool's reading of a finished run (the sandbox did not end it: see
         :func:`termination`)."""
 
+    # Optional: ``followup(files, proc, options) -> (files, argv, collect) | None``, a second
+    # run in the same sandbox decided from the first run's output (TLC's invariant probe).
+    # The executor runs it when the first run came to its own end and adds its files, its
+    # output and how it ended to the first run's files under :data:`FOLLOWUP` (see
+    # :func:`followup_files`), so ``parse`` reads both and the verdict stays re-derivable.
+
+
+#: Prefix of a follow-up run's files in the first run's ``ProcResult.files``.
+FOLLOWUP = "followup/"
+
+
+def followup_files(given: dict[str, str], proc: ProcResult | None, error: str | None = None) -> dict[str, bytes]:
+    """What a follow-up run leaves in the first run's files: the files it was given, the
+    files it collected, ``stdout``/``stderr``, and ``ended``: ``exit <status>``, or why it
+    did not come to its own end (the sandbox's :func:`termination` reason, or ``error``: it
+    could not be made or started). All under :data:`FOLLOWUP`."""
+    out = {FOLLOWUP + k: v.encode() for k, v in given.items()}
+    if proc is not None:
+        out.update({FOLLOWUP + k: v for k, v in proc.files.items()})
+        out[FOLLOWUP + "stdout"] = proc.stdout.encode()
+        out[FOLLOWUP + "stderr"] = proc.stderr.encode()
+        ended = termination(proc, "the follow-up run")
+        error = error or (ended.reason if ended else None)
+    out[FOLLOWUP + "ended"] = (f"error: {error}" if error else f"exit {proc.returncode}").encode()
+    return out
+
 
 @dataclass
 class Reproduction:

@@ -394,3 +394,43 @@ def test_a_candidate_the_kit_cannot_read_is_invalid_and_the_gold_stops_the_run(c
     with pytest.raises(RunError, match="maximum recursion"):
         _job(Odd(), t, Candidate(task_id="04_140", model="gold", sample=0, output=t.gold, origin="gold"),
              "gold", {}, DS, None)
+
+
+class ProbingFramaC(FramaC):
+    """The real Frama-C module with a follow-up run (as TLC's invariant probe has one): a
+    real command in the same sandbox, given a file made from the first run's output."""
+
+    broken = False
+
+    def followup(self, files, proc, options):
+        if self.broken:
+            raise RuntimeError("cannot make it")
+        return ({"first.txt": f"first exit {proc.returncode}\n"},
+                ["sh", "-c", "cat first.txt candidate.c | wc -l > lines.txt; echo probed"], ["lines.txt"])
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_followup_run_is_stored_with_the_first_and_rederivable(casp_tasks, framac_host, tmp_path, broken):
+    from harness.executor import derive
+    from harness.results import OutputStore
+
+    verifier = ProbingFramaC()
+    verifier.broken = broken
+    sandbox = CountingSandbox(framac_host.sandbox)
+    ex = executor(framac_host, verifier=verifier, sandbox=sandbox)
+    log = RecordLog(tmp_path / "records.jsonl")
+    job = gold_job(casp_tasks["04_140"], framac_host)
+    (rec,) = ex.run([job], log, casp.judge)
+    log.close()
+    proc = OutputStore(tmp_path / "outputs").get(rec["tool_output"]["sha256"])
+    if broken:  # the verifier could not make it: said in its ending, nothing ran
+        assert len(sandbox.calls) == 2 and ex.stats.followups == 0  # the task run and the job
+        assert proc.files["followup/ended"].startswith(b"error: the kit could not make the follow-up run")
+    else:
+        assert sandbox.calls[-1][:2] == ["sh", "-c"] and ex.stats.followups == 1
+        assert proc.files["followup/first.txt"] == b"first exit 0\n"
+        assert proc.files["followup/stdout"] == b"probed\n" and proc.files["followup/ended"] == b"exit 0"
+        assert int(proc.files["followup/lines.txt"]) == 1 + job.files["candidate.c"].count("\n")
+    assert "wp-report.json" in proc.files  # the first run's files are kept beside
+    assert rec["verdict"] == "verified"
+    assert derive(verifier, job, proc, casp.judge)[:2] == (rec["verdict"], rec["reason"])  # from the stored output
