@@ -106,7 +106,7 @@ def test_verifier_knows_only_the_tool():
     assert not [m for m in imported if "benchmarks" in m], imported
     for name in ("postprocess", "config_text", "complete_unchanged", "BUILTIN_MODULES", "MODEL_VALUES"):
         assert not hasattr(tlc, name), name
-    assert len(src.splitlines()) < 750
+    assert len(src.splitlines()) < 900  # 750 before the invariant probe (issue 26), a TLC run of its own
 
 
 def test_command_line_is_deterministic_and_recorded():
@@ -174,3 +174,73 @@ def test_success_needs_tlc_evidence():
     printed = ProcResult(argv=proc.argv, returncode=0, files=proc.files,
                          stdout=proc.stdout.replace("@!@!@STARTMSG 2185", "hello\n@!@!@STARTMSG 2185"))
     assert v.parse(printed, d["options"]).extra["model_output"] == "hello"
+
+
+# --- the invariant probe (issue 26): TLC.followup, probe_variants, read_probe ----------------
+
+def _probe(case: str) -> tuple[dict, ProcResult]:
+    """A recorded verified run with the follow-up run the executor made after it."""
+    d = json.loads((REC / f"probe_{case}.json").read_text())
+    files = {"states.dump": d["dump"].encode(), **{k: v.encode() for k, v in d["followup"].items()}}
+    return d, ProcResult(argv=d["argv"], returncode=d["returncode"], stdout=d["stdout"], stderr=d["stderr"],
+                         files=files)
+
+
+def test_probe_variants_change_one_variable_to_a_value_it_takes_elsewhere():
+    states = [{"pc": '"loop"', "x": "1", "r": "NONE"}, {"pc": '"loop"', "x": "2", "r": "NONE"},
+              {"pc": '"done"', "x": "1", "r": "5"}]
+    got = tlc.probe_variants(states)
+    reach = {tuple(sorted(s.items())) for s in states}
+    assert got and not any(tuple(sorted(v.items())) in reach for v in got)  # never a reachable state
+    for v in got:  # one variable differs from some reachable state, with a value seen for that variable
+        assert any(sum(v[k] != s[k] for k in v) == 1 for s in states)
+        assert all(v[k] in {s[k] for s in states} for k in v)
+    assert {"pc": '"done"', "x": "1", "r": "NONE"} in got  # the end with the result unset
+    assert tlc.probe_variants(states) == got  # deterministic
+    assert tlc.probe_variants([{"x": "1"}]) == [] and tlc.probe_variants([]) == []
+
+
+def test_probe_variants_are_bounded_and_seeded():
+    states = [{"a": str(i), "b": str(i * 7 % 50)} for i in range(50)]
+    got = tlc.probe_variants(states, max_variants=30, max_values=5, max_states=10, seed=1)
+    assert len(got) == 30 and got == tlc.probe_variants(states, max_variants=30, max_values=5, max_states=10, seed=1)
+    assert got != tlc.probe_variants(states, max_variants=30, max_values=5, max_states=10, seed=2)
+
+
+def test_followup_asks_for_the_probe_only_after_a_verified_run_that_asked_for_it():
+    d, proc = _recorded("success")
+    v = tlc.TLC()
+    assert v.followup(d["files"], proc, d["options"]) is None  # no probe option
+    opts = dict(d["options"], probe={"invariant": "Assertion"})
+    files, argv, collect = v.followup(d["files"], proc, opts)
+    text, cfg = files[f"{tlc.PROBE_MODULE}.tla"], files[f"{tlc.PROBE_MODULE}.cfg"]
+    assert text.startswith(f"---- MODULE {tlc.PROBE_MODULE} ----\nEXTENDS HumanEval_13, TLC\n")
+    assert "VKNext == UNCHANGED <<a, a0, b, b0, pc, result>>" in text
+    assert cfg.splitlines()[-3:] == ["INIT VKInit", "NEXT VKNext", "INVARIANT Assertion"]
+    assert "SPECIFICATION" not in cfg and "CONSTANT" in cfg  # the candidate's constants, not its Spec
+    assert argv[-1] == tlc.PROBE_MODULE and "-dump" not in argv and collect == []
+    _, failed = _recorded("invariant_violated")
+    assert v.followup({}, failed, dict(opts, module="HumanEval_52")) is None  # not verified: no probe
+
+
+@pytest.mark.parametrize("case", ["falsified", "held", "error"])
+def test_the_probe_outcome_is_read_from_the_recorded_followup(case):
+    d, proc = _probe(case)
+    r = tlc.TLC().parse(proc, d["options"])
+    assert r.verdict == "verified" and r.extra["probe"]["outcome"] == case
+    assert r.extra["probe"]["variants"] == len(tlc.probe_variants(r.extra["states"]))
+    if case == "falsified":
+        assert r.extra["probe"]["state"]["pc"] == '"done"'
+    if case == "error":
+        assert "should be an integer" in r.extra["probe"]["error"]
+
+
+def test_a_probe_that_did_not_run_or_ended_early_is_not_run():
+    d, proc = _probe("held")
+    missing = ProcResult(argv=proc.argv, returncode=0, stdout=proc.stdout, files={"states.dump": proc.files["states.dump"]})
+    assert tlc.TLC().parse(missing, d["options"]).extra["probe"]["outcome"] == "not_run"
+    cut = dict(proc.files)
+    cut["followup/stdout"] = cut["followup/stdout"].split(b"@!@!@STARTMSG 2193")[0]  # no result
+    cut["followup/ended"] = b"error: the follow-up run killed at the wall-time limit after 300.0 s"
+    r = tlc.TLC().parse(ProcResult(argv=proc.argv, returncode=0, stdout=proc.stdout, files=cut), d["options"])
+    assert r.extra["probe"]["outcome"] == "not_run" and "wall-time" in r.extra["probe"]["error"]

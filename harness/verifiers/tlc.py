@@ -74,18 +74,19 @@ it. The verifier only reports the view; a benchmark judges it (Model-Bench:
 
 from __future__ import annotations
 
+import random
 import re
 from dataclasses import dataclass, field
 
-from ..model import ProcResult, VerifierResult
+from ..model import FOLLOWUP, ProcResult, VerifierResult
 
 NAME = "tlc"
 TOOLCHAIN = "tlaplus"
 #: Version of this module's command line and parser (part of every job key; "1" also covered
 #: the Model-Bench config and post-processing, which moved out unchanged; "2": success read
 #: from the dump and exit status, cross-checked, issue 13; "3": SANY's XML view collected in the same run,
-#: failures of a run belong to the candidate, issue 26).
-MODULE_VERSION = "3"
+#: failures of a run belong to the candidate, issue 26; "4": the invariant probe, a follow-up run).
+MODULE_VERSION = "4"
 JAR = "/opt/verikit/tla2tools.jar"
 DUMP_BASENAME = "states"
 DUMP_FILE = DUMP_BASENAME + ".dump"
@@ -100,6 +101,12 @@ DEFAULT_MAX_STATES = 20000
 #: rewrite it), and SANY's messages of that export.
 SANY_XML = "sany.xml"
 SANY_ERR = "sany.err"
+#: The invariant probe (:meth:`TLC.followup`): the follow-up run's module, and its bounds
+#: (:func:`probe_variants`).
+PROBE_MODULE = "VKProbe"
+PROBE_MAX_VARIANTS = 2000
+PROBE_MAX_STATES = 400
+PROBE_MAX_VALUES = 12
 SANY_SCRIPT = (f'mkdir -p tmp; java -XX:-UsePerfData -Xmx256m -Djava.io.tmpdir=tmp -cp {JAR} tla2sany.xml.XMLExporter '
                f'-o "$1.tla" > {SANY_XML} 2> {SANY_ERR}; chmod 0444 {SANY_XML} {SANY_ERR}; shift; exec "$@"')
 #: What in TLC's output shows the kit's own side failed (the jar or the JVM missing): only
@@ -370,6 +377,42 @@ class TLC:
             collect += [SANY_XML, SANY_ERR]
         return argv, {}, collect
 
+    def followup(self, files: dict[str, str], proc: ProcResult, options: dict) -> tuple[dict, list, list] | None:
+        """The invariant probe (issue 26), asked by ``options["probe"]`` (``{"invariant":
+        name}``, set by a benchmark): after a verified run, TLC checks the invariant on
+        states that are NOT reachable, each a reachable state with one variable changed to a
+        value that variable takes in another reachable state (:func:`probe_variants`). An
+        invariant that holds on all of them reads the state in no way that the model's
+        behaviour could break: true by construction. The probe module extends the
+        candidate's (``EXTENDS <module>, TLC``: TLC prints functions with ``:>``/``@@``)
+        with ``VKInit`` (the variants) and ``VKNext`` (stutter), checked with the
+        candidate's constants and the same TLC switches (no dump, no SANY export).
+
+        Returns:
+            ``(files, argv, collect)``, or None: no probe asked, the run not verified, or no
+            variant (every variable keeps one value in all reachable states).
+        """
+        probe = options.get("probe")
+        if not probe:
+            return None
+        first = self._parse(proc, options)
+        if first.verdict != "verified":
+            return None
+        variants = probe_variants(first.extra.get("states") or [], seed=int(options.get("seed") or 0))
+        if not variants:
+            return None
+        module = options["module"]
+        names = sorted({v for st in variants for v in st})
+        inits = "\n".join("    \\/ " + " /\\ ".join(f"{v} = {st[v]}" for v in names) for st in variants)
+        text = (f"---- MODULE {PROBE_MODULE} ----\nEXTENDS {module}, TLC\n"
+                f"VKInit ==\n{inits}\nVKNext == UNCHANGED <<{', '.join(names)}>>\n====\n")
+        keep = [ln for ln in files.get(f"{module}.cfg", "").splitlines()
+                if ln.split()[:1] and ln.split()[0] not in ("SPECIFICATION", "INIT", "NEXT", "INVARIANT", "INVARIANTS",
+                                                             "PROPERTY", "PROPERTIES", "CHECK_DEADLOCK")]
+        cfg = "\n".join(keep + ["INIT VKInit", "NEXT VKNext", f"INVARIANT {probe['invariant']}"]) + "\n"
+        argv, _, _ = self.command({**options, "module": PROBE_MODULE, "dump": False, "sany_view": False})
+        return {f"{PROBE_MODULE}.tla": text, f"{PROBE_MODULE}.cfg": cfg}, argv, []
+
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Verdict of one TLC run (see the module docstring for the mapping), with SANY's view
         of the module (:func:`sany_view`) in ``extra["sany"]`` when the job collected it.
@@ -402,6 +445,12 @@ class TLC:
                                                  proc.files.get(SANY_ERR, b"").decode("utf-8", "replace"))
             except Exception as exc:  # noqa: BLE001 - recorded, judged fail-closed by the benchmark
                 result.extra["sany"] = {"error": f"{type(exc).__name__}: {exc}"}
+        if options.get("probe") and result.verdict == "verified":
+            try:
+                result.extra["probe"] = read_probe(proc, result.extra.get("states") or [],
+                                                   seed=int(options.get("seed") or 0))
+            except Exception as exc:  # noqa: BLE001 - recorded, judged fail-closed by the benchmark
+                result.extra["probe"] = {"outcome": "unreadable", "error": f"{type(exc).__name__}: {exc}"}
         return result
 
     def _parse(self, proc: ProcResult, options: dict) -> VerifierResult:
@@ -491,6 +540,82 @@ class TLC:
                               f"{log.strip()[-300:]}", extra=extra)
 
 
+# ---------------------------------------------------------------------------------------
+# The invariant probe (issue 26)
+# ---------------------------------------------------------------------------------------
+
+def probe_variants(states: list[dict[str, str]], *, seed: int = 0, max_variants: int = PROBE_MAX_VARIANTS,
+                   max_states: int = PROBE_MAX_STATES, max_values: int = PROBE_MAX_VALUES) -> list[dict[str, str]]:
+    """States that are not reachable, made from reachable ones (``states``, the dump's
+    ``{variable: value}``) by changing one variable to another value it takes in some
+    reachable state. Bounded and seeded (``random.Random(seed)``): at most ``max_states``
+    reachable states (drawn), ``max_values`` values per variable (drawn), ``max_variants``
+    variants (drawn); the order is deterministic. Only states with the same variables are
+    combined. Returns ``[]`` when no variable takes two values."""
+    rng = random.Random(seed)
+    states = [s for s in states if s]
+    if not states:
+        return []
+    names = sorted(states[0])
+    states = [s for s in states if sorted(s) == names]
+    reach = {tuple(s[v] for v in names) for s in states}
+    pools = {v: sorted({s[v] for s in states}) for v in names}
+    pools = {v: (p if len(p) <= max_values else sorted(rng.sample(p, max_values))) for v, p in pools.items()}
+    base = states if len(states) <= max_states else [states[i] for i in sorted(rng.sample(range(len(states)), max_states))]
+    seen: set[tuple] = set()
+    out: list[dict[str, str]] = []
+    for s in base:
+        for v in names:
+            for w in pools[v]:
+                t = tuple(w if n == v else s[n] for n in names)
+                if w != s[v] and t not in reach and t not in seen:
+                    seen.add(t)
+                    out.append(dict(zip(names, t)))
+    if len(out) > max_variants:
+        out = [out[i] for i in sorted(rng.sample(range(len(out)), max_variants))]
+    return out
+
+
+def read_probe(proc: ProcResult, states: list[dict[str, str]], *, seed: int = 0) -> dict:
+    """The invariant probe's outcome (:meth:`TLC.followup`) from the follow-up files in
+    ``proc.files``: ``{"outcome", "variants", ...}`` where ``outcome`` is
+
+    - ``falsified``: the invariant is false on a variant (``state``: the first TLC found);
+    - ``error``: TLC could not evaluate it on a variant (``error``; e.g. a sequence index
+      out of its domain): not true by construction either;
+    - ``held``: true on every variant (the probe's finding);
+    - ``no_variants``: no variable takes two values in the reachable states (nothing to
+      change: the probe cannot ask);
+    - ``not_run``: variants exist but the follow-up did not run or came to no result
+      (``error`` says why: its ``ended`` line, or its output).
+    """
+    files = proc.files or {}
+    n = len(probe_variants(states, seed=seed))
+    if not n:
+        return {"outcome": "no_variants", "variants": 0}
+    if FOLLOWUP + "stdout" not in files:
+        why = files.get(FOLLOWUP + "ended", b"no follow-up run").decode("utf-8", "replace")
+        return {"outcome": "not_run", "variants": n, "error": why}
+    ended = files.get(FOLLOWUP + "ended", b"").decode("utf-8", "replace")
+    text = files[FOLLOWUP + "stdout"].decode("utf-8", "replace")
+    out = split_messages(text)
+    violated = out.first(MSG_INVARIANT_INITIAL) or out.first(MSG_INVARIANT_BEHAVIOR)
+    if violated is not None:  # 2107 prints the violating initial state in its own text
+        try:
+            state = parse_state(violated.text.partition("\n")[2])
+        except ValueError:
+            state = None
+        return {"outcome": "falsified", "variants": n, "state": state}
+    errors = [(i, m) for i, m in enumerate(out.messages) if m.cls == CLASS_ERROR]
+    init_at = next((i for i, m in enumerate(out.messages) if m.code == MSG_COMPUTING_INIT), None)
+    if errors and init_at is not None and errors[0][0] > init_at:
+        return {"outcome": "error", "variants": n, "error": _error_text(out, errors[0][0])}
+    if out.first(MSG_SUCCESS) is not None and not errors and ended == "exit 0":
+        return {"outcome": "held", "variants": n}
+    detail = _error_text(out, errors[0][0]) if errors else (ended + ": " + text.strip()[-300:])
+    return {"outcome": "not_run", "variants": n, "error": detail}
+
+
 def _stats(msg: Message | None) -> tuple[int, int, int] | None:
     """``(generated, distinct, left on queue)`` of a 2199 message, or None."""
     if msg is None:
@@ -536,11 +661,14 @@ def _one_line(text: str) -> str:
 
 
 def _error_text(out: ToolOutput, index: int) -> str:
-    """An error message with the messages nested in it (e.g. 1000 + 2132), one line."""
+    """An error message with the messages nested in it (e.g. 1000 + 2132), one line. An
+    error with no text of its own takes the next message's even when that one is of class
+    0 (TLC 2.15 nests 2266 "The first argument of >= should be an integer" in 1000)."""
     first = out.messages[index]
     parts = [first.text]
     for m in out.messages[index + 1:]:
-        if m.code in (MSG_BEHAVIOR_HEADER, MSG_STATE, MSG_NESTED_EXPRESSIONS, MSG_STATS) or m.cls == 0:
+        if m.code in (MSG_BEHAVIOR_HEADER, MSG_STATE, MSG_NESTED_EXPRESSIONS, MSG_STATS) or (
+                m.cls == 0 and "".join(parts).strip()):
             break
         parts.append(m.text)
     text = _one_line(" ".join(parts))
