@@ -157,8 +157,8 @@ def test_bundled_candidates_and_canaries(fetched):
     assert sorted(models) == ["canary:assertion-constraint", "canary:constant-assertion", "canary:except-constructor",
                               "canary:inner-module", "canary:parse-error",
                               "canary:print-stats", "canary:prose-around", "canary:random-element",
-                              "canary:shadowed-constant", "canary:tlcset-exit", "canary:vacuous", "canary:violation",
-                              "gold", "gold", "gold", "gold"]
+                              "canary:shadowed-constant", "canary:tautology-assertion", "canary:tlcset-exit",
+                              "canary:vacuous", "canary:violation", "gold", "gold", "gold", "gold"]
     expected = {c.model: e for c, e in can}
     assert expected["canary:prose-around"] == ("verified",) and expected["canary:random-element"] == ("rejected",)
     assert modelbench.gold_candidates(tasks, "original-fewshot") == []  # gold runs once, as a canary

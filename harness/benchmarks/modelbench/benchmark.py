@@ -268,6 +268,9 @@ def issue26_canaries(oracle: str, wrong: str) -> list[tuple[str, str, str]]:
       Assertion as a constraint (``[][Next /\\ Assertion']_vars``: violating states pruned);
     - ``canary:inner-module`` (``rejected``): an inner module instantiated (a module off the
       allow-list);
+    - ``canary:tautology-assertion`` (``rejected``): the wrong model whose Assertion reads
+      its variables but holds by construction (``pc = "done" => result = result``): TLC's
+      invariant probe finds it true on every state it is tried on;
     - ``canary:prose-around`` (``verified``): the oracle with prose SANY ignores, before its
       header (mentioning ``EXTENDS`` and ``TLCSet``) and after its closing ``====``.
     """
@@ -279,13 +282,15 @@ def issue26_canaries(oracle: str, wrong: str) -> list[tuple[str, str, str]]:
     a_line = 'Assertion == pc = "done" => result = Gcd(a0, b0) + 1\n'
     constraint = wrong.replace(a_line, "").replace("Next == Loop", a_line + "\nNext == Loop").replace(
         "Spec == Init /\\ [][Next]_vars", "Spec == Init /\\ [][Next /\\ Assertion']_vars")
+    tautology = wrong.replace('Assertion == pc = "done" => result = Gcd(a0, b0) + 1',
+                              'Assertion == pc = "done" => result = result')
     inner = oracle.replace("vars ==", "---- MODULE Inner ----\nX == 1\n====\nI == INSTANCE Inner\nvars ==")
     prose = ("Notes (before the header, ignored by SANY): EXTENDS TLC and TLCSet(\"exit\", TRUE) are not used.\n"
              + oracle + "\nAfter the module (ignored by SANY):\nVARIABLES z\nEXTENDS TLCExt\n")
     out = [("canary:random-element", random_in, "rejected"), ("canary:constant-assertion", constant, "rejected"),
            ("canary:shadowed-constant", shadowed, "rejected"), ("canary:except-constructor", except_c, "rejected"),
            ("canary:assertion-constraint", constraint, "rejected"), ("canary:inner-module", inner, "rejected"),
-           ("canary:prose-around", prose, "verified")]
+           ("canary:tautology-assertion", tautology, "rejected"), ("canary:prose-around", prose, "verified")]
     return [(n, x, e) for n, x, e in out if x not in (oracle, wrong) or n == "canary:prose-around"]
 
 
@@ -321,7 +326,8 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
     text = proc.text if proc else (cand.output if isinstance(cand.output, str) else "")
     opts = dict(options, module=module, constants=consts, model_values=proc.model_values if proc else [],
                 variables=proc.variables if proc else [], task_constants=sorted(task.constants),
-                postprocessed_sha256=sha256_text(text), module_header=bool(proc and proc.module is not None))
+                postprocessed_sha256=sha256_text(text), module_header=bool(proc and proc.module is not None),
+                probe={"invariant": "Assertion"})
     if build_error:
         opts["build_error"] = build_error
     candidate = candidate_ref(cand)
@@ -344,7 +350,13 @@ def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
       run TLC did not verify keeps TLC's verdict (SANY failed: TLC says why), a verified
       one is ``rejected``;
     - a verified run that printed text of its own (``model_output``) or checked no state
-      (empty initial-state set) is ``rejected``.
+      (empty initial-state set) is ``rejected``;
+    - a verified run whose ``Assertion`` holds by construction is ``rejected``: TLC's
+      invariant probe (:meth:`harness.verifiers.tlc.TLC.followup`, asked by the job's
+      ``probe`` option) found it true on every state made from a reachable one by
+      changing one variable to a value it takes elsewhere; a probe that did not run or
+      could not be read fails closed (``rejected``); ``no_variants`` (no variable takes
+      two values) and a TLC error on a variant do not reject.
 
     A run whose success TLC's own evidence contradicts is already ``rejected`` by the
     verifier. ``job.reject`` (set by older jobs) still rejects."""
@@ -374,6 +386,14 @@ def _judge(job: Job, result: VerifierResult) -> tuple[str, str]:
             return "rejected", f"the model printed into TLC's output: {result.extra['model_output'][:200]!r}"
         if not result.extra.get("distinct_states"):
             return "rejected", "vacuous model: TLC's dump holds no state (the initial-state predicate is empty)"
+        if opts.get("probe"):
+            probe = result.extra.get("probe") or {"outcome": "not_run", "error": "no probe in the reading"}
+            if probe["outcome"] == "held":
+                return "rejected", (f"Assertion holds by construction: TLC found it true on all {probe['variants']} "
+                                    "unreachable states made from reachable ones by changing one variable to a value "
+                                    "it takes elsewhere (it checks nothing the model's behaviour could break)")
+            if probe["outcome"] in ("not_run", "unreadable"):
+                return "rejected", (f"the kit could not probe the Assertion (fail closed): {probe.get('error')}")
     return result.verdict, result.reason
 
 
