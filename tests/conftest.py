@@ -124,18 +124,25 @@ class FramaCHost:
             recs = ex.run(jobs, log, casp.BENCHMARK.judge)
         finally:
             log.close()
+        if os.environ.get("VK_DUMP"):
+            import json as _j
+            with open(os.environ["VK_DUMP"], "a") as fh:
+                for r in recs: fh.write(_j.dumps(r) + "\n")
         for r in recs:
             validate("record", r)
         return recs
 
-    def run_items(self, items: list, tmp_path: Path) -> dict[tuple, dict]:
+    def run_items(self, items: list, tmp_path: Path, *, execution: bool = True) -> dict[tuple, dict]:
         """Run candidates ``[(task, mode, output)]`` (smoke tests on, 10 s per goal) as ONE
         run (a module's real-tool cases share it: one task run per task, both cores busy).
+        ``execution=False`` leaves out the execution cross-check (``execution_check``), for
+        cases about what the judge reads from Frama-C alone (the cross-check has its own
+        tests: test_casp_execution, the canaries).
 
         Returns: ``{(task_id, mode, output): record}``."""
         from harness.benchmarks import Candidate, casp
 
-        opts = self.options(smoke=True, wp_timeout_s=10)
+        opts = self.options(smoke=True, wp_timeout_s=10, **({} if execution else {"execution_check": False}))
         unique = list(dict.fromkeys((t.task_id, mode, out) for t, mode, out in items))
         task = {t.task_id: t for t, _, _ in items}
         jobs = [casp.build_job(task[tid], Candidate(task_id=tid, model=f"m{i}", sample=0, output=out, origin="test"),

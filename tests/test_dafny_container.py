@@ -50,7 +50,7 @@ def dafny_env(fetched, engine_image):
     """(sandbox, probed toolchain, verifier) for the dafny image; closes the sandbox."""
     from harness.registry import sandbox as get_sandbox
 
-    sandbox = engine_image(lambda: get_sandbox("container", toolchain="dafny", slots=1))
+    sandbox = engine_image(lambda: get_sandbox("container", toolchain="dafny", slots=2))
     probed = toolchains.probe("dafny", sandbox, flavor="debian")
     yield sandbox, probed, Dafny()
     sandbox.close()
@@ -191,7 +191,7 @@ def test_batched_and_separate_verdicts_are_identical(dafny_env, fetched, tmp_pat
     per = {}
     for strategy in ("batched", "separate"):
         jobs = _jobs(fetched, probed, verifier, PARITY_TASKS, strategy)
-        ex = Executor(verifier, sandbox, probed, limits=Limits(wall_s=900), parallel=1)
+        ex = Executor(verifier, sandbox, probed, limits=Limits(wall_s=900), parallel=2)
         recs = ex.run(jobs, RecordLog(tmp_path / f"{strategy}.jsonl"), di.judge)
         assert not [r["reason"] for r in recs if r["verdict"] == "infra_error"]
         per[strategy] = {(r["task_id"], g["name"]): (g["status"], g["failure"]) for r in recs for g in r["goal_results"]}
