@@ -34,6 +34,14 @@ A verifier may ask for a follow-up run decided from the first run's output (its 
 executor runs it in the same sandbox with the job's limits when the first run came to its
 own end, and stores its files and output with the first run's (``followup/``, see
 :func:`harness.model.followup_files`); it is counted in ``RunStats.followups``.
+
+A verifier may also have a gate (its optional ``gate(options)``, e.g. Frama-C's view of the
+candidate from a parse only): a cheap first run whose output (with the job's task run)
+the benchmark's judge reads through :func:`derive`; when that gives ``rejected`` the
+record is made from it and the verification is not run (nothing else of the candidate
+is run: no prover time, no execution), counted in ``RunStats.gated``. Any other verdict,
+and a gate that did not come to its own end, lead to the verification as usual. The
+stored output is the gate's, so the verdict stays re-derivable.
 """
 
 from __future__ import annotations
@@ -104,7 +112,8 @@ class RunStats:
     from the result cache, ``resumed`` were already in records.jsonl, ``infra_error``
     still failed on our side after retries, ``verifier_runs`` counts every tool start
     (retries included), ``task_runs`` the jobs' task runs (``Job.task_run``: one per
-    distinct task run), ``followups`` the verifier's follow-up runs."""
+    distinct task run), ``followups`` the verifier's follow-up runs, ``gated`` the jobs
+    the gate's run decided (``rejected`` without the verification)."""
 
     jobs: int = 0
     ran: int = 0
@@ -114,6 +123,7 @@ class RunStats:
     verifier_runs: int = 0
     task_runs: int = 0
     followups: int = 0
+    gated: int = 0
 
     def to_json(self) -> dict:
         """The counters as a dict."""
@@ -290,6 +300,9 @@ class Executor:
         if self._draining.is_set():
             raise Drained()
         argv, env, collect = self.verifier.command(job.options)
+        gated = self._gate(vkey, job, (argv, env, collect), judge)
+        if gated is not None:
+            return gated
         attempts = 0
         while True:
             if self._stopping.is_set():
@@ -351,6 +364,37 @@ class Executor:
             ended = termination(proc, self.verifier.name) is not None or proc.returncode != 0
             self._task_runs[key] = {} if ended else dict(proc.files)
             return self._task_runs[key]
+
+    def _gate(self, vkey: str, job: Job, main: tuple, judge) -> dict | None:
+        """The record of ``job`` from the verifier's gate run when the judge rejects the
+        candidate on it (see the module docstring), else None (the verification runs).
+        ``main``: the verification's ``(argv, env, collect)``, with which the task run is
+        made (the same task run as the verification's)."""
+        make = getattr(self.verifier, "gate", None)
+        spec = make(job.options) if make is not None else None
+        if spec is None:
+            return None
+        argv, env, collect = spec
+        with self._lock:
+            self.stats.verifier_runs += 1
+        try:
+            proc = self.sandbox.run(argv, files={**self.shared_files, **job.files}, env=env, collect=collect,
+                                    limits=job.limits or self.limits)
+        except SandboxError:
+            return None
+        if self._stopping.is_set():
+            raise Stopped("the run is stopping")
+        if termination(proc, self.verifier.name) is not None:
+            return None
+        if job.task_run:
+            proc.files = {**proc.files, **self._task_run(job, *main)}
+        verdict, reason, result = derive(self.verifier, job, proc, judge)
+        if verdict != "rejected":
+            return None
+        with self._lock:
+            self.stats.gated += 1
+            self.stats.ran += 1
+        return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=1)
 
     def _followup(self, job: Job, proc: ProcResult, env: dict) -> dict[str, bytes]:
         """The verifier's follow-up run of ``job`` after ``proc`` (none when the verifier

@@ -124,10 +124,6 @@ class FramaCHost:
             recs = ex.run(jobs, log, casp.BENCHMARK.judge)
         finally:
             log.close()
-        if os.environ.get("VK_DUMP"):
-            import json as _j
-            with open(os.environ["VK_DUMP"], "a") as fh:
-                for r in recs: fh.write(_j.dumps(r) + "\n")
         for r in recs:
             validate("record", r)
         return recs

@@ -37,9 +37,11 @@ class CountingSandbox:
         self.inner = inner
         self.name = inner.name
         self.calls: list[list[str]] = []
+        self.envs: list[dict] = []
 
     def run(self, argv, **kw):
         self.calls.append(list(argv))
+        self.envs.append(dict(kw.get("env") or {}))
         return self.inner.run(argv, **kw)
 
     def cancel(self):
@@ -434,3 +436,35 @@ def test_a_followup_run_is_stored_with_the_first_and_rederivable(casp_tasks, fra
     assert "wp-report.json" in proc.files  # the first run's files are kept beside
     assert rec["verdict"] == "verified"
     assert derive(verifier, job, proc, casp.judge)[:2] == (rec["verdict"], rec["reason"])  # from the stored output
+
+
+def test_the_gate_rejects_on_the_view_without_running_wp(casp_tasks, framac_host, tmp_path):
+    """CASP's candidate modes: Frama-C's view first (parse only). A candidate the rules
+    reject on it is recorded from that run (no WP run, nothing executed), re-derivably;
+    an honest one gets its verification as before."""
+    from harness.executor import derive
+    from harness.results import OutputStore
+
+    t = casp_tasks["01_57"]
+    cheat = t.gold.split("*/", 1)[1] + "\n/*@ axiomatic Z { axiom z: \\forall integer x; x == 0; } */\n"
+    honest = t.gold.split("*/", 1)[1]
+    opts = framac_host.options(smoke=True, wp_timeout_s=10)
+    jobs = [casp.build_job(t, Candidate("01_57", "m", i, out, "test"), "code-from-spec", opts, DS)
+            for i, out in enumerate((cheat, honest))]
+    assert all(j.options.get("gate") for j in jobs), [j.precheck for j in jobs]
+    sandbox = CountingSandbox(framac_host.sandbox)
+    ex = executor(framac_host, sandbox=sandbox)
+    log = RecordLog(tmp_path / "records.jsonl")
+    rejected, verified = ex.run(jobs, log, casp.judge)
+    log.close()
+    assert rejected["verdict"] == "rejected" and rejected["reason"].startswith("no-axioms:"), rejected["reason"]
+    assert rejected["goals"] is None and rejected["verifier"]["extra"]["gate"] is True
+    assert rejected["verifier"]["extra"]["task_sound"] is True  # the task run's files are read with the gate's
+    assert verified["verdict"] == "verified", verified["reason"]
+    gates = [e for e in sandbox.envs if e.get("VERIKIT_GATE") == "1"]
+    assert len(gates) == 2 and len(sandbox.calls) == 4  # two gates, one task run, one verification
+    assert ex.stats.gated == 1 and ex.stats.ran == 2 and ex.stats.task_runs == 1
+    proc = OutputStore(tmp_path / "outputs").get(rejected["tool_output"]["sha256"])
+    assert "vk-gate" in proc.files and "wp-report.json" not in proc.files and "vk_exec.log" not in proc.files
+    assert derive(framac_host.framac, jobs[0], proc, casp.judge)[:2] == (rejected["verdict"], rejected["reason"])
+    validate("record", rejected)

@@ -50,7 +50,7 @@ SOURCE = "candidate.c"
 REPORT = "wp-report.json"
 #: Version of this module's command line and parser; part of every job key, so results
 #: cached under an older reading of the output are never reused. Bump on any change.
-MODULE_VERSION = "2"
+MODULE_VERSION = "3"  # "3": the gate (issue 26)
 WHY3CONF = "why3.conf"
 #: Job file names of the driver and of Frama-C's view script, and their package sources.
 DRIVER = "verikit_framac_job.sh"
@@ -67,6 +67,8 @@ VIEW, TASK_VIEW, HAVOC_LOG = "view.json", "task-view.json", "havoc.log"
 #: The driver's preprocessor outputs of the candidate's own text (see the driver).
 REGION_PP = {"comments": "region.i", "no_comments": "region-nc.i", "tokens": "region-tok.i"}
 REGION_ERR = "region.err"
+#: Written by the driver in gate mode only (:meth:`FramaC.gate`): its output is the view's.
+GATE_MARK = "vk-gate"
 #: Issue 26: the task-soundness smoke-test run (``sound.c``) and the requires-implication
 #: run (``requires.c``, spec-from-code) of the driver, and their WP logs.
 SOUND_LOG, REQUIRES_LOG, SOUND_REPORT = "sound.log", "requires.log", "sound-report.json"
@@ -177,6 +179,22 @@ class FramaC:
         return argv, env, [REPORT, VIEW, TASK_VIEW, *REGION_PP.values(), REGION_ERR, HAVOC_LOG, EXEC_LOG,
                                   SOUND_LOG, REQUIRES_LOG, SOUND_REPORT]
 
+    def gate(self, options: dict) -> tuple[list[str], dict[str, str], list[str]] | None:
+        """The executor's first run of a candidate when ``options["gate"]`` is set (CASP's
+        candidate modes, issue 26): the driver in gate mode (``VERIKIT_GATE=1``) writes the
+        preprocessed candidate text and Frama-C's view of the verified file from a parse
+        only: no WP, no side run, nothing of the candidate executed (about a second). The
+        benchmark's judge reads it (with the task run's files); a ``rejected`` verdict is
+        final, anything else makes the executor run :meth:`command` as usual.
+
+        Returns:
+            ``(argv, env, collect)``, or None when the options ask for no gate.
+        """
+        if not options.get("gate"):
+            return None
+        argv, env, _ = self.command(options)
+        return argv, {**env, "VERIKIT_GATE": "1"}, [VIEW, TASK_VIEW, *REGION_PP.values(), REGION_ERR, GATE_MARK]
+
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Turn a finished Frama-C run into a :class:`VerifierResult`.
 
@@ -185,8 +203,19 @@ class FramaC:
         ``invalid`` (C or ACSL does not parse/typecheck: Frama-C "invalid user input"),
         ``verified`` (all goals proved, no failed smoke test), ``failed`` otherwise.
         Failed smoke tests are listed in ``vacuous`` for the benchmark to reject.
+
+        A gate run's output (:meth:`gate`, marked by :data:`GATE_MARK`) is never a
+        verification: ``invalid`` when Frama-C rejected the file, else ``failed`` ("WP not
+        run"), with ``extra["gate"] = True`` for the judge.
         """
-        result = self._parse_main(proc)
+        if GATE_MARK in (proc.files or {}):
+            result = self._parse_main(proc) if proc.returncode != 0 else VerifierResult(
+                "failed", "the gate: Frama-C's view only, WP not run", messages=_messages(proc.stdout + proc.stderr))
+            if result.verdict != "invalid":
+                result.verdict, result.reason = "failed", f"the gate: Frama-C's view only, WP not run ({result.reason})"
+            result.extra["gate"] = True
+        else:
+            result = self._parse_main(proc)
         result.artifacts = artifacts(proc.files)
         return result
 

@@ -469,6 +469,10 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
                                                files[REGION] if mode == "spec-from-code" else None, seed)
         files.update(exec_files)
         options = dict(options, execution=plan)
+    if precheck is None and mode != "gold":
+        # issue 26: Frama-C's view first (FramaC.gate, parse only); a candidate the
+        # integrity rules reject on it gets no WP run and is never executed
+        options = dict(options, gate=True)
     return Job(
         benchmark=NAME, benchmark_version=VERSION, dataset=dataset, mode=mode,
         task_id=task.task_id, task_sha256=task.sha256,
@@ -489,7 +493,16 @@ def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
     inconsistent contract) is ``rejected``. Gold: the paper's protocol
     (``termination: not-checked``). Last, a proof refuted by the execution cross-check
     (:mod:`.execution`: a contract violation, a sanitizer report, a crash, a timeout, builds
-    that disagree, or spec-from-code a contract that kills no mutant) is ``rejected``."""
+    that disagree, or spec-from-code a contract that kills no mutant) is ``rejected``.
+
+    The executor's gate run (``extra["gate"]``: Frama-C's view from a parse only, issue
+    26) is judged on the rules that read the view alone (:func:`.integrity.judge`); it
+    is ``rejected`` or, when no rule is broken, ``invalid`` (never a verification: the
+    executor then runs the job)."""
+    if (result.extra or {}).get("gate"):  # the gate's output (Frama-C's view only): the rules on the view, no more
+        integrity.record_soundness(job, result)
+        return integrity.judge(job, result, job.options["function"]) or (
+            "invalid", "the gate's output holds no verification (Frama-C's view only)")
     executed = None
     if job.mode != "gold" and job.options.get("execution") is not None:
         executed = _execution(job, result)

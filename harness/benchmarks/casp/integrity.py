@@ -542,12 +542,16 @@ def judge(job: Job, result: VerifierResult, target: str) -> tuple[str, str] | No
     ``termination`` (and ``trivial_task``) to ``result.extra``.
 
     Returns:
-        ``("rejected", reason)`` when a rule is broken, ``("failed", reason)`` when a
-        code-from-spec candidate's termination is not established (the reason says so
+        ``("rejected", reason)`` when a rule is broken (on the executor's gate run, only
+        the rules that read the view and the preprocessor: ``extra["gate"]``),
+        ``("failed", reason)`` when a code-from-spec candidate's termination is not established (the reason says so
         before WP's own), ``("verified", ...)`` for a trivial task on which WP generated
         no goal, None to keep the verifier's verdict.
     """
     art = result.artifacts
+    gate = bool(result.extra.get("gate"))  # the gate's output: the view and the preprocessor only
+    if gate and (art.get("view") is None or art.get("task_view") is None):
+        return None  # nothing final without both views: the verification decides, failing closed there
     checks = []
     pp = preprocessing_check(job.files.get(REGION), art.get("region_pp"), art.get("region_err"))
     if pp:
@@ -557,16 +561,16 @@ def judge(job: Job, result: VerifierResult, target: str) -> tuple[str, str] | No
         checks.append(_check("task-view", ["Frama-C could not parse the task's fixed part"], ""))
     elif view is not None:
         checks += view_checks(view, task_view, target, job.mode)
-    if job.mode == "spec-from-code" and view is not None:
+    if job.mode == "spec-from-code" and view is not None and not gate:
         checks.append(vacuity_check(art.get("havoc"), result.vacuous, result.extra.get("dead_code", [])))
-    if view is not None:  # issue 26: a proof that depends on dead code (task_sound: core.judge set it)
+    if view is not None and not gate:  # issue 26: a proof that depends on dead code (task_sound: core.judge set it)
         sound = result.extra.get("task_sound")
         checks.append(dead_code_check(result.extra.get("dead_code", []), art.get("smoke_by_function") or {}, view,
                                       sound if isinstance(sound, bool) else None))
     result.checks.extend(checks)
     status = "not-checked"
     term_problems: list[str] = []
-    if job.mode == "code-from-spec" and view is not None and task_view is not None:
+    if job.mode == "code-from-spec" and view is not None and task_view is not None and not gate:
         status, term_problems = termination(view, target, [g["name"] for g in result.goal_results])
         t = _functions(task_view).get(target) or {}
         if not any(k["kind"] == "ensures" for k in t.get("clauses", [])):

@@ -27,6 +27,12 @@
 #   4. the verification itself: frama-c FRAMA-C-ARGUMENTS with the view of the verified
 #      file written to view.json from the same parse (exec: its exit status and output
 #      are the job's). Without candidate.c (a task run) the job ends after step 3b.
+#
+# The gate (VERIKIT_GATE=1, issue 26; the executor's first run of a candidate, see
+# harness/verifiers/framac.py FramaC.gate): step 1, then Frama-C's view of the verified
+# file (the last argument) from a parse only, and nothing else: no WP, no side run, no
+# execution. It writes vk-gate so that its output is never read as a verification's.
+# The task's view (task.c) comes with the executor's task run (Job.task_run).
 set -u
 share=$(frama-c -print-share-path 2>/dev/null || echo /usr/share/frama-c)
 if [ -f region.c ]; then
@@ -37,6 +43,11 @@ if [ -f region.c ]; then
 fi
 if [ -f task.c ]; then
   VERIKIT_VIEW=task-view.json frama-c -load-script verikit_framac_view.ml task.c >task-view.log 2>&1
+fi
+if [ "${VERIKIT_GATE:-}" = 1 ]; then
+  : >vk-gate
+  for source; do :; done  # the verified file: the last argument
+  VERIKIT_VIEW=view.json exec frama-c -load-script verikit_framac_view.ml "$source"
 fi
 if [ -f havoc.c ]; then
   # shellcheck disable=SC2086  # word splitting of the argument list is intended
