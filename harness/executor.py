@@ -300,7 +300,7 @@ class Executor:
         if self._draining.is_set():
             raise Drained()
         argv, env, collect = self.verifier.command(job.options)
-        gated = self._gate(vkey, job, (argv, env, collect), judge)
+        gated = self._gate(vkey, job, judge)
         if gated is not None:
             return gated
         attempts = 0
@@ -322,7 +322,7 @@ class Executor:
                 raise Stopped("the run is stopping")
             ended = termination(proc, self.verifier.name)
             if job.task_run and ended is None:  # the run came to its own end: add the task's files (they win)
-                proc.files = {**proc.files, **self._task_run(job, argv, env, collect)}
+                proc.files = {**proc.files, **self._task_run(job)}
             try:
                 first = ended or self.verifier.parse(proc, job.options)
             except Exception:  # noqa: BLE001  # derive() below makes it the candidate's invalid
@@ -335,13 +335,16 @@ class Executor:
         verdict, reason, result = derive(self.verifier, job, proc, judge)
         return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=attempts)
 
-    def _task_run(self, job: Job, argv: list[str], env: dict, collect: list[str]) -> dict[str, bytes]:
+    def _task_run(self, job: Job) -> dict[str, bytes]:
         """The files collected by ``job.task_run``'s run, made once per run for each
         distinct (files, command) and shared by the jobs that name it (a job waits while
-        another makes it). A run that did not start is not kept (the next job tries
-        again) and gives no files; nor does a run the sandbox ended (wall time, memory) or
-        that exited non-zero (kept: it is not tried again): the benchmark's judge then
-        reads "not run", never a partial output."""
+        another makes it). The command is the verifier's ``task_command(options)`` when it
+        has one (only what a task run reads: jobs whose other options differ, e.g. a gold
+        and a candidate mode, share it), else the job's own. A run that did not start is
+        not kept (the next job tries again) and gives no files; nor does a run the sandbox
+        ended (wall time, memory) or that exited non-zero (kept: it is not tried again):
+        the benchmark's judge then reads "not run", never a partial output."""
+        argv, env, collect = getattr(self.verifier, "task_command", self.verifier.command)(job.options)
         key = sha256_text(canonical_json({"files": job.task_run, "argv": list(argv), "env": env}))
         with self._lock:
             lock = self._task_locks.setdefault(key, threading.Lock())
@@ -365,11 +368,10 @@ class Executor:
             self._task_runs[key] = {} if ended else dict(proc.files)
             return self._task_runs[key]
 
-    def _gate(self, vkey: str, job: Job, main: tuple, judge) -> dict | None:
+    def _gate(self, vkey: str, job: Job, judge) -> dict | None:
         """The record of ``job`` from the verifier's gate run when the judge rejects the
         candidate on it (see the module docstring), else None (the verification runs).
-        ``main``: the verification's ``(argv, env, collect)``, with which the task run is
-        made (the same task run as the verification's)."""
+        The job's task run is read with it (the same task run as the verification's)."""
         make = getattr(self.verifier, "gate", None)
         spec = make(job.options) if make is not None else None
         if spec is None:
@@ -387,7 +389,7 @@ class Executor:
         if termination(proc, self.verifier.name) is not None:
             return None
         if job.task_run:
-            proc.files = {**proc.files, **self._task_run(job, *main)}
+            proc.files = {**proc.files, **self._task_run(job)}
         verdict, reason, result = derive(self.verifier, job, proc, judge)
         if verdict != "rejected":
             return None

@@ -135,6 +135,13 @@ def test_a_task_run_is_made_once_and_its_files_win(casp_tasks, framac_host, tmp_
         c = Candidate(task_id=t.task_id, model=model, sample=0, output=t.gold + "\n" * (i + 1), origin="gold")
         jobs.append(casp.build_job(t, c, "gold", framac_host.options(smoke=False), DS))
     assert all(j.task_run == jobs[0].task_run and "sound.c" in j.task_run and "sound.c" not in j.files for j in jobs)
+    # a candidate mode's job of the task (other options: smoke tests, the target function)
+    # has the same task run and the same task command: one task run for every mode
+    cand = casp.build_job(t, Candidate(t.task_id, "m", 0, t.gold.split("*/", 1)[1], "test"), "code-from-spec",
+                          framac_host.options(smoke=True), DS)
+    assert cand.task_run == jobs[0].task_run and cand.options != jobs[0].options
+    fc = framac_host.framac
+    assert fc.task_command(cand.options) == fc.task_command(jobs[0].options) != fc.command(jobs[0].options)
     forged = b"[wp] Proved goals: 0 / 0\n"
 
     class Forging(CountingSandbox):

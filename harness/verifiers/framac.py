@@ -179,6 +179,14 @@ class FramaC:
         return argv, env, [REPORT, VIEW, TASK_VIEW, *REGION_PP.values(), REGION_ERR, HAVOC_LOG, EXEC_LOG,
                                   SOUND_LOG, REQUIRES_LOG, SOUND_REPORT]
 
+    def task_command(self, options: dict) -> tuple[list[str], dict[str, str], list[str]]:
+        """The command of a task run (``Job.task_run``: CASP's ``task.c``-free soundness run
+        on ``sound.c``): the driver with only what it reads there (``WHY3CONFIG``,
+        ``VERIKIT_SOUND_ARGS``) and the soundness run's outputs, so that the jobs of a task
+        in every mode (gold's options differ from a candidate mode's) share one task run."""
+        _, env, _ = self.command(options)
+        return ["sh", DRIVER], {k: env[k] for k in ("WHY3CONFIG", "VERIKIT_SOUND_ARGS")}, [SOUND_LOG, SOUND_REPORT]
+
     def gate(self, options: dict) -> tuple[list[str], dict[str, str], list[str]] | None:
         """The executor's first run of a candidate when ``options["gate"]`` is set (CASP's
         candidate modes, issue 26): the driver in gate mode (``VERIKIT_GATE=1``) writes the
