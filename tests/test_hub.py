@@ -207,18 +207,18 @@ def test_refuses_invalid_canary_failed_dirty_and_infra_error_runs(hub, tmp_path)
     # a canary accepted: written consistently, but the run cannot be trusted
     canary = _copy_run(CASP_RUN, tmp_path / "canary")
 
-    def accept_axiom(recs):
+    def accept_canary(recs):  # one with goal counts (not decided by the gate)
         for r in recs:
-            if r["candidate"]["model"] == "canary:axiom" and r["mode"] == "spec-from-code":
+            if r["candidate"]["model"] == "canary:vacuous-in-disguise" and r["mode"] == "spec-from-code":
                 r["verdict"], r["reason"] = "verified", "all goals proved"
                 g = r["goals"]
                 g.update(proved=g["total"], failed=0, timeout=0, unknown=0)
-    _rewrite(canary, records=accept_axiom)
+    _rewrite(canary, records=accept_canary)
     # consistent sums and report, but the verdict is not the one its stored Frama-C output gives
     checked = _kit(["validate", str(canary)], _env(tmp_path, hub))
-    assert checked.returncode == 1 and "re-judge: spec-from-code 01_57 canary:axiom" in checked.stderr
+    assert checked.returncode == 1 and "re-judge: spec-from-code 01_57 canary:vacuous-in-disguise" in checked.stderr
     out = _refused(tmp_path, hub, canary)
-    assert "canaries failed" in out.stderr and "canary:axiom (spec-from-code): verified, expected rejected" \
+    assert "canaries failed" in out.stderr and "canary:vacuous-in-disguise (spec-from-code): verified, expected rejected" \
         in out.stderr
 
     # made from a dirty checkout: refused, then allowed and recorded
