@@ -93,37 +93,17 @@ def tlc(engine_image):
         todo = [k for k in dict.fromkeys(items) if k not in cache]
         if not todo:
             return
-        files, script, jobs = {}, [], []
-        for i, (text, tid) in enumerate(todo):
-            job = job_of(text, tid)
-            argv, _, collect = v.command(job.options)
-            d = f"c{i}"
-            files.update({f"{d}/{name}": body for name, body in job.files.items()})
-            script.append(f"(cd {d} && {shlex.join(argv)} > stdout 2> stderr; echo $? > rc)")
-            jobs.append((d, job, argv, collect))
-        names = [f"{d}/{f}" for d, _, _, collect in jobs for f in (*collect, "stdout", "stderr", "rc")]
-        lanes = [script[i::2] for i in range(2) if script[i::2]]  # two at a time (2 cores)
-        proc = sb.run(["sh", "-c", " & ".join("(" + "; ".join(lane) + ")" for lane in lanes) + " & wait"],
-                      files=files, collect=names,
-                      limits=Limits(wall_s=120 + 20 * len(todo), mem_mb=4096))
-        firsts = [_read(proc, d, argv, collect) for d, _, argv, collect in jobs]
+        jobs = [job_of(text, tid) for text, tid in todo]
+        firsts = _in_dirs(sb, [(f"c{i}", job.files, *_cmd(v.command(job.options))) for i, job in enumerate(jobs)])
         # the follow-up runs the verifier asks for (TLC's invariant probe), as the executor
         # makes them (harness.model.followup_files), again in ONE sandbox run
-        asks = [(i, v.followup(job.files, one, job.options)) for i, ((_, job, _, _), one) in enumerate(zip(jobs, firsts))]
+        asks = [(i, v.followup(job.files, one, job.options)) for i, (job, one) in enumerate(zip(jobs, firsts))]
         asks = [(i, spec) for i, spec in asks if spec is not None]
-        if asks:
-            files, script = {}, []
-            for i, (given, argv, collect) in asks:
-                d = f"f{i}"
-                files.update({f"{d}/{name}": body for name, body in {**jobs[i][1].files, **given}.items()})
-                script.append(f"(cd {d} && mkdir -p tmp && {shlex.join(argv)} > stdout 2> stderr; echo $? > rc)")
-            lanes = [script[k::2] for k in range(2) if script[k::2]]
-            second = sb.run(["sh", "-c", " & ".join("(" + "; ".join(lane) + ")" for lane in lanes) + " & wait"],
-                            files=files, collect=[f"f{i}/{f}" for i, _ in asks for f in ("stdout", "stderr", "rc")],
-                            limits=Limits(wall_s=120 + 20 * len(asks), mem_mb=4096))
-            for i, (given, argv, collect) in asks:
-                firsts[i].files.update(followup_files(given, _read(second, f"f{i}", argv, collect)))
-        for key, (d, job, argv, collect), one in zip(todo, jobs, firsts):
+        seconds = _in_dirs(sb, [(f"f{i}", {**jobs[i].files, **given}, argv, collect)
+                                for i, (given, argv, collect) in asks])
+        for (i, (given, _, _)), second in zip(asks, seconds):
+            firsts[i].files.update(followup_files(given, second))
+        for key, job, one in zip(todo, jobs, firsts):
             cache[key] = (v.parse(one, job.options), one, job)
 
     def run(text: str, consts: dict | None = None, tid: str = "HumanEval/13"):
@@ -142,14 +122,34 @@ def tlc(engine_image):
     sb.close()
 
 
-def _read(proc: ProcResult, d: str, argv: list, collect: list) -> ProcResult:
-    """The ProcResult of the command run in directory ``d`` of a batched sandbox run."""
-    got = {k[len(d) + 1:]: b for k, b in proc.files.items() if k.startswith(d + "/")}
-    rc = got.get("rc", b"").decode().strip()
-    return ProcResult(argv=argv, returncode=int(rc) if rc.lstrip("-").isdigit() else None,
-                      stdout=got.get("stdout", b"").decode("utf-8", "replace"),
-                      stderr=got.get("stderr", b"").decode("utf-8", "replace"),
-                      files={f: got[f] for f in collect if f in got})
+def _cmd(command: tuple) -> tuple[list, list]:
+    """``(argv, collect)`` of a verifier's ``(argv, env, collect)`` (TLC's env is empty)."""
+    argv, _, collect = command
+    return argv, collect
+
+
+def _in_dirs(sb, runs: list[tuple[str, dict, list, list]]) -> list[ProcResult]:
+    """Run each ``(directory, files, argv, collect)`` in its own directory of ONE sandbox
+    run, two at a time (2 cores); returns each command's ProcResult, in order."""
+    if not runs:
+        return []
+    files, script = {}, []
+    for d, given, argv, _ in runs:
+        files.update({f"{d}/{name}": body for name, body in given.items()})
+        script.append(f"(cd {d} && mkdir -p tmp && {shlex.join(argv)} > stdout 2> stderr; echo $? > rc)")
+    lanes = [script[i::2] for i in range(2) if script[i::2]]
+    proc = sb.run(["sh", "-c", " & ".join("(" + "; ".join(lane) + ")" for lane in lanes) + " & wait"], files=files,
+                  collect=[f"{d}/{f}" for d, _, _, collect in runs for f in (*collect, "stdout", "stderr", "rc")],
+                  limits=Limits(wall_s=120 + 20 * len(runs), mem_mb=4096))
+    out = []
+    for d, _, argv, collect in runs:
+        got = {k[len(d) + 1:]: b for k, b in proc.files.items() if k.startswith(d + "/")}
+        rc = got.get("rc", b"").decode().strip()
+        out.append(ProcResult(argv=argv, returncode=int(rc) if rc.lstrip("-").isdigit() else None,
+                              stdout=got.get("stdout", b"").decode("utf-8", "replace"),
+                              stderr=got.get("stderr", b"").decode("utf-8", "replace"),
+                              files={f: got[f] for f in collect if f in got}))
+    return out
 
 
 CONSTS = {tid: e["constants"] for tid, e in modelbench.task_table()["oracles"].items()}

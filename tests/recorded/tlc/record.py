@@ -49,14 +49,19 @@ PROBES = {
 }
 
 
+def _job_files(text: str, consts: dict, deadlock_in_cfg: bool) -> tuple[str, dict]:
+    """``(module, {module.tla, module.cfg})`` of a model, post-processed as Model-Bench does."""
+    p = postprocess(text)
+    return p.module, {f"{p.module}.tla": p.text,
+                      f"{p.module}.cfg": config_text({c: consts[c] for c in p.constants}, p.model_values,
+                                                     deadlock_in_cfg=deadlock_in_cfg)}
+
+
 def record_probes(sb, probed, v: TLC) -> None:
     base = dict(v.options(probed), sany_view=False, probe={"invariant": "Assertion"})
     for case, (text, consts) in PROBES.items():
-        p = postprocess(text)
-        files = {f"{p.module}.tla": p.text,
-                 f"{p.module}.cfg": config_text({c: consts[c] for c in p.constants}, p.model_values,
-                                                deadlock_in_cfg=base["deadlock_in_cfg"])}
-        opts = dict(base, module=p.module)
+        module, files = _job_files(text, consts, base["deadlock_in_cfg"])
+        opts = dict(base, module=module)
         argv, env, collect = v.command(opts)
         res = sb.run(argv, files=files, env=env, collect=collect, limits=Limits(wall_s=120))
         fu_files, fu_argv, fu_collect = v.followup(files, res, opts)
@@ -81,11 +86,8 @@ def main() -> None:
         v = TLC()
         base = v.options(probed)
         for case, (path, consts) in CASES.items():
-            p = postprocess(path.read_text())
-            files = {f"{p.module}.tla": p.text,
-                     f"{p.module}.cfg": config_text({c: consts[c] for c in p.constants}, p.model_values,
-                                                    deadlock_in_cfg=base["deadlock_in_cfg"])}
-            opts = dict(base, module=p.module)
+            module, files = _job_files(path.read_text(), consts, base["deadlock_in_cfg"])
+            opts = dict(base, module=module)
             argv, env, collect = v.command(opts)
             res = sb.run(argv, files=files, env=env, collect=collect, limits=Limits(wall_s=120))
             out = {"case": case, "source": str(path.relative_to(ROOT)), "files": files, "options": opts, "argv": argv,
