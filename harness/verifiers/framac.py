@@ -216,14 +216,12 @@ class FramaC:
         verification: ``invalid`` when Frama-C rejected the file, else ``failed`` ("WP not
         run"), with ``extra["gate"] = True`` for the judge.
         """
+        result = self._parse_main(proc)
         if GATE_MARK in (proc.files or {}):
-            result = self._parse_main(proc) if proc.returncode != 0 else VerifierResult(
-                "failed", "the gate: Frama-C's view only, WP not run", messages=_messages(proc.stdout + proc.stderr))
-            if result.verdict != "invalid":
-                result.verdict, result.reason = "failed", f"the gate: Frama-C's view only, WP not run ({result.reason})"
+            if result.verdict != "invalid":  # a parse that Frama-C accepted (or a crash): never a verification
+                result = VerifierResult("failed", f"the gate: Frama-C's view only, WP not run ({result.reason})",
+                                        messages=result.messages)
             result.extra["gate"] = True
-        else:
-            result = self._parse_main(proc)
         result.artifacts = artifacts(proc.files)
         return result
 

@@ -561,16 +561,21 @@ def judge(job: Job, result: VerifierResult, target: str) -> tuple[str, str] | No
         checks.append(_check("task-view", ["Frama-C could not parse the task's fixed part"], ""))
     elif view is not None:
         checks += view_checks(view, task_view, target, job.mode)
-    if job.mode == "spec-from-code" and view is not None and not gate:
+    if gate:  # the gate's output: the rules that read the view and the preprocessor, no more
+        result.checks.extend(checks)
+        result.extra["termination"] = "not-checked"
+        broken = [c for c in checks if not c["ok"]]
+        return ("rejected", _broken_reason(broken)) if broken else None
+    if job.mode == "spec-from-code" and view is not None:
         checks.append(vacuity_check(art.get("havoc"), result.vacuous, result.extra.get("dead_code", [])))
-    if view is not None and not gate:  # issue 26: a proof that depends on dead code (task_sound: core.judge set it)
+    if view is not None:  # issue 26: a proof that depends on dead code (task_sound: core.judge set it)
         sound = result.extra.get("task_sound")
         checks.append(dead_code_check(result.extra.get("dead_code", []), art.get("smoke_by_function") or {}, view,
                                       sound if isinstance(sound, bool) else None))
     result.checks.extend(checks)
     status = "not-checked"
     term_problems: list[str] = []
-    if job.mode == "code-from-spec" and view is not None and task_view is not None and not gate:
+    if job.mode == "code-from-spec" and view is not None and task_view is not None:
         status, term_problems = termination(view, target, [g["name"] for g in result.goal_results])
         t = _functions(task_view).get(target) or {}
         if not any(k["kind"] == "ensures" for k in t.get("clauses", [])):
@@ -580,7 +585,7 @@ def judge(job: Job, result: VerifierResult, target: str) -> tuple[str, str] | No
         result.extra["termination_detail"] = term_problems[:6]
     broken = [c for c in checks if not c["ok"]]
     if broken:
-        return "rejected", "; ".join(f"{c['name']}: {c['detail']}" for c in broken)
+        return "rejected", _broken_reason(broken)
     if view is None:
         return None  # Frama-C did not parse the file: its own verdict (invalid) stands
     if status == "failed" and result.verdict in ("verified", "failed"):
@@ -591,6 +596,11 @@ def judge(job: Job, result: VerifierResult, target: str) -> tuple[str, str] | No
         if result.verdict == "verified":
             return "verified", f"trivial task: the task's contract has no ensures ({result.reason})"
     return None
+
+
+def _broken_reason(broken: list[dict]) -> str:
+    """The reason of a rejection: each broken check as ``name: detail``."""
+    return "; ".join(f"{c['name']}: {c['detail']}" for c in broken)
 
 
 # --------------------------------------------------------------------------- issue 26

@@ -32,7 +32,7 @@
 # harness/verifiers/framac.py FramaC.gate): step 1, then Frama-C's view of the verified
 # file (the last argument) from a parse only, and nothing else: no WP, no side run, no
 # execution. It writes vk-gate so that its output is never read as a verification's.
-# The task's view (task.c) comes with the executor's task run (Job.task_run).
+# Step 2 (the task's view) runs in the gate too: the judge compares the two views.
 set -u
 share=$(frama-c -print-share-path 2>/dev/null || echo /usr/share/frama-c)
 if [ -f region.c ]; then
