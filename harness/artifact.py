@@ -21,11 +21,9 @@ import hashlib
 import json
 import os
 import platform
-import re
 import shlex
 import shutil
 import sys
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
@@ -35,7 +33,8 @@ import yaml
 from . import __version__, datasets, registry
 from .datasets import sha256_file
 from .htmlreport import write_html
-from .report import PUBLISHED_DIR, check_run_dir
+from .plugin import Claim
+from .report import check_run_dir
 from .results import ROOT, SUMS, TOLERANCE, load_records
 from .sandbox import images
 
@@ -54,90 +53,25 @@ class ArtifactError(Exception):
     output directory that is not empty)."""
 
 
-@dataclass(frozen=True)
-class Claim:
-    """One paper claim the artifact checks.
-
-    Attributes:
-        id: short name (``casp-gold``); benchmark: registry name.
-        statement: the claim, with its source in the paper.
-        args: ``verikit`` arguments without ``--out`` (``@JOBS@``: the script's job count).
-        expected: the reference run directory, relative to ``results/reproduced/``.
-        toolchain: the toolchain (or derived) image of the runner image that runs it;
-            None: any runner image of the bundle (a rescoring needs no verifier).
-        smoke: part of the Getting Started run; subset: runs part of ``expected``'s jobs
-            (compared with ``verikit compare --subset``).
-    """
-
-    id: str
-    benchmark: str
-    statement: str
-    args: tuple[str, ...]
-    expected: str
-    toolchain: str | None
-    smoke: bool
-    subset: bool = False
-    tasks: tuple[str, ...] = field(default=())
-
-
-def _rocq_sample() -> dict[str, str]:
-    """Tasks of the committed Rocq reference run for the smoke sample: ``{task_id:
-    verdict}``, the fastest gold item of each verdict the full run gives."""
-    recs = load_records(REFERENCE_DIR / "ntp4vc" / "rocq" / "records.jsonl")
-    picked = {}
-    for verdict in sorted({r["verdict"] for r in recs}):
-        gold = sorted((r for r in recs if r["candidate"]["model"] == "gold" and r["verdict"] == verdict),
-                      key=lambda r: (r["timings"]["wall_s"], r["task_id"]))
-        if gold and gold[0]["timings"]["wall_s"] < 60:
-            picked[gold[0]["task_id"]] = verdict
-    return picked
+def bundled_benchmarks() -> list[str]:
+    """The registered benchmarks that have artifact claims (:meth:`~harness.plugin.Benchmark.artifact_claims`)."""
+    return [name for name in registry.BENCHMARKS if registry.benchmark(name).artifact_claims(REFERENCE_DIR)]
 
 
 def claims_for(benchmark: str) -> list[Claim]:
-    """The claims of ``benchmark`` the artifact checks (the committed reference runs
-    under ``results/reproduced/`` are their expected outputs).
+    """The claims of ``benchmark`` the artifact checks, as its plugin states them (the
+    committed reference runs under ``results/reproduced/`` are their expected outputs).
 
     Raises:
-        ArtifactError: a benchmark without reference runs to bundle.
+        ArtifactError: an unknown benchmark, or one without claims to bundle.
     """
-    if benchmark == "casp":
-        return [
-            Claim("casp-gold", "casp", "Every CASP pair is formally verified with Frama-C (the paper: 506 "
-                  "verified pairs, Frama-C 30.0 WP + RTE). Here: the 10-pair sample, gold verdicts and goal counts "
-                  "vs the dataset's.", ("reproduce", "casp", "--sandbox", "host", "-j", "@JOBS@"),
-                  "casp/reproduce", "framac", smoke=True),
-            Claim("casp-models", "casp", "The CASP study's LLM-written specifications of the sample (spec-from-code) "
-                  "and the gold code (code-from-spec) scored with Frama-C WP under the kit's integrity rules, "
-                  "its 20 cheat canaries rejected.",
-                  ("run", "casp", "--dataset", "casp-sample10", "--sandbox", "host", "-j", "@JOBS@"),
-                  "casp", "framac", smoke=False),
-        ]
-    if benchmark == "ntp4vc":
-        tasks = _rocq_sample()
-        sample_args: tuple[str, ...] = ("run", "ntp4vc", "--lang", "rocq", "--sandbox", "host", "-j", "@JOBS@")
-        for t in tasks:
-            sample_args += ("--task", t)
-        return [
-            Claim("ntp4vc-rescore", "ntp4vc", "Why3 Auto_level_3 proves 132/600 = 22.00 % of the test VCs (Table 2) "
-                  "and Sledgehammer 108/600 = 18.00 % (Table 5), rescored from the published per-item results.",
-                  ("reproduce", "ntp4vc"), "ntp4vc/reproduce", "ntp4vc-rocq", smoke=True),
-            Claim("ntp4vc-rocq-sample", "ntp4vc", f"A sample of the Rocq check below: {len(tasks)} task files, the "
-                  f"fastest of each outcome ({', '.join(sorted(tasks.values()))}), and the 10 integrity canaries, "
-                  "with the same verdicts as in the full run.",
-                  sample_args, "ntp4vc/rocq", "ntp4vc-rocq", smoke=True, subset=True, tasks=tuple(tasks)),
-            Claim("ntp4vc-rocq", "ntp4vc", "Which of the 600 Rocq task files load with Coq 8.20.1 in the "
-                  "ntp4vc-rocq image (gold candidate: the file as released, `Admitted.` kept, so a file that loads "
-                  "is `rejected`), and the 10 integrity canaries rejected.",
-                  ("run", "ntp4vc", "--lang", "rocq", "--sandbox", "host", "-j", "@JOBS@"),
-                  "ntp4vc/rocq", "ntp4vc-rocq", smoke=False),
-        ]
-    if benchmark == "osvbench":
-        return [Claim("osvbench-rescore", "osvbench", "Claude-3.5-sonnet's specifications pass 110/245 = 44.90 % "
-                      "(Table 1, 5-shot), with 55 syntax and 80 semantic errors and the per-bug-type rates, "
-                      "rescored from the published verifier log.", ("reproduce", "osvbench"),
-                      "osvbench/reproduce", None, smoke=True)]
-    known = ", ".join(sorted(set(registry.BENCHMARKS) & {"casp", "ntp4vc", "osvbench"}))
-    raise ArtifactError(f"no artifact claims for {benchmark!r} yet (bundles: {known})")
+    try:
+        claims = registry.benchmark(benchmark).artifact_claims(REFERENCE_DIR)
+    except registry.UnknownName as exc:
+        raise ArtifactError(str(exc)) from None
+    if not claims:
+        raise ArtifactError(f"no artifact claims for {benchmark!r} yet (bundles: {', '.join(bundled_benchmarks())})")
+    return claims
 
 
 # --- what the README says of a claim ---------------------------------------------------------
@@ -260,27 +194,14 @@ def _render(template: str, **context) -> str:
     return env.get_template(template).render(**context)
 
 
-#: The papers' titles and authors, as printed on their first page
-#: (../shared/papers/000_*.txt, 001_*.txt, 004_*.txt), for CITATION.cff.
-PAPERS = {
-    "casp": ("CASP: An evaluation dataset for formal verification of C code",
-             ["Niclas Hertzberg", "Merlijn Sevenhuijsen", "Liv Kåreborn", "Anna Lokrantz"]),
-    "ntp4vc": ("Neural Theorem Proving for Verification Conditions: A Real-World Benchmark",
-               ["Qiyuan Xu", "Xiaokun Luan", "Renxi Wang", "Joshua Ong Jun Leang", "Peixin Wang", "Haonan Li",
-                "Wenda Li", "Conrad Watt"]),
-    "osvbench": ("OSVBench: Benchmarking LLMs on Specification Generation Tasks for Operating System Verification",
-                 ["Shangyu Li", "Juyong Jiang", "Tiancheng Zhao", "Jiasi Shen"]),
-}
-
-
 def _papers(benchmarks: list[str]) -> list[dict]:
     out = []
     for b in benchmarks:
-        src = json.loads((PUBLISHED_DIR / f"{b}.json").read_text(encoding="utf-8"))["source"]
-        m = re.search(r"arXiv:(\d{4}\.\d{4,5})", src["paper"])
-        title, authors = PAPERS.get(b, (src["paper"], []))
-        out.append({"benchmark": b, "paper": src["paper"], "arxiv": m.group(1) if m else None, "title": title,
-                    "authors": authors})
+        paper = registry.benchmark(b).paper()
+        if paper is None:
+            continue
+        out.append({"benchmark": b, "paper": paper.reference, "arxiv": paper.arxiv, "title": paper.title,
+                    "authors": list(paper.authors)})
     return out
 
 

@@ -25,17 +25,15 @@ from pathlib import Path
 
 import jinja2
 
-from . import __version__, plots
+from . import __version__, plots, registry
 from .metrics import pass_at_k_curves
 from .model import VERDICTS
+from .plugin import Bars, Block, Scatter, Table, Text, VerdictBars
 from .report import check_run_dir
 from .results import SUMS, ValidationError, load_records, record_identity, record_outcome, run_id_of, write_text_atomic
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
-#: What a benchmark calls pass@k (Model-Bench: a sample is runnable when TLC checks it
-#: without failure, its verdict ``verified``; Runnable@k is pass@k over that verdict).
-K_METRIC = {"modelbench": "Runnable@k"}
 
 
 class ReportError(ValueError):
@@ -288,137 +286,46 @@ def _times(v: RunView) -> str | None:
     return plots.time_distribution(dict(sorted(times.items())), title="wall time per job, per verifier and mode")
 
 
-# --- per-benchmark sections: built from the benchmark's own report.json ``sections``
-# and records; each returns a list of blocks {"title", "svg", "table": {"head", "rows"}, "text"}.
+# --- the benchmark's own blocks (harness.plugin: Table, Bars, VerdictBars, Scatter, Text),
+# rendered here as {"title", "svg", "table": {"head", "rows"}, "text"}.
 
-def _ntp4vc_blocks(v: RunView) -> list[dict]:
-    blocks = []
-    if v.records:
-        counts: dict[str, Counter] = defaultdict(Counter)
-        for r in v.records:
-            if not _is_canary(r["candidate"]["model"]):
-                counts[f"{r['task_id'].split('/', 1)[0]} ({r['mode']}, {r['candidate']['model']})"][r["verdict"]] += 1
-        if counts:
-            blocks.append({"title": "Verdicts by source (pearl: textbook programs; frama_c: real C projects)",
-                           "svg": plots.verdict_bars({k: dict(c) for k, c in sorted(counts.items())},
-                                                     title="verdicts by source", verdicts=list(VERDICTS))})
-    by_source: dict[str, dict[str, float]] = defaultdict(dict)
-    for f in (v.report.get("reproduction") or {}).get("figures") or []:
-        name = f.get("name") or ""
-        if ".source." in name:
-            table, source = name.split(".source.")[0], name.split(".source.")[1]
-            for side in ("published", "reproduced"):
-                val = f.get(side)
-                if isinstance(val, dict) and val.get("percent") is not None:
-                    by_source[f"{table} {source}"][side] = val["percent"]
-    if by_source:
-        blocks.append({"title": "Pass rates by source, published vs reproduced (a missing bar: not reproducible here)",
-                       "svg": plots.grouped_bars(dict(by_source), ylabel="pass (%)", title="by source", ymax=100)})
-    for c in (v.report.get("sections") or {}).get("consistency") or []:
-        blocks.append({"title": None, "text": f"consistency check: {c['check']}: {'ok' if c['ok'] else 'FAILED'} "
-                                              f"(Sledgehammer {c.get('sledgehammer')}, union {c.get('union')})"})
-    return blocks
+def _render_block(block: Block) -> dict:
+    if isinstance(block, Table):
+        return {"title": block.title, "table": {"head": block.head, "rows": block.rows}}
+    if isinstance(block, Bars):
+        return {"title": block.title, "svg": plots.grouped_bars(block.values, ylabel=block.ylabel,
+                                                                title=block.plot_title, ymax=block.ymax)}
+    if isinstance(block, VerdictBars):
+        return {"title": block.title, "svg": plots.verdict_bars(block.counts, title=block.plot_title,
+                                                                verdicts=list(VERDICTS))}
+    if isinstance(block, Scatter):
+        return {"title": block.title, "svg": plots.scatter(block.points, xlabel=block.xlabel, ylabel=block.ylabel,
+                                                           title=block.plot_title)}
+    if isinstance(block, Text):
+        return {"title": block.title, "text": block.text}
+    raise ReportError(f"unknown report block {type(block).__name__}")
 
 
-def _dafny_blocks(v: RunView) -> list[dict]:
-    sec = v.report.get("sections") or {}
-    blocks = []
-    per_task = (sec.get("labels") or {}).get("per_task") or []
-    if per_task:
-        points = [(t["correctness"], t["completeness"], f"human label {t.get('human')}") for t in per_task
-                  if t.get("correctness") is not None and t.get("completeness") is not None]
-        blocks.append({"title": "Correctness vs completeness per specification (paper Section II: symbolic tests "
-                                "and mutants)",
-                       "svg": plots.scatter(points, xlabel="correctness (tests verified)",
-                                            ylabel="completeness (mutants rejected)", title="specifications")})
-    metrics = sec.get("metrics") or {}
-    if metrics:
-        head = ["model", "candidates", "fully correct", "avg correctness", "avg completeness",
-                "avg completeness if correct", "tests", "mutants", "rejected mutants"]
-        rows = [[m, d.get("candidates"), d.get("fully_correct"), d.get("avg_correctness"), d.get("avg_completeness"),
-                 d.get("avg_completeness_if_correct"), d.get("tests"), d.get("mutants"), d.get("rejected")]
-                for m, d in metrics.items()]
-        blocks.append({"title": "Correctness and completeness per model", "table": {"head": head, "rows": rows}})
-    findings = sec.get("findings") or {}
-    if findings:
-        blocks.append({"title": "The paper's findings, re-checked", "table": {
-            "head": ["task", "label", "verdict", "correctness", "completeness", "paper"],
-            "rows": [[t, f.get("label"), f.get("verdict"), f.get("correctness"), f.get("completeness"), f.get("paper")]
-                     for t, f in findings.items()]}})
-    return blocks
-
-
-def _osvbench_blocks(v: RunView) -> list[dict]:
-    cls = ((v.report.get("sections") or {}).get("published_run") or {}).get("classification") or {}
-    blocks = []
-    if cls.get("by_bug_type_normalized"):
-        vals = {k: {"pass@1": d["percent"]} for k, d in cls["by_bug_type_normalized"].items()}
-        blocks.append({"title": "Pass@1 by bug type (the published run)",
-                       "svg": plots.grouped_bars(vals, ylabel="pass@1 (%)", title="by bug type", ymax=100)})
-    if cls.get("finer"):
-        rows = [[cls_name, cause, n] for cls_name, causes in cls["finer"].items() for cause, n in causes.items()]
-        blocks.append({"title": "Outcome by error cause (upstream class, the kit's finer cause)",
-                       "table": {"head": ["upstream class", "cause", "tasks"], "rows": rows}})
-    if cls.get("raised_in"):
-        rows = [[cls_name, where, n] for cls_name, d in cls["raised_in"].items() for where, n in d.items()]
-        blocks.append({"title": "Where the errors were raised", "table": {"head": ["class", "raised in", "tasks"],
-                                                                          "rows": rows}})
-    for chk in ((v.report.get("sections") or {}).get("published_run") or {}).get("checks") or []:
-        blocks.append({"title": None, "text": f"check: {chk['check']}: {'ok' if chk['ok'] else 'FAILED'} "
-                                              f"({chk.get('detail')})"})
-    return blocks
-
-
-def _modelbench_blocks(v: RunView) -> list[dict]:
-    sec = v.report.get("sections") or {}
-    blocks = []
-    rows = [[mode, model, e.get("tasks"), e.get("samples"), e.get("runnable"),
-             ", ".join(f"@{k} {val if not isinstance(val, float) else round(val, 4)}"
-                       for k, val in (e.get("runnable_at_k") or {}).items())]
-            for mode, models in (sec.get("runnable_at_k") or {}).items() for model, e in models.items()]
-    if rows:
-        blocks.append({"title": "Runnable@k (paper Definition: TLC checks the model without failure)",
-                       "table": {"head": ["mode", "model", "tasks", "samples", "runnable", "Runnable@k"], "rows": rows}})
-    outcome_rows = [[mode, model, ", ".join(f"{k} {n}" for k, n in sorted(o.items()))]
-                    for mode, models in (sec.get("outcomes") or {}).items() for model, o in models.items()]
-    if outcome_rows:
-        blocks.append({"title": "TLC outcomes", "table": {"head": ["mode", "model", "outcomes"], "rows": outcome_rows}})
-    if sec.get("table1"):
-        head = ["dataset", *next(iter(sec["table1"].values())).keys()]
-        blocks.append({"title": "Table 1: programs kept by each filter",
-                       "table": {"head": head, "rows": [[k, *d.values()] for k, d in sec["table1"].items()]}})
-    for key, text in (sec.get("not_reproducible") or {}).items():
-        blocks.append({"title": None, "text": f"not reproducible ({key}): {text}"})
-    return blocks
-
-
-def _casp_blocks(v: RunView) -> list[dict]:
-    pts = defaultdict(list)
-    for r in v.records:
-        g = r.get("goals") or {}
-        if g.get("total") and not _is_canary(r["candidate"]["model"]):
-            pts[r["mode"]].append(g["proved"] / g["total"])
-    if not pts:
-        return []
-    vals = {mode: {"all goals proved": sum(1 for p in ps if p == 1.0), "some goals unproved": sum(1 for p in ps if p < 1.0)}
-            for mode, ps in pts.items()}
-    return [{"title": "WP goals per candidate", "svg": plots.grouped_bars(vals, ylabel="candidates",
-                                                                         title="candidates by goal outcome")}]
-
-
-BENCHMARK_BLOCKS = {"casp": _casp_blocks, "ntp4vc": _ntp4vc_blocks, "dafny-intent": _dafny_blocks,
-                    "osvbench": _osvbench_blocks, "modelbench": _modelbench_blocks}
+def _benchmark(name: str | None):
+    """The registered benchmark of a run, or None (a run of a plugin not installed here
+    is shown without its own blocks, its pass@k under that name)."""
+    try:
+        return registry.benchmark(name) if name else None
+    except registry.UnknownName:
+        return None
 
 
 def _context(v: RunView, index: int) -> dict:
     bench = v.report.get("benchmark") or v.run.get("benchmark")
-    metric = K_METRIC.get(bench, "pass@k")
+    plugin = _benchmark(bench)
+    metric = plugin.k_metric if plugin else "pass@k"
     return {"index": index, "anchor": f"run{index}", "benchmark": bench, "dataset": v.report.get("dataset"),
             "view": v, "provenance": _provenance(v), "toolchains": _toolchains(v), "metrics": _metrics(v, metric),
             "k_metric": metric, "reproduction": _reproduction(v), "comparison": _comparison(v),
             "tasks": _tasks(v), "integrity": _integrity(v), "times": _times(v),
-            "blocks": [{"title": None, "svg": None, "table": None, "text": None, **b}
-                       for b in BENCHMARK_BLOCKS.get(bench, lambda _: [])(v)], "notes": v.report.get("notes") or [],
+            "blocks": [{"title": None, "svg": None, "table": None, "text": None, **_render_block(b)}
+                       for b in (plugin.report_blocks(v.report, v.records) if plugin else [])],
+            "notes": v.report.get("notes") or [],
             "report_toolchains": v.report.get("toolchains") or [], "infra_errors": v.report.get("infra_errors", 0)}
 
 

@@ -32,8 +32,8 @@ from typing import Callable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import __version__
-from .report import PUBLISHED_DIR, check_run_dir
+from . import __version__, registry
+from .report import check_run_dir
 from .htmlreport import RunView, render_html
 from .results import OUTPUTS, SUMMED, SUMS, OutputStore, S3Store, load_records, run_id_of
 from .runner import git_state
@@ -272,10 +272,12 @@ def _cell(value, limit: int = 80) -> str:
 
 
 def _paper(benchmark: str) -> str:
+    """The paper of a benchmark as cited (its plugin's :meth:`~harness.plugin.Benchmark.paper`)."""
     try:
-        return json.loads((PUBLISHED_DIR / f"{benchmark}.json").read_text(encoding="utf-8"))["source"]["paper"]
-    except (OSError, KeyError, ValueError):
-        return f"{benchmark}: no paper recorded by the kit"
+        paper = registry.benchmark(benchmark).paper()
+    except registry.UnknownName:
+        paper = None
+    return paper.reference if paper else f"{benchmark}: no paper recorded by the kit"
 
 
 def _run_summary(report: dict) -> tuple[str, list[dict]]:

@@ -1,38 +1,28 @@
 """Name -> implementation, for benchmarks, verifiers and sandboxes: the one registry.
 
-Entries are ``"module:attribute"`` strings, imported on first use, so that listing the
-names costs nothing and a benchmark whose dependencies are missing does not break the
-others. A benchmark module exposes ``BENCHMARK`` (a :class:`harness.model.Benchmark`
-instance); a verifier entry names its class; a sandbox entry names its class.
+Benchmarks and verifiers are plugins found by entry point (:mod:`harness.plugin`: groups
+``verikit.benchmarks`` and ``verikit.verifiers``); the kit's own are declared in its
+pyproject.toml like any other. Entries are ``"module:attribute"`` strings, imported on
+first use, so that listing the names costs nothing and a benchmark whose dependencies
+are missing does not break the others. A benchmark entry names a
+:class:`harness.plugin.Benchmark` instance; a verifier entry names its class; a sandbox
+entry names its class.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import sys
 from pathlib import Path
 
-from .model import Benchmark
+from . import plugin
+from .plugin import Benchmark
 
-BENCHMARKS: dict[str, str] = {
-    "casp": "harness.benchmarks.casp:BENCHMARK",
-    "ntp4vc": "harness.benchmarks.ntp4vc:BENCHMARK",
-    "modelbench": "harness.benchmarks.modelbench:BENCHMARK",
-    "dafny-intent": "harness.benchmarks.dafny_intent:BENCHMARK",
-    "osvbench": "harness.benchmarks.osvbench:BENCHMARK",
-}
+#: Registered benchmarks: name -> ``"module:OBJECT"`` (entry points ``verikit.benchmarks``).
+BENCHMARKS: dict[str, str] = plugin.entry_points("verikit.benchmarks")
 
-VERIFIERS: dict[str, str] = {
-    "framac": "harness.verifiers.framac:FramaC",
-    "rocq": "harness.verifiers.rocq:Rocq",
-    "lean": "harness.verifiers.lean:Lean",
-    "isabelle": "harness.verifiers.isabelle:Isabelle",
-    "why3": "harness.verifiers.why3:Why3",
-    "tlc": "harness.verifiers.tlc:TLC",
-    "dafny": "harness.verifiers.dafny:Dafny",
-    "hyperkernel": "harness.verifiers.hyperkernel:Hyperkernel",
-}
+#: Registered verifiers: name -> ``"module:Class"`` (entry points ``verikit.verifiers``).
+VERIFIERS: dict[str, str] = plugin.entry_points("verikit.verifiers")
 
 SANDBOXES: dict[str, str] = {
     "host": "harness.sandbox.local:HostSandbox",
@@ -47,8 +37,7 @@ class UnknownName(ValueError):
 def _load(table: dict[str, str], kind: str, name: str):
     if name not in table:
         raise UnknownName(f"unknown {kind} {name!r}; available: {', '.join(table)}")
-    module, attr = table[name].split(":")
-    return getattr(importlib.import_module(module), attr)
+    return plugin.load(table[name])
 
 
 def benchmark(name: str) -> Benchmark:
@@ -111,23 +100,40 @@ def sandbox(name: str, *, toolchain: str | None = None, slots: int = 1, image: s
 
 def _sources(obj) -> list[Path]:
     """The files of the module (a package: every file of the package, grammars and data
-    included, bytecode aside) that defines ``obj``'s class, and for a verifier the
-    ``drivers/`` shipped into sandboxes."""
-    module = sys.modules[type(obj).__module__]
-    path = Path(module.__file__)
-    top = path.parent if path.name == "__init__.py" or type(obj).__module__.count(".") > 2 else path
+    included, bytecode and ``docs*.md`` pages aside) that defines ``obj``'s class, and for
+    a verifier the ``drivers/`` shipped into sandboxes. A plugin outside the kit: every
+    file of its top-level package."""
+    name = type(obj).__module__
+    path = Path(sys.modules[name].__file__)
+    if not name.startswith("harness."):
+        top = Path(sys.modules[name.split(".")[0]].__file__)
+        top = top.parent if top.name == "__init__.py" else top
+    else:
+        top = path.parent if path.name == "__init__.py" or name.count(".") > 2 else path
     files = sorted(f for f in top.rglob("*") if "__pycache__" not in f.parts) if top.is_dir() else [top]
-    if type(obj).__module__.startswith("harness.verifiers."):
+    if name.startswith("harness.verifiers."):
         files += sorted((Path(__file__).parent / "verifiers" / "drivers").glob("*"))
-    return [f for f in files if f.is_file()]
+    return [f for f in files if f.is_file() and not (f.name.startswith("docs") and f.suffix == ".md")]
 
 
 def verdict_code_sha256(bench, verifier) -> str:
     """sha256 (hex) of the code that decides a verdict: the benchmark's module or package
     (its judge and integrity checks), the verifier's module (command line and parser),
-    the drivers run inside the sandbox, and :mod:`harness.model` (the verdict vocabulary).
-    Part of every job's key, so a result cached by other code is never reused."""
+    the drivers run inside the sandbox, :mod:`harness.model` (the verdict vocabulary) and
+    :mod:`harness.plugin` (the benchmark interface's defaults). Part of every job's key,
+    so a result cached by other code is never reused. Paths are hashed relative to the
+    top-level package (``harness/...``, or a plugin's own)."""
     digest = hashlib.sha256()
-    for f in [*_sources(bench), *_sources(verifier), Path(__file__).parent / "model.py"]:
-        digest.update(f.relative_to(Path(__file__).parent).as_posix().encode() + b"\0" + f.read_bytes())
+    here = Path(__file__).parent
+    for f in [*_sources(bench), *_sources(verifier), here / "model.py", here / "plugin.py"]:
+        rel = f.relative_to(here).as_posix() if f.is_relative_to(here) else _plugin_relative(f)
+        digest.update(rel.encode() + b"\0" + f.read_bytes())
     return digest.hexdigest()
+
+
+def _plugin_relative(f: Path) -> str:
+    """A plugin file's path from its top-level package's parent (``pkg/mod.py``)."""
+    for parent in f.parents:
+        if not (parent / "__init__.py").is_file():
+            return f.relative_to(parent).as_posix()
+    return f.name

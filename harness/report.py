@@ -15,14 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .metrics import group_metrics
-from .results import ROOT, SCHEMA_VERSION, load_records, validate_run_dir
-
-PUBLISHED_DIR = ROOT / "results" / "published"
-
-
-def load_published(benchmark: str) -> dict:
-    """``results/published/<benchmark>.json`` (the paper's figures with references)."""
-    return json.loads((PUBLISHED_DIR / f"{benchmark}.json").read_text())
+from .results import SCHEMA_VERSION, load_records, validate_run_dir
 
 
 def canary_results(records: list[dict], expected: dict) -> dict:
@@ -41,15 +34,17 @@ def canary_results(records: list[dict], expected: dict) -> dict:
 
 
 def build_report(benchmark: str, dataset: str, records: list[dict], *, comparison: list[dict],
-                 canaries: dict, seed: int, notes: list[str]) -> dict:
-    """Assemble ``report.json`` (see schemas/report.schema.json)."""
+                 canaries: dict, seed: int, notes: list[str], published: dict) -> dict:
+    """Assemble ``report.json`` (see schemas/report.schema.json); ``published``: the
+    paper's figures as the benchmark's plugin gives them
+    (:meth:`harness.plugin.Benchmark.published`), at least ``{"source": {...}}``."""
     toolchains = {r["toolchain"]["fingerprint"]: r["toolchain"] for r in records}
     return {
         "schema_version": SCHEMA_VERSION,
         "benchmark": benchmark,
         "dataset": dataset,
         "metrics": group_metrics(records, seed=seed),
-        "published": load_published(benchmark),
+        "published": published,
         "comparison": comparison,
         "canaries": canaries,
         "toolchains": [{"name": t["name"], "flavor": t["flavor"], "fingerprint": t["fingerprint"],

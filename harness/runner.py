@@ -1,7 +1,7 @@
 """One run: dataset -> tasks -> candidates -> jobs -> executor -> records -> report.
 
 The runner drives every benchmark through the declared interface
-(:class:`harness.model.Benchmark`); it never asks a benchmark module what it happens to
+(:class:`harness.plugin.Benchmark`); it never asks a benchmark module what it happens to
 define. It writes into the output directory ``run.json`` (manifest), ``records.jsonl``
 (one record per job) and ``report.json`` (metrics and comparison), each validated
 against its schema before it is written. Re-running the same command into the same
@@ -32,7 +32,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from . import __version__, datasets, predictions as predictions_mod, registry, toolchains
 from .executor import Executor, derive
-from .model import Benchmark, Job, Limits, Reproduction, candidate_ref
+from .model import Job, Limits, candidate_ref
+from .plugin import Benchmark, Reproduction
 from .progress import PlainProgress
 from .report import build_report, canary_results, print_summary
 from .results import (OUTPUTS, ROOT, SCHEMA_VERSION, OutputStore, RecordLog, ResultCache, RunDirBusy, record_identity,
@@ -66,7 +67,7 @@ class RunOptions:
         task_ids: run only these tasks (None: all); unknown ids are an error. Canaries run
             on their own fixed tasks whatever this selects.
         sample: run ``sample`` tasks drawn with ``seed`` by the benchmark
-            (:meth:`harness.model.Benchmark.sample`) instead; recorded in run.json.
+            (:meth:`harness.plugin.Benchmark.sample`) instead; recorded in run.json.
     """
 
     benchmark: str = "casp"
@@ -86,6 +87,15 @@ class RunOptions:
     progress: bool = True
     task_ids: list[str] | None = None
     sample: int | None = None
+
+
+def published_of(bench: Benchmark) -> dict:
+    """report.json's ``published``: the benchmark's figures
+    (:meth:`~harness.plugin.Benchmark.published`), or for a benchmark without any, just
+    its paper as cited."""
+    paper = bench.paper()
+    return bench.published() or {"source": {"paper": paper.reference if paper else "no paper recorded"},
+                                  "figures": []}
 
 
 def git_state(root: Path = ROOT) -> tuple[str | None, bool | None]:
@@ -410,7 +420,7 @@ def write_run(opts: RunOptions, console: Console, started: _Start, plan: _Plan, 
         notes.append(f"{plan.fetched.dataset.name} is a local dataset with no published verdicts to compare with: "
                      "the report has no published-vs-reproduced comparison")
     report = build_report(bench.name, plan.fetched.dataset.name, records, comparison=comparison,
-                          canaries=canaries, seed=opts.seed, notes=notes)
+                          canaries=canaries, seed=opts.seed, notes=notes, published=published_of(bench))
     report["sections"] = bench.report_sections(records, plan.tasks, opts.modes, seed=opts.seed)
     status, code = "complete", 0
     if plan.preds is not None and plan.preds.errors:
@@ -542,7 +552,8 @@ def _reproduce_locked(opts: RunOptions, console: Console, bench, modes) -> tuple
         rep = bench.reproduce(plan.fetched, None)
         RecordLog(opts.out / "records.jsonl").close()
         report = build_report(bench.name, plan.fetched.dataset.name, [], comparison=[],
-                              canaries={"ok": True, "results": []}, seed=opts.seed, notes=[])
+                              canaries={"ok": True, "results": []}, seed=opts.seed, notes=[],
+                              published=published_of(bench))
         report["sections"] = {}
         manifest = _manifest(opts, started, plan, "complete", {"jobs": 0, "ran": 0, "cached": 0, "resumed": 0,
                                                                "infra_error": 0, "verifier_runs": 0})

@@ -1,5 +1,5 @@
 """One declared interface, one registry, one CLI for every benchmark (issue 12): each
-registered benchmark is a :class:`harness.model.Benchmark` whose verifiers are
+registered benchmark is a :class:`harness.plugin.Benchmark` whose verifiers are
 registered :class:`harness.model.Verifier` s; the same commands work for all of them
 (``reproduce --out DIR`` writes a run directory that ``validate`` accepts); ``--lang``
 belongs to NTP4VC only; ``--sample``; ``validate --against``; run.json's ``git_dirty``."""
@@ -13,7 +13,8 @@ import pytest
 
 from harness import registry
 from harness.cli import main
-from harness.model import Benchmark, Verifier
+from harness.model import Verifier
+from harness.plugin import Benchmark
 from harness.runner import git_state
 
 

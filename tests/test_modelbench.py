@@ -16,7 +16,8 @@ from harness.benchmarks.modelbench.filters import feature_reasons, library_reaso
 from harness.benchmarks.modelbench.problems import ProblemFileError, load_problems, read_humaneval, recording_program
 from harness.benchmarks.modelbench.stages import pipeline, run_program, table1
 from harness.benchmarks.modelbench.transform import TransformError, transform
-from harness.model import Benchmark, Candidate
+from harness.model import Candidate
+from harness.plugin import Benchmark
 from harness.sandbox.local import HostSandbox
 
 

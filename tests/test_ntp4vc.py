@@ -14,7 +14,8 @@ import pytest
 
 from harness import datasets, registry
 from harness.benchmarks import ntp4vc
-from harness.model import GOLD, Benchmark, Reproduction
+from harness.model import GOLD
+from harness.plugin import Benchmark, Reproduction
 
 X_ITEMS = {
     "frama_c/klibc_stdio/__fflush_Why3_ide::__fflush_Why3_ide_VC__fflush_call_write_pre_goal31",

@@ -1,7 +1,7 @@
 """Tests of harness/benchmarks/osvbench on the real OSVBench files (dataset ``osvbench``,
 fetched from the mirror in ``VERIKIT_DATA_MIRRORS``): tolerant task loading, prompts
 byte-for-byte as upstream, the exact rescoring of the published Claude-3.5-sonnet run
-(Tables 1 and 2, upstream README) as a :class:`harness.model.Reproduction`, the
+(Tables 1 and 2, upstream README) as a :class:`harness.plugin.Reproduction`, the
 classification of all 245 log entries against upstream's stats.py rule, predictions
 conversion and the integrity scan. Jobs, judging and report sections on the recorded
 outputs: tests/test_osvbench_run.py."""
@@ -19,7 +19,8 @@ import pytest
 
 from harness import datasets, predictions, registry
 from harness.benchmarks import osvbench
-from harness.model import Candidate, Reproduction
+from harness.model import Candidate
+from harness.plugin import Reproduction
 from harness.verifiers import hyperkernel
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,7 +1,32 @@
-"""One module or package per benchmark: tasks, candidates, job construction, judging,
-metrics inputs and the published numbers, each behind the declared interface
-:class:`harness.model.Benchmark` and registered by name in :mod:`harness.registry`.
-A benchmark never starts a process and never calls the runner.
+"""The kit's own benchmarks, one module or package each: tasks, candidates, job
+construction, judging, metrics inputs and the published numbers, each behind the plugin
+interface :class:`harness.plugin.Benchmark` and registered by entry point in the kit's
+pyproject.toml (as an outside plugin would be). A benchmark never starts a process,
+never makes a sandbox and never calls the runner.
 """
 
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
 from ..model import Candidate  # noqa: F401  (re-exported: the benchmarks' vocabulary)
+
+#: The checkout (or source tree) the kit runs from: its ``results/`` hold the published
+#: figures and the committed reference runs of the built-in benchmarks.
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def is_canary(model: str) -> bool:
+    """Whether a candidate's model name is a canary's (``canary:...``)."""
+    return model.startswith("canary:")
+
+
+def published_figures(name: str) -> dict:
+    """``results/published/<name>.json``: a built-in benchmark's paper figures, each with
+    its source (the format of :meth:`harness.plugin.Benchmark.published`).
+
+    Raises:
+        OSError, json.JSONDecodeError: the file is missing or not JSON.
+    """
+    return json.loads((ROOT / "results" / "published" / f"{name}.json").read_text(encoding="utf-8"))

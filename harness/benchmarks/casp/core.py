@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ... import datasets
-from ...model import GOLD, Benchmark, Candidate, Job, ProcResult, Reproduction, VerifierResult, sha256_text
+from ...model import GOLD, Candidate, Job, ProcResult, VerifierResult, sha256_text
+from ...plugin import Reproduction
 from ...verifiers.framac import FramaC
 from . import execution, integrity
 from .cfront import CSyntaxError, acsl_blocks, code_tokens, find_function, normalize_acsl, tokens
@@ -758,73 +759,3 @@ def integrity_notes(records: list[dict]) -> list[str]:
                     out.append(f"{mode} {r['task_id']} {r['candidate']['model']}: rejected by "
                                + "; ".join(f"{c['name']} ({c['detail']})" for c in view_rules))
     return out
-
-
-# --------------------------------------------------------------------------- the benchmark
-
-
-class Casp(Benchmark):
-    """CASP through the declared interface (:class:`harness.model.Benchmark`); the
-    functions of this module do the work."""
-
-    name = NAME
-    version = VERSION
-    modes = MODES
-    default_modes = MODES
-    datasets = DATASETS
-    default_dataset = DEFAULT_DATASET
-
-    def load_tasks(self, fetched) -> list[Task]:
-        return load_tasks(fetched)
-
-    def verifier_for(self, mode: str) -> str:
-        return VERIFIER
-
-    def gold_candidates(self, tasks: list[Task], mode: str) -> list[Candidate]:
-        return gold_candidates(tasks, mode)
-
-    def bundled_candidates(self, fetched, mode: str) -> list[Candidate]:
-        return bundled_candidates(fetched, mode)
-
-    def canaries(self, tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
-        return canaries(tasks, mode)
-
-    def canary_tasks(self, tasks: list[Task]) -> list[Task]:
-        t = canary_task(tasks)
-        return [x for x in (t, KIT_DEAD_CANARY) if x not in tasks]
-
-    def smoke_tests(self, mode: str) -> bool:
-        return smoke_tests(mode)
-
-    def build_job(self, task: Task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx=None) -> Job:
-        return build_job(task, cand, mode, options, dataset)
-
-    def judge(self, job: Job, result: VerifierResult) -> tuple[str, str]:
-        return judge(job, result)
-
-    def compare(self, records: list[dict], tasks: dict, fetched) -> list[dict]:
-        """Gold verdicts and goal counts vs the dataset's published ones; bundled specs
-        vs the CASP-LLM-Verification-Study's verdicts."""
-        return compare_gold(records, tasks) + compare_study(records, study_results(fetched))
-
-    def notes(self, records: list[dict], modes: list[str]) -> list[str]:
-        """Unreachable code the WP smoke tests find under gold contracts (not a rejection),
-        the integrity summary (:func:`integrity_notes`), the execution cross-check's
-        statuses and the mean spec strength per model (:func:`.execution.report_notes`)."""
-        dead = {r["task_id"]: r["verifier"]["extra"]["dead_code"] for r in records
-                if r["candidate"]["model"] == GOLD and r["verifier"].get("extra", {}).get("dead_code")}
-        out = [f"WP smoke tests find unreachable code or calls under the gold contract of {task_id}: "
-                f"{', '.join(names)} (not a rejection: the precondition is consistent)"
-                for task_id, names in sorted(dead.items())]
-        return out + integrity_notes(records) + execution.report_notes(records)
-
-    def reproduce_modes(self) -> tuple[str, ...]:
-        return ("gold",)
-
-    def reproduce(self, fetched, run: dict | None) -> Reproduction:
-        """The gold pairs' verdicts and goal counts vs the dataset's published ones
-        (Frama-C 30.0): see :func:`reproduce_figures`."""
-        return reproduce_figures(run["records"], {t.task_id: t for t in run["tasks"]})
-
-
-BENCHMARK = Casp()

@@ -153,7 +153,7 @@ from .values import CHAR, Arr, Char, Tup, Ty, ValueError_, coerce, evaluate, ren
 from .view import soundness_bugs, view_problems
 
 __all__ = [
-    # the benchmark (harness.model.Benchmark) and its module-level functions
+    # the benchmark (harness.plugin.Benchmark) and its module-level functions
     "BENCHMARK", "DafnyIntent", "NAME", "VERSION", "DATASETS", "DEFAULT_DATASET", "MODES", "DEFAULT_MODES",
     "VERIFIER", "CONTAINER_ONLY", "SEEDED", "ADAPTATION", "Context", "context", "load_tasks", "survey",
     "read_labels", "is_registry", "program_files", "last_survey", "TEST_DIR", "RQ3_JSON", "RQ_FILES",

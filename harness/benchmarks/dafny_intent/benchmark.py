@@ -8,7 +8,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...model import GOLD, Benchmark, Candidate, Job, Reproduction, sha256_text
+from ...model import GOLD, Candidate, Job, sha256_text
+from .. import published_figures
+from ...plugin import Benchmark, Block, Paper, Reproduction
+from . import blocks
 from .candidates import bundled_spec, read_candidate
 from .checks import build_files
 from .dataset import TEST_DIR, convert_generations, is_registry, last_survey, load_tasks
@@ -357,9 +360,7 @@ def compare(records: list[dict], tasks: dict) -> list[dict]:
 
 def load_published() -> dict:
     """``results/published/dafny-intent.json``."""
-    from ...report import load_published as _load
-
-    return _load(NAME)
+    return published_figures(NAME)
 
 
 def _figure(fig: dict, reproduced, holds: bool | None, notes: list[str]) -> dict:
@@ -443,11 +444,11 @@ def reproduction_notes(report: dict, records: list[dict]) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------
-# The declared interface (harness.model.Benchmark, registered in harness.registry)
+# The declared interface (harness.plugin.Benchmark, registered in harness.registry)
 # ---------------------------------------------------------------------------------------
 
 class DafnyIntent(Benchmark):
-    """Dafny intent formalization through :class:`harness.model.Benchmark`; the functions
+    """Dafny intent formalization through :class:`harness.plugin.Benchmark`; the functions
     of this module do the work."""
 
     name = NAME
@@ -530,6 +531,23 @@ class DafnyIntent(Benchmark):
         return Reproduction(figures=figures_from_run(run["report"], run["records"], published),
                             notes=reproduction_notes(run["report"], run["records"]),
                             sections={"published": {"source": published.get("source")}})
+
+
+    # ---- what the kit shows and ships of it
+
+    def paper(self) -> Paper:
+        """Lahiri, FMCAD 2024 (``../shared/papers/003_*.txt``, first page)."""
+        return Paper("Evaluating LLM-driven User-Intent Formalization for Verification-Aware Languages",
+                     ("Shuvendu K. Lahiri",), load_published()["source"]["paper"], arxiv="2406.09757")
+
+    def published(self) -> dict:
+        return load_published()
+
+    def report_blocks(self, report: dict, records: list[dict]) -> list[Block]:
+        return blocks.report_blocks(report, records)
+
+    def container_images(self) -> tuple[str, ...]:
+        return ("dafny",)
 
 
 BENCHMARK = DafnyIntent()

@@ -1,7 +1,7 @@
 """Model-Bench as a benchmark: tasks, prompts, candidates, canaries, jobs, judging, report
 sections and the paper-vs-kit reproduction (see the package docstring for the whole
 pipeline). The functions of this module do the work; :data:`BENCHMARK` exposes them
-through the declared interface (:class:`harness.model.Benchmark`).
+through the declared interface (:class:`harness.plugin.Benchmark`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...model import GOLD, Benchmark, Candidate, Job, Reproduction, VerifierResult, candidate_ref, sha256_text
+from ...model import GOLD, Candidate, Job, VerifierResult, candidate_ref, sha256_text
+from .. import published_figures
+from ...plugin import Benchmark, Block, Command, Paper, Reproduction
+from . import blocks, commands
 from .dataset import DATASETS, DEFAULT_DATASET, humaneval_path
 from .metrics import (BEHAVIOUR_NOTE, ORACLE_MODEL, SIMILARITY_NOTE, THETA, WEAKNESSES_NOTE, average_fixes,
                       behaviour_table, outcomes, runnable_at_k, similarity_table, weaknesses)
@@ -445,9 +448,7 @@ def run_notes(records: list[dict], modes: list[str]) -> list[str]:
 
 def load_published() -> dict:
     """``results/published/modelbench.json``."""
-    from ...report import load_published as _load
-
-    return _load(NAME)
+    return published_figures(NAME)
 
 
 def reproduction(fetched, report: dict, records: list[dict], *, tasks: list[Task] | None = None,
@@ -520,7 +521,7 @@ def reproduction(fetched, report: dict, records: list[dict], *, tasks: list[Task
 # ---------------------------------------------------------------------------------------
 
 class ModelBench(Benchmark):
-    """Model-Bench through the declared interface (:class:`harness.model.Benchmark`); the
+    """Model-Bench through the declared interface (:class:`harness.plugin.Benchmark`); the
     functions of this module do the work."""
 
     name = NAME
@@ -530,6 +531,7 @@ class ModelBench(Benchmark):
     datasets = DATASETS
     default_dataset = DEFAULT_DATASET
     container_only = CONTAINER_ONLY
+    k_metric = "Runnable@k"  # a sample is runnable when TLC checks it without failure (its verdict ``verified``)
 
     def load_tasks(self, fetched) -> list[Task]:
         return load_tasks(fetched)
@@ -587,6 +589,28 @@ class ModelBench(Benchmark):
         if run is None:
             raise ValueError("Model-Bench's reproduction needs the run of its reproduce_modes()")
         return reproduction(fetched, run["report"], run["records"], tasks=run.get("tasks"))
+
+
+    # ---- what the kit shows and ships of it
+
+    def paper(self) -> Paper:
+        """Chen et al., arXiv:2604.01851 (``../shared/papers/002_*.txt``, first page)."""
+        return Paper("Can Large Language Models Model Programs Formally?",
+                     ("Zhiyong Chen", "Jialun Cao", "Jiarong Wu", "Chang Xu", "Shing-Chi Cheung"),
+                     load_published()["source"]["paper"], arxiv="2604.01851")
+
+    def published(self) -> dict:
+        return load_published()
+
+    def report_blocks(self, report: dict, records: list[dict]) -> list[Block]:
+        return blocks.report_blocks(report, records)
+
+    def container_images(self) -> tuple[str, ...]:
+        return ("tlaplus",)
+
+    def commands(self) -> list[Command]:
+        """``verikit modelbench filters`` (Table 1's filters on problem files)."""
+        return list(commands.COMMANDS)
 
 
 BENCHMARK = ModelBench()

@@ -45,9 +45,13 @@ the statement load"), for ``why3`` the goal itself.
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
-from ...model import Benchmark, Candidate, Job, Reproduction, VerifierResult
+from ...model import Candidate, Job, VerifierResult
+from ...plugin import Benchmark, Block, Claim, Paper, Reproduction
+from .. import published_figures
 from .data import (CATEGORIES, LANGUAGES, MANIFESTS, N_TASKS, SOURCES, SUFFIXES, TABLE3_PROJECT,  # noqa: F401
                    ManifestError, Task, load_tasks, read_auto_level_3)
 from .proofs import (CANARY_TASK, CANARY_WALL_S, PASS_AT_K, PLACEHOLDERS, ROCQ_CANARIES,  # noqa: F401
@@ -55,7 +59,7 @@ from .proofs import (CANARY_TASK, CANARY_WALL_S, PASS_AT_K, PLACEHOLDERS, ROCQ_C
 from .published import (CATEGORY_NOT_DERIVABLE, NOT_REPRODUCIBLE, SLEDGEHAMMER_CSV,  # noqa: F401
                         load_published, reproduce_figures, rescore_auto_level_3, rescore_sledgehammer)
 from .rocq_library import ROCQ_ADAPTATION, RocqLibrary, rocq_library_files, rocq_library_image  # noqa: F401
-from . import proofs, why3_al3
+from . import blocks, proofs, why3_al3
 
 NAME = "ntp4vc"
 VERSION = "1"
@@ -66,7 +70,7 @@ ROCQ_NOTE = ("Rocq files target Rocq 9.0 + stdpp 1.12 and are checked with Coq 8
 
 
 class NTP4VC(Benchmark):
-    """NTP4VC through the declared interface (:class:`harness.model.Benchmark`): proof
+    """NTP4VC through the declared interface (:class:`harness.plugin.Benchmark`): proof
     checking per language, the AL3 re-run (``why3``), and the rescoring of the published
     baselines (:meth:`reproduce`, no job runs)."""
 
@@ -237,6 +241,58 @@ class NTP4VC(Benchmark):
         rep = reproduce_figures(fetched, load_tasks(fetched))
         return Reproduction(figures=rep["figures"], notes=rep["notes"],
                             sections={"consistency": rep["consistency"]})
+
+    # ---- what the kit shows and ships of it
+
+    def paper(self) -> Paper:
+        """Xu et al., ICLR 2026 (``../shared/papers/001_*.txt``, first page)."""
+        return Paper("Neural Theorem Proving for Verification Conditions: A Real-World Benchmark",
+                     ("Qiyuan Xu", "Xiaokun Luan", "Renxi Wang", "Joshua Ong Jun Leang", "Peixin Wang", "Haonan Li",
+                      "Wenda Li", "Conrad Watt"), published_figures(NAME)["source"]["paper"])
+
+    def published(self) -> dict:
+        return published_figures(NAME)
+
+    def report_blocks(self, report: dict, records: list[dict]) -> list[Block]:
+        return blocks.report_blocks(report, records)
+
+    def container_images(self) -> tuple[str, ...]:
+        return ("rocq", "ntp4vc-rocq")
+
+    def artifact_claims(self, references: Path) -> list[Claim]:
+        """The rescoring of the published baselines, a fast sample of the Rocq check (the
+        fastest gold task of each verdict of the committed run) and the full Rocq check."""
+        tasks = _rocq_sample(references / NAME / "rocq" / "records.jsonl")
+        sample_args: tuple[str, ...] = ("run", NAME, "--lang", "rocq", "--sandbox", "host", "-j", "@JOBS@")
+        for t in tasks:
+            sample_args += ("--task", t)
+        return [
+            Claim("ntp4vc-rescore", NAME, "Why3 Auto_level_3 proves 132/600 = 22.00 % of the test VCs (Table 2) "
+                  "and Sledgehammer 108/600 = 18.00 % (Table 5), rescored from the published per-item results.",
+                  ("reproduce", NAME), f"{NAME}/reproduce", "ntp4vc-rocq", smoke=True),
+            Claim("ntp4vc-rocq-sample", NAME, f"A sample of the Rocq check below: {len(tasks)} task files, the "
+                  f"fastest of each outcome ({', '.join(sorted(tasks.values()))}), and the 10 integrity canaries, "
+                  "with the same verdicts as in the full run.",
+                  sample_args, f"{NAME}/rocq", "ntp4vc-rocq", smoke=True, subset=True, tasks=tuple(tasks)),
+            Claim("ntp4vc-rocq", NAME, "Which of the 600 Rocq task files load with Coq 8.20.1 in the "
+                  "ntp4vc-rocq image (gold candidate: the file as released, `Admitted.` kept, so a file that loads "
+                  "is `rejected`), and the 10 integrity canaries rejected.",
+                  ("run", NAME, "--lang", "rocq", "--sandbox", "host", "-j", "@JOBS@"),
+                  f"{NAME}/rocq", "ntp4vc-rocq", smoke=False),
+        ]
+
+
+def _rocq_sample(records_file: Path) -> dict[str, str]:
+    """Tasks of the committed Rocq reference run for the smoke sample: ``{task_id:
+    verdict}``, the fastest gold item of each verdict the full run gives (under 60 s)."""
+    recs = [json.loads(line) for line in records_file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    picked = {}
+    for verdict in sorted({r["verdict"] for r in recs}):
+        gold = sorted((r for r in recs if r["candidate"]["model"] == "gold" and r["verdict"] == verdict),
+                      key=lambda r: (r["timings"]["wall_s"], r["task_id"]))
+        if gold and gold[0]["timings"]["wall_s"] < 60:
+            picked[gold[0]["task_id"]] = verdict
+    return picked
 
 
 BENCHMARK = NTP4VC()

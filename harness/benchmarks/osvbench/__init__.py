@@ -28,7 +28,7 @@ Modules:
 - :mod:`.scoring` -- a run's pass@k, categories, causes, pass@1 per bug type, the
   comparison with the published log and the upstream-format log (:func:`upstream_log`);
 - :mod:`.image` -- the job image derived from OSVBench's upstream image;
-- :mod:`.benchmark` -- :class:`OSVBench`, the :class:`harness.model.Benchmark`.
+- :mod:`.benchmark` -- :class:`OSVBench`, the :class:`harness.plugin.Benchmark`.
 
 Upstream code read (not in the pinned data; OSVBench's code files are at commit
 57e3bff8, ``run_spec_check.sh`` at 3247b75e): ``stats.py`` (scoring), ``spec_util.py``

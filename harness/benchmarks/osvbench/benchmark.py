@@ -1,4 +1,4 @@
-"""OSVBench behind the common interface (:class:`harness.model.Benchmark`): tasks,
+"""OSVBench behind the common interface (:class:`harness.plugin.Benchmark`): tasks,
 candidates, canaries, jobs, judging, report sections, the job image and the rescoring of
 the published run. ``verikit run osvbench --sandbox container --predictions FILE`` runs
 the checks through the common runner (cache, resume, schema-valid run directory).
@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from ...model import Benchmark, Candidate, GOLD, Job, Limits, Reproduction, VerifierResult, candidate_ref
+from ...model import Candidate, GOLD, Job, Limits, VerifierResult, candidate_ref
+from ...plugin import Benchmark, Block, Claim, Paper, Reproduction
 from ...verifiers import hyperkernel
-from . import image, rescore, scoring
+from . import blocks, image, rescore, scoring
 from .convert import convert_upstream_results
 from .prompts import SHOTS, SYSTEM_PROMPT, Prompts
 from .spec import extract_spec, integrity_scan
@@ -237,6 +238,30 @@ class OSVBench(Benchmark):
         """The rescoring of the published run (no tool runs;
         :func:`harness.benchmarks.osvbench.rescore.reproduce`)."""
         return rescore.reproduce(fetched)
+
+    # ---- what the kit shows and ships of it
+
+    def paper(self) -> Paper:
+        """Li et al., arXiv:2504.20964 (``../shared/papers/004_*.txt``, first page)."""
+        return Paper("OSVBench: Benchmarking LLMs on Specification Generation Tasks for Operating System Verification",
+                     ("Shangyu Li", "Juyong Jiang", "Tiancheng Zhao", "Jiasi Shen"),
+                     rescore.load_published()["source"]["paper"], arxiv="2504.20964")
+
+    def published(self) -> dict:
+        return rescore.load_published()
+
+    def report_blocks(self, report: dict, records: list[dict]) -> list[Block]:
+        return blocks.report_blocks(report, records)
+
+    def container_images(self) -> tuple[str, ...]:
+        return ("framac",)  # the rescoring runs no verifier; its artifact claim runs in any runner image
+
+    def artifact_claims(self, references: Path) -> list[Claim]:
+        """The rescoring of the published Claude-3.5-sonnet run."""
+        return [Claim("osvbench-rescore", NAME, "Claude-3.5-sonnet's specifications pass 110/245 = 44.90 % "
+                      "(Table 1, 5-shot), with 55 syntax and 80 semantic errors and the per-bug-type rates, "
+                      "rescored from the published verifier log.", ("reproduce", NAME),
+                      f"{NAME}/reproduce", None, smoke=True)]
 
     def _mode(self, mode: str) -> None:
         if mode not in MODES:

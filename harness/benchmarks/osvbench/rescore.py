@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 
-from ...model import Reproduction, sha256_text
+from ...model import sha256_text
+from ...plugin import Reproduction
 from ...verifiers import hyperkernel
 from .convert import load_results
 from .prompts import Prompts
@@ -21,7 +22,7 @@ from .tasks import (BENCHMARK_JSON, BUG_TYPES, CORRECT, LOG, RESULTS_JSON, Loade
                     has_file, load_benchmark, path_of)
 
 NAME = "osvbench"
-#: Sections of report.json the rescoring adds (:attr:`harness.model.Reproduction.sections`).
+#: Sections of report.json the rescoring adds (:attr:`harness.plugin.Reproduction.sections`).
 SECTION = "published_run"
 
 
@@ -196,7 +197,7 @@ def reproduce(fetched, published: dict | None = None) -> Reproduction:
     (16: Table 1's seven columns, Table 2's two error rates, the README's seven columns).
 
     Returns:
-        :class:`harness.model.Reproduction`: ``figures`` ``[{name, table, row, column,
+        :class:`harness.plugin.Reproduction`: ``figures`` ``[{name, table, row, column,
         published, reproduced, equal, status, notes}]`` (equality exact on counts and on
         percentages to 2 decimals); a failed consistency check is added as a figure with
         status ``differs`` (and its ``criterion``), so the reproduction fails loudly;

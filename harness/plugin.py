@@ -1,0 +1,476 @@
+"""The plugin interface: what a benchmark supplies, and how the kit finds it.
+
+A benchmark is one package that defines a :class:`Benchmark` (tasks, candidates, jobs,
+judging, metrics, reproduction) and, optionally, everything else the kit shows or ships
+of it: its paper (:class:`Paper`), its published figures, typed report blocks
+(:class:`Table`, :class:`Bars`, :class:`VerdictBars`, :class:`Scatter`, :class:`Text`,
+rendered by a report that knows no benchmark), its artifact-evaluation claims
+(:class:`Claim`), its extra subcommands (:class:`Command`, as ``verikit <benchmark> NAME``)
+and its documentation page. Every hook has a default here, so the kit calls every hook
+of every benchmark and never asks a module for an optional attribute.
+
+The kit finds plugins by entry point (:func:`entry_points`, ``importlib.metadata``), so a
+benchmark can live in its own distribution. The groups:
+
+- ``verikit.benchmarks``: name -> ``module:OBJECT``, a :class:`Benchmark` instance;
+- ``verikit.verifiers``: name -> ``module:Class``, a :class:`harness.model.Verifier`;
+- ``verikit.toolchains``: any name -> ``module:OBJECT``, a dict of toolchain pins in the
+  format of ``images/toolchains.json``'s ``toolchains`` (added to it; a name may not be
+  pinned twice);
+- ``verikit.datasets``: any name -> ``module:OBJECT``, a directory (``pathlib.Path``) of
+  dataset registry entries (YAML, the format of ``harness/datasets/registry/``).
+
+The kit's own five benchmarks, eight verifiers are registered the same way, in its
+``pyproject.toml``; when the kit runs from a source tree that is not installed (a runner
+image, an artifact bundle), the same declarations are read from that file. This module
+imports only :mod:`harness.model` (layer 0).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import sys
+import tomllib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .model import Candidate, Job, VerifierResult
+
+#: The entry-point groups of the kit (see the module doc).
+GROUPS = ("verikit.benchmarks", "verikit.verifiers", "verikit.toolchains", "verikit.datasets")
+
+PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
+
+
+class PluginError(ValueError):
+    """Two plugins register the same name differently, or an entry point cannot be
+    loaded (the message names the entry point and its distribution)."""
+
+
+def _declared_here(group: str) -> dict[str, str]:
+    """``[project.entry-points."<group>"]`` of the kit's own pyproject.toml, when the
+    package runs from its source tree; {} otherwise."""
+    try:
+        data = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    project = data.get("project") or {}
+    if project.get("name") != "verikit":
+        return {}
+    return dict((project.get("entry-points") or {}).get(group) or {})
+
+
+def entry_points(group: str) -> dict[str, str]:
+    """The entry points of ``group``: name -> ``"module:attribute"``, from every installed
+    distribution (``importlib.metadata``) and from the kit's own pyproject.toml when it
+    runs from a source tree; sorted by name.
+
+    Raises:
+        PluginError: a name registered twice with different targets (names both).
+    """
+    found = _declared_here(group)
+    origin = {name: str(PYPROJECT) for name in found}
+    for ep in importlib.metadata.entry_points(group=group):
+        where = ep.dist.name if ep.dist is not None else "?"
+        if ep.name in found and found[ep.name] != ep.value:
+            raise PluginError(f"entry point {group}:{ep.name} is registered twice: {found[ep.name]} "
+                              f"({origin[ep.name]}) and {ep.value} ({where})")
+        found[ep.name], origin[ep.name] = ep.value, where
+    return dict(sorted(found.items()))
+
+
+def load(value: str) -> Any:
+    """The object an entry point names (``"package.module:attr"``).
+
+    Raises:
+        PluginError: the module cannot be imported or has no such attribute.
+    """
+    module, _, attr = value.partition(":")
+    try:
+        obj = importlib.import_module(module)
+        for part in attr.split(".") if attr else ():
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        raise PluginError(f"cannot load plugin {value!r}: {exc}") from exc
+    return obj
+
+
+# ---- what a benchmark supplies besides its tasks and judge
+
+
+@dataclass(frozen=True)
+class Paper:
+    """The paper a benchmark comes from (CITATION.cff, the Hub card, the report).
+
+    Attributes:
+        title, authors: as printed on its first page; reference: one line as cited
+            (venue or arXiv id); arxiv: the arXiv id, or None; url: or None.
+    """
+
+    title: str
+    authors: tuple[str, ...]
+    reference: str
+    arxiv: str | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One paper claim the artifact-evaluation bundle checks.
+
+    Attributes:
+        id: short name (``casp-gold``); benchmark: registry name.
+        statement: the claim, with its source in the paper.
+        args: ``verikit`` arguments without ``--out`` (``@JOBS@``: the script's job count).
+        expected: the reference run directory, relative to ``results/reproduced/``.
+        toolchain: the toolchain (or derived) image of the runner image that runs it;
+            None: any runner image of the bundle (a rescoring needs no verifier).
+        smoke: part of the Getting Started run; subset: runs part of ``expected``'s jobs
+            (compared with ``verikit compare --subset``); tasks: the task ids of a subset.
+    """
+
+    id: str
+    benchmark: str
+    statement: str
+    args: tuple[str, ...]
+    expected: str
+    toolchain: str | None
+    smoke: bool
+    subset: bool = False
+    tasks: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class CommandContext:
+    """What the CLI hands a benchmark's command: ``log`` (one line to the user),
+    ``sandbox(name)`` (a new sandbox of the registry, e.g. ``"host"``: a benchmark never
+    makes one itself) and ``data_dir`` (the data cache, or None for the default)."""
+
+    log: Callable[[str], None]
+    sandbox: Callable[[str], Any]
+    data_dir: Path | None = None
+
+
+@dataclass(frozen=True)
+class Command:
+    """An extra subcommand of a benchmark: ``verikit <benchmark> <name> ...``.
+
+    Attributes:
+        name: the subcommand; help: one line for ``--help``.
+        arguments: adds the command's arguments to its ``argparse`` parser.
+        run: ``run(args, ctx) -> exit code`` (:class:`CommandContext`); 2 for bad input
+            with a message that names the file and line, printed by ``run`` itself.
+    """
+
+    name: str
+    help: str
+    arguments: Callable[[Any], None]
+    run: Callable[[Any, CommandContext], int]
+
+
+# ---- report blocks: typed, rendered by the HTML report (which knows no benchmark)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table: ``head`` (column names) and ``rows`` (lists of cells: str, numbers, None)."""
+
+    title: str | None
+    head: list[str]
+    rows: list[list]
+
+
+@dataclass(frozen=True)
+class Bars:
+    """Grouped bars: ``values`` is ``{group: {series: value}}``; ``ymax`` caps the axis
+    (100 for percentages), None: automatic."""
+
+    title: str | None
+    values: dict[str, dict[str, float]]
+    ylabel: str
+    plot_title: str = ""
+    ymax: float | None = None
+
+
+@dataclass(frozen=True)
+class VerdictBars:
+    """Stacked verdict counts per group: ``counts`` is ``{group: {verdict: n}}``."""
+
+    title: str | None
+    counts: dict[str, dict[str, int]]
+    plot_title: str = ""
+
+
+@dataclass(frozen=True)
+class Scatter:
+    """Points ``(x, y, label)``."""
+
+    title: str | None
+    points: list[tuple[float, float, str]]
+    xlabel: str
+    ylabel: str
+    plot_title: str = ""
+
+
+@dataclass(frozen=True)
+class Text:
+    """One paragraph of text."""
+
+    text: str
+    title: str | None = None
+
+
+#: Every report block type.
+Block = Table | Bars | VerdictBars | Scatter | Text
+
+
+@dataclass
+class Reproduction:
+    """A benchmark's published-vs-reproduced comparison (``verikit reproduce``).
+
+    Attributes:
+        figures: ``[{"table", "row", "column", "published", "reproduced", "status",
+            "notes"?, "criterion"?}]``; ``status`` is ``reproduced``, ``differs`` or
+            ``not_reproducible``.
+        notes: free-text notes (data quirks, deviations), each one line.
+        sections: extra JSON-able report sections (e.g. OSVBench's finer error causes).
+        files: extra files to write into the run directory (name -> text), e.g.
+            OSVBench's upstream-format log.
+    """
+
+    figures: list[dict]
+    notes: list[str] = field(default_factory=list)
+    sections: dict = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        """Counts of figures by status: ``{"reproduced", "differs", "not_reproducible"}``."""
+        out = {"reproduced": 0, "differs": 0, "not_reproducible": 0}
+        for f in self.figures:
+            out[f["status"]] += 1
+        return out
+
+    def to_json(self) -> dict:
+        """``{"figures", "notes", "summary", "sections"}`` for report.json."""
+        return {"figures": self.figures, "notes": self.notes, "summary": self.summary(),
+                "sections": self.sections}
+
+
+class Benchmark(ABC):
+    """One benchmark: a dataset, its tasks, how a candidate becomes a job, how the tool's
+    reading becomes a verdict, and its metrics. A benchmark never starts a process and
+    never calls the runner: the runner calls it.
+
+    Class attributes (set by every subclass):
+        name: registry name (``casp``); version: bumped when judging changes (part of
+        every job key); modes: the modes ``--mode`` accepts (CASP task direction,
+        Model-Bench prompt setting; NTP4VC's proof language, given as ``--lang``);
+        default_modes: what ``verikit run`` runs without ``--mode``; datasets: registry
+        names the benchmark reads; default_dataset; container_only: no toolchain on hosts;
+        seeded: the run's ``--seed`` also seeds the benchmark's own randomness (recorded);
+        mode_option: the CLI option name of the mode (``mode``, or ``lang`` for NTP4VC);
+        k_metric: what the benchmark calls pass@k in its report (e.g. ``Runnable@k``).
+    """
+
+    name: str = ""
+    version: str = "1"
+    modes: tuple[str, ...] = ()
+    default_modes: tuple[str, ...] = ()
+    datasets: tuple[str, ...] = ()
+    default_dataset: str = ""
+    container_only: bool = False
+    seeded: bool = False
+    mode_option: str = "mode"
+    k_metric: str = "pass@k"
+
+    # ---- tasks and candidates
+
+    @abstractmethod
+    def load_tasks(self, fetched) -> list:
+        """All tasks of a fetched dataset (a registry entry or the user's own directory).
+
+        Raises:
+            ValueError: a task file cannot be read (the message names file:line).
+        """
+
+    @abstractmethod
+    def verifier_for(self, mode: str) -> str:
+        """Registry name of the verifier that checks candidates of ``mode``."""
+
+    @abstractmethod
+    def gold_candidates(self, tasks: list, mode: str) -> list[Candidate]:
+        """The dataset's own solution of each task as a candidate of model ``gold``."""
+
+    def bundled_candidates(self, fetched, mode: str) -> list[Candidate]:
+        """Model outputs shipped with the dataset (scored without ``--predictions``)."""
+        return []
+
+    def canaries(self, tasks: list, mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
+        """Known-good and known-cheat candidates with their expected verdicts; they run
+        on their own fixed tasks whatever ``--task`` selects (``tasks`` is the whole
+        dataset). A run whose canaries get another verdict is invalid."""
+        return []
+
+    def sample(self, tasks: list, mode: str, n: int, seed: int) -> list[str]:
+        """Ids of ``n`` tasks drawn with ``seed`` (``verikit run --sample N --seed S``), in
+        dataset order: ``random.Random(seed).sample`` of the id-sorted tasks, unless the
+        benchmark draws its own way (e.g. NTP4VC's why3 mode stratifies by the published
+        result).
+
+        Raises:
+            ValueError: ``n`` is larger than the number of tasks.
+        """
+        import random
+
+        ids = sorted(t.task_id for t in tasks)
+        if not 0 < n <= len(ids):
+            raise ValueError(f"cannot draw {n} of {len(ids)} tasks")
+        chosen = set(random.Random(seed).sample(ids, n))
+        return [t.task_id for t in tasks if t.task_id in chosen]
+
+    def canary_tasks(self, tasks: list) -> list:
+        """Tasks the canaries run on that are not in the dataset (the kit's own canary
+        tasks, for a dataset that lacks the usual one); ``tasks`` is the whole dataset."""
+        return []
+
+    # ---- jobs
+
+    def smoke_tests(self, mode: str) -> bool:
+        """Whether the verifier runs its vacuity smoke tests for ``mode``."""
+        return False
+
+    def context(self, fetched, tasks: list, mode: str, verifier, seed: int) -> Any:
+        """Per-run state ``build_job`` needs (e.g. a library index, the mutation seed);
+        None by default."""
+        return None
+
+    @abstractmethod
+    def build_job(self, task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx: Any) -> Job:
+        """Turn (task, candidate) into a :class:`Job` with its integrity checks.
+
+        Raises:
+            ValueError: the task's own files cannot be read (names file:line).
+        """
+
+    @abstractmethod
+    def judge(self, job: Job, result: VerifierResult) -> tuple[str, str]:
+        """Final ``(verdict, reason)`` from the verifier's reading and the job's checks.
+
+        A judge that checks the tool's output (e.g. Frama-C's view of the file in
+        ``result.artifacts``) appends those checks to ``result.checks`` and its findings
+        to ``result.extra``; both are recorded with the verdict (the job itself, whose
+        key is its identity, is never changed)."""
+
+    # ---- images
+
+    def sandbox_image(self, mode: str, fetched, log: Callable[[str], None]) -> str | None:
+        """An image the container sandbox must use for ``mode`` instead of the
+        toolchain's (built on first use), or None."""
+        return None
+
+    def derived_images(self) -> dict[str, str]:
+        """Derived images this benchmark builds: image name -> mode."""
+        return {}
+
+    def derived_image_spec(self, mode: str, fetched) -> dict:
+        """The build spec of the derived image of ``mode`` (see ``sandbox.images``)."""
+        raise ValueError(f"{self.name} has no derived image for {mode!r}")
+
+    def adaptation(self, mode: str) -> dict | None:
+        """How the benchmark's files were adapted to the toolchain (recorded in run.json)."""
+        return None
+
+    # ---- results
+
+    def compare(self, records: list[dict], tasks: dict, fetched) -> list[dict]:
+        """Per-record comparison with published per-item results, if the dataset has them."""
+        return []
+
+    def notes(self, records: list[dict], modes: list[str]) -> list[str]:
+        """Notes for report.json (one line each)."""
+        return []
+
+    def report_sections(self, records: list[dict], tasks: list, modes: list[str], *, seed: int = 0) -> dict:
+        """Benchmark-specific sections of report.json (pass@k tables, similarity...)."""
+        return {}
+
+    def run_files(self, records: list[dict], tasks: list) -> dict[str, str]:
+        """Extra files written into the run directory (name -> text), e.g. OSVBench's log
+        in the upstream format that upstream's own ``stats.py`` reads."""
+        return {}
+
+    # ---- prompts and formats
+
+    def prompts(self, fetched, tasks: list, mode: str, *, shots: int | None = None) -> list[dict]:
+        """The prompts a model is given, one ``{"task_id", "mode", "prompt"}`` per task
+        (``verikit prompts``). ``shots``: number of few-shot examples where the
+        benchmark has that setting.
+
+        Raises:
+            NotImplementedError: the benchmark defines no prompts.
+            ValueError: a setting the benchmark does not have (e.g. an unknown shot count).
+        """
+        raise NotImplementedError(f"{self.name} defines no prompts")
+
+    def convert(self, path, fetched, tasks: list, *, model: str | None = None) -> list[dict]:
+        """Predictions lines (``schemas/predictions.schema.json``) from an upstream output
+        file of this benchmark (``verikit convert``).
+
+        Raises:
+            NotImplementedError: the benchmark has no upstream output format.
+            ValueError: the file is malformed (names the file and line).
+        """
+        raise NotImplementedError(f"{self.name} has no upstream output format to convert")
+
+    # ---- reproduction
+
+    def reproduce_modes(self) -> tuple[str, ...]:
+        """Modes ``verikit reproduce`` runs through the runner before comparing (empty:
+        the reproduction only rescores published files)."""
+        return ()
+
+    def reproduce(self, fetched, run: dict | None) -> Reproduction:
+        """Published vs reproduced figures. ``run``: None for a rescoring-only
+        reproduction, else ``{"report", "records", "tasks"}`` of the run of
+        :meth:`reproduce_modes`."""
+        raise NotImplementedError(f"{self.name} has no published figures to reproduce")
+
+    # ---- what the kit shows and ships of the benchmark
+
+    def paper(self) -> Paper | None:
+        """The paper the benchmark comes from, or None."""
+        return None
+
+    def published(self) -> dict | None:
+        """The paper's figures as data (``{"source": {"paper", ...}, "figures": [...]}``,
+        the format of ``results/published/``), or None."""
+        return None
+
+    def report_blocks(self, report: dict, records: list[dict]) -> list[Block]:
+        """The benchmark's own blocks of the HTML report, from its report.json (``report``)
+        and records (canaries included: a block leaves them out itself)."""
+        return []
+
+    def artifact_claims(self, references: Path) -> list[Claim]:
+        """The claims the artifact-evaluation bundle checks; ``references`` is the
+        directory of the committed reference runs (``results/reproduced/``), where each
+        claim's ``expected`` run lives. Empty: the benchmark cannot be bundled."""
+        return []
+
+    def commands(self) -> list[Command]:
+        """Extra subcommands, ``verikit <benchmark> <name>`` (e.g. a table's filters)."""
+        return []
+
+    def container_images(self) -> tuple[str, ...]:
+        """The images (toolchain or derived image names) a container run of the
+        benchmark's default modes and its reproduction need (``verikit images build``)."""
+        return tuple(self.derived_images())
+
+    def docs_page(self) -> Path | None:
+        """The benchmark's documentation page (Markdown): by default ``docs.md`` beside
+        the module that defines the benchmark's class, when it exists."""
+        page = Path(sys.modules[type(self).__module__].__file__).parent / "docs.md"
+        return page if page.is_file() else None
