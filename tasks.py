@@ -1,7 +1,8 @@
 """invoke tasks for operators: ``invoke --list``.
 
-Thin wrappers that mirror the ``verikit`` CLI one to one (``invoke run --benchmark casp``
-is ``verikit run casp``), so operators, nox and CI use the same code paths. Image tasks
+Thin wrappers that mirror the ``verikit`` CLI one to one (``invoke run --benchmark B``
+is ``verikit run B``; ``verikit list`` names the registered benchmarks), so operators, nox
+and CI use the same code paths. No task names a benchmark. Image tasks
 live in the ``images`` collection (``invoke images.build --name framac --flavor nix``),
 dataset tasks in ``datasets``.
 """
@@ -17,12 +18,12 @@ def _opt(flag: str, value) -> str:
     return f" {flag} {shlex.quote(str(value))}" if value not in (None, "", False) else ""
 
 
-@task(help={"benchmark": "casp, ntp4vc, osvbench, modelbench or dafny-intent",
-            "mode": "mode (CASP direction, Model-Bench prompt setting, spec)", "lang": "ntp4vc proof language",
+@task(help={"benchmark": "a registered benchmark (verikit list)",
+            "mode": "the benchmark's mode", "lang": "the benchmark's language, where it has that axis (--lang)",
             "dataset": "registry name or path to your own dataset", "predictions": "predictions JSONL",
             "sandbox": "host or container", "jobs": "parallel jobs", "out": "run directory",
             "task": "only this task id"})
-def run(c, benchmark="casp", mode=None, lang=None, dataset=None, predictions=None, sandbox=None, jobs=2,
+def run(c, benchmark, mode=None, lang=None, dataset=None, predictions=None, sandbox=None, jobs=2,
         out="out", task=None):
     """verikit run BENCHMARK: verify candidates and write the run directory."""
     c.run(f"verikit run {benchmark}" + _opt("--mode", mode) + _opt("--lang", lang) + _opt("--dataset", dataset)
@@ -30,9 +31,9 @@ def run(c, benchmark="casp", mode=None, lang=None, dataset=None, predictions=Non
           + _opt("--task", task))
 
 
-@task(help={"benchmark": "casp, ntp4vc, osvbench, modelbench or dafny-intent", "out": "run directory",
+@task(help={"benchmark": "a registered benchmark (verikit list)", "out": "run directory",
             "sandbox": "host or container", "jobs": "parallel jobs"})
-def reproduce(c, benchmark="ntp4vc", out=None, sandbox=None, jobs=2):
+def reproduce(c, benchmark, out=None, sandbox=None, jobs=2):
     """verikit reproduce BENCHMARK: the paper's figures vs the kit's, as a run directory."""
     c.run(f"verikit reproduce {benchmark}" + _opt("--out", out or f"out/reproduce/{benchmark}")
           + _opt("--sandbox", sandbox) + _opt("-j", jobs))
@@ -58,18 +59,24 @@ def list_(c, sandbox="host"):
     c.run(f"verikit list --sandbox {sandbox}")
 
 
-@task(help={"benchmark": "benchmark with prompts (osvbench, modelbench)", "mode": "prompt setting",
+@task(help={"benchmark": "a benchmark that defines prompts", "mode": "prompt setting",
             "shots": "few-shot examples", "output": "JSONL file"})
-def prompts(c, benchmark="osvbench", mode=None, shots=None, output=None):
+def prompts(c, benchmark, mode=None, shots=None, output=None):
     """verikit prompts BENCHMARK: the prompts a model is given, as JSONL."""
     c.run(f"verikit prompts {benchmark}" + _opt("--mode", mode) + _opt("--shots", shots) + _opt("-o", output))
 
 
-@task(help={"benchmark": "benchmark with an upstream output format (osvbench)", "source": "upstream file",
+@task(help={"benchmark": "a benchmark with an upstream output format", "source": "upstream file",
             "output": "predictions JSONL"})
-def convert(c, benchmark="osvbench", source=None, output="predictions.jsonl"):
+def convert(c, benchmark, source=None, output="predictions.jsonl"):
     """verikit convert BENCHMARK [SOURCE] -o OUTPUT: upstream outputs -> predictions JSONL."""
     c.run(f"verikit convert {benchmark}" + (f" {shlex.quote(source)}" if source else "") + _opt("-o", output))
+
+
+@task(help={"benchmark": "a registered benchmark", "args": "the command and its arguments, as one string"})
+def benchmark_command(c, benchmark, args):
+    """verikit BENCHMARK COMMAND ...: a benchmark's own subcommand (its plugin's ``commands``)."""
+    c.run(f"verikit {benchmark} {args}")
 
 
 @task
@@ -97,7 +104,7 @@ def datasets_list(c):
 
 
 @task(help={"name": "toolchain (framac, rocq, tlaplus, dafny; with --flavor nix also why3, lean, isabelle, "
-                    "hyperkernel) or a derived image (ntp4vc-rocq)",
+                    "hyperkernel) or a benchmark's derived image (verikit images list)",
             "flavor": "debian (closest Debian packages, builds offline) or nix (exact published versions: "
                       "nix build + load; needs Nix and network)",
             "engine": "podman or docker (the CLI that builds or loads the image)",
@@ -117,7 +124,7 @@ def images_push(c, name, registry):
 @task(help={"benchmark": "benchmark", "s3": "s3://BUCKET/PREFIX", "shards": "array size",
             "mode": "mode", "predictions": "predictions JSONL", "timings": "previous run directory",
             "dry_run": "print the AWS calls only"})
-def batch_submit(c, benchmark="casp", s3=None, shards=10, mode=None, predictions=None, timings=None, dry_run=False):
+def batch_submit(c, benchmark, s3=None, shards=10, mode=None, predictions=None, timings=None, dry_run=False):
     """verikit run BENCH --backend aws-batch: plan here, submit an array job and its reducer."""
     c.run(f"verikit run {benchmark} --backend aws-batch --s3 {shlex.quote(s3 or '')} --shards {shards}"
           + _opt("--mode", mode) + _opt("--predictions", predictions) + _opt("--timings", timings)
@@ -161,8 +168,9 @@ def hub_pull(c, repo, out, run=None):
     c.run(f"verikit pull {shlex.quote(repo)} --out {shlex.quote(out)}" + _opt("--run", run))
 
 
-@task(help={"benchmarks": "space-separated: casp, ntp4vc, osvbench", "out": "a new or empty directory"})
-def ae_bundle(c, benchmarks="casp", out="artifact"):
+@task(help={"benchmarks": "space-separated benchmarks with artifact claims (verikit artifact list)",
+            "out": "a new or empty directory"})
+def ae_bundle(c, benchmarks, out="artifact"):
     """verikit artifact bundle: the offline artifact-evaluation bundle (README 'Artifact evaluation')."""
     c.run("verikit artifact bundle" + "".join(f" --benchmark {shlex.quote(b)}" for b in benchmarks.split())
           + f" -o {shlex.quote(out)}")

@@ -1,7 +1,7 @@
 """Progress of a run when its output is not a terminal (a log file, CI).
 
 With a terminal the runner shows rich's live bar. Without one a live bar prints nothing
-until the end, so a long run (``nox -s casp``: ~9 minutes) would be silent between its
+until the end, so a long run (``nox -s main``: ~11 minutes) would be silent between its
 start and its summary. :class:`PlainProgress` prints instead one plain line every
 ``interval`` seconds::
 

@@ -70,7 +70,7 @@ class RunOptions:
             (:meth:`harness.plugin.Benchmark.sample`) instead; recorded in run.json.
     """
 
-    benchmark: str = "casp"
+    benchmark: str = ""
     dataset: str | None = None
     modes: list[str] = field(default_factory=list)
     predictions: str | None = None

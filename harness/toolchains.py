@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from . import plugin
 from .datasets import sha256_file
 from .model import Limits, canonical_json  # noqa: F401  (canonical_json re-exported)
 
@@ -50,7 +51,25 @@ def load_pins(path: str | None = None) -> dict:
         raise ToolchainError(f"{file}:{exc.lineno}: invalid JSON: {exc.msg}") from exc
     if "toolchains" not in data:
         raise ToolchainError(f"{file}: no 'toolchains' key")
+    if path is None:
+        _add_plugin_pins(data["toolchains"], file)
     return data
+
+
+def _add_plugin_pins(toolchains: dict, file: Path) -> None:
+    """Add the pins of every plugin (entry points ``verikit.toolchains``: a dict of
+    toolchain name -> pins in the format of ``images/toolchains.json``)."""
+    try:
+        found = {ep: plugin.load(value) for ep, value in plugin.entry_points("verikit.toolchains").items()}
+    except plugin.PluginError as exc:
+        raise ToolchainError(str(exc)) from None
+    for ep, pins in found.items():
+        if not isinstance(pins, dict) or not all(isinstance(s, dict) and "tools" in s for s in pins.values()):
+            raise ToolchainError(f"plugin toolchains {ep!r}: a dict of toolchain name -> pins with 'tools' is needed")
+        for name, spec in pins.items():
+            if name in toolchains:
+                raise ToolchainError(f"toolchain {name!r} of plugin {ep!r} is already pinned in {file}")
+            toolchains[name] = spec
 
 
 def toolchain_spec(name: str) -> dict:

@@ -1,5 +1,5 @@
 """CASP execution cross-check (issue 26): "verified" means proved by WP and not refuted by
-running it (``harness/benchmarks/casp/execution.py``, ``drivers/casp_exec.sh``).
+running it (``harness/benchmarks/casp/execution.py``, ``drivers/exec_check.sh``).
 
 Live tests run the real Frama-C/WP, E-ACSL and gcc (-O0/-O2, ASan + UBSan) once for a batch
 of candidates (module-scoped). The cheats are WP-vs-C differences that WP 25 proves

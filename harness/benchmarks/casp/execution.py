@@ -1,7 +1,7 @@
 """CASP execution cross-check: "verified" means proved by WP *and* not refuted by running it.
 
 Issue 26, item 2 and 4. For a candidate-mode job the kit ships, beside the verified file,
-a generated test driver and the files :mod:`harness.verifiers.drivers` ``casp_exec.sh``
+a generated test driver and the files :mod:`harness.verifiers.drivers` ``exec_check.sh``
 (run inside the job's sandbox, before WP) builds and runs:
 
 - ``ea``: the verified file + the driver instrumented by Frama-C's E-ACSL

@@ -72,6 +72,6 @@ fi
 [ -f candidate.c ] || exit 0  # a task run (Job.task_run): its side files are its output
 if [ -f vk_exec.conf ]; then
   # CASP execution cross-check (harness/benchmarks/casp/execution.py): writes vk_exec.log
-  sh verikit_casp_exec.sh >vk_exec.err 2>&1
+  sh verikit_exec_check.sh >vk_exec.err 2>&1
 fi
 VERIKIT_VIEW=view.json exec frama-c -load-script verikit_framac_view.ml "$@"
