@@ -250,7 +250,7 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
         if name in derived:  # a toolchain image with a benchmark's library built in: built here when missing
             bench_name, mode = derived[name]
             bench = registry.benchmark(bench_name)
-            images.build_derived(bench.derived_image_spec(mode, datasets.fetch(bench.default_dataset)),
+            images.build_derived(bench.derived_image_spec(mode, datasets.fetch(bench.default_dataset), images.fingerprint),
                                  engine=engine, log=log)
         tag = images.build_runner(name, engine=engine, log=log)
         archive = f"images/{name}-runner.oci.tar"

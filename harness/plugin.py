@@ -366,17 +366,21 @@ class Benchmark(ABC):
 
     # ---- images
 
-    def sandbox_image(self, mode: str, fetched, log: Callable[[str], None]) -> str | None:
-        """An image the container sandbox must use for ``mode`` instead of the
-        toolchain's (built on first use), or None."""
-        return None
-
     def derived_images(self) -> dict[str, str]:
-        """Derived images this benchmark builds: image name -> mode."""
+        """Derived images of the benchmark: image name -> the mode whose jobs run in it
+        (in the container sandbox, instead of the verifier's toolchain image). The kit
+        builds them (``verikit images build NAME``, and on a run's first use); a benchmark
+        never makes an image or opens the engine itself."""
         return {}
 
-    def derived_image_spec(self, mode: str, fetched) -> dict:
-        """The build spec of the derived image of ``mode`` (see ``sandbox.images``)."""
+    def derived_image_spec(self, mode: str, fetched, fingerprint: Callable[[str], str]) -> dict:
+        """The build spec of the derived image of ``mode`` (the format of
+        :func:`harness.sandbox.images.build_derived`); ``fingerprint(toolchain)`` gives a
+        toolchain image's fingerprint, for a spec whose fingerprint covers its base.
+
+        Raises:
+            ValueError: the benchmark has no derived image for ``mode``.
+        """
         raise ValueError(f"{self.name} has no derived image for {mode!r}")
 
     def adaptation(self, mode: str) -> dict | None:

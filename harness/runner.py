@@ -22,6 +22,7 @@ import random
 import socket
 import sys
 import tempfile
+from typing import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -272,7 +273,7 @@ def open_sandbox(opts: RunOptions, plan: _Plan, log):
             raise RunError(f"{bench.name} runs only in the container sandbox (--sandbox container): "
                            f"its toolchain is not installed on hosts")
         if opts.sandbox == "container":
-            image = bench.sandbox_image(opts.modes[0], plan.fetched, log)
+            image = job_image(bench, opts.modes[0], plan.fetched, log)
         sandbox = registry.sandbox(opts.sandbox, toolchain=plan.verifier.toolchain, slots=opts.parallel, image=image)
     except SandboxError as exc:
         raise RunError(str(exc)) from exc
@@ -280,6 +281,29 @@ def open_sandbox(opts: RunOptions, plan: _Plan, log):
         yield sandbox, image
     finally:
         sandbox.close()
+
+
+def job_image(bench: Benchmark, mode: str, fetched, log: Callable[[str], None] = print, *,
+              build: bool = True) -> str | None:
+    """The tag of the derived image ``mode``'s jobs run in (the benchmark's
+    :meth:`~harness.plugin.Benchmark.derived_images`), built when missing (``build``), or
+    None when they run in the verifier's toolchain image.
+
+    Raises:
+        harness.sandbox.SandboxError: no engine, the image cannot be built (its base is
+            missing: the spec's ``base_hint`` says how to get it), or ``build=False`` and it
+            is not built.
+    """
+    if mode not in bench.derived_images().values():
+        return None
+    from .sandbox import images
+    from .sandbox.container import EngineUnavailable
+
+    spec = bench.derived_image_spec(mode, fetched, images.fingerprint)
+    try:
+        return images.build_derived(spec, log=log) if build else images.resolve_derived(spec)
+    except EngineUnavailable as exc:
+        raise SandboxError(f"{exc}" + (f"\n{spec['base_hint']}" if spec.get("base_hint") else "")) from None
 
 
 def probe_toolchain(opts: RunOptions, plan: _Plan, sandbox):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from harness.runner import job_image  # noqa: E402
 from harness import datasets, toolchains  # noqa: E402
 from harness.benchmarks import ntp4vc  # noqa: E402
 from harness.model import Candidate, Limits  # noqa: E402
@@ -31,7 +32,7 @@ def main() -> int:
     fetched = datasets.fetch("ntp4vc")
     tasks = {t.task_id: t for t in ntp4vc.load_tasks(fetched)}
     bench = ntp4vc.BENCHMARK
-    image = bench.sandbox_image("rocq", fetched, print)
+    image = job_image(bench, "rocq", fetched, print)
     sb = get_sandbox("container", image=image)
     try:
         v = Rocq()

@@ -4,7 +4,10 @@
 - no import circle between modules of ``harness``;
 - imports point down the layers (model at the bottom, cli at the top), never back up;
 - ``harness.model`` imports nothing else of the package;
-- a benchmark never imports the runner (or the CLI); a verifier never imports the
+- the registry's dynamic imports (the modules its entry points name) count as its imports;
+- no module is over 600 lines;
+- a benchmark never imports the runner, the CLI, the registry or the sandbox (it never
+  opens an engine or makes an image: the kit does, from what it declares); a verifier never imports the
   executor, metrics, a benchmark, the runner or the CLI;
 - nothing outside ``harness/sandbox/`` starts a process (no ``subprocess``,
   ``multiprocessing``, ``pty``, ``os.system``/``os.popen``/``os.exec*``/``os.spawn*``/
@@ -17,6 +20,8 @@ import ast
 from pathlib import Path
 
 import pytest
+
+from harness import plugin
 
 PKG = Path(__file__).resolve().parents[1] / "harness"
 
@@ -87,10 +92,17 @@ def _graph() -> tuple[dict[str, set[str]], dict[str, ast.AST]]:
                 if n and n != mod and n.startswith("harness"):
                     deps.add(n)
         graph[mod] = deps
+    # the registry's dynamic imports: every module an entry point of the kit names
+    for group in ("verikit.benchmarks", "verikit.verifiers"):
+        for value in plugin.entry_points(group).values():
+            target = value.split(":")[0]
+            if target.startswith("harness."):
+                graph["harness.registry"].add(target)
     return graph, trees
 
 
 GRAPH, TREES = _graph()
+MAX_LINES = 600
 
 
 def _layer(mod: str) -> int:
@@ -145,12 +157,26 @@ def test_imports_point_down_the_layers():
     assert not up, "imports that run back up the layers:\n" + "\n".join(sorted(up))
 
 
+def test_the_registrys_dynamic_imports_are_in_the_graph():
+    """The entry points of the kit's own plugins are counted as imports of the registry
+    (so circles and steps up through them are seen)."""
+    targets = {v.split(":")[0] for g in ("verikit.benchmarks", "verikit.verifiers")
+               for v in plugin.entry_points(g).values() if v.startswith("harness.")}
+    assert targets and targets <= GRAPH["harness.registry"] and targets <= set(GRAPH)
+
+
+def test_no_module_is_over_the_line_limit():
+    long = sorted(f"{p.relative_to(PKG.parent)}: {n} lines" for p in PKG.rglob("*.py")
+                  if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES)
+    assert not long, f"modules over {MAX_LINES} lines:\n" + "\n".join(long)
+
+
 def test_model_imports_nothing_of_the_package():
     assert GRAPH["harness.model"] == set()
 
 
 @pytest.mark.parametrize("prefix, forbidden", [
-    ("harness.benchmarks", ("harness.runner", "harness.cli", "harness.registry")),
+    ("harness.benchmarks", ("harness.runner", "harness.cli", "harness.registry", "harness.sandbox")),
     ("harness.verifiers", ("harness.executor", "harness.metrics", "harness.benchmarks", "harness.runner",
                            "harness.cli", "harness.report", "harness.registry")),
 ])

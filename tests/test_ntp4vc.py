@@ -297,7 +297,7 @@ def test_benchmark_is_registered_with_its_declared_interface():
     with pytest.raises(ValueError, match="unknown NTP4VC language"):
         b.verifier_for("coq")
     with pytest.raises(ValueError, match="no derived image"):
-        b.derived_image_spec("lean", None)
+        b.derived_image_spec("lean", None, lambda toolchain: "unused")
 
 
 def test_gold_is_the_task_file_with_its_placeholder(tasks):

@@ -18,6 +18,7 @@ import json
 import pytest
 from rich.console import Console
 
+from harness import runner
 from harness.benchmarks import ntp4vc
 from harness.model import GOLD
 from harness.results import validate_run_dir
@@ -53,7 +54,7 @@ def fetched(ntp4vc_fetched):
 
 @pytest.fixture(scope="module")
 def image(fetched, engine_image):
-    return engine_image(lambda: ntp4vc.BENCHMARK.sandbox_image("rocq", fetched, build=False))
+    return engine_image(lambda: runner.job_image(ntp4vc.BENCHMARK, "rocq", fetched, build=False))
 
 
 def _run(tmp_path, tasks, *, predictions=None, out="run"):

@@ -323,10 +323,12 @@ def test_compare_only_for_the_published_spec(fetched, bench, tasks):
 
 # --- the job image ---------------------------------------------------------------------------------
 
-def test_sandbox_image_without_engine_is_a_clear_message(bench, monkeypatch):
+def test_job_image_without_engine_is_a_clear_message(bench, monkeypatch):
+    from harness import runner
+
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/verikit-test-docker.sock")
     with pytest.raises(SandboxError) as exc:
-        bench.sandbox_image("spec", None, print)
+        runner.job_image(bench, "spec", None)
     msg = str(exc.value)
     assert "no container engine at unix:///nonexistent/verikit-test-docker.sock" in msg
     assert f"docker pull {osvbench.UPSTREAM_IMAGE}" in msg and "docker load -i" in msg
@@ -353,48 +355,17 @@ def test_verikit_run_without_the_image_stops_with_the_message(fetched, tmp_path,
                                      out=tmp_path / "run", progress=False))
 
 
-class EngineWith:
-    """A stand-in Docker client whose engine has only the images named (the real client
-    raises ImageNotFound for the others)."""
-
-    def __init__(self, *have):
-        from docker.errors import ImageNotFound
-
-        self.have, self.missing = set(have), ImageNotFound
-
-    @property
-    def images(self):
-        return self
-
-    def get(self, name):
-        if name not in self.have:
-            raise self.missing(f"No such image: {name}")
-        return object()
-
-
-def test_find_job_image_names_what_is_missing():
-    tag = osvbench.job_image_tag()
-    with pytest.raises(SandboxError, match=f"neither the job image {tag} nor the upstream image "
-                                           f"{osvbench.UPSTREAM_IMAGE}") as exc:
-        osvbench.find_job_image(EngineWith())
-    assert "verikit images build hyperkernel-osvbench" in str(exc.value)
-    with pytest.raises(SandboxError, match=f"{osvbench.UPSTREAM_IMAGE} is present, but the job image {tag} is not"):
-        osvbench.find_job_image(EngineWith(f"docker.io/{osvbench.UPSTREAM_IMAGE}"))
-    assert osvbench.find_job_image(EngineWith(f"localhost/{tag}", osvbench.LEGACY_JOB_IMAGE)) == tag
-    logged = []
-    assert osvbench.find_job_image(EngineWith(osvbench.LEGACY_JOB_IMAGE), logged.append) == osvbench.LEGACY_JOB_IMAGE
-    assert "built by hand" in logged[0]
-
-
 @pytest.mark.container
-def test_sandbox_image_message_on_a_real_engine(bench):
-    """With a real Docker-API engine here (Podman), the job image is not there: the message."""
+def test_job_image_message_on_a_real_engine(bench):
+    """With a real Docker-API engine here (Podman) and no upstream image, the kit cannot
+    build the job image: the message says how to get the upstream image."""
+    from harness import runner
     from harness.sandbox.container import engine_reachable
 
     if not engine_reachable():
         pytest.skip("no Docker-API engine reachable")
     try:
-        image = bench.sandbox_image("spec", None, print)
+        image = runner.job_image(bench, "spec", None)
     except SandboxError as exc:
         assert osvbench.UPSTREAM_IMAGE in str(exc) and "verikit images build hyperkernel-osvbench" in str(exc)
     else:
@@ -402,13 +373,15 @@ def test_sandbox_image_message_on_a_real_engine(bench):
 
 
 def test_derived_image_spec(bench):
-    spec = bench.derived_image_spec("spec", None)
+    spec = bench.derived_image_spec("spec", None, lambda toolchain: "unused")
     assert set(spec) == {"name", "base_toolchain", "base_image", "base_hint", "fingerprint", "files", "containerfile",
                          "manifest"}
     assert (spec["name"], spec["base_toolchain"], spec["base_image"]) == ("hyperkernel-osvbench", "hyperkernel",
                                                                          osvbench.UPSTREAM_IMAGE)
     assert len(spec["fingerprint"]) == 64 and spec["files"] == {}
-    assert osvbench.job_image_tag() == f"verikit/hyperkernel-osvbench:{spec['fingerprint'][:12]}"
+    from harness.sandbox.images import derived_tag
+
+    assert derived_tag(spec) == f"verikit/hyperkernel-osvbench:{spec['fingerprint'][:12]}"
     cf = spec["containerfile"]
     lines = cf.splitlines()
     assert f"ARG BASE={osvbench.UPSTREAM_IMAGE}" in lines and "FROM ${BASE}" in lines

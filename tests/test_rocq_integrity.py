@@ -33,6 +33,7 @@ import json
 import pytest
 from rich.console import Console
 
+from harness import runner
 from harness.benchmarks import ntp4vc
 from harness.benchmarks.ntp4vc.proofs import POWER_STATEMENT
 from harness.runner import RunOptions, run
@@ -123,7 +124,7 @@ PROVER = {
 
 @pytest.fixture(scope="module")
 def image(ntp4vc_fetched, engine_image):
-    return engine_image(lambda: ntp4vc.BENCHMARK.sandbox_image("rocq", ntp4vc_fetched, build=False))
+    return engine_image(lambda: runner.job_image(ntp4vc.BENCHMARK, "rocq", ntp4vc_fetched, build=False))
 
 
 @pytest.fixture(scope="module")

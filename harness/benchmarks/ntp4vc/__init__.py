@@ -157,37 +157,22 @@ class NTP4VC(Benchmark):
 
     # ---- images
 
-    def sandbox_image(self, mode: str, fetched, log=print, *, build: bool = True) -> str | None:
-        """``rocq``: the ``ntp4vc-rocq`` library image (built from the rocq toolchain
-        image and the pinned files when missing and ``build``); None for the other modes
-        (their verifier's toolchain image; ``why3`` runs in the rocq image).
-
-        Raises:
-            harness.sandbox.SandboxError: the image cannot be built, or (``build=False``)
-                is not built.
-        """
-        if mode != "rocq":
-            return None
-        from ...sandbox import images
-
-        spec = self.derived_image_spec(mode, fetched)
-        return images.build_derived(spec, log=log) if build else images.resolve_derived(spec)
-
     def derived_images(self) -> dict[str, str]:
-        """``{"ntp4vc-rocq": "rocq"}``."""
+        """``{"ntp4vc-rocq": "rocq"}``: the rocq toolchain image with the pinned library
+        compiled in (the other modes run in their verifier's toolchain image; ``why3``
+        in the rocq image)."""
         return {"ntp4vc-rocq": "rocq"}
 
-    def derived_image_spec(self, mode: str, fetched) -> dict:
-        """The ``ntp4vc-rocq`` spec (:func:`.rocq_library.rocq_library_image`).
+    def derived_image_spec(self, mode: str, fetched, fingerprint) -> dict:
+        """The ``ntp4vc-rocq`` spec (:func:`.rocq_library.rocq_library_image`), on the rocq
+        toolchain image of fingerprint ``fingerprint("rocq")``.
 
         Raises:
             ValueError: a mode without a derived image.
         """
         if mode != "rocq":
             raise ValueError(f"{NAME} has no derived image for {mode!r}")
-        from ...sandbox import images
-
-        return rocq_library_image(fetched, images.fingerprint("rocq"))
+        return rocq_library_image(fetched, fingerprint("rocq"))
 
     def adaptation(self, mode: str) -> dict | None:
         """``rocq``: :data:`ROCQ_ADAPTATION` (the load-path shim); None otherwise."""

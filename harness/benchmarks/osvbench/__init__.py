@@ -39,8 +39,7 @@ spec extraction), ``Dockerfile``/``verify.sh`` (the image).
 from .benchmark import (BENCHMARK, CANARY_SYSCALL, CHEATS, JOB_MEM_MB, MODES, NAME, UPSTREAM_LOG_FILE,  # noqa: F401
                         VERSION, OSVBench)
 from .convert import convert, convert_upstream_results, load_results, write_predictions  # noqa: F401
-from .image import (DERIVED_IMAGE, LEGACY_JOB_IMAGE, UPSTREAM_IMAGE, derived_image_spec,  # noqa: F401
-                    find_job_image, image_help, job_image_tag)
+from .image import DERIVED_IMAGE, UPSTREAM_IMAGE, derived_image_spec, image_help  # noqa: F401
 from .prompts import SHOTS, SYSTEM_PROMPT, UPSTREAM_MODELS, Prompts, messages, prompt  # noqa: F401
 from .rescore import check_results_json, load_published, published_log, read_log, rescore, reproduce  # noqa: F401
 from .scoring import PASS_AT_K, pass_at_k, per_model, record_class, report_sections, upstream_log  # noqa: F401

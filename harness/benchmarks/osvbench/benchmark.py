@@ -7,7 +7,7 @@ the checks through the common runner (cache, resume, schema-valid run directory)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ...model import Candidate, GOLD, Job, Limits, VerifierResult, candidate_ref
 from ...plugin import Benchmark, Block, Claim, Paper, Reproduction
@@ -132,22 +132,14 @@ class OSVBench(Benchmark):
 
     # ---- images
 
-    def sandbox_image(self, mode: str, fetched, log: Callable[[str], None]) -> str | None:
-        """The job image (:func:`harness.benchmarks.osvbench.image.sandbox_image`).
-
-        Raises:
-            harness.sandbox.SandboxError: no engine, or the job image is not there (says
-                what is missing and how to get it, offline included).
-        """
-        self._mode(mode)
-        return image.sandbox_image(log)
-
     def derived_images(self) -> dict[str, str]:
         """``{"hyperkernel-osvbench": "spec"}``: the job image."""
         return {image.DERIVED_IMAGE: "spec"}
 
-    def derived_image_spec(self, mode: str, fetched) -> dict:
-        """The job image's build spec (:func:`harness.benchmarks.osvbench.image.derived_image_spec`)."""
+    def derived_image_spec(self, mode: str, fetched, fingerprint=None) -> dict:
+        """The job image's build spec (:func:`harness.benchmarks.osvbench.image.derived_image_spec`):
+        on OSVBench's upstream image, which the user pulls or loads (its ``base_hint``
+        says how)."""
         self._mode(mode)
         return image.derived_image_spec()
 

@@ -7,8 +7,9 @@ them: no Debian package has them, so the toolchain comes from OSVBench's upstrea
 Z3's bindings on the path, the entrypoint cleared), declared as the derived image
 :data:`DERIVED_IMAGE` and built by ``verikit images build hyperkernel-osvbench``.
 
-Nothing here starts a process: :func:`find_job_image` asks the container engine (Docker
-Engine API) which images it has.
+Nothing here starts a process or opens the container engine: the kit builds the image
+from :func:`derived_image_spec` (:func:`harness.runner.job_image`), and says how to get
+the upstream image when it is missing (the spec's ``base_hint``, :func:`image_help`).
 """
 
 from __future__ import annotations
@@ -17,17 +18,14 @@ import hashlib
 from pathlib import Path
 
 from ...model import canonical_json
-from ...sandbox import SandboxError
 from ...verifiers import hyperkernel
 
 #: The image OSVBench's Dockerfile builds on (Docker Hub): Hyperkernel built with LLVM 5,
 #: Z3 4.5.0's Python bindings, Python 2.
 UPSTREAM_IMAGE = "lsysimpure/osvbench:001"
 #: Name of the derived job image (``verikit images build hyperkernel-osvbench``); its tag
-#: is ``verikit/hyperkernel-osvbench:<fp12>`` (:func:`job_image_tag`).
+#: is ``verikit/hyperkernel-osvbench:<fp12>``.
 DERIVED_IMAGE = "hyperkernel-osvbench"
-#: The tag earlier versions of the kit told users to build by hand; still accepted.
-LEGACY_JOB_IMAGE = "verikit/hyperkernel:osvbench-001"
 #: Containerfile of the job image (``job-image.Containerfile`` beside this module; it gets
 #: ``--build-arg BASE=<UPSTREAM_IMAGE>``).
 CONTAINERFILE = (Path(__file__).resolve().parent / "job-image.Containerfile").read_text(encoding="utf-8")
@@ -62,63 +60,3 @@ def derived_image_spec() -> dict:
     return {"name": DERIVED_IMAGE, "base_toolchain": hyperkernel.TOOLCHAIN, "base_image": UPSTREAM_IMAGE,
             "base_hint": image_help(), "fingerprint": fp, "files": {}, "containerfile": CONTAINERFILE,
             "manifest": manifest}
-
-
-def job_image_tag(spec: dict | None = None) -> str:
-    """``verikit/hyperkernel-osvbench:<fp12>``: the tag ``build_derived`` gives the job image."""
-    from ...sandbox.images import derived_tag
-
-    return derived_tag(spec or derived_image_spec())
-
-
-def _has(client, ref: str) -> bool:
-    for name in (ref, f"localhost/{ref}", f"docker.io/{ref}"):
-        try:
-            client.images.get(name)
-            return True
-        except Exception:  # docker.errors.ImageNotFound or any API error: not usable
-            continue
-    return False
-
-
-def find_job_image(client, log=None) -> str:
-    """The job image present in the engine of ``client`` (a ``docker.DockerClient``):
-    the current build (:func:`job_image_tag`), else :data:`LEGACY_JOB_IMAGE`.
-
-    Raises:
-        SandboxError: neither is there; the message says whether the upstream image is,
-            and how to get both (:func:`image_help`).
-    """
-    tag = job_image_tag()
-    if _has(client, tag):
-        return tag
-    if _has(client, LEGACY_JOB_IMAGE):
-        if log:
-            log(f"osvbench: using {LEGACY_JOB_IMAGE} (built by hand); 'verikit images build {DERIVED_IMAGE}' "
-                f"builds {tag}")
-        return LEGACY_JOB_IMAGE
-    if _has(client, UPSTREAM_IMAGE):
-        have = f"{UPSTREAM_IMAGE} is present, but the job image {tag} is not built."
-    else:
-        have = f"neither the job image {tag} nor the upstream image {UPSTREAM_IMAGE} is in the container engine."
-    raise SandboxError(f"Hyperkernel verifier: {have}\n{image_help()}")
-
-
-def sandbox_image(log=None, base_url: str | None = None) -> str:
-    """The job image to run OSVBench's checks in (:func:`find_job_image` on the engine at
-    ``base_url``, ``DOCKER_HOST`` or the default socket).
-
-    Raises:
-        SandboxError: no engine answers, or the image is missing (the message says how
-            to get it).
-    """
-    from ...sandbox.container import EngineUnavailable, connect
-
-    try:
-        client = connect(base_url)
-    except EngineUnavailable as exc:
-        raise SandboxError(f"{exc}\n{image_help()}") from None
-    try:
-        return find_job_image(client, log)
-    finally:
-        client.close()
