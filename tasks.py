@@ -163,7 +163,7 @@ def hub_pull(c, repo, out, run=None):
 
 @task(help={"benchmarks": "space-separated: casp, ntp4vc, osvbench", "out": "a new or empty directory"})
 def ae_bundle(c, benchmarks="casp", out="artifact"):
-    """verikit artifact bundle: the offline artifact-evaluation bundle (README 'Artifact evaluation')."""
+    """verikit artifact bundle: the offline artifact-evaluation bundle (docs/artifact.md)."""
     c.run("verikit artifact bundle" + "".join(f" --benchmark {shlex.quote(b)}" for b in benchmarks.split())
           + f" -o {shlex.quote(out)}")
 
