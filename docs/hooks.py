@@ -3,11 +3,11 @@
 At build time this module adds to the site:
 
 - ``benchmarks/<name>.md``: the page of every registered benchmark, written with its
-  plugin: ``bench.docs_page()`` when the benchmark defines it, else ``docs.md`` beside the
-  module that defines the benchmark's class (``harness/benchmarks/<pkg>/docs.md``). Further
-  pages of the same package (``docs-<topic>.md`` beside it) become
-  ``benchmarks/<name>-<topic>.md``. A registered benchmark without a page is a warning, so
-  ``mkdocs build --strict`` fails on it.
+  plugin: ``bench.docs_page()`` when the benchmark defines it, else (or when it returns
+  None) ``docs.md`` beside the module that defines the benchmark's class
+  (``harness/benchmarks/<pkg>/docs.md``). Further pages of the same package
+  (``docs-<topic>.md`` beside it) become ``benchmarks/<name>-<topic>.md``. A registered
+  benchmark without a page is a warning, so ``mkdocs build --strict`` fails on it.
 - ``benchmarks/index.md``: the list of the registered benchmarks.
 - ``reference/cli.md``: the CLI reference, generated from the argparse parser
   (``harness.cli._parser()``), so it cannot drift from ``verikit --help``.
@@ -73,10 +73,10 @@ def benchmark_pages() -> list[tuple[str, str, Path, list[tuple[str, Path]]]]:
     for name in registry.BENCHMARKS:
         bench = registry.benchmark(name)
         page = getattr(bench, "docs_page", None)
-        if page is not None:
-            path = Path(page() if callable(page) else page)
-        else:
-            path = Path(sys.modules[type(bench).__module__].__file__).parent / "docs.md"
+        if callable(page):
+            page = page()  # None: the benchmark has no page (reported in on_files)
+        default = Path(sys.modules[type(bench).__module__].__file__).parent / "docs.md"
+        path = Path(page) if page is not None else default
         extras = [(f"benchmarks/{name}-{p.stem[len('docs-'):]}.md", p)
                   for p in sorted(path.parent.glob("docs-*.md"))]
         out.append((name, f"benchmarks/{name}.md", path, extras))
