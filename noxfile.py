@@ -207,3 +207,12 @@ def lint(session: nox.Session) -> None:
     session.install("ruff")
     session.run("ruff", "check", "--select", "E,F,W", "--line-length", "130", "harness", "tests", "scripts",
                 "noxfile.py", "tasks.py")
+
+
+@nox.session(python=PY)
+def docs(session: nox.Session) -> None:
+    """The documentation site (README "Documentation"): MkDocs + Material from mkdocs.yml,
+    built with --strict (every warning an error) into site/; ``mkdocs serve`` in the same
+    virtualenv serves it while you edit."""
+    session.install("-e", ".[docs]")
+    session.run("mkdocs", "build", "--strict", "-d", "site", *session.posargs, env={"NO_MKDOCS_2_WARNING": "1"})

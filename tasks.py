@@ -171,7 +171,7 @@ def hub_pull(c, repo, out, run=None):
 @task(help={"benchmarks": "space-separated benchmarks with artifact claims (verikit artifact list)",
             "out": "a new or empty directory"})
 def ae_bundle(c, benchmarks, out="artifact"):
-    """verikit artifact bundle: the offline artifact-evaluation bundle (README 'Artifact evaluation')."""
+    """verikit artifact bundle: the offline artifact-evaluation bundle (docs/artifact.md)."""
     c.run("verikit artifact bundle" + "".join(f" --benchmark {shlex.quote(b)}" for b in benchmarks.split())
           + f" -o {shlex.quote(out)}")
 

@@ -225,9 +225,9 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
         ``claims.json``'s content, plus ``"bytes"``: the bundle's size.
 
     Raises:
-        ArtifactError: unknown benchmark, ``out`` not empty, a missing reference run;
-        images.SandboxError: an image cannot be built or saved; datasets.DatasetError: a
-        pinned file cannot be found.
+        ArtifactError: unknown benchmark, ``out`` not empty, a missing reference run.
+        images.SandboxError: an image cannot be built or saved.
+        datasets.DatasetError: a pinned file cannot be found.
     """
     out = Path(out)
     if out.exists() and any(out.iterdir()):

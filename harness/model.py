@@ -327,9 +327,10 @@ class Verifier(Protocol):
     """One tool (BenchExec's tool-info idea). Implementations: ``harness.verifiers.*``.
 
     Attributes:
-        name: the verifier's name (registry key); toolchain: the toolchain of
-        ``images/toolchains.json`` whose tools it runs; version: the module's own version,
-        part of every verification key (a parser change invalidates cached results).
+        name: the verifier's name (registry key).
+        toolchain: the toolchain of ``images/toolchains.json`` whose tools it runs.
+        version: the module's own version, part of every verification key (a parser
+            change invalidates cached results).
     """
 
     name: str

@@ -1,4 +1,4 @@
-"""Re-derive the CASP allow-lists from honest candidates (docs/casp.md "Allow-lists").
+"""Re-derive the CASP allow-lists from honest candidates (harness/benchmarks/casp/docs.md "Allow-lists").
 
 Runs Frama-C's view script (``harness/verifiers/drivers/framac_view.ml``, parse only, no
 WP) on the verified file and on the task's fixed part of every honest candidate the

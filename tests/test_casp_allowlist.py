@@ -3,7 +3,7 @@
 Frama-C's view (``harness/verifiers/drivers/framac_view.ml``) lists every function
 (builtins flagged), every global variable, every declaration occurrence and whatever it
 cannot classify; ``integrity.allowlist_checks`` judges what the candidate wrote against
-the declared lists (docs/casp.md "Allow-lists"). Two layers of tests:
+the declared lists (harness/benchmarks/casp/docs.md "Allow-lists"). Two layers of tests:
 
 - on Frama-C's views alone (parse only, no WP, about a second per file): many spellings
   of each class must break the expected rule, and honest candidates none;
@@ -358,7 +358,7 @@ def test_new_canaries_on_the_kit_pair(casp_tasks, batch):
 def test_derivation_script_finds_every_honest_construct_allowed(casp_mirror, isolated_cache, tmp_path):
     """``scripts/casp_allowlists.py`` on the gold code, the gold contracts and the 40
     bundled specifications of casp-sample10: every construct they use is on the lists and
-    no candidate breaks a new rule (exit 0); the numbers are those of docs/casp.md."""
+    no candidate breaks a new rule (exit 0); the numbers are those of harness/benchmarks/casp/docs.md."""
     _framac()
     out = tmp_path / "derive.json"
     root = Path(__file__).resolve().parents[1]

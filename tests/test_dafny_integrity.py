@@ -247,7 +247,7 @@ def test_cheats_rejected_with_real_dafny(engine_run):
 @pytest.mark.realtool
 def test_metric_weaknesses_measured(engine_run):
     """The paper's metrics cannot tell these specifications from the precise ones (reported
-    in docs/dafny-intent.md "Weaknesses" and the report's ``weaknesses`` section)."""
+    in harness/benchmarks/dafny_intent/docs.md "Weaknesses" and the report's ``weaknesses`` section)."""
     report, _code, records = engine_run
     by = {(r["candidate"]["model"], r["candidate"]["sample"]): r for r in records}
     for name in ("over-fitted", "mod-11", "length-only"):

@@ -4,7 +4,7 @@ driven by Playwright) with the network cut, and the page checked against report.
 ``--compare`` on two runs that differ in one verdict; the error paths.
 
 Screenshots are kept under each test's temp dir. With ``VERIKIT_SCREENSHOTS=DIR`` the
-per-benchmark screenshots shown in the README are also written to DIR:
+per-benchmark screenshots shown in docs/reports.md (CASP's in the README too) are also written to DIR:
 ``VERIKIT_SCREENSHOTS=results/screenshots pytest tests/test_htmlreport.py -k reference``.
 """
 
@@ -25,7 +25,7 @@ from harness.htmlreport import fmt_value, load_view, render_html, task_differenc
 from harness.results import ROOT, load_records, write_sums
 
 REF = ROOT / "results" / "reproduced"
-#: (run directory under results/reproduced, screenshot name, the section shown in the README)
+#: (run directory under results/reproduced, screenshot name, the section shown in docs/reports.md)
 RUNS = [("casp", "casp", "mode-spec-from-code"), ("casp/reproduce", None, None), ("ntp4vc/rocq", "ntp4vc", "figures"),
         ("ntp4vc/reproduce", None, None), ("modelbench/reproduce", "modelbench", "verdicts"),
         ("dafny-intent/reproduce", "dafny-intent", "figures"), ("osvbench/reproduce", "osvbench", "figures")]
@@ -171,7 +171,7 @@ def test_reference_runs_render_offline_in_chromium(tmp_path):
                         if t == t]  # NaN for records without a time
                     assert times == sorted(times)
                 assert events == [], (rel, events)
-                if shot:  # the README's screenshot: the section that shows the benchmark best
+                if shot:  # the screenshot of docs/reports.md: the section that shows the benchmark best
                     page.locator(f"#run0-{section}").scroll_into_view_if_needed()
                     page.evaluate(f"document.getElementById('run0-{section}').scrollIntoView()")
                     page.screenshot(path=str(out / f"{shot}.png"))

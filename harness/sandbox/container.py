@@ -165,9 +165,10 @@ class ContainerSandbox:
         base_url: engine address (default ``DOCKER_HOST`` or the default socket).
 
     Attributes:
-        name: ``"container"``; image: the image reference; image_digest: the image ID
-        (``sha256:...``) as the engine reports it; manifest: the image's
-        ``/etc/verikit/toolchain.json`` (dict) or None.
+        name: ``"container"``.
+        image: the image reference.
+        image_digest: the image ID (``sha256:...``) as the engine reports it.
+        manifest: the image's ``/etc/verikit/toolchain.json`` (dict) or None.
 
     Raises:
         EngineUnavailable: no engine answers.
