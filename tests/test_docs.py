@@ -20,7 +20,7 @@ from harness.cli import _parser
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
-COMMANDS = ['    python3 -m pip install -q nox && VERIKIT_DATA_MIRRORS="$PWD/../shared/data" nox -s casp',
+COMMANDS = ['    python3 -m pip install -q nox && VERIKIT_DATA_MIRRORS="$PWD/../shared/data" nox -s main',
             '    python3 -m pip install -q nox && VERIKIT_DATA_MIRRORS="$PWD/../shared/data" nox -s tests']
 
 
