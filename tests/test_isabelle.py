@@ -23,7 +23,8 @@ import pytest
 
 from harness.model import ProcResult, termination
 from harness.registry import verifier as get_verifier
-from harness.verifiers.isabelle import (PARENT_SESSION, SESSION, SESSION_DIRS, Isabelle, blank, header_imports,
+from harness.benchmarks.ntp4vc.data import ISABELLE_SESSION_DIRS as SESSION_DIRS
+from harness.verifiers.isabelle import (PARENT_SESSION, SESSION, Isabelle, blank, header_imports,
                                         oracle_reports, theory_name)
 from harness.verifiers.proof import statement_sha256
 
@@ -183,7 +184,7 @@ def test_options_never_quick_and_dirty():
 
 
 def test_command_line():
-    opts = ISA.options(_Probed(), threads=4, timeout_s=300)
+    opts = ISA.options(_Probed(), threads=4, timeout_s=300, session_dirs=list(SESSION_DIRS))
     argv, env, collect = ISA.command(opts)
     assert argv[:2] == ["sh", "-c"] and env == {} and collect == []
     build, logs, tail = argv[2].split("; ", 2)[0], argv[2].split("; ")[2], argv[2].split("; ")[-1]

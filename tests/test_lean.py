@@ -19,7 +19,8 @@ import pytest
 
 from harness.model import VERDICTS, ProcResult, termination
 from harness.registry import verifier as get_verifier
-from harness.verifiers.lean import LEAN_PROJECT, SOURCE, STANDARD_AXIOMS, Lean, axiom_reports, blank, diagnostics
+from harness.benchmarks.ntp4vc.data import LEAN_PROJECT
+from harness.verifiers.lean import SOURCE, STANDARD_AXIOMS, Lean, axiom_reports, blank, diagnostics
 from harness.verifiers.proof import statement_sha256
 
 RECORDED = Path(__file__).parent / "recorded" / "lean"
@@ -159,7 +160,7 @@ class _Probed:
 
 
 def test_options_and_command():
-    opts = LEAN.options(_Probed(), theorem="N.a", allowed_assumptions=["N.ax"])
+    opts = LEAN.options(_Probed(), theorem="N.a", allowed_assumptions=["N.ax"], lean_project=LEAN_PROJECT)
     assert opts["verifier_module"] == "lean/1" and opts["lean_version"] == "4.21.0"
     assert opts["lean_project"] == LEAN_PROJECT and opts["wall_s"] > 0
     argv, env, collect = LEAN.command(opts)

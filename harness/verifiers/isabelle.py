@@ -1,7 +1,8 @@
 """Isabelle/HOL proof checker (``isabelle build``), with Isabelle's own oracle report.
 
 Command line, in the job's scratch directory of the ``ntp4vc-isabelle`` image (Isabelle2024,
-the AFP and the NTP4VC sessions with prebuilt system heaps; see :data:`SESSION_DIRS`)::
+the AFP and the benchmark's sessions with prebuilt system heaps; the session directories
+come from the job's ``session_dirs`` option, set by the benchmark)::
 
     sh -c 'isabelle build -o quick_and_dirty=false -o timeout=<s> -o threads=<n>
                -d /opt/ntp4vc -d /opt/afp/thys -d /opt/isabelle-deps -d . VerikitCandidate;
@@ -69,15 +70,6 @@ NAME = "isabelle"
 TOOLCHAIN = "isabelle"
 #: Version of this module's command line, splice and parser (part of every job key).
 MODULE_VERSION = "1"
-#: The NTP4VC checkout inside the image (commit dcfadfaa), with the generated
-#: ``lib/isabelle`` theories of every task project; its ``ROOTS`` lists the sessions
-#: ``NTP4Verif`` (lib/Isabelle/NTP4Verif) and ``Why3STD``/``mach`` (generation/isabelle).
-PROJECT_ROOT = "/opt/ntp4vc"
-#: Session directories given with ``-d``: the NTP4VC checkout, the AFP release matching
-#: Isabelle2024 (``Word_Lib``, ``List-Index``), and the author's sessions ``NTP4Verif``
-#: needs besides (``Automation_Base``, ``Minilang``). Heaps of NTP4Verif, Why3STD and mach
-#: are built into the system heap directory at image-build time.
-SESSION_DIRS = (PROJECT_ROOT, "/opt/afp/thys", "/opt/isabelle-deps")
 PARENT_SESSION = "NTP4Verif"
 #: The ad-hoc session of a job (its ROOT is written in the job's scratch directory).
 SESSION = "VerikitCandidate"
@@ -351,7 +343,7 @@ class Isabelle:
     def options(self, probed, *, smoke: bool = False, cpus: int = 1, **overrides) -> dict:
         """Options of a job.
 
-        Keys: ``session_dirs`` (:data:`SESSION_DIRS`), ``theorem``, ``theorem_line``,
+        Keys: ``session_dirs`` (``-d`` directories of the image; the benchmark sets them), ``theorem``, ``theorem_line``,
         ``theory`` (set per task by the benchmark), ``allowed_assumptions`` (oracle names
         allowed; none by default), ``timeout_s`` (Isabelle's session ``timeout`` option),
         ``threads``, ``wall_s``, ``isabelle_version`` (probed), ``verifier_module``.
@@ -365,7 +357,7 @@ class Isabelle:
         if overrides.get("quick_and_dirty") not in (None, False):
             raise ValueError("quick_and_dirty can never be set: it turns sorry into a proof")
         versions = getattr(probed, "versions", None) or {}
-        opts = {"session_dirs": list(SESSION_DIRS), "theorem": None, "theorem_line": 0, "theory": None,
+        opts = {"session_dirs": [], "theorem": None, "theorem_line": 0, "theory": None,
                 "allowed_assumptions": [], "timeout_s": DEFAULT_WALL_S - 30, "threads": cpus,
                 "wall_s": DEFAULT_WALL_S, "isabelle_version": versions.get("isabelle"),
                 "verifier_module": f"{NAME}/{MODULE_VERSION}"}
@@ -379,7 +371,7 @@ class Isabelle:
         build = ["isabelle", "build", "-o", "quick_and_dirty=false",
                  "-o", f"timeout={int(options.get('timeout_s') or 0)}",
                  "-o", f"threads={int(options.get('threads') or 1)}"]
-        for d in options.get("session_dirs") or SESSION_DIRS:
+        for d in options.get("session_dirs") or ():
             build += ["-d", d]
         build += ["-d", ".", SESSION]
         logs = " || ".join(shlex.join(["isabelle", tool, "-v", "-U", SESSION]) for tool in LOG_TOOLS)

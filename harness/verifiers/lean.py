@@ -1,9 +1,10 @@
 """Lean 4 proof checker (``lake env lean``), with Lean's own assumption report.
 
 Command line, run in the job's scratch directory of the ``ntp4vc-lean`` image (Lean 4.21.0 +
-Mathlib v4.21.0, the NTP4VC Lake workspace prebuilt at :data:`LEAN_PROJECT`)::
+Mathlib v4.21.0, the benchmark's Lake workspace prebuilt in the image; its directory is
+the job's ``lean_project`` option, set by the benchmark)::
 
-    lake -d /opt/ntp4vc/data/why3 env lean [-DmaxHeartbeats=N] Candidate.lean
+    lake -d <lean_project> env lean [-DmaxHeartbeats=N] Candidate.lean
 
 ``Candidate.lean`` is the task file with the candidate proof in place of its ``sorry``
 (:meth:`Lean.splice`), followed by ``#print axioms <Namespace>.<theorem>``.
@@ -13,7 +14,7 @@ library translated to Lean, ``generation/lean`` of the NTP4VC repository) and mo
 named after their place under ``data/why3`` (``pearl.imp.lib.lean.imp.Syntax``,
 ``frama_c.<project>.<file>.lib.lean.<Module>.<Module>``). The NTP4VC README builds tasks
 with ``cd data/why3 && lake build ./pearl/...``, so the image holds that Lake workspace at
-:data:`LEAN_PROJECT` with every module the 600 tasks import already built (``lake build``
+``lean_project`` with every module the 600 tasks import already built (``lake build``
 at image-build time; the job has no network and a read-only view of it). ``lake -d DIR``
 ("use the package configuration in a specific directory", lean4 ``src/lake/Lake/CLI/
 Help.lean``) lets the job stay in its own scratch directory: ``lake env`` starts ``lean``
@@ -72,10 +73,6 @@ TOOLCHAIN = "lean"
 MODULE_VERSION = "1"
 #: File name of the spliced task in the job's scratch directory.
 SOURCE = "Candidate.lean"
-#: The NTP4VC Lake workspace inside the ``ntp4vc-lean`` image: ``data/why3`` of the
-#: NTP4VC checkout (commit dcfadfaa), requiring Mathlib v4.21.0 and the ``Why3`` library of
-#: ``generation/lean``, with every module imported by the 600 tasks built.
-LEAN_PROJECT = "/opt/ntp4vc/data/why3"
 #: Lean's standard axioms (lean4 ``src/Init/Prelude.lean``/``Core.lean``): always allowed.
 STANDARD_AXIOMS = ("propext", "Classical.choice", "Quot.sound")
 DEFAULT_WALL_S = 600
@@ -393,7 +390,7 @@ class Lean:
     def options(self, probed, *, smoke: bool = False, cpus: int = 1, **overrides) -> dict:
         """Options of a job.
 
-        Keys: ``lean_project`` (:data:`LEAN_PROJECT`), ``theorem`` (qualified name, set per
+        Keys: ``lean_project`` (the Lake workspace of the image; the benchmark sets it), ``theorem`` (qualified name, set per
         task by the benchmark), ``theorem_line``, ``allowed_assumptions`` (names allowed
         besides :data:`STANDARD_AXIOMS`: the task's and its libraries' own axioms, from
         :meth:`declared_axioms`), ``max_heartbeats`` (None: Lean's default 200000),
@@ -401,7 +398,7 @@ class Lean:
         (the runner's generic arguments) do not apply and are ignored.
         """
         versions = getattr(probed, "versions", None) or {}
-        opts = {"lean_project": LEAN_PROJECT, "theorem": None, "theorem_line": 0, "allowed_assumptions": [],
+        opts = {"lean_project": ".", "theorem": None, "theorem_line": 0, "allowed_assumptions": [],
                 "max_heartbeats": None, "wall_s": DEFAULT_WALL_S, "lean_version": versions.get("lean"),
                 "verifier_module": f"{NAME}/{MODULE_VERSION}"}
         opts.update(overrides)
@@ -409,7 +406,7 @@ class Lean:
 
     def command(self, options: dict) -> tuple[list[str], dict[str, str], list[str]]:
         """``lake -d <project> env lean [-DmaxHeartbeats=N] Candidate.lean``; no files to collect."""
-        argv = ["lake", "-d", options.get("lean_project") or LEAN_PROJECT, "env", "lean"]
+        argv = ["lake", "-d", options.get("lean_project") or ".", "env", "lean"]
         if options.get("max_heartbeats") is not None:
             argv.append(f"-DmaxHeartbeats={int(options['max_heartbeats'])}")
         argv.append(SOURCE)

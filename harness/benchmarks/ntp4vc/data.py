@@ -20,6 +20,24 @@ MANIFESTS = {"isabelle": "test_set.isabelle.lst", "lean": "test_set.lean.txt.lst
              "rocq": "test_set.rocq.lst"}
 SUFFIXES = {"isabelle": ".thy", "lean": ".lean", "rocq": ".v"}
 SOURCES = ("pearl", "frama_c")
+
+# ---- where the NTP4VC images keep the benchmark's libraries (the verifiers get them as options)
+
+#: The NTP4VC checkout inside the image (commit dcfadfaa), with the generated
+#: ``lib/isabelle`` theories of every task project; its ``ROOTS`` lists the sessions
+#: ``NTP4Verif`` (lib/Isabelle/NTP4Verif) and ``Why3STD``/``mach`` (generation/isabelle).
+ISABELLE_PROJECT_ROOT = "/opt/ntp4vc"
+#: Session directories given with ``-d``: the NTP4VC checkout, the AFP release matching
+#: Isabelle2024 (``Word_Lib``, ``List-Index``), and the author's sessions ``NTP4Verif``
+#: needs besides (``Automation_Base``, ``Minilang``). Heaps of NTP4Verif, Why3STD and mach
+#: are built into the system heap directory at image-build time.
+ISABELLE_SESSION_DIRS = (ISABELLE_PROJECT_ROOT, "/opt/afp/thys", "/opt/isabelle-deps")
+#: The NTP4VC Lake workspace inside the ``ntp4vc-lean`` image: ``data/why3`` of the
+#: NTP4VC checkout (commit dcfadfaa), requiring Mathlib v4.21.0 and the ``Why3`` library of
+#: ``generation/lean``, with every module imported by the 600 tasks built.
+LEAN_PROJECT = "/opt/ntp4vc/data/why3"
+
+
 N_TASKS = 600
 AL3_SUFFIX = "/why3_auto_level_3.db.csv"
 

@@ -21,9 +21,9 @@ from pathlib import PurePosixPath
 
 from ...metrics import bootstrap_ci, pass_at_k
 from ...model import GOLD, Candidate, Job, Limits, VerifierResult, candidate_ref, sha256_text
-from ...verifiers import isabelle as isabelle_mod, rocq as rocq_mod
+from ...verifiers import rocq as rocq_mod
 from ...verifiers.proof import Theorem
-from .data import LANGUAGES, SOURCES, Task, path_of
+from .data import ISABELLE_PROJECT_ROOT, ISABELLE_SESSION_DIRS, LANGUAGES, LEAN_PROJECT, SOURCES, Task, path_of
 from .published import CATEGORY_NOT_DERIVABLE
 from .libraries import LeanLibrary
 from .rocq_library import RocqLibrary
@@ -169,8 +169,12 @@ def build_proof_job(task: Task, cand: Candidate, language: str, options: dict, d
             checks.append({"name": "no-cheat-tokens", "ok": not findings,
                            "detail": "; ".join(findings) if findings else "none of the forbidden constructs"})
     opts = dict(options, theorem=thm.name, theorem_line=thm.line, statement_sha256=thm.statement_sha256)
+    if language == "isabelle":  # the image's session directories (data.py)
+        opts["session_dirs"] = list(ISABELLE_SESSION_DIRS)
+    elif language == "lean":  # the image's Lake workspace
+        opts["lean_project"] = LEAN_PROJECT
     if language == "isabelle":  # a session ROOT + the theory; imports made absolute in the image
-        task_dir = f"{isabelle_mod.PROJECT_ROOT}/{PurePosixPath(task.isabelle).parent}"
+        task_dir = f"{ISABELLE_PROJECT_ROOT}/{PurePosixPath(task.isabelle).parent}"
         files = v.job_files(text, thm, proof, task_dir=task_dir)
         opts["theory"] = next(f[:-4] for f in files if f.endswith(".thy"))
     elif language == "rocq":  # candidate.v and the kit's check.v
