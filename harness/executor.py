@@ -454,6 +454,7 @@ class Executor:
                 "messages": result.messages if result else [],
                 "extra": result.extra if result else {},
                 "log_tail": log,
+                "all_goals": bool(getattr(self.verifier, "all_goals", False)),
             },
             "toolchain": self.toolchain.to_json(),
             "limits": (job.limits or self.limits).to_json(),

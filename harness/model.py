@@ -3,7 +3,10 @@
 This module imports nothing else of the package: every other layer builds on it.
 
 Data: :class:`Candidate`, :class:`Limits`, :class:`ProcResult`, :class:`GoalCounts`,
-:class:`VerifierResult`, :class:`Job`, the verdicts :data:`VERDICTS`.
+:class:`VerifierResult`, :class:`Job`, the verdicts :data:`VERDICTS`; the run directory's
+documents as typed dicts: :class:`Record` (one line of records.jsonl,
+``schemas/record.schema.json``) and :class:`Report` (report.json,
+``schemas/report.schema.json``), kept equal to their schemas by a test.
 
 Interfaces (what the runner, the executor and the CLI call; nothing probes a module for
 optional attributes):
@@ -26,7 +29,7 @@ import hashlib
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, TypedDict, runtime_checkable
 
 #: Every verdict a record can carry (DESIGN.md). Only ``infra_error`` is retried; it never
 #: counts as a model failure.
@@ -48,6 +51,137 @@ def canonical_json(obj) -> str:
         TypeError: ``obj`` holds a value JSON cannot represent.
     """
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+# ---- the run directory's documents, typed (TypedDict: the JSON objects stay plain dicts,
+# written and read as they are, and type checkers see their keys; a dataclass or a pydantic
+# model would copy every record twice per run and turn the schema into a second source of
+# truth, where here the schema stays the one and tests/test_types.py keeps these equal to it)
+
+
+class CandidateRef(TypedDict):
+    """A record's ``candidate``: who wrote what (the output itself is not in the record)."""
+
+    model: str
+    sample: int
+    sha256: str
+    origin: str
+
+
+class DatasetRef(TypedDict):
+    """A record's ``dataset``: the registry name (or local name) and its revision."""
+
+    name: str
+    revision: str
+
+
+class _GoalsRequired(TypedDict):
+    proved: int
+    total: int
+
+
+class Goals(_GoalsRequired, total=False):
+    """A record's ``goals`` (or None): proved of total, and the unproved by cause."""
+
+    failed: int
+    timeout: int
+    unknown: int
+
+
+class Check(TypedDict):
+    """One integrity check of a record: its name, whether it held, and what was seen."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+class _VerifierRunRequired(TypedDict):
+    name: str
+    argv: list[str]
+    options: dict[str, Any]
+    exit_code: int | None
+
+
+class VerifierRun(_VerifierRunRequired, total=False):
+    """A record's ``verifier``: the command line, its options and how it ended;
+    ``all_goals``: the verifier's ``verified`` means every goal proved (said by the
+    verifier, :attr:`Verifier.all_goals`)."""
+
+    messages: list[str]
+    extra: dict[str, Any]
+    log_tail: str
+    all_goals: bool
+
+
+class Timings(TypedDict):
+    """Wall and CPU seconds and peak memory (MiB) of a job."""
+
+    wall_s: float
+    cpu_s: float
+    max_rss_mb: float
+
+
+class ToolOutput(TypedDict):
+    """Where the tool's own output is stored: sha256 of its uncompressed bytes, and their number."""
+
+    sha256: str
+    bytes: int
+
+
+class _RecordRequired(TypedDict):
+    schema_version: str
+    key: str
+    verification_key: str
+    benchmark: str
+    benchmark_version: str
+    dataset: DatasetRef
+    mode: str
+    task_id: str
+    candidate: CandidateRef
+    verdict: str
+    reason: str
+    goals: Goals | None
+    checks: list[Check]
+    verifier: VerifierRun
+    toolchain: dict[str, Any]
+    limits: dict[str, Any]
+    timings: Timings
+    attempts: int
+    finished_at: str
+
+
+class Record(_RecordRequired, total=False):
+    """One line of ``records.jsonl``: one job's verdict with everything needed to trust it
+    (``schemas/record.schema.json``; the keys here are the schema's, a test checks it)."""
+
+    task_sha256: str
+    goal_results: list[dict[str, Any]]
+    vacuous: list[str]
+    tool_output: ToolOutput
+
+
+class _ReportRequired(TypedDict):
+    schema_version: str
+    benchmark: str
+    dataset: str
+    metrics: dict[str, Any]
+    published: dict[str, Any]
+    comparison: list[dict[str, Any]]
+    toolchains: list[dict[str, Any]]
+    infra_errors: int
+
+
+class Report(_ReportRequired, total=False):
+    """``report.json`` (``schemas/report.schema.json``): metrics per mode and model, the
+    published figures, the comparison, canaries, notes, the benchmark's sections and a
+    reproduction's figures."""
+
+    canaries: dict[str, Any]
+    bootstrap_seed: int
+    notes: list[str]
+    sections: dict[str, Any]
+    reproduction: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -335,6 +469,10 @@ class Verifier(Protocol):
 
     name: str
     toolchain: str
+
+    # Optional: ``all_goals = True`` says that the verifier's ``verified`` means every goal
+    # proved (recorded as ``verifier.all_goals``; ``validate`` then flags a verified record
+    # with goals left unproved).
 
     def prepare(self, sandbox: Sandbox, probed) -> dict:
         """Files every job of a run gets (e.g. a prover configuration), made once."""

