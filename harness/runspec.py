@@ -1,0 +1,117 @@
+"""A run, described completely and serialisably: :class:`RunSpec`.
+
+A RunSpec says what a run verifies and how: the benchmark, the dataset, the modes, the
+task selection, the predictions (with their sha256), the sandbox, the per-job limits, the
+parallelism and the seed. It is frozen: nothing changes it after it is made (the runner
+resolves defaults into its plan, never into the spec). It is what ``run.json`` stores
+(``spec``) and what the batch manifest stores, and what ``validate --recheck``, ``rerun``,
+the batch worker and ``reproduce`` read back: no command line is parsed twice.
+
+Where a run writes (its directory, the result cache, the data cache) is not part of the
+spec: those are the run's settings, given beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+
+from .model import Limits
+
+#: Version of the spec's JSON form (``run.json`` ``spec.version``).
+SPEC_VERSION = "1"
+
+
+class SpecError(ValueError):
+    """A spec that cannot be read (names the key and what is wrong with it)."""
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What a run verifies and how (see the module doc).
+
+    Attributes:
+        benchmark: registry name; dataset: a registry name or a path to the user's own
+            dataset (None: the benchmark's default).
+        modes: the modes to run (empty: the benchmark's default modes).
+        task_ids: only these tasks (None: all); sample: instead, this many tasks drawn with
+            ``seed`` by the benchmark.
+        predictions: a predictions JSONL file, or None (gold and bundled candidates);
+            predictions_sha256: its sha256 when the spec was made (a rerun checks it);
+            keep_going: record the good prediction lines despite bad ones.
+        sandbox: ``host`` or ``container``; parallel: jobs at once; limits: per job.
+        seed: bootstrap CIs, a benchmark's own randomness, the ``sample`` draw.
+    """
+
+    benchmark: str
+    dataset: str | None = None
+    modes: tuple[str, ...] = ()
+    task_ids: tuple[str, ...] | None = None
+    sample: int | None = None
+    predictions: str | None = None
+    predictions_sha256: str | None = None
+    keep_going: bool = False
+    sandbox: str = "host"
+    parallel: int = 1
+    limits: Limits = field(default_factory=Limits)
+    seed: int = 0
+
+    def __post_init__(self):
+        object.__setattr__(self, "modes", tuple(dict.fromkeys(self.modes)))  # a mode given twice runs once
+        if self.task_ids is not None:
+            object.__setattr__(self, "task_ids", tuple(self.task_ids))
+
+    def replace(self, **changes) -> "RunSpec":
+        """A copy with ``changes`` (the spec itself never changes)."""
+        return replace(self, **changes)
+
+    def to_json(self) -> dict:
+        """The spec as JSON (``run.json`` ``spec``), with ``version``."""
+        out = asdict(self)
+        out["modes"] = list(self.modes)
+        out["task_ids"] = list(self.task_ids) if self.task_ids is not None else None
+        out["limits"] = self.limits.to_json()
+        return {"version": SPEC_VERSION, **out}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "RunSpec":
+        """The spec of :meth:`to_json`'s output.
+
+        Raises:
+            SpecError: not a mapping, another version, an unknown or missing key, or a
+                value of the wrong type (names the key).
+        """
+        if not isinstance(data, dict):
+            raise SpecError("a run spec is a JSON object")
+        if str(data.get("version")) != SPEC_VERSION:
+            raise SpecError(f"run spec version {data.get('version')!r}: this kit reads version {SPEC_VERSION}")
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - names - {"version"})
+        if unknown:
+            raise SpecError(f"run spec: unknown key(s) {unknown}")
+        if not isinstance(data.get("benchmark"), str) or not data["benchmark"]:
+            raise SpecError("run spec: 'benchmark' must be a non-empty string")
+        kw = {k: v for k, v in data.items() if k in names}
+        try:
+            kw["modes"] = tuple(kw.get("modes") or ())
+            if kw.get("task_ids") is not None:
+                kw["task_ids"] = tuple(kw["task_ids"])
+            if "limits" in kw:
+                kw["limits"] = Limits(**kw["limits"])
+            return cls(**kw)
+        except (TypeError, ValueError) as exc:
+            raise SpecError(f"run spec: {exc}") from None
+
+
+def file_sha256(path: str | Path) -> str:
+    """sha256 (hex) of a file's bytes (a spec's ``predictions_sha256``).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
