@@ -151,7 +151,7 @@ def test_casp_bundle_smoke_test_passes_offline_on_a_fresh_machine(casp_bundle, t
     claims = json.loads((bundle / "claims.json").read_text())
     assert [c["id"] for c in claims["claims"]] == ["casp-gold", "casp-models"]
     for part in ("images/framac-runner.oci.tar", "images/images.json", "data", "wheelhouse/requirements.txt",
-                 "kit/harness/cli.py", "expected/casp/reproduce/records.jsonl", "expected/casp/records.jsonl",
+                 "kit/harness/cli/__init__.py", "expected/casp/reproduce/records.jsonl", "expected/casp/records.jsonl",
                  "smoke.sh", "full.sh", "run-claims.sh", "README.md", "LICENSE", "CITATION.cff", ".zenodo.json",
                  "ENVIRONMENT.md", "SHA256SUMS", "licenses/framac/debian", "expected/casp/reproduce/report.html",
                  "expected/casp/report.html"):

@@ -412,12 +412,12 @@ def test_validate_recheck_reruns_records_with_the_real_verifier(casp_tasks, fram
 def test_full_disk_is_one_message_not_a_traceback(monkeypatch, capsys, tmp_path):
     import errno
 
-    from harness import cli
+    from harness.cli import run as cli_run
 
     def full(*a, **k):
         raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "out" / "records.jsonl"))
 
-    monkeypatch.setattr(cli, "_run", full)
+    monkeypatch.setattr(cli_run, "_run", full)  # the handler of 'run' (harness/cli/run.py)
     assert main(["run", "casp", "--sandbox", "host", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert f"cannot write {tmp_path / 'out' / 'records.jsonl'}: No space left on device" in err

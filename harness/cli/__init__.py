@@ -1,0 +1,115 @@
+"""Command line: ``verikit COMMAND`` (also ``python -m harness``); every benchmark goes through the same commands.
+
+One module per command group, each a table ``COMMANDS`` of the functions that add its
+commands (arguments, help, handler) to the parser assembled here:
+
+- ``run``: run (here, or ``--backend aws-batch``), reproduce; ``options``: the options of
+  a run and the RunOptions made from them;
+- ``results``: validate, compare, report;
+- ``hub``: publish, pull, rerun;
+- ``artifact``: artifact bundle|check;
+- ``datasets``: list, datasets list|pin, cache;
+- ``benchmark``: prompts, convert, modelbench-filters;
+- ``images``: images build|push|pull|list|verify|save;
+- ``batch``: batch setup|plan|worker|reduce|status|resubmit|collect|probe, and the
+  submission of ``run --backend aws-batch``;
+- ``common``: argument types and messages they share.
+
+A handler is called as ``handler(args, console, argv)`` and returns the exit code.
+
+Exit codes: 0 success; 1 a check found problems (``validate``, ``compare``, ``pull``,
+``rerun``, ``cache verify``, ``artifact check``) or ``reproduce`` found a figure that
+differs; 2 usage or input error (message names the file and line); 3 canaries failed;
+4 infra errors remain; 5 bad prediction lines skipped with ``--keep-going``; 130
+interrupted (Ctrl-C), 143 terminated (SIGTERM): finished jobs are kept, the jobs that
+were running are killed and not retried.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import signal
+import threading
+
+from rich.console import Console
+
+from .. import __version__
+from ..datasets import DatasetError
+from ..runner import RunError
+from . import artifact, batch, benchmark, datasets, hub, images, results, run
+from .batch import _job_command
+from .common import MIN_MEMORY_MIB, _say
+from .options import _run_opts
+
+#: Kept importable from ``harness.cli`` (tests and scripts use them).
+__all__ = ["MIN_MEMORY_MIB", "Terminated", "_job_command", "_on_sigterm", "_parser", "_run_opts", "main"]
+
+_GROUPS = (run, results, hub, artifact, datasets, benchmark, images, batch)
+
+#: The commands in the order ``verikit --help`` lists them.
+_ORDER = ("run", "reproduce", "validate", "publish", "pull", "rerun", "compare", "report", "artifact", "list",
+          "datasets", "cache", "prompts", "convert", "modelbench-filters", "images", "batch")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="verikit", description=__doc__.splitlines()[0])
+    p.add_argument("--version", action="version", version=f"verikit {__version__}")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    adders = {name: add for group in _GROUPS for name, add in group.COMMANDS.items()}
+    for name in sorted(adders, key=_ORDER.index):  # a command missing from _ORDER fails here
+        adders[name](sub, p.parse_args)
+    return p
+
+
+#: Storage failures reported as one message (exit 2) instead of a traceback: full disk,
+#: quota, read-only filesystem, permission.
+_STORAGE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, CI, systemd): stops a run as Ctrl-C does, exit 143."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``verikit`` console script. Returns the exit code."""
+    args = _parser().parse_args(argv)
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
+    try:
+        return _main(args, argv)
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(args, argv) -> int:
+    console = Console(stderr=True, soft_wrap=True)  # never split a file:line message across lines
+    if not console.is_terminal:
+        console.width = 160  # logs and pipes: wide enough that the summary tables stay readable
+    try:
+        return args.handler(args, console, argv)
+    except (RunError, DatasetError) as exc:
+        _say(console, f"error: {exc}")
+        return 2
+    except OSError as exc:
+        if exc.errno not in _STORAGE_ERRORS:
+            raise
+        _say(console, f"error: cannot write {exc.filename or 'the output'}: {exc.strerror}; the records written "
+                      f"so far are kept: free space (or make it writable) and re-run the same command to resume")
+        return 2
+    except Terminated:
+        _say(console, "terminated (SIGTERM): finished jobs are kept; re-run the same command to resume")
+        return 143
+    except KeyboardInterrupt:
+        _say(console, "interrupted: finished jobs are kept; re-run the same command to resume")
+        return 130
+    except Exception as exc:  # an AWS call that failed (no credentials, unknown queue, access denied): one message
+        if type(exc).__module__.split(".")[0] != "botocore":
+            raise
+        _say(console, f"error: AWS: {exc}")
+        return 2

@@ -1,0 +1,7 @@
+"""``python -m harness.cli`` == ``python -m harness`` == the ``verikit`` console script."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,242 @@
+"""Cloud batch on AWS Batch: ``verikit batch setup|plan|worker|reduce|status|resubmit|collect|probe``,
+and the submission of ``verikit run --backend aws-batch`` (README 'Cloud batch (AWS)')."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from rich.console import Console
+
+from .. import registry, toolchains
+from ..batch import aws, runs, worker
+from ..model import Limits
+from ..runner import RunError
+from ..sandbox import SandboxError
+from ..sandbox.images import resolve_runner, runner_toolchain
+from ..sandbox.local import HostSandbox
+from ..toolchains import ProbedToolchain
+from .common import MIN_MEMORY_MIB, Parse, _int_at_least, _say
+from .options import _run_arguments, _run_opts
+
+# boto3 is imported where an AWS client is made, not here: it (with botocore) costs every
+# verikit command about 50 ms of start-up, and only the AWS calls need it.
+
+
+def _shard_list(text: str) -> list[int]:
+    """``--shards 3,7`` of ``batch worker``: shard numbers, each at least 0."""
+    parse = _int_at_least(0)
+    return [parse(x) for x in text.split(",")]
+
+
+def _add_batch(sub, parse: Parse) -> None:
+    ba = sub.add_parser("batch", help="cloud batch on AWS Batch: setup, plan, status, collect, resubmit "
+                        "(submit with 'run --backend aws-batch')")
+    ba.set_defaults(handler=functools.partial(_batch, parse=parse))
+    bs = ba.add_subparsers(dest="batch_cmd", required=True)
+    st = bs.add_parser("setup", help="create or update the spot compute environment, the job queue and the job "
+                       "definitions (idempotent, tagged verikit=1)")
+    st.add_argument("--subnets", required=True, help="comma-separated subnet ids")
+    st.add_argument("--security-group", action="append", required=True, dest="security_groups")
+    st.add_argument("--image", action="append", required=True, metavar="TOOLCHAIN=URI",
+                    help="a runner image per toolchain, as pushed (repeatable)")
+    st.add_argument("--max-vcpus", type=_int_at_least(1), default=256)
+    st.add_argument("--instance-role", default="ecsInstanceRole", help="instance profile of the spot instances")
+    st.add_argument("--service-role", help="AWS Batch service role ARN (default: the service-linked role)")
+    st.add_argument("--job-role", help="IAM role ARN the workers run as (S3 read/write on the runs' prefix)")
+    st.add_argument("--memory", type=_int_at_least(MIN_MEMORY_MIB), default=4096, help="memory per job, MiB")
+    st.add_argument("--dry-run", action="store_true", help="print the API calls, make none")
+    pl = bs.add_parser("plan", help="jobs, shards and CPU-hours of a run, estimated from a previous run's timings")
+    _run_arguments(pl, list(registry.BENCHMARKS))
+    pl.add_argument("--shards", type=_int_at_least(1), default=10)
+    pl.add_argument("--timings", type=Path, metavar="RUN_DIR")
+    pl.add_argument("--image", help="runner image whose toolchain keys the jobs (default: the newest local one)")
+    wk = bs.add_parser("worker", help="run one shard (the runner image's command on AWS Batch)")
+    wk.add_argument("--manifest", required=True, metavar="s3://.../manifest.json")
+    wk.add_argument("--shards", type=_shard_list,
+                    help="comma-separated shard numbers; the array index picks one (default: the index)")
+    wk.add_argument("--shard", type=_int_at_least(0), help="this array index instead of the environment's")
+    rd = bs.add_parser("reduce", help="write records.jsonl, report.json, run.json next to the shards (the reducer job)")
+    rd.add_argument("--manifest", required=True, metavar="s3://.../manifest.json")
+    for name, text in (("status", "shards done/running/failed and jobs done"),
+                       ("resubmit", "submit again only the shards with missing records"),
+                       ("collect", "download the records into a run directory 'verikit validate' accepts")):
+        c = bs.add_parser(name, help=text)
+        c.add_argument("run", metavar="RUN", help="the run's S3 URI (as 'run --backend aws-batch' printed) or a batch.json")
+        if name == "collect":
+            c.add_argument("--out", type=Path, required=True)
+        if name == "resubmit":
+            c.add_argument("--queue")
+            c.add_argument("--dry-run", action="store_true")
+    pb = bs.add_parser("probe", help="probe a toolchain here with the host sandbox, as JSON (runner image builds)")
+    pb.add_argument("toolchain")
+
+
+def _batch(args, console: Console, argv, *, parse: Parse) -> int:
+    cmd = args.batch_cmd
+    if cmd == "probe":
+        print(json.dumps(toolchains.probe(args.toolchain, HostSandbox(), flavor="host").to_json(), sort_keys=True))
+        return 0
+    if cmd == "setup":
+        import boto3
+
+        images = dict(i.split("=", 1) for i in args.image if "=" in i)
+        if len(images) != len(args.image):
+            raise RunError("--image takes TOOLCHAIN=URI")
+        calls = aws.setup(boto3.client("batch"), subnets=args.subnets.split(","), security_groups=args.security_groups,
+                          images=images, limits=Limits(mem_mb=args.memory), max_vcpus=args.max_vcpus,
+                          instance_role=args.instance_role, service_role=args.service_role, job_role=args.job_role,
+                          calls=aws.Calls(dry_run=args.dry_run))
+        print(calls.to_text() or "nothing to change: the compute environment, queue and job definitions are as asked")
+        return 0
+    if cmd == "plan":
+        args.sandbox = "host"
+        opts = _run_opts(args, console, argv)
+        _, probed = _runner_probe(args.image, opts)
+        _, jobs, split, est = runs.plan_batch(opts, console, probed, args.shards, args.timings)
+        print(json.dumps({**est, "from_timings": str(args.timings) if args.timings else None,
+                          "shard_s": [round(sum(jobs[k]["cost_s"] for k in s), 1) for s in split]}, indent=2))
+        return 0
+    if cmd in ("worker", "reduce"):
+        store, manifest = worker.load_manifest(args.manifest)
+    else:
+        store, manifest = worker.load_manifest(_batch_run_uri(args.run))
+    if cmd == "worker":
+        try:
+            index = args.shard if args.shard is not None else worker.shard_index()
+        except ValueError as exc:
+            raise RunError(str(exc)) from None
+        shard = args.shards[index] if args.shards and index < len(args.shards) else index
+        if args.shards and index >= len(args.shards) or shard >= len(manifest["shards"]):
+            raise RunError(f"array index {index} has no shard: --shards {args.shards}, the manifest has "
+                           f"{len(manifest['shards'])} shard(s)")
+        with tempfile.TemporaryDirectory(prefix="verikit-worker-") as tmp:
+            opts = worker.worker_options(_manifest_options(manifest, console, parse), store, manifest, Path(tmp))
+            try:
+                summary = worker.work(opts, store, manifest, shard, console)
+            except worker.ShardFailed as exc:
+                _say(console, f"shard {shard} FAILED: {exc}")
+                return 3
+        print(json.dumps(summary, sort_keys=True))
+        return 143 if summary["stopped"] else 4 if summary["infra_error"] else 0
+    if cmd in ("collect", "reduce"):
+        with tempfile.TemporaryDirectory(prefix="verikit-collect-") as tmp:
+            opts = worker.worker_options(_manifest_options(manifest, console, parse), store, manifest, Path(tmp))
+            opts.out = args.out if cmd == "collect" else Path(tmp) / "run"
+            try:
+                code, missing = worker.collect(opts, store, manifest, console)
+            except worker.ShardFailed as exc:
+                _say(console, f"error: {store.uri}: {exc}")
+                return 2
+            for m in missing:
+                console.print(f"[red]no record[/red] {m}", markup=True, highlight=False)
+            if cmd == "reduce" and not missing:
+                store.upload_run(opts.out)
+        return code
+    import boto3
+
+    if cmd == "status":
+        st = runs.status(store, manifest, boto3.client("batch"))
+        for n, s in st["shards"].items():
+            aws_state = s["aws"]["status"] if s["aws"] else "-"
+            reason = f" ({s['aws']['statusReason']})" if s["aws"] and s["aws"].get("statusReason") else ""
+            infra = f", {s['infra_errors']} infra error(s) to retry" if s["infra_errors"] else ""
+            print(f"shard {n}: {s['done']}/{s['jobs']} jobs recorded{infra}, {s['state']}; AWS {aws_state}{reason}")
+        print(f"{store.uri}: {st['done']}/{st['jobs']} jobs recorded; reduced: {'yes' if st['reduced'] else 'no'}")
+        return 0
+    sub = runs.resubmit(store, manifest, boto3.client("batch"), queue=args.queue, dry_run=args.dry_run, console=console)
+    if sub is None:
+        _say(console, f"{store.uri}: every job has its record; nothing to resubmit")
+    else:
+        print(json.dumps(sub))
+    return 0
+
+
+#: ``run`` options that concern the batch submission, not the jobs: left out of the
+#: command a batch manifest records (workers re-plan from it).
+_BATCH_ONLY = {"--backend": 1, "--s3": 1, "--queue": 1, "--shards": 1, "--image": 1, "--timings": 1,
+               "--dry-run": 0, "--out": 1, "--sandbox": 1, "--cache-dir": 1, "--no-cache": 0, "--data-dir": 1}
+
+
+def _job_command(argv: list[str]) -> list[str]:
+    """``argv`` (``run ...``) without the batch-only options (``--opt value`` and
+    ``--opt=value`` forms)."""
+    out, skip = [], 0
+    for a in argv:
+        if skip:
+            skip -= 1
+            continue
+        name = a.split("=", 1)[0]
+        if name in _BATCH_ONLY:
+            skip = _BATCH_ONLY[name] if "=" not in a else 0
+            continue
+        out.append(a)
+    return out
+
+
+def _runner_probe(image: str | None, opts):
+    """``(image, probed toolchain)`` of the runner image (its label) of the toolchain
+    ``opts``'s first mode runs with (default: the newest local one). Raises RunError."""
+    bench = registry.benchmark(opts.benchmark)
+    toolchain = registry.verifier(bench.verifier_for((opts.modes or bench.default_modes or bench.modes)[0])).toolchain
+    try:
+        image = image or resolve_runner(toolchain)
+        return image, ProbedToolchain.from_json(runner_toolchain(image))
+    except (SandboxError, ValueError) as exc:
+        raise RunError(str(exc)) from None
+
+
+def _submit(args, console: Console, argv) -> int:
+    """``run --backend aws-batch``: plan here, put the manifest in S3, submit the array
+    job and its reducer; print the run's S3 URI and the job ids; write batch.json."""
+    import boto3
+
+    if not args.s3:
+        raise RunError("--backend aws-batch needs --s3 s3://BUCKET/PREFIX")
+    argv = list(argv if argv is not None else sys.argv[1:])
+    args.sandbox = "host"  # planning only: the jobs run in the runner image, where the container is the sandbox
+    opts = _run_opts(args, console, argv)
+    image, probed = _runner_probe(args.image, opts)
+    info = runs.submit_run(opts, console, command=_job_command(argv), s3=args.s3, image=image, probed=probed,
+                           queue=args.queue, n_shards=args.shards, timings=args.timings,
+                           batch=boto3.client("batch"), dry_run=args.dry_run)
+    est = info["estimate"]
+    _say(console, f"{info['run_uri']}: {est['jobs']} jobs in {est['shards']} shard(s), about {est['cpu_hours']} "
+                  f"CPU-hours{' (dry run: nothing submitted)' if args.dry_run else ''}")
+    if not args.dry_run:
+        sub = info["submissions"][0]
+        path = runs.write_local(args.out, info)
+        print(json.dumps({"run": info["run_uri"], "array_job_id": sub["array_job_id"],
+                          "reducer_job_id": sub["reducer_job_id"], "batch_json": str(path)}))
+    return 0
+
+
+def _batch_run_uri(run: str) -> str:
+    """A batch run's S3 URI from its URI or a local batch.json."""
+    if run.startswith("s3://"):
+        return run
+    path = Path(run)
+    if path.is_dir():
+        path = path / "batch.json"
+    try:
+        return json.loads(path.read_text())["run_uri"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise RunError(f"{run}: neither an s3:// URI nor a batch.json ({exc})") from None
+
+
+def _manifest_options(manifest: dict, console: Console, parse: Parse):
+    """RunOptions from a batch manifest's command (read back with ``parse`` as the user's
+    ``run`` was)."""
+    try:
+        parsed = parse(manifest["command"])
+    except SystemExit:
+        raise RunError(f"the manifest's command {manifest['command']} cannot be read") from None
+    parsed.sandbox = "host"  # in the runner image the container is the sandbox
+    return _run_opts(parsed, console, manifest["command"])
+
+
+#: The commands of this group: name -> adds its parser (arguments, help, handler) to ``sub``.
+COMMANDS = {"batch": _add_batch}

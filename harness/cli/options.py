@@ -1,0 +1,113 @@
+"""The options of a run: the arguments ``run``, ``reproduce`` and ``batch plan`` share, and
+the RunOptions made from them (from a command line, or read back from a run's run.json)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from .. import registry
+from ..model import Limits
+from ..runner import RunError, RunOptions
+from ..sandbox.container import EngineUnavailable, connect
+from .common import MIN_MEMORY_MIB, Parse, _int_at_least, _positive_seconds
+
+
+def _run_options(p: argparse.ArgumentParser, *, jobs: bool = True) -> None:
+    """Options shared by ``run`` and ``reproduce``."""
+    p.add_argument("--dataset", help="a registry dataset name, or a path to your own dataset (a directory in one "
+                   "of the benchmark's formats, or a YAML file describing it); default: the benchmark's default")
+    p.add_argument("--sandbox", choices=list(registry.SANDBOXES),
+                   help="where jobs run (default: container when a Docker-API engine answers at DOCKER_HOST "
+                        "or the default socket; otherwise the run stops and says how to start one)")
+    p.add_argument("-j", "--jobs", type=_int_at_least(1), default=1, help="jobs run in parallel (at least 1; default 1)")
+    p.add_argument("--out", type=Path, default=Path("out"), help="run directory (default ./out)")
+    p.add_argument("--timeout", type=_positive_seconds, default=600.0,
+                   help="wall-time limit per job, seconds (finite, above 0; default 600)")
+    p.add_argument("--memory", type=_int_at_least(MIN_MEMORY_MIB), default=4096,
+                   help=f"memory limit per job, MiB (at least {MIN_MEMORY_MIB}; default 4096)")
+    p.add_argument("--cache-dir", type=Path, help="result cache (default $VERIKIT_CACHE or the user cache dir)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
+    p.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
+    p.add_argument("--seed", type=int, default=0, help="seed of bootstrap CIs and of a benchmark's own randomness "
+                   "(dafny-intent: mutants); recorded")
+
+
+def _run_arguments(r: argparse.ArgumentParser, names: list[str]) -> None:
+    """The arguments of ``run`` (also those of ``batch plan``)."""
+    r.add_argument("benchmark", choices=names)
+    r.add_argument("--mode", action="append", dest="modes",
+                   help="mode to run (CASP: task direction; Model-Bench: prompt setting; dafny-intent, osvbench: "
+                        "spec); repeat for several (default: the benchmark's default modes)")
+    r.add_argument("--lang", action="append", dest="langs",
+                   help="ntp4vc: the proof language, rocq|lean|isabelle|why3 (default rocq); repeatable")
+    r.add_argument("--task", action="append", dest="task_ids", help="run only this task id; repeatable")
+    r.add_argument("--sample", type=_int_at_least(1), metavar="N", help="run N tasks drawn with --seed by the benchmark "
+                   "(ntp4vc --lang why3: stratified by the published result; recorded in run.json)")
+    r.add_argument("--predictions", help="predictions JSONL (schemas/predictions.schema.json); needs one mode")
+    r.add_argument("--keep-going", action="store_true", help="run the good prediction lines, record the bad ones")
+    _run_options(r)
+
+
+def _options(args, console: Console, argv, *, modes: list[str] | None = None):
+    """RunOptions from the parsed ``run``/``reproduce`` arguments; picks the default
+    sandbox (container when an engine answers). Raises RunError."""
+    if args.sandbox is None:
+        try:
+            connect().close()
+        except EngineUnavailable as exc:
+            raise RunError(f"the default sandbox is 'container', but {exc}") from exc
+        args.sandbox = "container"
+    return RunOptions(
+        benchmark=args.benchmark, dataset=args.dataset, modes=modes or [], sandbox=args.sandbox,
+        parallel=args.jobs, limits=Limits(wall_s=args.timeout, mem_mb=args.memory), out=args.out,
+        cache_dir=args.cache_dir, use_cache=not args.no_cache, data_dir=args.data_dir, seed=args.seed,
+        command=["verikit", *(argv if argv is not None else sys.argv[1:])])
+
+
+def _modes(args) -> list[str]:
+    """The modes of ``verikit run``: ``--lang`` for a benchmark whose mode is a proof
+    language (NTP4VC), ``--mode`` otherwise. Raises RunError for the wrong option."""
+    bench = registry.benchmark(args.benchmark)
+    given, other = (args.langs, args.modes) if bench.mode_option == "lang" else (args.modes, args.langs)
+    if other:
+        wrong = "--mode" if bench.mode_option == "lang" else "--lang"
+        raise RunError(f"{bench.name} takes --{bench.mode_option}, not {wrong} "
+                       f"({bench.mode_option}s: {', '.join(bench.modes)})")
+    return given or []
+
+
+def _run_opts(args, console: Console, argv):
+    """RunOptions of a parsed ``run`` (or ``batch plan``) command line."""
+    opts = _options(args, console, argv, modes=_modes(args))
+    opts.predictions, opts.keep_going, opts.task_ids = args.predictions, args.keep_going, args.task_ids
+    opts.sample = args.sample
+    return opts
+
+
+def _command_opts(run_dir: Path, console: Console, verb: str, parse: Parse, **override):
+    """The RunOptions of the ``verikit run`` command that made ``run_dir`` (its run.json,
+    read back with ``parse``), with ``override`` (sandbox, parallel, data_dir, predictions)
+    applied where not None; the cache is off. Raises RunError when the command cannot be
+    read back or is not a ``run``."""
+    where = Path(run_dir) / "run.json"
+    command = list(json.loads(where.read_text(encoding="utf-8")).get("command") or [])
+    try:
+        original = parse(command[1:])
+    except SystemExit:
+        raise RunError(f"{where}: its command {command} cannot be read back") from None
+    if original.cmd != "run":
+        raise RunError(f"{where}: {verb} needs a run made by 'verikit run' (this one: {original.cmd}; re-run "
+                       f"'verikit reproduce' and compare with 'verikit validate DIR --against {run_dir}')")
+    if override.get("sandbox"):
+        original.sandbox = override["sandbox"]
+    opts = _run_opts(original, console, command[1:])
+    for name, value in override.items():
+        if value is not None:
+            setattr(opts, name, value)
+    opts.use_cache, opts.progress = False, False
+    return opts

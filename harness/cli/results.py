@@ -1,0 +1,202 @@
+"""Run directories read back: ``verikit validate``, ``verikit compare``, ``verikit report``."""
+
+from __future__ import annotations
+
+import functools
+import json
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from ..report import check_run_dir, print_summary
+from ..results import TOLERANCE, S3Store, compare_runs, load_records, write_text_atomic
+from ..runner import RunError, recheck, rejudge
+from .common import Parse, _int_at_least, _say
+from .options import _command_opts, _options
+
+# harness.htmlreport is imported in ``_report``, not here: with jinja2 it costs every verikit
+# command about 15 ms of start-up, and only ``report`` needs it.
+
+
+def _add_validate(sub, parse: Parse) -> None:
+    v = sub.add_parser("validate", help="check a run directory against the schemas (and against a reference run)")
+    v.add_argument("run_dir", help="a run directory, or a batch run's S3 URI (s3://..., its reduced run files)")
+    v.add_argument("--recheck", type=_int_at_least(1), metavar="N",
+                   help="also re-run N records drawn at random (--seed) with the real verifier, as the run's "
+                        "command in run.json made them, and compare verdicts and goal counts")
+    v.add_argument("--seed", type=int, default=0, help="seed of the --recheck draw (default 0)")
+    v.add_argument("--against", type=Path, metavar="REF_DIR",
+                   help="also compare with a reference run directory: verdicts and goal counts per job, report "
+                        "metrics and reproduction summary (timings aside); a difference is a problem")
+    v.set_defaults(handler=functools.partial(_validate, parse=parse))
+
+
+def _add_compare(sub, parse: Parse) -> None:
+    cp = sub.add_parser("compare", help="compare a run with the expected one: verdicts and goal counts exactly, "
+                        "metrics and reproduced figures within a tolerance, timings ignored (exit 1 on a difference)")
+    cp.add_argument("expected", type=Path, metavar="EXPECTED")
+    cp.add_argument("actual", type=Path, metavar="ACTUAL")
+    cp.add_argument("--tolerance", type=float, default=None, metavar="ABS",
+                    help="absolute tolerance on report numbers (default 1e-9)")
+    cp.add_argument("--claim", help="name printed with the verdict (PASS/FAIL claim NAME)")
+    cp.add_argument("--subset", action="store_true", help="ACTUAL ran part of EXPECTED's jobs (a smoke test): "
+                    "compare its records only, not the report's numbers")
+    cp.set_defaults(handler=_compare)
+
+
+def _add_report(sub, parse: Parse) -> None:
+    rp_ = sub.add_parser("report", help="show run directories: the summary tables, and with --html one "
+                         "self-contained HTML page (plots, provenance, per-task table); --compare: two runs task by task")
+    rp_.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="run directories")
+    rp_.add_argument("--html", type=Path, metavar="FILE", help="also write the HTML report to FILE")
+    rp_.add_argument("--compare", action="store_true",
+                     help="two runs: list the tasks whose verdict or goal counts differ (e.g. two toolchains, two models)")
+    rp_.set_defaults(handler=_report)
+
+
+def _recheck(args, console: Console, parse: Parse) -> list[str]:
+    """``validate --recheck N``: the run's own command (run.json) re-planned, N of its
+    records re-run without the cache, and compared."""
+    try:
+        opts = _command_opts(args.run_dir, console, "--recheck", parse)
+    except RunError as exc:
+        return [str(exc)]
+    records = load_records(Path(args.run_dir) / "records.jsonl")
+    again, differences = recheck(opts, records, args.recheck, seed=args.seed, console=console)
+    _say(console, f"rechecked {len(again)} record(s) with the real verifier: {len(differences)} difference(s)")
+    return [f"recheck: {d}" for d in differences]
+
+
+def _rejudge(args, console: Console, parse: Parse) -> list[str]:
+    """``validate``: every record's verdict re-derived from its stored tool output with the
+    current parser and judge (no tool runs; the run's data are fetched or read from the
+    cache/mirror). A run made before outputs were kept (schema 1.0) is said so."""
+    try:
+        records = load_records(Path(args.run_dir) / "records.jsonl")
+    except (OSError, ValueError):
+        return []  # reported by check_run_dir
+    if not records:
+        return []
+    if all(r.get("schema_version") == "1.0" for r in records):
+        _say(console, f"note: {len(records)} record(s) were made before verikit kept the tools' outputs (schema 1.0): "
+                      "their verdicts are checked against their goal counts only (--recheck N re-runs some)")
+        return []
+    try:
+        command = json.loads((Path(args.run_dir) / "run.json").read_text(encoding="utf-8")).get("command") or []
+        if command[1:2] == ["reproduce"]:
+            original = parse(command[1:])
+            original.sandbox = "host"  # nothing runs: no engine needed to re-plan
+            modes = sorted({r["mode"] for r in records})
+            opts = _options(original, console, command[1:], modes=modes)
+            opts.use_cache, opts.progress = False, False
+        else:
+            opts = _command_opts(args.run_dir, console, "validate", parse, sandbox="host")
+        checked, legacy, differences = rejudge(opts, records, args.run_dir, console=console)
+    except (RunError, OSError, ValueError) as exc:
+        return [f"re-judge: the run's jobs cannot be re-planned, so its verdicts cannot be re-derived: {exc}"]
+    _say(console, f"re-judged {checked} record(s) from their stored tool output (no tool run): "
+                  f"{len(differences)} difference(s)" + (f"; {legacy} record(s) of schema 1.0 not re-judged" if legacy else ""))
+    return [f"re-judge: {d}" for d in differences]
+
+
+def _validate(args, console: Console, argv, *, parse: Parse) -> int:
+    if str(args.run_dir).startswith("s3://"):
+        with tempfile.TemporaryDirectory(prefix="verikit-validate-") as tmp:
+            got = S3Store(args.run_dir).download_run(Path(tmp))
+            if "run.json" not in got:
+                _say(console, f"error: {args.run_dir}: no run.json (not reduced yet? 'verikit batch status')")
+                return 2
+            _say(console, f"{args.run_dir}: downloaded {', '.join(got)}")
+            args.run_dir = Path(tmp)
+            return _validate(args, console, argv, parse=parse)
+    args.run_dir = Path(args.run_dir)
+    for d in (args.run_dir, args.against):
+        if d is not None and not Path(d).is_dir():
+            _say(console, f"error: {d}: not a run directory")
+            return 2
+    problems = check_run_dir(args.run_dir)
+    if args.against is not None:
+        problems += [f"differs from {args.against}: {what}: {a} -> {b}"
+                     for what, a, b in compare_runs(args.against, args.run_dir)[0]]
+    problems += _rejudge(args, console, parse)
+    if args.recheck:
+        problems += _recheck(args, console, parse)
+    for prob in problems:
+        console.print(f"[red]invalid[/red] {prob}", markup=True, highlight=False)
+    if not problems:
+        _say(console, f"{args.run_dir}: valid (run.json, records.jsonl, report.json)"
+             + (f"; same verdicts, goal counts and metrics as {args.against}" if args.against else ""))
+    return 1 if problems else 0
+
+
+def _compare(args, console: Console, argv) -> int:
+    """``verikit compare EXPECTED ACTUAL``: exit 0 equal, 1 a difference, 2 not run directories."""
+    for d in (args.expected, args.actual):
+        if not (Path(d) / "records.jsonl").is_file():
+            _say(console, f"error: {d}: not a run directory (no records.jsonl)")
+            return 2
+    tol = TOLERANCE if args.tolerance is None else args.tolerance
+    diffs, counts = compare_runs(args.expected, args.actual, tolerance=tol, subset=args.subset)
+    if diffs:
+        t = Table(title=f"{args.actual} vs expected {args.expected}")
+        for c in ("what", "expected", "actual"):
+            t.add_column(c, overflow="fold")
+        for what, a, b in diffs[:200]:
+            t.add_row(what, a, b)
+        console.print(t)
+        if len(diffs) > 200:
+            _say(console, f"... and {len(diffs) - 200} more difference(s)")
+    name = f"claim {args.claim}" if args.claim else str(args.actual)
+    _say(console, f"{'PASS' if not diffs else 'FAIL'} {name}: records {counts['records']}, verdicts equal "
+                  f"{counts['verdicts_equal']}, goal counts equal {counts['goals_equal']}"
+                  + (" (a subset: report numbers not compared)" if args.subset else
+                     f", report numbers equal {counts['numbers_equal']}/{counts['numbers']} (tolerance {tol:g})")
+                  + "; timings not compared")
+    return 1 if diffs else 0
+
+
+def _report(args, console: Console, argv) -> int:
+    """``verikit report RUN... [--html FILE] [--compare]``: the summary tables of each run
+    (as at the end of a run), its ``verikit validate`` problems, with ``--compare`` the
+    task-by-task differences of two runs, and with ``--html`` the HTML page. Exit 0, or 2
+    when a run directory cannot be read or ``--compare`` is not given two runs."""
+    from ..htmlreport import ReportError, load_view, render_html, task_differences
+
+    try:
+        views = [load_view(d) for d in args.runs]
+        if args.compare and len(views) != 2:
+            raise ReportError(f"--compare takes exactly two runs, got {len(views)}")
+    except ReportError as exc:
+        _say(console, f"error: {exc}")
+        return 2
+    for v in views:
+        _say(console, f"== {v.path}: {v.report.get('benchmark')} / {v.report.get('dataset')}"
+                      + (f", run id {v.run_id}" if v.run_id else ""))
+        print_summary(v.report, console)
+        for prob in v.problems:
+            console.print(f"[red]invalid[/red] {prob}", markup=True, highlight=False)
+    if args.compare:
+        diffs = task_differences(views[0].records, views[1].records)
+        if diffs:
+            t = Table(title=f"A {views[0].path} vs B {views[1].path}: task-by-task differences")
+            for c in ("change", "mode", "task", "model", "sample", "verdict A", "verdict B", "goals A", "goals B"):
+                t.add_column(c, overflow="fold")
+            for d in diffs:
+                a, b = d["a"] or {}, d["b"] or {}
+                t.add_row(d["change"], d["mode"], d["task_id"], d["model"], str(d["sample"]), a.get("verdict", "-"),
+                          b.get("verdict", "-"), a.get("goals", "-"), b.get("goals", "-"))
+            console.print(t)
+        by = Counter(d["change"] for d in diffs)
+        _say(console, f"{len(diffs)} task(s) differ" + (": " + ", ".join(f"{k} {n}" for k, n in sorted(by.items()))
+                                                         if diffs else ""))
+    if args.html:
+        write_text_atomic(args.html, render_html(views, compare=args.compare))
+        _say(console, f"wrote {args.html}")
+    return 0
+
+
+#: The commands of this group: name -> adds its parser (arguments, help, handler) to ``sub``.
+COMMANDS = {"validate": _add_validate, "compare": _add_compare, "report": _add_report}
