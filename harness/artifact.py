@@ -58,6 +58,21 @@ def bundled_benchmarks() -> list[str]:
     return [name for name in registry.BENCHMARKS if registry.benchmark(name).artifact_claims(REFERENCE_DIR)]
 
 
+def bundles() -> list[dict]:
+    """``verikit artifact list``: per bundleable benchmark, ``{"bundle": name, "claims":
+    [ids], "pull": toolchain}``, where ``pull`` is the toolchain image its runner image
+    starts from (the images workflow pulls it by digest before bundling)."""
+    derived = registry.derived_images()
+    out = []
+    for name in bundled_benchmarks():
+        bench = registry.benchmark(name)
+        claims = bench.artifact_claims(REFERENCE_DIR)
+        bases = [i for i in bench.container_images() if i not in derived]
+        named = [c.toolchain for c in claims if c.toolchain and c.toolchain not in derived]
+        out.append({"bundle": name, "claims": [c.id for c in claims], "pull": (bases or named or ["framac"])[0]})
+    return out
+
+
 def claims_for(benchmark: str) -> list[Claim]:
     """The claims of ``benchmark`` the artifact checks, as its plugin states them (the
     committed reference runs under ``results/reproduced/`` are their expected outputs).

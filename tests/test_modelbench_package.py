@@ -17,7 +17,7 @@ from harness.sandbox.local import HostSandbox
 
 PKG = Path(modelbench.__file__).parent
 #: The package's modules from the bottom up: each may import only modules before it.
-ORDER = ["dataset", "problems", "filters", "lowering", "transform", "stages", "postprocess", "integrity", "metrics", "benchmark",
+ORDER = ["dataset", "problems", "filters", "lowering", "transform", "stages", "postprocess", "integrity", "metrics", "blocks", "commands", "benchmark",
          "__init__"]
 
 
@@ -109,3 +109,19 @@ def test_filter_counts_humaneval_file_and_static_table1(tmp_path):
     static = modelbench.table1_counts(modelbench.fetch())  # no execution: filters 1-3 and the transformer
     assert static["HumanEval"]["origin"] == 164 and static["Total"] == static["HumanEval"]
     assert [static["HumanEval"][s] for s in modelbench.STAGES] == [164, 157, 88, 82, 56]  # the reference run's
+
+
+def test_the_filters_command_is_the_plugins(tmp_path, capsys):
+    """``verikit modelbench filters`` (the benchmark's own command, from its plugin): the same
+    table as the function, exit 2 with the file and line on a bad file."""
+    from harness.cli import main
+
+    f = tmp_path / "mbpp.jsonl"
+    f.write_text(json.dumps({"task_id": 1, "code": "def sq(x):\n    return x * x\n",
+                             "test_list": ["assert sq(3) == 9"]}) + "\n")
+    assert main(["modelbench", "filters", "--mbpp", str(f), "--no-humaneval", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["table1"]["MBPP"] == {"origin": 1, "libraries": 1, "language_features": 1, "types": 1, "execution": 1}
+    f.write_text("{oops\n")
+    assert main(["modelbench", "filters", "--mbpp", str(f), "--no-humaneval"]) == 2
+    assert "mbpp.jsonl:1: not valid JSON" in capsys.readouterr().err

@@ -9,7 +9,8 @@ commands (arguments, help, handler) to the parser assembled here:
 - ``hub``: publish, pull, rerun;
 - ``artifact``: artifact bundle|check;
 - ``datasets``: list, datasets list|pin, cache;
-- ``benchmark``: prompts, convert, modelbench-filters;
+- ``benchmark``: prompts, convert, and ``verikit BENCH COMMAND`` (each benchmark's own
+  commands, from its plugin);
 - ``images``: images build|push|pull|list|verify|save;
 - ``batch``: batch setup|plan|worker|reduce|status|resubmit|collect|probe, and the
   submission of ``run --backend aws-batch``;
@@ -30,11 +31,12 @@ from __future__ import annotations
 import argparse
 import errno
 import signal
+import sys
 import threading
 
 from rich.console import Console
 
-from .. import __version__
+from .. import __version__, registry
 from ..datasets import DatasetError
 from ..runner import RunError
 from . import artifact, batch, benchmark, datasets, hub, images, results, run
@@ -49,7 +51,7 @@ _GROUPS = (run, results, hub, artifact, datasets, benchmark, images, batch)
 
 #: The commands in the order ``verikit --help`` lists them.
 _ORDER = ("run", "reproduce", "validate", "publish", "pull", "rerun", "compare", "report", "artifact", "list",
-          "datasets", "cache", "prompts", "convert", "modelbench-filters", "images", "batch")
+          "datasets", "cache", "prompts", "convert", "images", "batch")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -59,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     adders = {name: add for group in _GROUPS for name, add in group.COMMANDS.items()}
     for name in sorted(adders, key=_ORDER.index):  # a command missing from _ORDER fails here
         adders[name](sub, p.parse_args)
+    benchmark.add_benchmark_commands(sub, [b for b in registry.BENCHMARKS if b not in adders])
     return p
 
 
@@ -77,7 +80,12 @@ def _on_sigterm(signum, frame):
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``verikit`` console script. Returns the exit code."""
-    args = _parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words and words[0] in registry.BENCHMARKS and words[0] not in _ORDER:
+        # ``verikit BENCH ...``: the benchmark's own commands parse everything after its name
+        args = argparse.Namespace(handler=benchmark._benchmark_command, benchmark=words[0], rest=words[1:])
+    else:
+        args = _parser().parse_args(argv)
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
     try:

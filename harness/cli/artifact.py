@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from rich.console import Console
@@ -21,9 +22,12 @@ def _add_artifact(sub, parse: Parse) -> None:
     bu = ar_sub.add_parser("bundle", help="write the bundle: runner images, data, expected runs, kit + wheels, "
                            "smoke.sh/full.sh, README, licenses, citation, checksums")
     bu.add_argument("--benchmark", action="append", dest="benchmarks", required=True,
-                    choices=["casp", "ntp4vc", "osvbench"], help="repeatable")
+                    help="a benchmark with artifact claims (verikit artifact list); repeatable")
     bu.add_argument("-o", "--out", type=Path, required=True, metavar="DIR", help="a new or empty directory")
     bu.add_argument("--engine", default="podman", help="CLI that builds and saves the images (podman|docker)")
+    ls = ar_sub.add_parser("list", help="the benchmarks with artifact claims, and the toolchain image each "
+                           "bundle's runner image starts from")
+    ls.add_argument("--json", action="store_true", help="a JSON list of {bundle, pull} (the images workflow's matrix)")
     ck = ar_sub.add_parser("check", help="check a bundle: checksums, expected runs against the schemas, every "
                            "claim with a command and an expected value in the README")
     ck.add_argument("dir", type=Path)
@@ -33,6 +37,14 @@ def _artifact(args, console: Console, argv) -> int:
     """``verikit artifact bundle|check``: exit 0, 1 (check found problems), 2 (cannot bundle)."""
     from .. import artifact
 
+    if args.artifact_cmd == "list":
+        rows = artifact.bundles()
+        if args.json:
+            print(json.dumps(rows, separators=(",", ":")))
+        else:
+            for row in rows:
+                print(f"{row['bundle']}: claims {', '.join(row['claims'])}; runner image on {row['pull']}")
+        return 0
     if args.artifact_cmd == "check":
         if not args.dir.is_dir():
             _say(console, f"error: {args.dir}: not a directory")

@@ -1,8 +1,10 @@
-"""Commands of one benchmark's own: ``verikit prompts`` and ``verikit convert`` (benchmarks
-that define them), ``verikit modelbench-filters`` (Model-Bench's Table 1)."""
+"""Commands of one benchmark: ``verikit prompts`` and ``verikit convert`` (benchmarks that
+define them), and ``verikit BENCH COMMAND``: a benchmark's own commands, as its plugin
+supplies them (e.g. ``verikit modelbench filters``, Table 1 of Model-Bench)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -10,6 +12,7 @@ from pathlib import Path
 from rich.console import Console
 
 from .. import registry
+from ..plugin import CommandContext
 from ..runner import RunError, open_dataset
 from .common import Parse, _int_at_least, _say
 
@@ -38,14 +41,29 @@ def _add_convert(sub, parse: Parse) -> None:
     cv.set_defaults(handler=_convert)
 
 
-def _add_modelbench_filters(sub, parse: Parse) -> None:
-    mb = sub.add_parser("modelbench-filters", help="Model-Bench Table 1: the Section 3.1 filters and the execution "
-                        "stage on problem files (HumanEval from its pinned PyPI package is added)")
-    mb.add_argument("--mbpp", type=Path, help="MBPP problems (MBPP's own JSONL or the kit's generic JSONL)")
-    mb.add_argument("--livecodebench", type=Path, help="LiveCodeBench problems (the kit's generic JSONL)")
-    mb.add_argument("--no-humaneval", action="store_true", help="leave HumanEval out")
-    mb.add_argument("--json", action="store_true", help="machine-readable output")
-    mb.set_defaults(handler=_modelbench_filters)
+def add_benchmark_commands(sub, names: list[str]) -> None:
+    """``verikit BENCH COMMAND ...`` for every registered benchmark: the commands its plugin
+    supplies (:meth:`harness.plugin.Benchmark.commands`), read when one is called (listing
+    the names imports no benchmark)."""
+    for name in names:
+        # listed for --help; ``main`` hands everything after the name to _benchmark_command
+        sub.add_parser(name, help=f"{name}'s own commands (verikit {name} --help)", add_help=False)
+
+
+def _benchmark_command(args, console: Console, argv) -> int:
+    """Parse ``args.rest`` with the benchmark's own commands and run the one named; exit 2
+    with a message for an unknown command, the command's own code otherwise."""
+    bench = registry.benchmark(args.benchmark)
+    p = argparse.ArgumentParser(prog=f"verikit {bench.name}", description=f"{bench.name}'s own commands")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = {c.name: c for c in bench.commands()}
+    for c in commands.values():
+        c.arguments(sub.add_parser(c.name, help=c.help))
+    if not commands:
+        raise RunError(f"{bench.name} has no commands of its own (the shared ones: verikit --help)")
+    parsed = p.parse_args(args.rest)
+    ctx = CommandContext(log=lambda m: _say(console, m), sandbox=registry.sandbox)
+    return commands[parsed.command].run(parsed, ctx)
 
 
 def _bench_data(args):
@@ -95,20 +113,5 @@ def _convert(args, console: Console, argv) -> int:
     return 0
 
 
-def _modelbench_filters(args, console: Console, argv) -> int:
-    """Model-Bench's Table 1 on the given problem files; exit 2 on a bad file."""
-    # imported here, as the registry imports a benchmark: on first use, so that a benchmark
-    # whose dependencies are missing breaks no other command
-    from ..benchmarks import modelbench
-
-    paths = {name: path for name, path in (("MBPP", args.mbpp), ("LiveCodeBench", args.livecodebench)) if path}
-    try:
-        out = modelbench.filter_counts(paths, registry.sandbox("host"), humaneval=not args.no_humaneval)
-    except (modelbench.ProblemFileError, OSError) as exc:
-        raise RunError(str(exc)) from exc
-    print(json.dumps(out, indent=2) if args.json else modelbench.format_table1(out["table1"]), end="" if not args.json else "\n")
-    return 0
-
-
 #: The commands of this group: name -> adds its parser (arguments, help, handler) to ``sub``.
-COMMANDS = {"prompts": _add_prompts, "convert": _add_convert, "modelbench-filters": _add_modelbench_filters}
+COMMANDS = {"prompts": _add_prompts, "convert": _add_convert}

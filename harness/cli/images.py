@@ -72,7 +72,7 @@ def _images(args, console: Console, argv) -> int:
         elif args.images_cmd == "build" and args.name in derived:
             bench_name, mode = derived[args.name]
             bench = registry.benchmark(bench_name)
-            spec = bench.derived_image_spec(mode, datasets.fetch(bench.default_dataset))
+            spec = bench.derived_image_spec(mode, datasets.fetch(bench.default_dataset), images.fingerprint)
             images.build_derived(spec, force=args.force, engine=args.engine, log=log)
         elif args.images_cmd == "build":
             images.build(args.name, force=args.force, engine=args.engine, log=log, base_image=args.base_image)

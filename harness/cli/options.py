@@ -34,20 +34,21 @@ def _run_options(p: argparse.ArgumentParser, *, jobs: bool = True) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     p.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
     p.add_argument("--seed", type=int, default=0, help="seed of bootstrap CIs and of a benchmark's own randomness "
-                   "(dafny-intent: mutants); recorded")
+                   "(e.g. mutants); recorded")
 
 
 def _run_arguments(r: argparse.ArgumentParser, names: list[str]) -> None:
     """The arguments of ``run`` (also those of ``batch plan``)."""
     r.add_argument("benchmark", choices=names)
     r.add_argument("--mode", action="append", dest="modes",
-                   help="mode to run (CASP: task direction; Model-Bench: prompt setting; dafny-intent, osvbench: "
-                        "spec); repeat for several (default: the benchmark's default modes)")
+                   help="mode to run (a benchmark's modes: verikit list); repeat for several (default: the "
+                        "benchmark's default modes)")
     r.add_argument("--lang", action="append", dest="langs",
-                   help="ntp4vc: the proof language, rocq|lean|isabelle|why3 (default rocq); repeatable")
+                   help="the mode of a benchmark whose modes are languages (its plugin says so; verikit list); "
+                        "repeatable")
     r.add_argument("--task", action="append", dest="task_ids", help="run only this task id; repeatable")
     r.add_argument("--sample", type=_int_at_least(1), metavar="N", help="run N tasks drawn with --seed by the benchmark "
-                   "(ntp4vc --lang why3: stratified by the published result; recorded in run.json)")
+                   "(its own draw where it has one, e.g. stratified by a published result; recorded in run.json)")
     r.add_argument("--predictions", help="predictions JSONL (schemas/predictions.schema.json); needs one mode")
     r.add_argument("--keep-going", action="store_true", help="run the good prediction lines, record the bad ones")
     _run_options(r)
