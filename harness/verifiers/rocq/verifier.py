@@ -1,0 +1,336 @@
+"""The :class:`Rocq` verifier: task files (theorem, splice, job files), the command line
+of a job (``coqc`` on the candidate, then on ``check.v``, then ``coqchk``) and the
+verdict from its output (:meth:`Rocq.parse`)."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import re
+import shlex
+
+from ...model import Limits, ProcResult, VerifierResult
+from ..proof import Theorem, statement_sha256
+from .commands import command_heads, command_problems, segmentation_problems, soundness_problems, time_lines
+from .lexer import _ASSUMPTION_KEYWORDS, _PREFIXES, THEOREM_KEYWORDS, _keyword, sentences
+from .report import (BODY, CHECK, COQCHK_LOG, COQCHK_RC, GRAMMAR, JOB_ROOT, MODULE, REFERENCE, REFERENCE_REPORT,
+                     REPORT, STATEMENT, _errors, check_file, library_axiom_names, library_name_matches, local_name,
+                     parse_assumptions, printed_type, reference_lemma)
+
+NAME = "rocq"
+TOOLCHAIN = "rocq"
+#: Version of this module's command line, splice and parser (part of every job key).
+MODULE_VERSION = "3"
+SOURCE = "candidate.v"
+#: Where the ``ntp4vc-rocq`` image keeps the shim and the compiled NTP4VC library.
+LIBRARY_ROOT = "/opt/verikit/ntp4vc"
+#: Warnings silenced on every coqc call: they concern the 8.20 vs 9.0 adaptation
+#: (deprecated library files, notation overrides) or the ``Redirect`` output directory.
+QUIET_WARNINGS = "-deprecated-library-file,-deprecated,-notation-overridden,-default-output-directory"
+DEFAULT_WALL_S = 300
+
+
+class Rocq:
+    """Rocq/Coq proof checker. ``name = "rocq"``, toolchain ``rocq``."""
+
+    name = NAME
+    toolchain = TOOLCHAIN
+    language = "rocq"
+    source = SOURCE
+
+    def __init__(self) -> None:
+        #: Fully qualified names of the axioms the installed Coq/stdpp sources declare
+        #: (``Coq.Logic.Classical_Prop.classic``; set by :meth:`prepare`).
+        self.library_axioms: set[str] = set()
+
+    # --- task files -----------------------------------------------------------------
+
+    def theorem(self, task_text: str, where: str) -> Theorem:
+        """The task's theorem and its ``Admitted.`` placeholder.
+
+        The task file must contain exactly one theorem-like declaration (``Theorem``,
+        ``Lemma``...) followed directly by ``Admitted.`` (optionally after ``Proof.``).
+
+        Raises:
+            ValueError: ``where:line: ...`` when that is not the case.
+        """
+        try:
+            sents = sentences(task_text)
+        except ValueError as exc:
+            raise ValueError(f"{where}:{exc}") from None
+        found = [(i, s) for i, s in enumerate(sents) if _keyword(s)[0] in THEOREM_KEYWORDS]
+        if len(found) != 1:
+            line = found[1][1].line if len(found) > 1 else 1
+            raise ValueError(f"{where}:{line}: expected exactly one theorem, found {len(found)}")
+        i, stmt = found[0]
+        rest = sents[i + 1:]
+        if rest and _keyword(rest[0])[0] == "Proof" and rest[0].text.strip() == "Proof.":
+            rest = rest[1:]
+        if not rest or rest[0].text.strip() != "Admitted." or len(rest) != 1:
+            raise ValueError(f"{where}:{stmt.line}: the theorem must be followed by 'Admitted.' and nothing else")
+        name = _keyword(stmt)[1][0]
+        text = task_text[stmt.start:stmt.end]
+        return Theorem(name=name, statement=text, statement_sha256=statement_sha256(text),
+                       start=rest[0].start, end=rest[0].end, line=stmt.line)
+
+    def split_full(self, text: str, name: str) -> Theorem | None:
+        """For a whole-file candidate: its declaration of theorem ``name`` (statement and
+        hash; ``start`` = end of the statement, where its proof begins; ``end`` = end of
+        text), or None when it has none or cannot be split into sentences."""
+        try:
+            sents = sentences(text)
+        except ValueError:
+            return None
+        for s in sents:
+            kw, rest = _keyword(s)
+            if kw in THEOREM_KEYWORDS and rest[:1] == [name]:
+                st = text[s.start:s.end]
+                return Theorem(name, st, statement_sha256(st), s.end, len(text), s.line)
+        return None
+
+    def declared_axioms(self, text: str) -> set[str]:
+        """Names ``text`` declares without proof: ``Axiom``/``Parameter``/``Conjecture``/
+        ``Hypothesis``/``Variable`` (plural forms and ``(a b : T)`` groups included), and
+        for a ``Program`` definition in a file with ``Admit Obligations`` the glob
+        ``<name>_obligation_*`` (the names Coq gives admitted obligations)."""
+        names: set[str] = set()
+        program_defs: list[str] = []
+        admits = False
+        for s in sentences(text):
+            kw, rest = _keyword(s)
+            if kw in _ASSUMPTION_KEYWORDS:
+                body = re.sub(r"^#\[[^\]]*\]\s*", "", s.text)
+                body = body.split(None, 1)[1] if len(body.split(None, 1)) > 1 else ""
+                while body.split(None, 1)[0:1] and body.split(None, 1)[0] in _PREFIXES | _ASSUMPTION_KEYWORDS:
+                    body = body.split(None, 1)[1]
+                if body.lstrip().startswith("("):
+                    for group in re.findall(r"\(\s*([^():]*?)\s*:", body):
+                        names.update(group.split())
+                else:
+                    names.update(body.split(":", 1)[0].split())
+            elif s.text.lstrip().startswith("Program") and rest:
+                program_defs.append(rest[0] if kw in ("Fixpoint", "Definition", "Instance", "Lemma",
+                                                      "CoFixpoint") else kw)
+            elif kw == "Admit" and rest[:1] == ["Obligations"]:
+                admits = True
+        if admits:
+            names.update(f"{d}_obligation_*" for d in program_defs)
+        return {n for n in names if re.fullmatch(r"[\w'*]+", n)}
+
+    def forbidden(self, proof: str) -> list[str]:
+        """No text scan: always ``[]``. What a Rocq candidate contains is judged on Coq's
+        own parse of it, in :meth:`parse` (:func:`command_problems`: every sentence Coq
+        executed, as Coq printed it, on :data:`ALLOWED_COMMANDS`), never by a kit lexer or
+        word list (a hypothesis named ``Back`` is not a command)."""
+        return []
+
+    def proof_layout(self, task_text: str, theorem: Theorem, proof: str) -> dict:
+        """Where the candidate's proof is in ``candidate.v`` (:meth:`splice`), in bytes
+        (Coq's ``-time`` offsets are bytes): ``{"proof_start": offset, "kit_sentences":
+        [[start, end], ...]}``, the kit's own segmentation of the proof (:func:`sentences`),
+        which Coq's must agree with (:func:`segmentation_problems`); ``kit_sentences`` is
+        None when the kit cannot segment it (an unterminated comment or string)."""
+        at = task_text.rfind(theorem.statement, 0, theorem.start)
+        head = task_text[:at] + reference_lemma(theorem) + " " + task_text[at:theorem.start]
+        base = len(head.encode("utf-8"))
+        text = proof.strip()
+        try:
+            sents = sentences(text)
+        except ValueError:
+            return {"proof_start": base, "kit_sentences": None}
+        def off(i: int) -> int:
+            return base + len(text[:i].encode("utf-8"))
+        return {"proof_start": base, "kit_sentences": [[off(x.start), off(x.end)] for x in sents]}
+
+    def splice(self, task_text: str, theorem: Theorem, proof: str) -> str:
+        """``candidate.v``: the task with ``proof`` in place of ``Admitted.`` and, just
+        before the theorem on the same line (line numbers unchanged), the admitted copy
+        ``Lemma verikit_task_statement <binders> : <type>. Admitted.`` of its statement.
+
+        Raises:
+            ValueError: the statement does not start with a theorem keyword and the name.
+        """
+        at = task_text.rfind(theorem.statement, 0, theorem.start)
+        if at < 0:
+            raise ValueError(f"the statement of {theorem.name} is not in the task text")
+        return (task_text[:at] + reference_lemma(theorem) + " " + task_text[at:theorem.start]
+                + proof.strip() + "\n")
+
+    def job_files(self, task_text: str, theorem: Theorem, proof: str) -> dict[str, str]:
+        """The files of a job: ``candidate.v`` (:meth:`splice`) and ``check.v``
+        (:func:`check_file`)."""
+        return {SOURCE: self.splice(task_text, theorem, proof), CHECK: check_file(theorem.name)}
+
+    # --- running ---------------------------------------------------------------------
+
+    def prepare(self, sandbox, probed) -> dict:
+        """Read the axioms declared in the installed Coq and stdpp sources (one ``grep``
+        in the sandbox) into :attr:`library_axioms`, as fully qualified names
+        (:func:`library_axiom_names`); no files to ship."""
+        script = ('W=$(coqc -where) && echo "$W" && grep -rHoE "^[[:space:]]*(Local |Global )?'
+                  '(Axiom|Parameter|Conjecture)s?[[:space:]]+[A-Za-z_][A-Za-z0-9_\']*" "$W/theories" "$W/user-contrib"')
+        res = sandbox.run(["sh", "-c", script], limits=Limits(wall_s=120))
+        if res.returncode == 0:
+            self.library_axioms = library_axiom_names(res.stdout)
+        return {}
+
+    def options(self, probed, *, smoke: bool = False, cpus: int = 1, **overrides) -> dict:
+        """Options of a job: ``load_path`` (``[[dir, logical name], ...]``, set per task by
+        the benchmark), ``allowed_assumptions`` (fully qualified names, globs allowed: the
+        task's own as ``candidate.<name>``, its library's as ``Why3.Base.<name>``), ``theorem``,
+        ``theorem_line``, ``coq_version``, ``verifier_module``. ``smoke``/``cpus`` (the
+        runner's generic arguments) do not apply to coqc and are ignored."""
+        opts = {"load_path": [], "allowed_assumptions": [], "theorem": None, "theorem_line": 0,
+                "coq_version": probed.versions.get("coq"), "warnings": QUIET_WARNINGS,
+                "verifier_module": f"{NAME}/{MODULE_VERSION}",
+                "library_axioms_sha256": hashlib.sha256(
+                    "\n".join(sorted(self.library_axioms)).encode()).hexdigest()}
+        opts.update(overrides)
+        return opts
+
+    def command(self, options: dict) -> tuple[list[str], dict[str, str], list[str]]:
+        """``sh -c 'coqc <flags> -time candidate.v && rm -f verikit_*.out && coqc <flags>
+        check.v && { coqchk -silent -o <paths> -norec VerikitJob.candidate > verikit_coqchk.log
+        2>&1; echo $? > verikit_coqchk.rc; }'`` with ``<flags>`` = ``-q -w <warnings> -Q dir
+        name ... -R . VerikitJob`` (report files left by the candidate's own run are removed
+        before the kit's). ``-time`` makes coqc print one line per sentence it executed, with
+        its byte offsets and the command as Coq parsed and printed it (the view
+        :func:`command_problems` judges); ``coqchk`` is Coq's independent kernel re-check of
+        the compiled candidate (no VM/native machine; its dependencies are admitted). Collects
+        the report files, the grammar, the proof term and coqchk's output. ``options["recheck"]``
+        False (the gold: the task file with its placeholder, judged by whether it loads)
+        leaves coqchk out, so the gold's cost and verdict are those of before."""
+        paths = []
+        for directory, logical in options["load_path"]:
+            paths += ["-Q", directory, logical]
+        paths += ["-R", ".", JOB_ROOT]
+        flags = ["-q", "-w", options.get("warnings", QUIET_WARNINGS), *paths]
+        coqc = " ".join(shlex.quote(a) for a in ["coqc", *flags])
+        chk = " ".join(shlex.quote(a) for a in ["coqchk", "-silent", "-o", *paths, "-norec", f"{JOB_ROOT}.{MODULE}"])
+        script = f"rm -f verikit_* && {coqc} -time {SOURCE} && rm -f verikit_*.out && {coqc} {CHECK}"
+        if options.get("recheck", True):  # False only for the gold (the task file with its Admitted.)
+            script += f" && {{ {chk} > {COQCHK_LOG} 2>&1; echo $? > {COQCHK_RC}; }}"
+        return ["sh", "-c", script], {}, [REPORT, STATEMENT, REFERENCE_REPORT, BODY, GRAMMAR, COQCHK_LOG, COQCHK_RC]
+
+    def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
+        """Verdict of one job (``candidate.v`` then ``check.v`` then ``coqchk``).
+
+        The sandbox's own endings (did not start, wall-time or memory limit) are mapped
+        by the executor before this is called (:func:`harness.model.termination`).
+        ``failed`` (coqc exited non-zero without an error message: a crash, a signal, a
+        stack overflow on the candidate's input belongs to the candidate, never
+        ``infra_error``; ``memout`` when OCaml reports it ran out of memory), ``invalid`` (an
+        error in ``candidate.v``: the first ``Error:`` with its line; ``extra.task_loads`` is
+        False when the error is at or before the theorem, i.e. the task file itself does not
+        load), ``rejected`` (an error in the kit's
+        ``check.v``, e.g. the theorem does not exist; a report file missing; a sentence
+        of the candidate that is not on the allow-list as Coq parsed it
+        (:func:`command_problems`); Coq's segmentation disagreeing with the kit's
+        (:func:`segmentation_problems`); a construct of a known soundness bug of the pinned
+        Coq in the proof term (:func:`soundness_problems`); ``coqchk`` failing; the constant
+        reported on does not have the task's statement; the report lists the theorem
+        itself, a disabled kernel check, or an axiom outside the allow-list), ``verified``
+        otherwise. ``extra.assumptions``: the reported axiom names as Coq printed them
+        (``candidate.<name>`` for the file's own); ``extra.sentences``: the candidate's
+        sentences as Coq printed them; ``extra.coqchk``: coqchk's exit status.
+        """
+        options = options or {}
+        log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
+        errors = _errors(log)
+        if proc.returncode != 0:
+            if not errors and re.search(r"out of memory", log, re.IGNORECASE):  # OCaml's own allocation failure
+                return VerifierResult("memout", f"coqc ran out of memory on the candidate (exit {proc.returncode}): "
+                                      f"{log.strip()[-200:]}", extra={"task_loads": True, "crash": True})
+            if not errors:
+                return VerifierResult("failed", f"coqc exited {proc.returncode} without an error message (a crash "
+                                      f"on the candidate's input is the candidate's failure): {log.strip()[-300:]}",
+                                      extra={"task_loads": True, "crash": True})
+            file, line, msg = errors[0]
+            if file == CHECK:
+                return VerifierResult("rejected", f"the kit's report on the task's theorem failed: {msg}",
+                                      messages=[f"{CHECK}:{line}: {msg}"], extra={"task_loads": True})
+            loads = line is None or line > int(options.get("theorem_line") or 0)
+            where = f"line {line}" if line else "unknown line"
+            reason = (f"{where}: {msg}" if loads else
+                      f"the task file itself does not load ({where}, before the proof): {msg}")
+            return VerifierResult("invalid", reason, messages=[f"{f or SOURCE}:{ln}: {m}" for f, ln, m in errors[:5]],
+                                  extra={"task_loads": loads})
+        report = proc.files.get(REPORT)
+        if report is None:
+            return VerifierResult("rejected", "no assumption report (Print Assumptions did not run)",
+                                  extra={"task_loads": True})
+        sections = parse_assumptions(report.decode("utf-8", "replace"))
+        axioms = sections.get("Axioms", [])
+        start = int(options.get("proof_start") or 0)
+        ran = [t for t in time_lines(proc.stdout) if t[1] > start]  # the candidate's (and any straddling one)
+        extra = {"assumptions": axioms, "task_loads": True, "sentences": [t[2] for t in ran][:200]}
+        grammar = proc.files.get(GRAMMAR)
+        heads, unknown = command_heads(grammar.decode("utf-8", "replace")) if grammar is not None else (set(), {"?"})
+        commands = command_problems(ran, start, heads, unknown)
+        segments = segmentation_problems(ran, start, options.get("kit_sentences", []))
+        body = proc.files.get(BODY)
+        bugs = (soundness_problems(body.decode("utf-8", "replace"), options) if body is not None
+                else ["no proof term report (Print of the theorem did not run)"])
+        rc = proc.files.get(COQCHK_RC)
+        chk_log = (proc.files.get(COQCHK_LOG) or b"").decode("utf-8", "replace")
+        extra["coqchk"] = int(rc.strip()) if rc is not None and rc.strip().isdigit() else None
+        chk = ([] if extra["coqchk"] == 0 or not options.get("recheck", True) else
+               [f"the independent kernel re-check (coqchk) failed (exit {extra['coqchk']}): {chk_log.strip()[-200:]}"])
+        checks = [{"name": "commands-allow-listed", "ok": not commands,
+                   "detail": "; ".join(commands) or f"{len(ran)} sentence(s) as Coq parsed them, all allowed"},
+                  {"name": "segmentation-agrees", "ok": not segments, "detail": "; ".join(segments) or "kit = Coq"},
+                  {"name": "no-known-soundness-bug", "ok": not bugs, "detail": "; ".join(bugs) or "none used"},
+                  {"name": "coqchk", "ok": not chk, "detail": "; ".join(chk) or "coqchk re-checked the candidate"}]
+        problems = (commands + segments + bugs + chk + self.statement_problems(proc.files, options)
+                    + self.assumption_problems(sections, options))
+        if problems:
+            return VerifierResult("rejected", "; ".join(problems), extra=extra, checks=checks)
+        return VerifierResult("verified", "proof checked by coqc and coqchk; statement = task's; assumptions: "
+                              + (", ".join(axioms) if axioms else "none (closed under the global context)"),
+                              extra=extra, checks=checks)
+
+    def statement_problems(self, files: dict[str, bytes], options: dict) -> list[str]:
+        """Why the constant the report describes may not be the task's theorem (empty
+        list: its type, printed by ``Check`` under ``Printing All``, equals that of the
+        admitted copy of the task's statement elaborated before the candidate's text).
+        A missing or unreadable report file is a problem (fail closed)."""
+        got, ref = files.get(STATEMENT), files.get(REFERENCE_REPORT)
+        if got is None or ref is None:
+            return ["no statement report (Check of the theorem did not run)"]
+        t_got, t_ref = printed_type(got.decode("utf-8", "replace")), printed_type(ref.decode("utf-8", "replace"))
+        if t_got is None or t_ref is None:
+            return ["unreadable statement report"]
+        if t_got != t_ref:
+            return [(f"the constant {MODULE}.{options.get('theorem')} does not have the task's statement "
+                     f"(it has type {t_got[:120]!r}, the task's is {t_ref[:120]!r})")]
+        return []
+
+    def assumption_problems(self, sections: dict[str, list[str]], options: dict) -> list[str]:
+        """Why a ``Print Assumptions`` report (read in ``check.v``) is not acceptable
+        (empty list: it is).
+
+        Names are judged by what they denote, not by their last component: a name with a
+        ``candidate`` qualifier belongs to the job's file and is allowed only when its
+        fully qualified form (``candidate.<name>``) matches an entry of
+        ``options["allowed_assumptions"]`` that starts with ``candidate.`` (the task's own
+        declarations); any other name belongs to a library the job loads and is allowed
+        when it denotes an entry of ``allowed_assumptions`` or :attr:`library_axioms`
+        (:func:`library_name_matches`). The theorem itself is never allowed.
+        """
+        problems = [f"kernel check disabled: {k} {', '.join(v[:3])}" for k, v in sections.items() if k != "Axioms"]
+        theorem = options.get("theorem")
+        allowed = list(options.get("allowed_assumptions", []))
+        local_allowed = [a for a in allowed if a.startswith(MODULE + ".")]
+        library = [a for a in allowed if not a.startswith(MODULE + ".")] + sorted(self.library_axioms)
+        for name in sections.get("Axioms", []):
+            local = local_name(name)
+            if local is not None:
+                if theorem and local == f"{MODULE}.{theorem}":
+                    problems.append(f"the theorem {theorem} itself is assumed (not proved)")
+                elif local == f"{MODULE}.{REFERENCE}":
+                    problems.append(f"unexpected axiom {name} (the kit's admitted copy of the statement)")
+                elif not any(fnmatch.fnmatchcase(local, a) for a in local_allowed):
+                    problems.append(f"unexpected axiom {name} (declared by the candidate)")
+            elif not any(library_name_matches(name, a) for a in library):
+                problems.append(f"unexpected axiom {name}")
+        return problems

@@ -1,0 +1,265 @@
+"""The :class:`TLC` verifier: a job's options and command line (SANY's XML export, then
+TLC), the follow-up run of the invariant probe, and the verdict from TLC's output
+(:meth:`TLC.parse`)."""
+
+from __future__ import annotations
+
+import re
+
+from ...model import ProcResult, VerifierResult
+from .output import (CLASS_ERROR, DUMP_BASENAME, DUMP_FILE, MSG_COMPUTING_INIT, MSG_DEPTH, MSG_INIT_DONE,
+                     MSG_INVARIANT_BEHAVIOR, MSG_INVARIANT_INITIAL, MSG_NESTED_EXPRESSIONS, MSG_SANY_FAILED,
+                     MSG_STATS, MSG_SUCCESS, MSG_VERSION, _error_text, _location, _one_line, _sany_error, _stats,
+                     model_output, parse_dump, parse_trace, split_messages, success_evidence)
+from .probe import PROBE_MODULE, probe_variants, read_probe
+from .sany import sany_view
+
+NAME = "tlc"
+TOOLCHAIN = "tlaplus"
+#: Version of this module's command line and parser (part of every job key; "1" also covered
+#: the Model-Bench config and post-processing, which moved out unchanged; "2": success read
+#: from the dump and exit status, cross-checked, issue 13; "3": SANY's XML view collected in the same run,
+#: failures of a run belong to the candidate, issue 26; "4": the invariant probe, a follow-up run).
+MODULE_VERSION = "4"
+JAR = "/opt/verikit/tla2tools.jar"
+METADIR = "tlc-meta"
+DEFAULT_FP = 0
+DEFAULT_SEED = 0
+DEFAULT_HEAP_MB = 1024
+#: At most this many dumped states are parsed into a record (the rest is counted only).
+DEFAULT_MAX_STATES = 20000
+#: SANY's XML export of the module (``tla2sany.xml.XMLExporter -o``: no schema validation), written
+#: in the same container run before TLC starts (then made read-only: the model TLC runs cannot
+#: rewrite it), and SANY's messages of that export.
+SANY_XML = "sany.xml"
+SANY_ERR = "sany.err"
+SANY_SCRIPT = (f'mkdir -p tmp; java -XX:-UsePerfData -Xmx256m -Djava.io.tmpdir=tmp -cp {JAR} tla2sany.xml.XMLExporter '
+               f'-o "$1.tla" > {SANY_XML} 2> {SANY_ERR}; chmod 0444 {SANY_XML} {SANY_ERR}; shift; exec "$@"')
+#: What in TLC's output shows the kit's own side failed (the jar or the JVM missing): only
+#: these make a run without a TLC banner ``infra_error``; anything else is the candidate's.
+KIT_SIDE = ("Unable to access jarfile", "Could not find or load main class", "java: not found",
+            "java: No such file", "Error occurred during initialization of VM")
+#: TLC version from which ``CHECK_DEADLOCK`` is a configuration keyword.
+CHECK_DEADLOCK_SINCE = (2, 16)
+
+
+def version_tuple(version: str | None) -> tuple[int, ...]:
+    """``"2.15"`` -> ``(2, 15)``; () when unknown."""
+    return tuple(int(x) for x in re.findall(r"\d+", version or "")[:3])
+
+
+class TLC:
+    """TLC model checker. ``name = "tlc"``, toolchain ``tlaplus``."""
+
+    name = NAME
+    toolchain = TOOLCHAIN
+
+    def prepare(self, sandbox, probed) -> dict:
+        """Nothing to prepare: every job carries its module and config."""
+        return {}
+
+    def options(self, probed, *, smoke: bool = False, cpus: int = 1, **overrides) -> dict:
+        """Options of a job: ``module`` (set per job), ``workers`` (1), ``fp``, ``seed``,
+        ``heap_mb`` (JVM ``-Xmx``, MiB), ``dump`` (write ``states.dump``),
+        ``max_states`` (states parsed into the record), ``sany_view`` (export SANY's XML
+        view first, :func:`sany_view`), ``deadlock_in_cfg`` (TLC >= 2.16,
+        else ``-deadlock``), ``tlc_version``, ``java_version``, ``verifier_module``.
+        ``smoke``/``cpus`` (the runner's generic arguments) do not apply: TLC always runs
+        with one worker for determinism."""
+        tlc_version = probed.versions.get("tlc") if probed is not None else None
+        opts = {"module": None, "workers": 1, "fp": DEFAULT_FP, "seed": DEFAULT_SEED, "heap_mb": DEFAULT_HEAP_MB,
+                "dump": True, "max_states": DEFAULT_MAX_STATES, "sany_view": True,
+                "deadlock_in_cfg": version_tuple(tlc_version) >= CHECK_DEADLOCK_SINCE,
+                "tlc_version": tlc_version,
+                "java_version": probed.versions.get("java") if probed is not None else None,
+                "verifier_module": f"{NAME}/{MODULE_VERSION}"}
+        opts.update(overrides)
+        return opts
+
+    def command(self, options: dict) -> tuple[list[str], dict[str, str], list[str]]:
+        """The command line of the package docstring: SANY's XML export of the module
+        (:data:`SANY_XML`, read by :func:`sany_view`), then TLC, in one ``sh -c`` of the same
+        container run; collects ``states.dump``, ``sany.xml`` and ``sany.err``.
+
+        Raises:
+            ValueError: ``options["module"]`` is not a TLA+ module name.
+        """
+        module = options.get("module")
+        if not module or not re.fullmatch(r"[A-Za-z0-9_]+", module):
+            raise ValueError(f"TLC job without a valid module name: {module!r}")
+        argv = ["java", "-XX:-UsePerfData", "-XX:+UseParallelGC", f"-Xmx{int(options['heap_mb'])}m",
+                "-Djava.io.tmpdir=tmp", "-cp", JAR, "tlc2.TLC", "-tool",
+                "-workers", str(int(options["workers"])), "-fp", str(int(options["fp"])),
+                "-seed", str(int(options["seed"])), "-config", f"{module}.cfg", "-metadir", METADIR]
+        if options.get("dump", True):
+            argv += ["-dump", DUMP_BASENAME]
+        if not options.get("deadlock_in_cfg", True):
+            argv.append("-deadlock")
+        argv.append(module)
+        collect = [DUMP_FILE] if options.get("dump", True) else []
+        if options.get("sany_view", True):
+            argv = ["sh", "-c", SANY_SCRIPT, "sany-then-tlc", module] + argv
+            collect += [SANY_XML, SANY_ERR]
+        return argv, {}, collect
+
+    def followup(self, files: dict[str, str], proc: ProcResult, options: dict) -> tuple[dict, list, list] | None:
+        """The invariant probe (issue 26), asked by ``options["probe"]`` (``{"invariant":
+        name}``, set by a benchmark): after a verified run, TLC checks the invariant on
+        states that are NOT reachable, each a reachable state with one variable changed to a
+        value that variable takes in another reachable state (:func:`probe_variants`). An
+        invariant that holds on all of them reads the state in no way that the model's
+        behaviour could break: true by construction. The probe module extends the
+        candidate's (``EXTENDS <module>, TLC``: TLC prints functions with ``:>``/``@@``)
+        with ``VKInit`` (the variants) and ``VKNext`` (stutter), checked with the
+        candidate's constants and the same TLC switches (no dump, no SANY export).
+
+        Returns:
+            ``(files, argv, collect)``, or None: no probe asked, the run not verified, or no
+            variant (every variable keeps one value in all reachable states).
+        """
+        probe = options.get("probe")
+        if not probe:
+            return None
+        first = self._parse(proc, options)
+        if first.verdict != "verified":
+            return None
+        variants = probe_variants(first.extra.get("states") or [], seed=int(options.get("seed") or 0))
+        if not variants:
+            return None
+        module = options["module"]
+        names = sorted({v for st in variants for v in st})
+        inits = "\n".join("    \\/ " + " /\\ ".join(f"{v} = {st[v]}" for v in names) for st in variants)
+        text = (f"---- MODULE {PROBE_MODULE} ----\nEXTENDS {module}, TLC\n"
+                f"VKInit ==\n{inits}\nVKNext == UNCHANGED <<{', '.join(names)}>>\n====\n")
+        keep = [ln for ln in files.get(f"{module}.cfg", "").splitlines()
+                if ln.split()[:1] and ln.split()[0] not in ("SPECIFICATION", "INIT", "NEXT", "INVARIANT", "INVARIANTS",
+                                                             "PROPERTY", "PROPERTIES", "CHECK_DEADLOCK")]
+        cfg = "\n".join(keep + ["INIT VKInit", "NEXT VKNext", f"INVARIANT {probe['invariant']}"]) + "\n"
+        argv, _, _ = self.command({**options, "module": PROBE_MODULE, "dump": False, "sany_view": False})
+        return {f"{PROBE_MODULE}.tla": text, f"{PROBE_MODULE}.cfg": cfg}, argv, []
+
+    def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
+        """Verdict of one TLC run (see the package docstring for the mapping), with SANY's view
+        of the module (:func:`sany_view`) in ``extra["sany"]`` when the job collected it.
+
+        ``extra``: ``outcome`` (``parse_error``, ``semantic_error``, ``config_error``,
+        ``invariant_violated``, ``runtime_error``, ``success``, ``tool_crash``, ``no_result``,
+        ``unreadable_output``), ``exit_code``,
+        ``states_generated``, ``distinct_states``, ``depth``, ``error`` (first error
+        message text), ``location`` (``line L, col C`` when TLC gives one), ``trace``
+        (error trace, see :func:`parse_trace`), and on success ``states`` (the dumped
+        states, at most ``max_states``), ``states_total`` (= ``distinct_states``: the
+        dump's count), ``states_truncated``, ``states_left`` (2199), ``init_states``
+        (2190), ``stuttering_only`` (no state reachable but the initial ones),
+        ``model_output`` (text the model printed, when any). A success that TLC's own
+        evidence contradicts (:func:`success_evidence`) is ``rejected`` with outcome
+        ``inconsistent_output``. Failures belong to the candidate: a run that ends without
+        a banner or a result is ``failed`` unless the output shows the kit's side failed
+        (:data:`KIT_SIDE`: ``infra_error``); an exception while reading the output makes
+        the run ``invalid`` (never raised).
+        """
+        options = options or {}
+        try:
+            result = self._parse(proc, options)
+        except Exception as exc:  # the kit's reading of one candidate's run: that candidate is invalid
+            result = VerifierResult("invalid", f"the kit could not read TLC's output ({type(exc).__name__}: {exc})",
+                                    extra={"outcome": "unreadable_output", "exit_code": proc.returncode})
+        if options.get("sany_view", True) and SANY_XML in (proc.files or {}):
+            try:
+                result.extra["sany"] = sany_view(proc.files[SANY_XML].decode("utf-8", "replace"),
+                                                 proc.files.get(SANY_ERR, b"").decode("utf-8", "replace"))
+            except Exception as exc:  # noqa: BLE001 - recorded, judged fail-closed by the benchmark
+                result.extra["sany"] = {"error": f"{type(exc).__name__}: {exc}"}
+        if options.get("probe") and result.verdict == "verified":
+            try:
+                result.extra["probe"] = read_probe(proc, result.extra.get("states") or [],
+                                                   seed=int(options.get("seed") or 0))
+            except Exception as exc:  # noqa: BLE001 - recorded, judged fail-closed by the benchmark
+                result.extra["probe"] = {"outcome": "unreadable", "error": f"{type(exc).__name__}: {exc}"}
+        return result
+
+    def _parse(self, proc: ProcResult, options: dict) -> VerifierResult:
+        options = options or {}
+        log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
+        if "java.lang.OutOfMemoryError" in log:
+            return VerifierResult("memout", f"TLC ran out of memory (JVM heap {options.get('heap_mb')} MiB)")
+        out = split_messages(proc.stdout)
+        extra: dict = {"exit_code": proc.returncode}
+        stats = _stats(out.first(MSG_STATS))
+        if stats:
+            extra["states_generated"], extra["distinct_states"], extra["states_left"] = stats
+        depth = out.first(MSG_DEPTH)
+        if depth:
+            m = re.search(r"depth of the complete state graph search is (\d+)", depth.text)
+            extra["depth"] = int(m.group(1)) if m else None
+        if out.first(MSG_VERSION) is None:
+            if any(k in log for k in KIT_SIDE):
+                return VerifierResult("infra_error", f"no TLC banner in the output (exit {proc.returncode}), the kit's "
+                                      f"side: {log.strip()[-300:]}", extra=extra)
+            extra.update(outcome="tool_crash", error=log.strip()[-300:])
+            return VerifierResult("failed", f"TLC crashed on the candidate's model before its banner (exit "
+                                  f"{proc.returncode}): {log.strip()[-300:]}", extra=extra)
+        if out.first(MSG_SANY_FAILED) is not None:
+            free = out.free
+            kind = "parse_error" if ("***Parse Error***" in free or "Lexical error" in free) else "semantic_error"
+            detail = _sany_error(free)
+            extra.update(outcome=kind, error=detail, location=_location(detail))
+            label = "parse error" if kind == "parse_error" else "semantic error"
+            return VerifierResult("invalid", f"{label}: {detail}", messages=[detail], extra=extra)
+        codes = out.codes()
+        init_at = codes.index(MSG_COMPUTING_INIT) if MSG_COMPUTING_INIT in codes else None
+        errors = [(i, m) for i, m in enumerate(out.messages) if m.cls == CLASS_ERROR]
+        violated = next((m for _, m in errors if m.code in (MSG_INVARIANT_INITIAL, MSG_INVARIANT_BEHAVIOR)), None)
+        if violated is not None:
+            trace = parse_trace(out)
+            extra.update(outcome="invariant_violated", error=_one_line(violated.text), trace=trace)
+            return VerifierResult("failed", f"{_one_line(violated.text)} (trace of {len(trace)} state(s))",
+                                  messages=[violated.text], extra=extra)
+        if errors:
+            i, first = errors[0]
+            text = _error_text(out, i)
+            nested = next((m for m in out.messages[i + 1:] if m.code == MSG_NESTED_EXPRESSIONS), None)
+            loc = _location(nested.text) if nested else None
+            if init_at is None or i < init_at:
+                extra.update(outcome="config_error", error=text)
+                return VerifierResult("invalid", f"configuration error: {text}", messages=[text], extra=extra)
+            extra.update(outcome="runtime_error", error=text, location=loc, trace=parse_trace(out))
+            return VerifierResult("failed", f"runtime error: {text}" + (f" ({loc})" if loc else ""),
+                                  messages=[text], extra=extra)
+        if out.first(MSG_SUCCESS) is not None:
+            extra["outcome"] = "success"
+            printed = model_output(out)
+            if printed:
+                extra["model_output"] = printed[:1000]
+            init = out.first(MSG_INIT_DONE)
+            m = re.search(r"([\d,]+) distinct states? generated", init.text) if init else None
+            extra["init_states"] = int(m.group(1).replace(",", "")) if m else None
+            dump = proc.files.get(DUMP_FILE)
+            if options.get("dump", True):
+                if dump is None:
+                    extra["outcome"] = "unreadable_output"
+                    return VerifierResult("invalid", f"TLC reported success but wrote no {DUMP_FILE} (fail closed)",
+                                          extra=extra)
+                try:
+                    states, total = parse_dump(dump.decode("utf-8", "replace"),
+                                               max_states=int(options.get("max_states") or DEFAULT_MAX_STATES))
+                except ValueError as exc:
+                    extra["outcome"] = "unreadable_output"
+                    return VerifierResult("invalid", f"unreadable state dump: {exc}", extra=extra)
+                extra.update(states=states, states_total=total, states_truncated=total > len(states),
+                             distinct_states=total)
+            problems = success_evidence(out, proc.returncode, extra.get("states_total"))
+            if extra.get("states") and len({tuple(sorted(x.items())) for x in extra["states"]}) < len(extra["states"]):
+                problems.append(f"{DUMP_FILE} repeats a state (distinct states expected; tlaplus#407)")
+            if problems:
+                extra.update(outcome="inconsistent_output", error="; ".join(problems))
+                return VerifierResult("rejected", "TLC's success is not backed by its own evidence (fail closed): "
+                                      + "; ".join(problems), messages=problems, extra=extra)
+            extra["stuttering_only"] = (extra["init_states"] is not None
+                                        and extra.get("distinct_states") == extra["init_states"])
+            return VerifierResult("verified", f"no error found: {extra.get('distinct_states')} distinct states "
+                                  f"({extra.get('states_generated')} generated), depth {extra.get('depth')}",
+                                  extra=extra)
+        extra.update(outcome="no_result", error=log.strip()[-300:])
+        return VerifierResult("failed", f"TLC ended without a result on the candidate's model (exit {proc.returncode}): "
+                              f"{log.strip()[-300:]}", extra=extra)
