@@ -28,7 +28,7 @@ from __future__ import annotations
 # Re-exports: the names of the former single module harness/results.py.
 from .compare import TOLERANCE, compare_runs  # noqa: F401
 from .files import umask, write_bytes_atomic, write_json_atomic, write_text_atomic  # noqa: F401
-from .records import (ALL_GOALS_VERIFIERS, RecordLog, load_records, record_identity,  # noqa: F401
+from .records import (RecordLog, load_records, record_identity,  # noqa: F401
                       record_inconsistencies, record_key, record_lines, record_outcome)
 from .rundir import (LOCK_NAME, SUMMED, SUMS, RunDirBusy, check_sums, run_dir_lock, run_id_of,  # noqa: F401
                      validate_run_dir, write_sums)

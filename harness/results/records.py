@@ -138,17 +138,15 @@ def record_key(record: dict) -> str:
                                        "model": c["model"], "sample": c["sample"], "origin": c["origin"]}))
 
 
-#: Verifiers whose ``verified`` means "every goal proved" (Frama-C WP); elsewhere the
-#: goal counts mean something else (Dafny intent: tests passed by a spec).
-ALL_GOALS_VERIFIERS = ("framac",)
-
-
 def record_inconsistencies(record: dict) -> list[str]:
-    """What in one record contradicts itself: for a verifier of
-    :data:`ALL_GOALS_VERIFIERS`, a ``verified`` verdict with goals left unproved.
+    """What in one record contradicts itself: a ``verified`` verdict with goals left
+    unproved, where the verifier says its ``verified`` means every goal proved (the
+    record's ``verifier.all_goals``; Frama-C WP says so, Dafny intent's goal counts mean
+    tests passed by a spec and do not). Records made before the flag existed are not
+    checked here (``validate`` re-derives their verdicts from the tool output anyway).
     Returns an empty list for a consistent record."""
     goals = record.get("goals") or {}
-    if (record.get("verifier", {}).get("name") in ALL_GOALS_VERIFIERS and record.get("verdict") == "verified"
+    if (record.get("verifier", {}).get("all_goals") and record.get("verdict") == "verified"
             and goals and goals.get("proved") != goals.get("total")):
         return [f"verdict verified but {goals.get('proved')}/{goals.get('total')} goals proved"]
     return []

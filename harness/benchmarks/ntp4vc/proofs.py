@@ -26,7 +26,7 @@ from ...verifiers.proof import Theorem
 from .data import ISABELLE_PROJECT_ROOT, ISABELLE_SESSION_DIRS, LANGUAGES, LEAN_PROJECT, SOURCES, Task, path_of
 from .published import CATEGORY_NOT_DERIVABLE
 from .libraries import LeanLibrary
-from .rocq_library import RocqLibrary
+from .rocq_library import LIBRARY_ROOT, RocqLibrary
 
 NAME = "ntp4vc"
 PLACEHOLDERS = {"rocq": "Admitted.", "lean": "sorry", "isabelle": "sorry"}
@@ -201,7 +201,7 @@ def build_proof_job(task: Task, cand: Candidate, language: str, options: dict, d
             module = _rocq_module(ctx.rocq, f)
             if module:
                 allowed |= {f"{module}.{n}" for n in v.declared_axioms(ctx.rocq.files[f])}
-        opts.update(load_path=ctx.rocq.load_path(closure, rocq_mod.LIBRARY_ROOT),
+        opts.update(load_path=ctx.rocq.load_path(closure, LIBRARY_ROOT),
                     allowed_assumptions=sorted(allowed), recheck=cand.model != GOLD, **v.proof_layout(text, thm, proof))
         if missing:
             precheck = ("invalid", "the task file cannot load: module(s) not in the pinned data: "

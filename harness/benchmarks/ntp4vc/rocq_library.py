@@ -32,6 +32,9 @@ ROCQ_ADAPTATION = {
     "statements_rewritten": False,
 }
 IMAGE_NAME = "ntp4vc-rocq"
+#: Where the ``ntp4vc-rocq`` image keeps the shim and the compiled NTP4VC library (the
+#: rocq verifier gets the ``-Q`` directories under it as the job's ``load_path``).
+LIBRARY_ROOT = "/opt/verikit/ntp4vc"
 #: Library files (repo-relative) that did not compile at image build, one a line, in the image.
 FAILED_LIST = "/opt/verikit/ntp4vc/failed.lst"
 _ROCQ_EXTERNAL_ROOTS = ("Stdlib", "stdpp", "Coq", "Ltac2", "Hammer")
@@ -176,10 +179,10 @@ def rocq_library_image(fetched, base_fingerprint: str) -> dict:
             raise ManifestError(f"library path {f!r} has characters unsafe in build.sh")
     shim = {str(p.relative_to(ROCQ_SHIM_DIR)): p.read_bytes() for p in sorted(ROCQ_SHIM_DIR.rglob("*.v"))}
     quiet = f"-q -w {rocq_mod.QUIET_WARNINGS}"
-    load_path = " ".join(f"-Q {d.split(rocq_mod.LIBRARY_ROOT + '/', 1)[1]} {n}"
-                         for d, n in lib.load_path(files, rocq_mod.LIBRARY_ROOT))
+    load_path = " ".join(f"-Q {d.split(LIBRARY_ROOT + '/', 1)[1]} {n}"
+                         for d, n in lib.load_path(files, LIBRARY_ROOT))
     stdlib_shim = sorted(p for p in shim if p.startswith("Stdlib/") and p != "Stdlib/Reals/Zfloor.v")
-    lines = ["set -eu", f"cd {rocq_mod.LIBRARY_ROOT}", 'echo "coqc $(coqc --version | head -n 1)"',
+    lines = ["set -eu", f"cd {LIBRARY_ROOT}", 'echo "coqc $(coqc --version | head -n 1)"',
              f"coqc {quiet} -Q shim/Stdlib Stdlib shim/Stdlib/Reals/Zfloor.v"]
     lines += [f"coqc {quiet} -Q shim/Stdlib Stdlib shim/{p}" for p in stdlib_shim]
     lines.append(f"coqc {quiet} -Q shim/stdpp_compat stdpp shim/stdpp_compat/list_relations.v")
@@ -208,6 +211,6 @@ def rocq_library_image(fetched, base_fingerprint: str) -> dict:
     manifest = {"name": IMAGE_NAME, "dataset": {"name": getattr(dataset, "name", "ntp4vc"),
                                                 "revision": getattr(source, "revision", None)},
                 "library_files": len(files), "files_sha256": digests, "adaptation": ROCQ_ADAPTATION,
-                "root": rocq_mod.LIBRARY_ROOT}
+                "root": LIBRARY_ROOT}
     return {"name": IMAGE_NAME, "base_toolchain": "rocq", "fingerprint": fp, "files": ctx,
             "containerfile": ROCQ_IMAGE_CONTAINERFILE, "manifest": manifest}

@@ -1,8 +1,8 @@
 """Rocq/Coq proof checker (``coqc``), with the prover's own assumption report.
 
-Command line, in the job's scratch directory of the ``ntp4vc-rocq`` image (Coq 8.20.1 and
-stdpp 1.11 from Debian trixie, the NTP4VC Rocq library compiled at
-:data:`LIBRARY_ROOT`; see ``docs/ntp4vc-rocq-adaptation.md``)::
+Command line, in the job's scratch directory of the benchmark's image (Coq 8.20.1 and
+stdpp 1.11 from Debian trixie, the benchmark's library compiled in it; the ``-Q``
+directories are the job's ``load_path`` option, set by the benchmark)::
 
     coqc -q -w <quiet warnings> -Q <dir> <logical name> ... candidate.v
 
@@ -78,5 +78,5 @@ from .lexer import THEOREM_KEYWORDS, Sentence, blank_comments, sentences  # noqa
 from .report import (BODY, CHECK, COQCHK_LOG, COQCHK_RC, GRAMMAR, JOB_ROOT, MODULE, REFERENCE,  # noqa: F401
                      REFERENCE_REPORT, REPORT, REPORT_NAME, STATEMENT, check_file, library_axiom_names,
                      library_name_matches, local_name, parse_assumptions, printed_type, reference_lemma)
-from .verifier import (DEFAULT_WALL_S, LIBRARY_ROOT, MODULE_VERSION, NAME, QUIET_WARNINGS, SOURCE,  # noqa: F401
+from .verifier import (DEFAULT_WALL_S, MODULE_VERSION, NAME, QUIET_WARNINGS, SOURCE,  # noqa: F401
                        TOOLCHAIN, Rocq)

@@ -22,8 +22,6 @@ TOOLCHAIN = "rocq"
 #: Version of this module's command line, splice and parser (part of every job key).
 MODULE_VERSION = "3"
 SOURCE = "candidate.v"
-#: Where the ``ntp4vc-rocq`` image keeps the shim and the compiled NTP4VC library.
-LIBRARY_ROOT = "/opt/verikit/ntp4vc"
 #: Warnings silenced on every coqc call: they concern the 8.20 vs 9.0 adaptation
 #: (deprecated library files, notation overrides) or the ``Redirect`` output directory.
 QUIET_WARNINGS = "-deprecated-library-file,-deprecated,-notation-overridden,-default-output-directory"
