@@ -53,6 +53,18 @@ class ArtifactError(Exception):
     output directory that is not empty)."""
 
 
+def expected_name(c: Claim) -> str:
+    """Where a claim's expected run goes in the bundle, under ``expected/``: its path under
+    ``results/reproduced/``, or for a plugin's own expected run (an absolute path, shipped
+    with the plugin) ``<benchmark>/<its directory name>``."""
+    return f"{c.benchmark}/{Path(c.expected).name}" if Path(c.expected).is_absolute() else c.expected
+
+
+def _expected_runs(claims: list[Claim]) -> dict[str, Path]:
+    """Each distinct expected run of ``claims``: bundle name -> its directory."""
+    return {expected_name(c): REFERENCE_DIR / c.expected for c in claims}
+
+
 def bundled_benchmarks() -> list[str]:
     """The registered benchmarks that have artifact claims (:meth:`~harness.plugin.Benchmark.artifact_claims`)."""
     return [name for name in registry.BENCHMARKS if registry.benchmark(name).artifact_claims(REFERENCE_DIR)]
@@ -287,6 +299,9 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
     n_data = 0
     for name in dict.fromkeys(_dataset(c) for c in claims):
         fetched = datasets.fetch(name)
+        if fetched.dataset.source.kind == "local":  # a plugin's own data: in its wheel
+            log(f"data: {name} ships with its plugin ({len(fetched.dataset.files)} files)")
+            continue
         for ref in fetched.dataset.files:
             target = out / "data" / fetched.dataset.layout_path(ref.path)
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -295,16 +310,18 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
         log(f"data: {name} ({len(fetched.dataset.files)} files)")
 
     # expected runs, the kit's source and wheels
-    for exp in dict.fromkeys(c.expected for c in claims):
+    for exp, src in _expected_runs(claims).items():
         dest = out / "expected" / exp
         dest.mkdir(parents=True, exist_ok=True)
         for f in ("run.json", "records.jsonl", "report.json", SUMS):
-            shutil.copyfile(REFERENCE_DIR / exp / f, dest / f)
+            shutil.copyfile(src / f, dest / f)
         write_html([dest], dest / "report.html")  # the reviewer's view of the expected run (plots, provenance)
     source = images.source_tree(out / "kit")
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
     images.download_wheelhouse(out / "wheelhouse", python)
-    log(f"kit source ({source['files']} files) and the wheels of its dependencies for CPython {python}")
+    plugin_wheels = images.plugin_wheels(out / "wheelhouse" / "plugins")
+    log(f"kit source ({source['files']} files) and the wheels of its dependencies for CPython {python}"
+        + (f"; plugins: {', '.join(plugin_wheels)}" if plugin_wheels else ""))
 
     # claims, scripts, documents
     rows = []
@@ -314,9 +331,9 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
                      "command": " ".join(shlex.quote(a) for a in c.args).replace("@JOBS@", "N")
                      + f" --out work/out/{c.id}",
                      "args_sh": " ".join(shlex.quote(a) for a in c.args), "image_id": image_of(c)["image_id"],
-                     "image": image_of(c)["tag"], "expected": f"expected/{c.expected}", "subset": c.subset,
+                     "image": image_of(c)["tag"], "expected": f"expected/{expected_name(c)}", "subset": c.subset,
                      "smoke": c.smoke, "expected_value": expected_value(c),
-                     "report": f"expected/{c.expected}/report.html", "estimate_s": round(est),
+                     "report": f"expected/{expected_name(c)}/report.html", "estimate_s": round(est),
                      "estimate": _human_s(est), "printed": PRINTED})
     doc = {"format": FORMAT, "created": created, "kit": {"version": __version__, "git_commit": commit,
                                                        "git_dirty": dirty},
@@ -356,7 +373,7 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
         full_estimate=_human_s(sum(r["estimate_s"] for r in rows) + 60),
         smoke_claims=", ".join(f"`{r['id']}`" for r in smoke), claims=rows, tolerance=f"{TOLERANCE:g}",
         not_exact=_not_exact(claims, image_tools), python_minor=sys.version_info.minor, images=list(saved.values()),
-        data_files=n_data, alt_ergo_note=_alt_ergo_note(saved))
+        data_files=n_data, alt_ergo_note=_alt_ergo_note(saved), plugins=plugin_wheels)
     _write(out / "README.md", readme)
     n = write_sums(out)
     doc["bytes"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
@@ -407,8 +424,8 @@ def _zenodo(title: str, created: str, papers: list[dict], doc: dict) -> dict:
 def _environment(claims: list[Claim], saved: dict, engine: str) -> dict:
     lines = ["# The machine and toolchains behind the expected results", ""]
     cpus, mem = None, None
-    for exp in dict.fromkeys(c.expected for c in claims):
-        run = json.loads((REFERENCE_DIR / exp / "run.json").read_text(encoding="utf-8"))
+    for exp, src in _expected_runs(claims).items():
+        run = json.loads((src / "run.json").read_text(encoding="utf-8"))
         h = run.get("host") or {}
         cpus, mem = cpus or h.get("cpus"), mem or h.get("memory_gb")
         lines += [f"## expected/{exp}", "",

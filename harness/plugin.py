@@ -82,6 +82,18 @@ def entry_points(group: str) -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
+def plugin_distributions() -> list[importlib.metadata.Distribution]:
+    """The installed distributions, other than the kit, that register entry points in a
+    group of :data:`GROUPS` (what a runner image and an artifact bundle must carry beside
+    the kit), sorted by name."""
+    found = {}
+    for group in GROUPS:
+        for ep in importlib.metadata.entry_points(group=group):
+            if ep.dist is not None and ep.dist.name.lower() != "verikit":
+                found[ep.dist.name] = ep.dist
+    return [found[k] for k in sorted(found)]
+
+
 def load(value: str) -> Any:
     """The object an entry point names (``"package.module:attr"``).
 

@@ -100,7 +100,8 @@ def sandbox(name: str, *, toolchain: str | None = None, slots: int = 1, image: s
 
 def _sources(obj) -> list[Path]:
     """The files of the module (a package: every file of the package, grammars and data
-    included, bytecode and ``docs*.md`` pages aside) that defines ``obj``'s class, and for
+    included; bytecode, ``docs*.md`` pages and a plugin's ``expected/`` runs aside) that
+    defines ``obj``'s class, and for
     a verifier the ``drivers/`` shipped into sandboxes. A plugin outside the kit: every
     file of its top-level package."""
     name = type(obj).__module__
@@ -110,10 +111,13 @@ def _sources(obj) -> list[Path]:
         top = top.parent if top.name == "__init__.py" else top
     else:
         top = path.parent if path.name == "__init__.py" or name.count(".") > 2 else path
-    files = sorted(f for f in top.rglob("*") if "__pycache__" not in f.parts) if top.is_dir() else [top]
+    # not code: bytecode, documentation pages, a plugin's committed expected runs (its claims' results)
+    files = sorted(f for f in top.rglob("*") if "__pycache__" not in f.parts and "expected" not in
+                   f.relative_to(top).parts[:-1] and not (f.name.startswith("docs") and f.suffix == ".md")) \
+        if top.is_dir() else [top]
     if name.startswith("harness.verifiers."):
         files += sorted((Path(__file__).parent / "verifiers" / "drivers").glob("*"))
-    return [f for f in files if f.is_file() and not (f.name.startswith("docs") and f.suffix == ".md")]
+    return [f for f in files if f.is_file()]
 
 
 def verdict_code_sha256(bench, verifier) -> str:

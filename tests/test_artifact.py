@@ -1,5 +1,7 @@
 """Artifact evaluation (issue 17): ``verikit compare``, and the CASP bundle played as a
-reviewer plays it.
+reviewer plays it. The bundle also carries the outside example plugin ``smtlib``
+(tests/plugins/verikit-smtlib, issue 27): its claim, its expected run shipped with it,
+its wheel in the runner image and in the wheelhouse, with no edit of the kit.
 
 The reviewer test makes the CASP sample's bundle (the framac runner image saved as an OCI
 archive, the pinned data, the expected runs, the kit and its wheels), then runs its
@@ -121,7 +123,8 @@ def casp_bundle(tmp_path_factory):
     env = _engine_env()
     out = tmp_path_factory.mktemp("artifact") / "casp"
     t0 = time.monotonic()
-    made = subprocess.run([VERIKIT, "artifact", "bundle", "--benchmark", "casp", "-o", str(out)], env=env,
+    made = subprocess.run([VERIKIT, "artifact", "bundle", "--benchmark", "casp", "--benchmark", "smtlib",
+                           "-o", str(out)], env=env,
                           capture_output=True, text=True, timeout=1800)
     assert made.returncode == 0, made.stderr[-3000:]
     return out, time.monotonic() - t0, made.stderr
@@ -149,12 +152,13 @@ def _smoke(bundle: Path, env: dict, work: Path) -> subprocess.CompletedProcess:
 def test_casp_bundle_smoke_test_passes_offline_on_a_fresh_machine(casp_bundle, tmp_path):
     bundle, seconds, log = casp_bundle
     claims = json.loads((bundle / "claims.json").read_text())
-    assert [c["id"] for c in claims["claims"]] == ["casp-gold", "casp-models"]
+    assert [c["id"] for c in claims["claims"]] == ["casp-gold", "casp-models", "smtlib-invariants"]
     for part in ("images/framac-runner.oci.tar", "images/images.json", "data", "wheelhouse/requirements.txt",
                  "kit/harness/cli/__init__.py", "expected/casp/reproduce/records.jsonl", "expected/casp/records.jsonl",
                  "smoke.sh", "full.sh", "run-claims.sh", "README.md", "LICENSE", "CITATION.cff", ".zenodo.json",
                  "ENVIRONMENT.md", "SHA256SUMS", "licenses/framac/debian", "expected/casp/reproduce/report.html",
-                 "expected/casp/report.html"):
+                 "expected/casp/report.html", "expected/smtlib/invariants/records.jsonl",
+                 "wheelhouse/plugins/verikit_smtlib-0.1.0-py3-none-any.whl"):
         assert (bundle / part).exists(), part
     assert list((bundle / "licenses" / "framac" / "debian").glob("frama-c*.copyright"))
     readme = (bundle / "README.md").read_text()
@@ -180,8 +184,11 @@ def test_casp_bundle_smoke_test_passes_offline_on_a_fresh_machine(casp_bundle, t
     assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-2000:]
     out = first.stdout
     assert "loading images/framac-runner.oci.tar" in out  # from the archive: the storage was empty
-    assert "PASS claim casp-gold" in out and "smoke: 1 claim(s) PASS, 0 FAIL" in out
+    assert "PASS claim casp-gold" in out and "PASS claim smtlib-invariants" in out  # the plugin, in the runner image
+    assert "smoke: 2 claim(s) PASS, 0 FAIL" in out
     assert "casp-models" not in out.split("3/3 the claims")[1].replace("PASS claim casp-gold", "")
+    smt = load_records(tmp_path / "work" / "out" / "smtlib-invariants" / "records.jsonl")
+    assert smt[0]["toolchain"]["name"] == "smtlib-z3" and smt[0]["toolchain"]["tools"]["z3"]["version"] == "4.8.12"
     records = load_records(tmp_path / "work" / "out" / "casp-gold" / "records.jsonl")
     assert len(records) == 10 and {r["verdict"] for r in records} == {"verified"}
     assert all(r["toolchain"]["sandbox"] == "host" for r in records)  # the kit inside the runner image
@@ -206,7 +213,7 @@ def test_casp_bundle_smoke_test_passes_offline_on_a_fresh_machine(casp_bundle, t
     assert altered.returncode == 1
     task = load_records(exp / "records.jsonl")[4]["task_id"]
     assert f"gold / {task} / gold / 0 / gold: goals.total" in altered.stdout
-    assert "FAIL claim casp-gold" in altered.stdout and "smoke: 0 claim(s) PASS, 1 FAIL (FAIL: casp-gold)" \
+    assert "FAIL claim casp-gold" in altered.stdout and "smoke: 1 claim(s) PASS, 1 FAIL (FAIL: casp-gold)" \
         in altered.stdout
 
     # the same edit without renewing the checksums: stopped at the first step

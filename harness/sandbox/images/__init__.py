@@ -35,5 +35,6 @@ from .derived import build_derived, derived_tag, resolve_any, resolve_derived  #
 from .engine import ROOT, engine_version  # noqa: F401
 from .nix import NIX_FEATURES, build_nix, nix_expression_files, nix_fingerprint, nix_image_tag  # noqa: F401
 from .runner import (RUNNER_CONTAINERFILE, RUNNER_LABEL, SUITE_PYTHON, build_runner,  # noqa: F401
-                     download_wheelhouse, requirements, resolve_runner, runner_tag, runner_toolchain, source_tree)
+                     download_wheelhouse, plugin_sources, plugin_wheels, requirements, resolve_runner, runner_tag,
+                     runner_toolchain, source_tree)
 from .transfer import image_licenses, published_ref, pull, push, save, save_image  # noqa: F401

@@ -8,10 +8,12 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+import sys
 import tempfile
+import urllib.parse
 from pathlib import Path
 
-from ... import toolchains
+from ... import plugin, toolchains
 from ..base import SandboxError
 from ..container import connect
 from .derived import resolve_any
@@ -98,6 +100,59 @@ def download_wheelhouse(dest: Path, python: str) -> None:
         raise SandboxError(f"downloading the kit's dependencies for Python {python} failed: {proc.stderr[-2000:]}")
 
 
+def _source_dir(dist) -> Path | None:
+    """The directory a distribution was installed from (``pip install DIR`` or ``-e DIR``:
+    its ``direct_url.json``), or None (installed from an index or a file)."""
+    text = dist.read_text("direct_url.json")
+    info = json.loads(text) if text else {}
+    url = info.get("url", "")
+    return Path(urllib.parse.unquote(url[len("file://"):])) if url.startswith("file://") and "dir_info" in info \
+        else None
+
+
+def _source_files(src: Path) -> list[Path]:
+    skip = ("__pycache__", "build", "dist")
+    return sorted(p for p in src.rglob("*") if p.is_file() and not any(
+        part in skip or part.endswith(".egg-info") for part in p.relative_to(src).parts))
+
+
+def plugin_sources() -> dict:
+    """The plugins installed with the kit (:func:`harness.plugin.plugin_distributions`):
+    ``{"names": ["name==version"], "sha256": hex}``; the hash covers each plugin's name,
+    version and (installed from a directory) its source files, so the same plugins give
+    the same runner image whatever their wheels' timestamps."""
+    h, names = hashlib.sha256(), []
+    for dist in plugin.plugin_distributions():
+        names.append(f"{dist.name}=={dist.version}")
+        h.update(f"{dist.name}\0{dist.version}\n".encode())
+        src = _source_dir(dist)
+        for f in _source_files(src) if src else []:
+            h.update(f"{f.relative_to(src).as_posix()}\0{toolchains.sha256_file(f)}\n".encode())
+    return {"names": names, "sha256": h.hexdigest()}
+
+
+def plugin_wheels(dest: Path) -> list[str]:
+    """Wheels of the installed plugins in ``dest``: built from the directory a plugin was
+    installed from (``pip wheel --no-deps``; its build backend comes from the index), or
+    downloaded at the installed version (``pip download --no-deps``). Returns the wheel
+    file names (none without plugins).
+
+    Raises:
+        SandboxError: a wheel cannot be built or downloaded (pip's output tail).
+    """
+    dest.mkdir(parents=True, exist_ok=True)
+    for dist in plugin.plugin_distributions():
+        src = _source_dir(dist)
+        what = [str(src)] if src else [f"{dist.name}=={dist.version}"]
+        verb = ["wheel", "-w"] if src else ["download", "--only-binary=:all:", "-d"]
+        proc = subprocess.run([sys.executable, "-m", "pip", verb[0], "-q", "--no-deps", *verb[1:], str(dest), *what],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SandboxError(f"the wheel of plugin {dist.name} {dist.version} could not be made "
+                               f"({' '.join(what)}): {(proc.stdout + proc.stderr)[-1500:]}")
+    return sorted(p.name for p in dest.glob("*.whl"))
+
+
 def runner_tag(name: str, base_id: str, source_sha256: str) -> str:
     """``verikit/<name>-runner:<12 hex>`` of a toolchain image ID and a kit source tree."""
     digest = hashlib.sha256(f"{base_id}\n{source_sha256}".encode()).hexdigest()
@@ -108,7 +163,8 @@ def build_runner(name: str, *, base_url: str | None = None, engine: str = "podma
                  log=print) -> str:
     """Build (or reuse) the runner image of toolchain image ``name`` (a toolchain or a
     derived image already built): the image plus the kit (``images/runner.Containerfile``):
-    this checkout's tracked files and its dependencies' wheels. Not a wheel of the kit:
+    this checkout's tracked files and its dependencies' wheels, and the wheels of the
+    plugins installed with it (:func:`plugin_wheels`; their sources are in the tag). Not a wheel of the kit:
     the schemas, pins and published figures the kit reads live beside the package, not
     in it. The toolchain is then probed *inside* the image by the kit itself (``verikit
     batch probe``: the host sandbox in the container, as a worker probes) and the probe
@@ -129,7 +185,8 @@ def build_runner(name: str, *, base_url: str | None = None, engine: str = "podma
     toolchain = (base.labels or {}).get("verikit.toolchain") or name
     with tempfile.TemporaryDirectory() as ctx:
         source = source_tree(Path(ctx) / "src")
-        tag = runner_tag(name, base.id, source["sha256"])
+        plugins = plugin_sources()
+        tag = runner_tag(name, base.id, source["sha256"] + (f"\n{plugins['sha256']}" if plugins["names"] else ""))
         if not force and _find(client, tag) is not None:
             log(f"{tag}: exists (same toolchain image and kit source), reused")
             return tag
@@ -138,6 +195,9 @@ def build_runner(name: str, *, base_url: str | None = None, engine: str = "podma
             f"({source['files']} files, commit {str(source['git_commit'])[:12]}"
             f"{', uncommitted edits' if source['git_dirty'] else ''}) for Python {python}")
         download_wheelhouse(Path(ctx) / "wheels", python)
+        wheels = plugin_wheels(Path(ctx) / "wheels" / "plugins")
+        if wheels:
+            log(f"{tag}: with the plugins {', '.join(plugins['names'])}")
         stage = f"{tag}-stage"
         _cli_build(engine, stage, RUNNER_CONTAINERFILE, Path(ctx), {"BASE": base_ref})
     probe = subprocess.run([engine, "run", "--rm", "--network", "none", stage, "verikit", "batch", "probe", toolchain],

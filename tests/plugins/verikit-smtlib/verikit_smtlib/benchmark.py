@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.model import GOLD, Candidate, Job, VerifierResult, candidate_ref
-from harness.plugin import Benchmark, Block, Command, CommandContext, Table
+from harness.plugin import Benchmark, Block, Claim, Command, CommandContext, Table
 
 from . import terms
 from .z3 import NAME as VERIFIER, PROBLEM
@@ -235,6 +235,15 @@ class Smtlib(Benchmark):
 
     def container_images(self) -> tuple[str, ...]:
         return ()
+
+    def artifact_claims(self, references: Path) -> list[Claim]:
+        """One claim, its expected run shipped with the plugin (``expected/invariants``):
+        the verdicts of gold, the two stand-ins and the canaries, with Z3 4.8.12, which the
+        framac runner image has (the claim runs there, the kit's host sandbox inside it)."""
+        return [Claim("smtlib-invariants", NAME, "Z3 4.8.12 proves the gold invariant of each of the five loops; "
+                      "the two stand-in models' invariants get 4/5 and 3/5; the 11 canaries get their expected "
+                      "verdicts.", ("run", NAME, "--sandbox", "host", "-j", "@JOBS@"),
+                      str(Path(__file__).resolve().parent / "expected" / "invariants"), "framac", smoke=True)]
 
     def commands(self) -> list[Command]:
         """``verikit smtlib vcs TASK``: print the Z3 problem of a task's gold invariant."""
