@@ -1,7 +1,9 @@
 """CASP: C-function / ACSL-specification pairs verified with Frama-C WP + RTE.
 
-- :mod:`.core` -- tasks, candidates, canaries, jobs and their integrity checks, judging,
-  published-vs-reproduced comparison;
+- :mod:`.core` -- the benchmark's functions in one namespace, gathered from :mod:`.tasks`
+  (constants, tasks, loading), :mod:`.candidates` (gold, bundled, canaries), :mod:`.jobs`
+  (jobs and their integrity checks, judging) and :mod:`.comparison` (published vs
+  reproduced, report notes);
 - :mod:`.benchmark` -- the :class:`~.benchmark.Casp` benchmark (the plugin), :mod:`.blocks`
   its report blocks;
 - :mod:`.sources` -- the dataset formats (the registry's pairs and parquet, and a user's
