@@ -8,7 +8,9 @@
   its report blocks;
 - :mod:`.sources` -- the dataset formats (the registry's pairs and parquet, and a user's
   own directory of annotated C files, pairs or table);
-- :mod:`.integrity` -- the integrity rules, judged on Frama-C's own view of the file;
+- :mod:`.integrity` -- the integrity rules, judged on Frama-C's own view of the file, with
+  :mod:`.allowlists` (the allow-lists), :mod:`.soundness` (task soundness, dead code,
+  requires) and :mod:`.checks` (what the rules share);
 - :mod:`.cfront` -- the C/ACSL lexer used to cut candidates into contract and function.
 """
 
