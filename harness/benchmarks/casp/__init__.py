@@ -11,6 +11,8 @@
 - :mod:`.integrity` -- the integrity rules, judged on Frama-C's own view of the file, with
   :mod:`.allowlists` (the allow-lists), :mod:`.soundness` (task soundness, dead code,
   requires) and :mod:`.checks` (what the rules share);
+- :mod:`.execution` -- the execution cross-check, with :mod:`.exec_driver` (the test driver
+  and its inputs) and :mod:`.exec_mutants` (the mutants of the task's body);
 - :mod:`.cfront` -- the C/ACSL lexer used to cut candidates into contract and function.
 """
 
