@@ -25,12 +25,12 @@ The package, in the order the data flows (each module imports only those above i
   runnable when TLC checks it without failure), the state similarity of Definitions 1-4
   (threshold theta, default 1.0) against the task's oracle, averaged over runnable
   candidates, and the average number of fixes (when the predictions carry it).
-- :mod:`.benchmark` -- tasks (the HumanEval problems that pass the static filters and the
-  transformer; ids ``HumanEval/13``, module ``HumanEval_13``), the Figure 14 prompt in the
-  paper's three settings (modes ``original-fewshot``, ``original-zeroshot``,
-  ``transformed-fewshot``) and Figure 12's fix prompt, candidates, canaries, jobs,
-  judging, report sections, the reproduction, and :data:`BENCHMARK` (the declared
-  interface).
+- :mod:`.tasks` -- the benchmark's constants, tasks (the HumanEval problems that pass the
+  static filters and the transformer; ids ``HumanEval/13``, module ``HumanEval_13``), the
+  Figure 14 prompt in the paper's three settings (modes ``original-fewshot``,
+  ``original-zeroshot``, ``transformed-fewshot``) and Figure 12's fix prompt.
+- :mod:`.benchmark` -- candidates, canaries, jobs, judging, report sections, the
+  reproduction, and :data:`BENCHMARK` (the declared interface).
 - ``data/`` -- the kit's own files: a handful of HumanEval programs modelled in TLA+ by
   hand (``oracles``; each runs as the gold candidate, model ``gold``, a canary that must
   be ``verified``, and its states are the reference of the similarity), deliberately

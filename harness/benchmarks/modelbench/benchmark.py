@@ -1,178 +1,30 @@
-"""Model-Bench as a benchmark: tasks, prompts, candidates, canaries, jobs, judging, report
-sections and the paper-vs-kit reproduction (see the package docstring for the whole
-pipeline). The functions of this module do the work; :data:`BENCHMARK` exposes them
-through the declared interface (:class:`harness.plugin.Benchmark`).
+"""Model-Bench as a benchmark: candidates, canaries, jobs, judging, report sections and the
+paper-vs-kit reproduction (see the package docstring for the whole pipeline); its
+constants, tasks and prompts are in :mod:`.tasks`. The functions of this module do the
+work; :data:`BENCHMARK` exposes them through the declared interface
+(:class:`harness.plugin.Benchmark`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
-from dataclasses import dataclass
-from pathlib import Path
 
 from ...model import GOLD, Candidate, Job, VerifierResult, candidate_ref, sha256_text
 from .. import published_figures
 from ...plugin import Benchmark, Block, Command, Paper, Reproduction
 from . import blocks, commands
-from .dataset import DATASETS, DEFAULT_DATASET, humaneval_path
+from .dataset import DATASETS, DEFAULT_DATASET
 from .metrics import (BEHAVIOUR_NOTE, ORACLE_MODEL, SIMILARITY_NOTE, THETA, WEAKNESSES_NOTE, average_fixes,
                       behaviour_table, outcomes, runnable_at_k, similarity_table, weaknesses)
 from .integrity import sany_findings
 from .postprocess import config_text, postprocess
-from .problems import Problem, normalized_program, read_humaneval
-from .stages import STAGES, static_stages, table1_counts
-from .transform import transform
+from .stages import STAGES, table1_counts
+from .tasks import (BUNDLED_MODEL, CANARY_TASK, CONTAINER_ONLY, DATA_DIR, DEFAULT_MODES, MODES, NAME, NOT_REPRODUCIBLE,
+                    TABLE1_NOT_REPRODUCIBLE, VERIFIER, VERSION, Task, _check_mode, _repo_rel, load_tasks, prompt,
+                    task_table)
 
-NAME = "modelbench"
-VERSION = "1"
-MODES = ("original-fewshot", "original-zeroshot", "transformed-fewshot")
-DEFAULT_MODES = ("original-fewshot",)
-VERIFIER = "tlc"
-CONTAINER_ONLY = True  # TLC runs in the tlaplus image, not on hosts
-
-#: The kit's own files: oracles, bundled candidates, prompt examples, the task table.
-DATA_DIR = Path(__file__).resolve().parent / "data"
-BUNDLED_MODEL = "bundled-imperfect"
-#: The task whose oracle is mutated into the cheat canaries.
-CANARY_TASK = "HumanEval/13"
-
-NOT_REPRODUCIBLE = ("Model-Bench publishes no artifacts (no normalized or rewritten programs, oracle TLA+ "
-                    "models, TLC configurations, generations or per-sample results), so Table 2 (Runnable@k, "
-                    "similarity, fixes per model and prompt setting) cannot be recomputed")
-TABLE1_NOT_REPRODUCIBLE = ("the paper's normalized/de-duplicated files and its LLM rewriting of programs with "
-                           "filtered language features (Figure 11, several attempts) are not published; the kit "
-                           "applies the filters without rewriting")
-
-# ---------------------------------------------------------------------------------------
-# Tasks and prompts
-# ---------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Task:
-    """One Model-Bench task.
-
-    Attributes:
-        task_id: HumanEval id (``HumanEval/13``).
-        problem: the :class:`~harness.benchmarks.modelbench.problems.Problem`.
-        transformed: the transformed solution module (Section 3.2).
-        module: the module name the prompt asks for (``HumanEval_13``).
-        constants: values of the model's CONSTANTS (name -> TLA+ value text).
-        oracle: the kit's oracle model text, or None.
-        oracle_file: its path relative to the repository, or None.
-    """
-
-    task_id: str
-    problem: Problem
-    transformed: str
-    module: str
-    constants: dict
-    oracle: str | None = None
-    oracle_file: str | None = None
-
-    @property
-    def sha256(self) -> str:
-        """sha256 hex of the task's content: code, tests, constants and oracle text."""
-        return hashlib.sha256(json.dumps([self.problem.code, self.problem.tests, self.constants, self.oracle],
-                                         sort_keys=True).encode()).hexdigest()
-
-
-def task_table() -> dict:
-    """``data/tasks.json``: oracle modules, constants, default constant.
-
-    Raises:
-        ValueError: the file is not valid JSON (names file and line).
-    """
-    path = DATA_DIR / "tasks.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
-
-
-def module_for(task_id: str) -> str:
-    """TLA+ module name for a task id (``HumanEval/13`` -> ``HumanEval_13``)."""
-    return re.sub(r"\W", "_", task_id)
-
-
-def _repo_rel(path: Path) -> str:
-    root = Path(__file__).resolve().parents[3]
-    return str(path.resolve().relative_to(root)) if path.resolve().is_relative_to(root) else str(path)
-
-
-def load_tasks(fetched) -> list[Task]:
-    """The HumanEval problems that pass the static filters and the transformer, in
-    HumanEval order, with their oracles where the kit has one.
-
-    ``fetched``: :func:`~harness.benchmarks.modelbench.dataset.fetch`'s result, or a path
-    to a HumanEval ``.jsonl(.gz)``.
-
-    Raises:
-        ProblemFileError: a malformed HumanEval line (names file:line).
-        ValueError: ``data/tasks.json`` is not valid JSON.
-    """
-    table = task_table()
-    default = table.get("default_constant", "3")
-    tasks = []
-    for p in read_humaneval(humaneval_path(fetched)):
-        st = static_stages(p)
-        if st.transformed is None:
-            continue
-        entry = table["oracles"].get(p.task_id, {})
-        oracle = oracle_file = None
-        if entry:
-            f = DATA_DIR / "oracles" / f"{entry['module']}.tla"
-            oracle, oracle_file = f.read_text(encoding="utf-8"), _repo_rel(f)
-        consts = dict(entry.get("constants") or {"MaxLen": default, "MaxValue": default})
-        tasks.append(Task(p.task_id, p, st.transformed, module_for(p.task_id), consts, oracle, oracle_file))
-    return tasks
-
-
-#: The Figure 14 prompt (data/prompt_template.txt, the paper's text with its LaTeX escapes
-#: resolved) with the fields {examples}, {module_name} and {code}.
-PROMPT_TEMPLATE = (DATA_DIR / "prompt_template.txt").read_text(encoding="utf-8")
-#: The paper's fix prompt (Figure 12) with the field {error}.
-FIX_TEMPLATE = ("The TLA+ specification has the following error:\n{error}\n"
-                "Please fix the specification while keeping the same logic.")
-
-
-def _example(n: int, transformed: bool) -> str:
-    py = (DATA_DIR / "examples" / f"example{n}.py").read_text(encoding="utf-8")
-    if transformed:
-        fn = re.match(r"def (\w+)", py).group(1)
-        code, _, asserts = py.partition("\n\n\n")
-        py = transform(code, fn).rstrip() + "\n\n\n" + asserts
-    tla = (DATA_DIR / "examples" / f"example{n}.tla").read_text(encoding="utf-8")
-    return f"```python\n{py.rstrip()}\n```\n```tla\n{tla.rstrip()}\n```"
-
-
-def _check_mode(mode: str) -> None:
-    if mode not in MODES:
-        raise ValueError(f"unknown Model-Bench mode {mode!r}; choose from {', '.join(MODES)}")
-
-
-def prompt(task: Task, mode: str) -> str:
-    """The generation prompt of ``task`` in a setting (Section 3.1 "Prompt derivation",
-    Figure 14): ``original-fewshot`` (the normalized program, two examples),
-    ``original-zeroshot`` (no examples), ``transformed-fewshot`` (the transformed program,
-    two examples whose Python is transformed too). The examples are TLA+ models written
-    for the kit (``data/examples``; the paper's are unpublished).
-
-    Raises:
-        ValueError: unknown mode.
-    """
-    _check_mode(mode)
-    transformed = mode == "transformed-fewshot"
-    code = normalized_program(task.problem, code=task.transformed if transformed else None)
-    examples = "" if mode == "original-zeroshot" else (
-        " For example:\n" + _example(1, transformed) + "\n" + _example(2, transformed))
-    return PROMPT_TEMPLATE.format(examples=examples, module_name=task.module, code=f"```python\n{code.rstrip()}\n```")
-
-
-def fix_prompt(error: str) -> str:
-    """The paper's fix prompt (Figure 12) for one TLC error message."""
-    return FIX_TEMPLATE.format(error=error)
+# Re-exports: the names of the former single module (the package __init__ imports them from here).
+from .tasks import FIX_TEMPLATE, PROMPT_TEMPLATE, fix_prompt, module_for  # noqa: F401
 
 
 # ---------------------------------------------------------------------------------------
