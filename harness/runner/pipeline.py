@@ -264,7 +264,7 @@ def write_run(opts: RunOptions, console: Console, started: Start, plan: Plan, pr
 
     Args:
         probed: the :class:`~harness.toolchains.ProbedToolchain` the jobs ran with;
-            expected: the canaries' expected verdicts (from :func:`plan_jobs`); stats: the
+            expected: the canaries' expected verdicts (from :func:`build_jobs`); stats: the
             run's counts (:class:`harness.executor.RunStats` JSON); notes: run-level notes
             for the report; image: ``{"ref", "id"}`` of the image jobs ran in, or None.
 

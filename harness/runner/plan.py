@@ -117,9 +117,11 @@ class Plan:
 def plan_run(opts: RunOptions, console: Console) -> Plan:
     """The benchmark, data, selected tasks, predictions and verifier of a run (nothing
     runs, no sandbox is opened; prediction lines skipped under ``keep_going`` are printed).
+    ``opts`` is not changed: the resolved modes and task ids are the plan's.
 
     Raises:
-        RunError: unknown benchmark, mode or task id, unavailable data, bad predictions.
+        RunError: unknown benchmark, mode or task id, unavailable data, bad predictions,
+            predictions whose sha256 is not ``opts.predictions_sha256`` (when given).
     """
     try:
         bench = registry.benchmark(opts.benchmark)
