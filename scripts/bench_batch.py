@@ -34,7 +34,7 @@ from rich.console import Console
 
 from harness.batch import worker
 from harness.batch.runs import plan_batch
-from harness.cli import _job_command, _parser, _run_opts
+from harness.cli import _parser, _run_opts
 from harness.results import S3Store
 from harness.runner import run
 from harness.sandbox.local import HostSandbox
@@ -65,12 +65,12 @@ def worker_seconds(tmp: Path, probed) -> tuple[float, int, int, int]:
         plan, jobs, split, _ = plan_batch(opts, quiet, probed, 1)
         store = S3Store(f"s3://verikit-bench/run-{time.monotonic_ns()}")
         inputs = worker.upload_inputs(store, plan.fetched, None)
-        store.put_json(worker.MANIFEST, worker.make_manifest(store.uri, _job_command(ARGS), "bench", probed, jobs,
-                                                             split, opts, inputs))
+        store.put_json(worker.MANIFEST, worker.make_manifest(store.uri, plan.spec(opts), "bench", probed, jobs,
+                                                             split, inputs, command=ARGS))
         t0 = time.perf_counter()  # from here on: what the worker container does
         store, manifest = worker.load_manifest(store.uri)
         with tempfile.TemporaryDirectory() as where:
-            wopts = worker.worker_options(_opts(tmp / "w"), store, manifest, Path(where))
+            wopts = worker.worker_options(store, manifest, Path(where))
             staging = store.requests
             summary = worker.work(wopts, store, manifest, 0, quiet)
         wall = time.perf_counter() - t0

@@ -22,7 +22,7 @@ from moto import mock_aws
 
 from harness.batch import aws, runs, worker
 from harness.batch.plan import MAX_ARRAY_SIZE, estimate, expected_costs, shards
-from harness.cli import _job_command, main
+from harness.cli import main
 from harness.model import Limits
 from harness.results import S3Store, ValidationError, load_records
 
@@ -109,12 +109,6 @@ def test_shard_index_sources(env, index):
 def test_no_shard_index_is_an_error():
     with pytest.raises(ValueError, match="--shard N"):
         worker.shard_index({"AWS_BATCH_JOB_ID": "0f1e-22"})
-
-
-def test_the_manifest_command_keeps_the_job_options_only():
-    argv = ["run", "casp", "--mode", "gold", "--backend", "aws-batch", "--s3=s3://b/p", "--shards", "3",
-            "--timeout", "60", "--out", "o", "--dry-run", "--sandbox", "host", "-j", "2"]
-    assert _job_command(argv) == ["run", "casp", "--mode", "gold", "--timeout", "60", "-j", "2"]
 
 
 def test_child_statuses_from_describe_jobs_payloads():
@@ -208,7 +202,7 @@ def submitted(aws_env, casp_mirror, framac_host, isolated_cache, tmp_path, monke
               limits=Limits(), instance_role=profile, service_role=service)
     argv = [*RUN_ARGS, "--sandbox", "host"]
     opts = _run_opts(_parser().parse_args(argv), Console(stderr=True), argv)
-    info = runs.submit_run(opts, Console(stderr=True), command=_job_command(argv), s3=f"s3://{BUCKET}/runs",
+    info = runs.submit_run(opts, Console(stderr=True), s3=f"s3://{BUCKET}/runs",
                            image="verikit-runner:t", probed=framac_host.probed, queue=aws.JOB_QUEUE, n_shards=3,
                            timings=None, batch=boto3.client("batch"))
     store, manifest = worker.load_manifest(info["run_uri"])

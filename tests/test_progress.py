@@ -188,7 +188,8 @@ class _Stats:
 
 
 def _run_in(monkeypatch, tmp_path, console: Console, buf: io.StringIO, *, progress: bool, plain_expected: bool):
-    """``runner._run_in`` with a fake toolchain and executor: one resumed record, then two
+    """The run pipeline's run-directory sink (``runner.pipeline._run_in``) with a fake
+    sandbox, toolchain and executor: one resumed record, then two
     that ran; with ``plain_expected`` the executor waits for the plain lines of each step."""
     import functools
     from types import SimpleNamespace
@@ -215,17 +216,26 @@ def _run_in(monkeypatch, tmp_path, console: Console, buf: io.StringIO, *, progre
             progress({"verdict": "timeout"})
             return []
 
-    monkeypatch.setattr(runner, "probe_toolchain", lambda opts, plan, sandbox: (None, {}))
+    import contextlib
+
+    from harness.runner import pipeline
+
+    @contextlib.contextmanager
+    def no_sandbox(opts, plan, log):
+        yield None, None
+
+    monkeypatch.setattr(pipeline, "open_sandbox", no_sandbox)
+    monkeypatch.setattr(pipeline, "probe_toolchain", lambda opts, plan, sandbox: (None, {}))
     # three jobs, two of them the same job (run once by the executor): total 3
-    monkeypatch.setattr(runner, "build_jobs", lambda opts, plan, probed, verifier: (
+    monkeypatch.setattr(pipeline, "build_jobs", lambda opts, plan, probed, verifier: (
         [_Job("a"), _Job("b"), _Job("b"), _Job("c")], {}))
-    monkeypatch.setattr(runner, "Executor", FakeExecutor)
-    monkeypatch.setattr(runner, "write_run", lambda *a, **kw: ({}, {}, 0))
-    monkeypatch.setattr(runner, "PlainProgress", functools.partial(PlainProgress, interval=0.05))
+    monkeypatch.setattr(pipeline, "Executor", FakeExecutor)
+    monkeypatch.setattr(pipeline, "write_run", lambda *a, **kw: ({}, {}, 0))
+    monkeypatch.setattr(pipeline, "PlainProgress", functools.partial(PlainProgress, interval=0.05))
     opts = runner.RunOptions(benchmark="casp", modes=["gold"], out=tmp_path / "out", use_cache=False, progress=progress)
-    plan = SimpleNamespace(bench=SimpleNamespace(name="casp", judge=None), verifier=None)
+    plan = SimpleNamespace(bench=SimpleNamespace(name="casp", judge=None), verifier=None, modes=("gold",))
     before = {t for t in threading.enumerate() if t.name == "verikit-progress"}
-    assert runner._run_in(opts, console, None, plan, sandbox=None, image=None) == ({}, {}, 0, [])
+    assert pipeline._execute(opts, console, None, plan) == ({}, {}, 0, [])
     assert not [t for t in threading.enumerate() if t.name == "verikit-progress" and t not in before]
 
 

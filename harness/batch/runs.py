@@ -54,15 +54,15 @@ def plan_batch(opts: RunOptions, console, probed: ProbedToolchain, n_shards: int
     return plan, described, split, estimate(costs, split, opts.limits.cpus)
 
 
-def submit_run(opts: RunOptions, console, *, command: list[str], s3: str, image: str, probed: ProbedToolchain,
+def submit_run(opts: RunOptions, console, *, s3: str, image: str, probed: ProbedToolchain,
                queue: str, n_shards: int, timings: Path | None, batch, s3_client=None,
                dry_run: bool = False) -> dict:
     """Plan ``opts`` and submit it to AWS Batch (see the module docstring for the layout).
 
     Args:
-        command: the ``run`` arguments from the benchmark name on, without the batch
-            options (workers re-plan from them); image: the runner image as the job
-            definition names it; probed: the toolchain probed in it (its label);
+        opts: the run (the manifest stores its spec as planned: workers and the reducer
+            plan from it; ``opts.command`` is kept for provenance); image: the runner image
+            as the job definition names it; probed: the toolchain probed in it (its label);
             batch, s3_client: boto3 clients; dry_run: print the AWS Batch calls, write
             nothing to S3.
 
@@ -78,7 +78,8 @@ def submit_run(opts: RunOptions, console, *, command: list[str], s3: str, image:
     calls = aws.Calls(dry_run=dry_run)
     if not dry_run:
         inputs = upload_inputs(store, plan.fetched, opts.predictions)
-        store.put_json("manifest.json", make_manifest(store.uri, command, image, probed, jobs, split, opts, inputs))
+        store.put_json("manifest.json", make_manifest(store.uri, plan.spec(opts), image, probed, jobs, split, inputs,
+                                                      command=opts.command))
     attempt_s = _attempt_seconds(split, opts.limits.wall_s, opts.parallel)
     sub = aws.submit(batch, run_uri=store.uri, name=store.prefix.rsplit("/", 1)[-1], job_definition=definition,
                      queue=queue, shards=list(range(len(split))), attempt_s=attempt_s, calls=calls)

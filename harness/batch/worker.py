@@ -9,9 +9,10 @@
 - :func:`collect` (``verikit batch collect`` and the reducer): the records from S3, checked
   and de-duplicated by key, written as an ordinary run directory.
 
-The manifest holds the ``verikit run`` command the user gave (re-parsed by the CLI on the
-other side, as ``validate --recheck`` does), the toolchain probed in the runner image
-(keys depend on it), every job's identity and expected cost, and the shards.
+The manifest holds the run's :class:`~harness.runspec.RunSpec` (``spec``: what workers and
+the reducer plan from; the ``verikit run`` command the user gave is kept beside it for
+provenance only, nothing parses it again), the toolchain probed in the runner image (keys
+depend on it), every job's identity and expected cost, and the shards.
 """
 
 from __future__ import annotations
@@ -19,19 +20,18 @@ from __future__ import annotations
 import os
 import re
 import signal
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import __version__
-from ..executor import Executor
 from ..results import OUTPUTS, OutputStore, RecordLog, S3Store, ValidationError, write_text_atomic
-from ..runner import (RunError, RunOptions, build_jobs, git_state, open_sandbox, plan_run, probe_toolchain,
-                      start_run, write_report_html, write_run)
+from ..runner import (Run, RunError, RunOptions, build_jobs, git_state, plan_run, start_run, write_report_html,
+                      write_run)
+from ..runspec import RunSpec, SpecError
 from ..toolchains import ProbedToolchain
 
 MANIFEST = "manifest.json"
-MANIFEST_FORMAT = "verikit-batch-manifest/1"
+MANIFEST_FORMAT = "verikit-batch-manifest/2"  # 2: the run is its ``spec`` (1: a command to re-parse)
 
 
 class ShardFailed(RuntimeError):
@@ -64,23 +64,23 @@ def job_identity(job) -> dict:
             "sample": job.candidate["sample"]}
 
 
-def make_manifest(run_uri: str, command: list[str], image: str, probed: ProbedToolchain, jobs: dict[str, dict],
-                  plan: list[list[str]], opts: RunOptions, inputs: dict) -> dict:
+def make_manifest(run_uri: str, spec: RunSpec, image: str, probed: ProbedToolchain, jobs: dict[str, dict],
+                  shards: list[list[str]], inputs: dict, *, command: list[str] | tuple[str, ...] = ()) -> dict:
     """The manifest of a batch run.
 
     Args:
-        run_uri: ``s3://bucket/prefix/<run id>``; command: the ``run`` arguments (from the
-            benchmark name on, without the batch options); image: the runner image;
-            probed: the toolchain probed in it; jobs: key -> identity + ``cost_s``;
-            plan: the shards (lists of keys); opts: the run's options; inputs: what
-            :func:`upload_inputs` returned.
+        run_uri: ``s3://bucket/prefix/<run id>``; spec: the run, as planned
+            (:meth:`harness.runner.Plan.spec`: resolved modes and task ids); image: the
+            runner image; probed: the toolchain probed in it; jobs: key -> identity +
+            ``cost_s``; shards: lists of keys; inputs: what :func:`upload_inputs`
+            returned; command: the user's command line (provenance only).
     """
     commit, dirty = git_state()
     return {"format": MANIFEST_FORMAT, "run_uri": run_uri, "created_at": _now(),
             "kit": {"version": __version__, "git_commit": commit, "git_dirty": dirty},
-            "command": command, "benchmark": opts.benchmark, "modes": list(opts.modes), "image": image,
-            "toolchain": probed.to_json(), "limits": opts.limits.to_json(), "parallel": opts.parallel,
-            "inputs": inputs, "jobs": jobs, "shards": plan}
+            "command": list(command), "spec": spec.to_json(), "benchmark": spec.benchmark, "modes": list(spec.modes),
+            "image": image, "toolchain": probed.to_json(), "limits": spec.limits.to_json(), "parallel": spec.parallel,
+            "inputs": inputs, "jobs": jobs, "shards": shards}
 
 
 def upload_inputs(store: S3Store, fetched, predictions: str | None) -> dict:
@@ -147,20 +147,21 @@ def load_manifest(uri: str, client=None) -> tuple[S3Store, dict]:
 
 
 def _planned(opts: RunOptions, plan, manifest: dict, probed: ProbedToolchain):
-    """The jobs of ``plan`` (the manifest's command, planned) by key and the canaries'
+    """The jobs of ``plan`` (the manifest's spec, planned) by key and the canaries'
     expected verdicts; checks that they include every job of the manifest."""
     jobs, expected = build_jobs(opts, plan, probed, plan.verifier)
     by_key = {j.key(probed, opts.limits): j for j in jobs}
     unknown = sorted(set(manifest["jobs"]) - set(by_key))
     if unknown:
-        raise ShardFailed(f"{len(unknown)} job(s) of the manifest are not made by its command here (first: "
+        raise ShardFailed(f"{len(unknown)} job(s) of the manifest are not made by its spec here (first: "
                           f"{manifest['jobs'][unknown[0]]}): the kit, the dataset or the toolchain differs")
     return by_key, expected
 
 
 def work(opts: RunOptions, store: S3Store, manifest: dict, shard: int, console) -> dict:
-    """Run shard ``shard`` of a batch run (the options come from the manifest's command,
-    with ``sandbox="host"``, a scratch ``out`` and the staged inputs).
+    """Run shard ``shard`` of a batch run through the run pipeline (:class:`harness.runner.Run`;
+    the options are :func:`worker_options`: the manifest's spec with ``sandbox="host"``, a
+    scratch ``out`` and the staged inputs).
 
     For each job of the shard whose record object is missing (one listing of
     ``records/``), run it and put its record as ``records/<key>.json``; a job that still
@@ -184,17 +185,16 @@ def work(opts: RunOptions, store: S3Store, manifest: dict, shard: int, console) 
     t0 = time.monotonic()
     keys = manifest["shards"][shard]
     planned = ProbedToolchain.from_json(manifest["toolchain"])
-    plan = plan_run(opts, console)
-    with open_sandbox(opts, plan, console.print) as (sandbox, _):
-        probed, shared = probe_toolchain(opts, plan, sandbox)
+    pipeline = Run(opts, console)
+    with pipeline.opened(console.print):
+        probed = pipeline.probed
         if probed.fingerprint != planned.fingerprint:
             raise ShardFailed(f"the toolchain in this image ({probed.fingerprint[:12]}: {probed.versions}) is not the "
                               f"one the run was planned with ({planned.fingerprint[:12]}: {planned.versions})")
-        by_key, expected = _planned(opts, plan, manifest, probed)
+        by_key, expected = _planned(opts, pipeline.plan, manifest, probed)
         done = {n[len("records/"):-len(".json")] for n in store.names("records/")}
         todo = [by_key[k] for k in keys if k not in done]
-        executor = Executor(plan.verifier, sandbox, probed, shared_files=shared, limits=opts.limits,
-                            parallel=opts.parallel, cache=None)
+        executor = pipeline.make_executor()
         bad: list[str] = []
 
         def put(record: dict) -> None:
@@ -210,12 +210,7 @@ def work(opts: RunOptions, store: S3Store, manifest: dict, shard: int, console) 
 
         previous = signal.signal(signal.SIGTERM, lambda s, f: executor.drain())
         try:
-            with tempfile.TemporaryDirectory(prefix="verikit-shard-") as tmp:
-                log = RecordLog(Path(tmp) / "records.jsonl")
-                try:
-                    records = executor.run(todo, log, plan.bench.judge, progress=put)
-                finally:
-                    log.close()
+            records = pipeline.execute_scratch(todo, put, prefix="verikit-shard-")
         finally:
             signal.signal(signal.SIGTERM, previous)
     if bad:
@@ -293,14 +288,23 @@ def collect(opts: RunOptions, store: S3Store, manifest: dict, console) -> tuple[
     return code, described
 
 
-def worker_options(opts: RunOptions, store: S3Store, manifest: dict, where: Path) -> RunOptions:
-    """``opts`` (parsed from the manifest's command) made to run here: host sandbox,
-    inputs staged from S3 into ``where``, scratch output, no cache, no progress bar."""
+def worker_options(store: S3Store, manifest: dict, where: Path) -> RunOptions:
+    """The options of a worker or the reducer: the manifest's spec with the host sandbox (in
+    the runner image the container is the sandbox), the inputs staged from S3 into
+    ``where``, scratch output, no cache, no progress bar.
+
+    Raises:
+        RunError: the manifest's spec cannot be read (names the key).
+    """
+    try:
+        spec = RunSpec.from_json(manifest.get("spec"))
+    except SpecError as exc:
+        raise RunError(f"{store.uri}/{MANIFEST}: {exc}") from None
     data_dir, preds = stage_inputs(store, manifest, where)
-    opts.sandbox, opts.data_dir, opts.out = "host", data_dir, where / "out"
-    opts.predictions = str(preds) if preds else None
-    opts.use_cache, opts.progress, opts.parallel = False, False, manifest.get("parallel", 1)
-    return opts
+    spec = spec.replace(sandbox="host", predictions=str(preds) if preds else None,
+                        parallel=manifest.get("parallel", spec.parallel))
+    return RunOptions.of(spec, out=where / "out", data_dir=data_dir, use_cache=False, progress=False,
+                         command=tuple(manifest.get("command") or ()))
 
 
 def _now() -> str:

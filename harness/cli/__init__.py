@@ -40,12 +40,11 @@ from .. import __version__, registry
 from ..datasets import DatasetError
 from ..runner import RunError
 from . import artifact, batch, benchmark, datasets, hub, images, results, run
-from .batch import _job_command
 from .common import MIN_MEMORY_MIB, _say
 from .options import _run_opts
 
 #: Kept importable from ``harness.cli`` (tests and scripts use them).
-__all__ = ["MIN_MEMORY_MIB", "Terminated", "_job_command", "_on_sigterm", "_parser", "_run_opts", "main"]
+__all__ = ["MIN_MEMORY_MIB", "Terminated", "_on_sigterm", "_parser", "_run_opts", "main"]
 
 _GROUPS = (run, results, hub, artifact, datasets, benchmark, images, batch)
 

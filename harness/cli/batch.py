@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import json
-import sys
 import tempfile
 from pathlib import Path
 
@@ -93,8 +92,7 @@ def _batch(args, console: Console, argv, *, parse: Parse) -> int:
         print(calls.to_text() or "nothing to change: the compute environment, queue and job definitions are as asked")
         return 0
     if cmd == "plan":
-        args.sandbox = "host"
-        opts = _run_opts(args, console, argv)
+        opts = _run_opts(args, console, argv, sandbox="host")  # planning only: no job runs here
         _, probed = _runner_probe(args.image, opts)
         _, jobs, split, est = runs.plan_batch(opts, console, probed, args.shards, args.timings)
         print(json.dumps({**est, "from_timings": str(args.timings) if args.timings else None,
@@ -114,7 +112,7 @@ def _batch(args, console: Console, argv, *, parse: Parse) -> int:
             raise RunError(f"array index {index} has no shard: --shards {args.shards}, the manifest has "
                            f"{len(manifest['shards'])} shard(s)")
         with tempfile.TemporaryDirectory(prefix="verikit-worker-") as tmp:
-            opts = worker.worker_options(_manifest_options(manifest, console, parse), store, manifest, Path(tmp))
+            opts = worker.worker_options(store, manifest, Path(tmp))
             try:
                 summary = worker.work(opts, store, manifest, shard, console)
             except worker.ShardFailed as exc:
@@ -124,8 +122,8 @@ def _batch(args, console: Console, argv, *, parse: Parse) -> int:
         return 143 if summary["stopped"] else 4 if summary["infra_error"] else 0
     if cmd in ("collect", "reduce"):
         with tempfile.TemporaryDirectory(prefix="verikit-collect-") as tmp:
-            opts = worker.worker_options(_manifest_options(manifest, console, parse), store, manifest, Path(tmp))
-            opts.out = args.out if cmd == "collect" else Path(tmp) / "run"
+            opts = worker.worker_options(store, manifest, Path(tmp))
+            opts = opts.replace(out=args.out if cmd == "collect" else Path(tmp) / "run")
             try:
                 code, missing = worker.collect(opts, store, manifest, console)
             except worker.ShardFailed as exc:
@@ -155,28 +153,6 @@ def _batch(args, console: Console, argv, *, parse: Parse) -> int:
     return 0
 
 
-#: ``run`` options that concern the batch submission, not the jobs: left out of the
-#: command a batch manifest records (workers re-plan from it).
-_BATCH_ONLY = {"--backend": 1, "--s3": 1, "--queue": 1, "--shards": 1, "--image": 1, "--timings": 1,
-               "--dry-run": 0, "--out": 1, "--sandbox": 1, "--cache-dir": 1, "--no-cache": 0, "--data-dir": 1}
-
-
-def _job_command(argv: list[str]) -> list[str]:
-    """``argv`` (``run ...``) without the batch-only options (``--opt value`` and
-    ``--opt=value`` forms)."""
-    out, skip = [], 0
-    for a in argv:
-        if skip:
-            skip -= 1
-            continue
-        name = a.split("=", 1)[0]
-        if name in _BATCH_ONLY:
-            skip = _BATCH_ONLY[name] if "=" not in a else 0
-            continue
-        out.append(a)
-    return out
-
-
 def _runner_probe(image: str | None, opts):
     """``(image, probed toolchain)`` of the runner image (its label) of the toolchain
     ``opts``'s first mode runs with (default: the newest local one). Raises RunError."""
@@ -196,11 +172,10 @@ def _submit(args, console: Console, argv) -> int:
 
     if not args.s3:
         raise RunError("--backend aws-batch needs --s3 s3://BUCKET/PREFIX")
-    argv = list(argv if argv is not None else sys.argv[1:])
-    args.sandbox = "host"  # planning only: the jobs run in the runner image, where the container is the sandbox
-    opts = _run_opts(args, console, argv)
+    # planning only: the jobs run in the runner image, where the container is the sandbox
+    opts = _run_opts(args, console, argv, sandbox="host")
     image, probed = _runner_probe(args.image, opts)
-    info = runs.submit_run(opts, console, command=_job_command(argv), s3=args.s3, image=image, probed=probed,
+    info = runs.submit_run(opts, console, s3=args.s3, image=image, probed=probed,
                            queue=args.queue, n_shards=args.shards, timings=args.timings,
                            batch=boto3.client("batch"), dry_run=args.dry_run)
     est = info["estimate"]
@@ -225,17 +200,6 @@ def _batch_run_uri(run: str) -> str:
         return json.loads(path.read_text())["run_uri"]
     except (OSError, ValueError, KeyError) as exc:
         raise RunError(f"{run}: neither an s3:// URI nor a batch.json ({exc})") from None
-
-
-def _manifest_options(manifest: dict, console: Console, parse: Parse):
-    """RunOptions from a batch manifest's command (read back with ``parse`` as the user's
-    ``run`` was)."""
-    try:
-        parsed = parse(manifest["command"])
-    except SystemExit:
-        raise RunError(f"the manifest's command {manifest['command']} cannot be read") from None
-    parsed.sandbox = "host"  # in the runner image the container is the sandbox
-    return _run_opts(parsed, console, manifest["command"])
 
 
 #: The commands of this group: name -> adds its parser (arguments, help, handler) to ``sub``.

@@ -13,6 +13,7 @@ from rich.console import Console
 from .. import registry
 from ..model import Limits
 from ..runner import RunError, RunOptions
+from ..runspec import RunSpec, SpecError
 from ..sandbox.container import EngineUnavailable, connect
 from .common import MIN_MEMORY_MIB, Parse, _int_at_least, _positive_seconds
 
@@ -54,17 +55,20 @@ def _run_arguments(r: argparse.ArgumentParser, names: list[str]) -> None:
     _run_options(r)
 
 
-def _options(args, console: Console, argv, *, modes: list[str] | None = None):
-    """RunOptions from the parsed ``run``/``reproduce`` arguments; picks the default
-    sandbox (container when an engine answers). Raises RunError."""
-    if args.sandbox is None:
+def _options(args, console: Console, argv, *, modes: list[str] | None = None, sandbox: str | None = None):
+    """RunOptions from the parsed ``run``/``reproduce`` arguments (``args`` is not changed).
+    The sandbox: ``sandbox`` when given (a caller's own: planning only, no engine needed),
+    else ``--sandbox``, else the default (container when an engine answers). Raises
+    RunError."""
+    sandbox = sandbox or args.sandbox
+    if sandbox is None:
         try:
             connect().close()
         except EngineUnavailable as exc:
             raise RunError(f"the default sandbox is 'container', but {exc}") from exc
-        args.sandbox = "container"
+        sandbox = "container"
     return RunOptions(
-        benchmark=args.benchmark, dataset=args.dataset, modes=modes or [], sandbox=args.sandbox,
+        benchmark=args.benchmark, dataset=args.dataset, modes=modes or [], sandbox=sandbox,
         parallel=args.jobs, limits=Limits(wall_s=args.timeout, mem_mb=args.memory), out=args.out,
         cache_dir=args.cache_dir, use_cache=not args.no_cache, data_dir=args.data_dir, seed=args.seed,
         command=["verikit", *(argv if argv is not None else sys.argv[1:])])
@@ -82,21 +86,68 @@ def _modes(args) -> list[str]:
     return given or []
 
 
-def _run_opts(args, console: Console, argv):
-    """RunOptions of a parsed ``run`` (or ``batch plan``) command line."""
-    opts = _options(args, console, argv, modes=_modes(args))
-    opts.predictions, opts.keep_going, opts.task_ids = args.predictions, args.keep_going, args.task_ids
-    opts.sample = args.sample
-    return opts
+def _run_opts(args, console: Console, argv, *, sandbox: str | None = None):
+    """RunOptions of a parsed ``run`` (or ``batch plan``) command line (``sandbox``: as
+    :func:`_options`)."""
+    opts = _options(args, console, argv, modes=_modes(args), sandbox=sandbox)
+    return opts.replace(predictions=args.predictions, keep_going=args.keep_going, task_ids=args.task_ids,
+                        sample=args.sample)
+
+
+def read_run_json(run_dir: Path) -> dict:
+    """A run directory's run.json. Raises RunError when it cannot be read."""
+    where = Path(run_dir) / "run.json"
+    try:
+        return json.loads(where.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RunError(f"{where}: cannot be read ({exc})") from None
 
 
 def _command_opts(run_dir: Path, console: Console, verb: str, parse: Parse, **override):
-    """The RunOptions of the ``verikit run`` command that made ``run_dir`` (its run.json,
-    read back with ``parse``), with ``override`` (sandbox, parallel, data_dir, predictions)
-    applied where not None; the cache is off. Raises RunError when the command cannot be
-    read back or is not a ``run``."""
+    """The RunOptions of the run that made ``run_dir``: its run.json ``spec``
+    (:meth:`harness.runspec.RunSpec.from_json`) with ``override`` (sandbox, parallel,
+    predictions; data_dir, a setting) applied where not None; the cache and the progress
+    bar are off. A run.json without ``spec`` (made before it existed, e.g. the reference
+    runs under results/reproduced/) takes the legacy path, :func:`_legacy_command_opts`.
+
+    Raises:
+        RunError: the spec cannot be read (names the key), or the run was made by
+            ``verikit reproduce`` (``verb`` needs a ``verikit run``); for the legacy
+            path, as :func:`_legacy_command_opts`.
+    """
     where = Path(run_dir) / "run.json"
-    command = list(json.loads(where.read_text(encoding="utf-8")).get("command") or [])
+    run = read_run_json(run_dir)
+    if "spec" not in run:
+        return _legacy_command_opts(run_dir, console, verb, parse, **override)
+    command = list(run.get("command") or [])
+    if command[1:2] == ["reproduce"]:  # what made it (provenance), not read back
+        raise RunError(f"{where}: {verb} needs a run made by 'verikit run' (this one: reproduce; re-run "
+                       f"'verikit reproduce' and compare with 'verikit validate DIR --against {run_dir}')")
+    return _spec_options(run_dir, run, **override)
+
+
+def _spec_options(run_dir: Path, run: dict, **override) -> RunOptions:
+    """The RunOptions of run.json ``run``'s ``spec``, with ``override`` (spec fields, and
+    the ``data_dir`` setting) applied where not None; no cache, no progress bar; the
+    recorded command kept for provenance. Raises RunError naming the bad key."""
+    try:
+        spec = RunSpec.from_json(run["spec"])
+    except SpecError as exc:
+        raise RunError(f"{Path(run_dir) / 'run.json'}: {exc}") from None
+    changes = {k: v for k, v in override.items() if v is not None and k != "data_dir"}
+    return RunOptions.of(spec.replace(**changes), data_dir=override.get("data_dir"), use_cache=False, progress=False,
+                         command=tuple(run.get("command") or ()))
+
+
+def _legacy_command_opts(run_dir: Path, console: Console, verb: str, parse: Parse, **override):
+    """LEGACY PATH, for a run.json without ``spec`` only (runs made before the kit
+    recorded it; every committed reference run under results/reproduced/ is one): the
+    RunOptions of the ``verikit run`` command recorded in run.json, read back with
+    ``parse``, with ``override`` applied where not None; the cache is off. A run.json with
+    a ``spec`` never comes here (:func:`_command_opts`). Raises RunError when the command
+    cannot be read back or is not a ``run``."""
+    where = Path(run_dir) / "run.json"
+    command = list(read_run_json(run_dir).get("command") or [])
     try:
         original = parse(command[1:])
     except SystemExit:
@@ -104,11 +155,5 @@ def _command_opts(run_dir: Path, console: Console, verb: str, parse: Parse, **ov
     if original.cmd != "run":
         raise RunError(f"{where}: {verb} needs a run made by 'verikit run' (this one: {original.cmd}; re-run "
                        f"'verikit reproduce' and compare with 'verikit validate DIR --against {run_dir}')")
-    if override.get("sandbox"):
-        original.sandbox = override["sandbox"]
-    opts = _run_opts(original, console, command[1:])
-    for name, value in override.items():
-        if value is not None:
-            setattr(opts, name, value)
-    opts.use_cache, opts.progress = False, False
-    return opts
+    opts = _run_opts(original, console, command[1:], sandbox=override.get("sandbox"))
+    return opts.replace(**{k: v for k, v in override.items() if v is not None}, use_cache=False, progress=False)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -15,7 +14,7 @@ from ..report import check_run_dir, print_summary
 from ..results import TOLERANCE, S3Store, compare_runs, load_records, write_text_atomic
 from ..runner import RunError, recheck, rejudge
 from .common import Parse, _int_at_least, _say
-from .options import _command_opts, _options
+from .options import _command_opts, _options, _spec_options, read_run_json
 
 # harness.htmlreport is imported in ``_report``, not here: with jinja2 it costs every verikit
 # command about 15 ms of start-up, and only ``report`` needs it.
@@ -58,7 +57,7 @@ def _add_report(sub, parse: Parse) -> None:
 
 
 def _recheck(args, console: Console, parse: Parse) -> list[str]:
-    """``validate --recheck N``: the run's own command (run.json) re-planned, N of its
+    """``validate --recheck N``: the run's own spec (run.json; legacy: its command) re-planned, N of its
     records re-run without the cache, and compared."""
     try:
         opts = _command_opts(args.run_dir, console, "--recheck", parse)
@@ -85,14 +84,16 @@ def _rejudge(args, console: Console, parse: Parse) -> list[str]:
                       "their verdicts are checked against their goal counts only (--recheck N re-runs some)")
         return []
     try:
-        command = json.loads((Path(args.run_dir) / "run.json").read_text(encoding="utf-8")).get("command") or []
-        if command[1:2] == ["reproduce"]:
+        run = read_run_json(args.run_dir)
+        command = run.get("command") or []
+        if "spec" in run:  # a run or a reproduction: its spec, re-planned on the host (nothing runs)
+            opts = _spec_options(args.run_dir, run, sandbox="host")
+        elif command[1:2] == ["reproduce"]:  # legacy path: a reproduction made before run.json had a spec
             original = parse(command[1:])
-            original.sandbox = "host"  # nothing runs: no engine needed to re-plan
             modes = sorted({r["mode"] for r in records})
-            opts = _options(original, console, command[1:], modes=modes)
-            opts.use_cache, opts.progress = False, False
-        else:
+            opts = _options(original, console, command[1:], modes=modes, sandbox="host")  # no engine needed
+            opts = opts.replace(use_cache=False, progress=False)
+        else:  # a run: its spec, or (legacy) its command read back
             opts = _command_opts(args.run_dir, console, "validate", parse, sandbox="host")
         checked, legacy, differences = rejudge(opts, records, args.run_dir, console=console)
     except (RunError, OSError, ValueError) as exc:

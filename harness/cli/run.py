@@ -59,9 +59,10 @@ def _fmt(v) -> str:
 def _reproduce(args, console: Console, argv) -> int:
     """Write the reproduction run directory, print published vs reproduced figures; exit 1
     when a reproducible figure differs."""
-    if not registry.benchmark(args.benchmark).reproduce_modes() and args.sandbox is None:
-        args.sandbox = "host"  # a rescoring-only reproduction runs no tool: no engine needed
-    rep, code = reproduce(_options(args, console, argv), console)
+    # a rescoring-only reproduction runs no tool: no engine needed
+    rescoring = not registry.benchmark(args.benchmark).reproduce_modes()
+    rep, code = reproduce(_options(args, console, argv, sandbox="host" if rescoring and args.sandbox is None else None),
+                          console)
     table = Table(title=f"{args.benchmark}: paper vs kit")
     for col in ("figure", "paper", "kit", "status"):
         table.add_column(col, overflow="fold")

@@ -1,0 +1,28 @@
+"""One run: dataset -> tasks -> candidates -> jobs -> executor -> records -> report.
+
+The runner drives every benchmark through the declared interface
+(:class:`harness.plugin.Benchmark`); it never asks a benchmark module what it happens to
+define. It writes into the output directory ``run.json`` (manifest), ``records.jsonl``
+(one record per job) and ``report.json`` (metrics and comparison), each validated
+against its schema before it is written. Re-running the same command into the same
+directory resumes: jobs already recorded are not run again, and jobs in the result cache
+are copied, not re-run.
+
+:func:`reproduce` is ``verikit reproduce``: the benchmark's reproduction modes run as an
+ordinary run (if it has any), then the benchmark compares with the paper; a rescoring-only
+reproduction writes the same three files with no records.
+
+The package: :mod:`.options` (:class:`RunOptions`: a :class:`~harness.runspec.RunSpec`
+and where the run writes), :mod:`.plan` (:func:`plan_run` -> :class:`Plan`,
+:func:`build_jobs`) and :mod:`.pipeline` (:class:`Run`: sandbox, toolchain, jobs, executor
+into a record sink; :func:`run`, :func:`reproduce`, :func:`recheck`, :func:`rejudge`).
+"""
+
+from .options import RUNNER_ENV, SETTINGS, RunError, RunOptions
+from .pipeline import (Run, job_image, open_sandbox, probe_toolchain, recheck, rejudge, reproduce, run, write_report_html,
+                       write_run)
+from .plan import Plan, Start, build_jobs, git_state, host_info, open_dataset, plan_run, published_of, start_run
+
+__all__ = ["RUNNER_ENV", "SETTINGS", "Plan", "Run", "RunError", "RunOptions", "Start", "build_jobs", "git_state",
+           "host_info", "job_image", "open_dataset", "open_sandbox", "plan_run", "probe_toolchain", "published_of",
+           "recheck", "rejudge", "reproduce", "run", "start_run", "write_report_html", "write_run"]

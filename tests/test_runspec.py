@@ -1,0 +1,157 @@
+"""The run's spec (:class:`harness.runspec.RunSpec`) and the options made of it: JSON round
+trip, errors that name the key, RunOptions frozen (``spec``, ``of``, ``replace``), a plan
+that resolves instead of mutating, and a real CASP gold run (one task, the host's Frama-C)
+whose run.json ``spec`` re-plans to the same jobs and is what recheck and rerun read (not
+the command)."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from harness import cli, runner
+from harness.cli.options import _command_opts
+from harness.model import Limits
+from harness.results import load_records, write_sums
+from harness.runner import Run, RunOptions
+from harness.runspec import RunSpec, SpecError
+
+TASK = "00_327"
+
+
+def _quiet() -> Console:
+    return Console(file=io.StringIO())
+
+
+def _parse(argv: list[str]):
+    return cli._parser().parse_args(argv)
+
+
+# --- RunSpec ----------------------------------------------------------------------------------
+
+
+def test_spec_json_round_trip():
+    spec = RunSpec(benchmark="casp", dataset="casp-v1", modes=("gold", "gold", "spec-from-code"), task_ids=["a", "b"],
+                   predictions="p.jsonl", predictions_sha256="0" * 64, keep_going=True, sandbox="container",
+                   parallel=3, limits=Limits(wall_s=60.0, mem_mb=2048), seed=7)
+    assert spec.modes == ("gold", "spec-from-code") and spec.task_ids == ("a", "b")
+    data = json.loads(json.dumps(spec.to_json()))
+    assert data["version"] == "1" and data["limits"]["wall_s"] == 60.0
+    assert RunSpec.from_json(data) == spec
+    assert RunSpec.from_json(RunSpec(benchmark="casp").to_json()) == RunSpec(benchmark="casp")
+
+
+@pytest.mark.parametrize("change, key", [
+    ({"modez": ["gold"]}, "modez"),
+    ({"benchmark": ""}, "benchmark"),
+    ({"benchmark": None}, "benchmark"),
+    ({"version": "0"}, "version"),
+    ({"limits": {"wall": 1}}, "wall"),
+    ({"limits": {"wall_s": -1}}, "wall_s"),
+])
+def test_from_json_errors_name_the_key(change, key):
+    data = {**RunSpec(benchmark="casp").to_json(), **change}
+    with pytest.raises(SpecError, match=key):
+        RunSpec.from_json(data)
+    with pytest.raises(SpecError):
+        RunSpec.from_json(["not", "a", "mapping"])
+
+
+# --- RunOptions --------------------------------------------------------------------------------
+
+
+def test_run_options_are_frozen_and_made_of_a_spec(tmp_path):
+    opts = RunOptions(benchmark="casp", modes=["gold"], task_ids=[TASK], command=["verikit", "run"], out=tmp_path)
+    assert opts.modes == ("gold",) and opts.task_ids == (TASK,) and opts.command == ("verikit", "run")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.modes = ["spec-from-code"]
+    assert opts.spec == RunSpec(benchmark="casp", modes=("gold",), task_ids=(TASK,))
+    again = RunOptions.of(opts.spec, out=tmp_path, command=["verikit", "run"])
+    assert again == opts
+    assert opts.replace(seed=3).seed == 3 and opts.seed == 0
+    with pytest.raises(TypeError, match="sandbox"):
+        RunOptions.of(opts.spec, sandbox="host")  # a spec field, not a setting
+
+
+def test_plan_resolves_modes_and_tasks_without_changing_the_options(casp_mirror, tmp_path):
+    opts = RunOptions(benchmark="casp", sample=2, seed=1, data_dir=tmp_path / "data", progress=False)
+    plan = runner.plan_run(opts, _quiet())
+    assert opts.modes == () and opts.task_ids is None  # untouched
+    assert plan.modes == tuple(plan.bench.default_modes) and len(plan.task_ids) == 2
+    assert [t.task_id for t in plan.tasks] == [t.task_id for t in plan.all_tasks if t.task_id in plan.task_ids]
+    spec = plan.spec(opts)  # the draw is recorded as the tasks it drew: re-planning it draws nothing
+    assert spec.task_ids == plan.task_ids and spec.sample is None and spec.modes == plan.modes
+    replanned = runner.plan_run(RunOptions.of(spec, data_dir=tmp_path / "data"), _quiet())
+    assert replanned.task_ids == plan.task_ids and replanned.modes == plan.modes
+
+
+# --- a real run: its spec re-plans to its jobs; recheck and rerun read it ------------------------
+
+
+@pytest.fixture(scope="module")
+def gold_run(casp_mirror, framac_host, tmp_path_factory) -> Path:
+    """A CASP gold run of one task on the host (no result cache), its directory."""
+    out = tmp_path_factory.mktemp("runspec") / "run"
+    data = out.parent / "data"
+    code = cli.main(["run", "casp", "--mode", "gold", "--task", TASK, "--sandbox", "host", "--no-cache",
+                     "--data-dir", str(data), "--out", str(out)])
+    assert code == 0
+    return out
+
+
+@pytest.mark.realtool
+def test_run_json_spec_round_trips_and_replans_to_the_same_jobs(gold_run, framac_host):
+    run = json.loads((gold_run / "run.json").read_text())
+    spec = RunSpec.from_json(run["spec"])
+    assert spec.to_json() == run["spec"]
+    assert spec.benchmark == "casp" and spec.modes == ("gold",) == tuple(run["modes"]) and spec.task_ids == (TASK,)
+    assert spec.sandbox == "host" and spec.limits.to_json() == run["limits"] and spec.predictions is None
+    pipeline = Run(RunOptions.of(spec, data_dir=gold_run.parent / "data", progress=False), _quiet())
+    with pipeline.opened():
+        jobs, _ = pipeline.jobs()
+        keys = set(pipeline.keys(jobs))
+    assert keys == {r["key"] for r in load_records(gold_run / "records.jsonl")}
+
+
+def _with_command(gold_run: Path, where: Path, command, *, spec: bool = True) -> Path:
+    """A copy of the run with its run.json ``command`` replaced (and ``spec`` dropped
+    unless ``spec``), SHA256SUMS recomputed."""
+    copy = where / "copy"
+    shutil.copytree(gold_run, copy)
+    run = json.loads((copy / "run.json").read_text())
+    run["command"] = command
+    if not spec:
+        run.pop("spec")
+    (copy / "run.json").write_text(json.dumps(run, indent=2))
+    write_sums(copy)
+    return copy
+
+
+@pytest.mark.realtool
+def test_recheck_and_rerun_read_the_spec_not_the_command(gold_run, framac_host, tmp_path, capsys):
+    copy = _with_command(gold_run, tmp_path, ["verikit", "no-such-command", "--garbage"])
+    spec = RunSpec.from_json(json.loads((copy / "run.json").read_text())["spec"])
+    opts = _command_opts(copy, _quiet(), "--recheck", _parse)
+    assert opts.spec == spec and not opts.use_cache and not opts.progress
+    over = _command_opts(copy, _quiet(), "rerun", _parse, sandbox="container", parallel=2, data_dir=tmp_path)
+    assert over.spec == spec.replace(sandbox="container", parallel=2) and over.data_dir == tmp_path
+    assert cli.main(["validate", str(copy), "--recheck", "1"]) == 0
+    assert "rechecked 1 record(s) with the real verifier: 0 difference(s)" in capsys.readouterr().err.replace("\n", "")
+    assert cli.main(["rerun", str(copy), "--data-dir", str(gold_run.parent / "data")]) == 0
+
+
+@pytest.mark.realtool
+def test_a_run_json_without_spec_takes_the_legacy_command_path(gold_run, framac_host, tmp_path):
+    original = json.loads((gold_run / "run.json").read_text())["command"]
+    legacy = _with_command(gold_run, tmp_path / "ok", original, spec=False)
+    opts = _command_opts(legacy, _quiet(), "--recheck", _parse)
+    assert opts.spec.modes == ("gold",) and opts.spec.task_ids == (TASK,) and opts.sandbox == "host"
+    broken = _with_command(gold_run, tmp_path / "broken", ["verikit", "no-such-command"], spec=False)
+    with pytest.raises(runner.RunError, match="cannot be read back"):
+        _command_opts(broken, _quiet(), "--recheck", _parse)
