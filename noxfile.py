@@ -1,4 +1,5 @@
-"""User-facing sessions: ``nox -s tests``, ``nox -s main`` (the main job), ``nox -s bench``.
+"""User-facing sessions: ``nox -s tests``, ``nox -s main`` (the main job), ``nox -s bench``
+(``-- --quick`` for the quick mode).
 
 No session names a benchmark: the main job's command and reference run are data
 (``[tool.verikit.main-job]`` in pyproject.toml), the reproductions are one session per
@@ -18,6 +19,7 @@ import tomllib
 from pathlib import Path
 
 import nox
+from nox.command import CommandFailed
 
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
@@ -151,24 +153,56 @@ def reproduce(session: nox.Session, benchmark: str) -> None:
             _stop_engine(session)
 
 
+#: The bench scripts, in order: host ones first, then the ones that need the engine.
+BENCH_HOST = ("bench_kit_vs_bare.py", "bench_exec_check.py", "bench_batch.py")
+BENCH_ENGINE = ("bench_container.py", "bench_dafny.py")
+
+
 @nox.session(python=PY)
 def bench(session: nox.Session) -> None:
-    """Kit wall time vs the same bare frama-c commands at -j 1 and -j 2 (ratios), then the
-    container sandbox's per-job overhead over the host and warm exec vs one container per job,
-    then Dafny intent: batched checks vs one Dafny process per check (and the reference
-    script's sequential approach) on the same tasks with the same Dafny; and a batch
-    worker's per-job overhead over a local run of the same jobs (S3 round trips counted); and
-    the per-job cost of CASP's execution cross-check (with vs without it)."""
+    """Every bench script (README "Performance"), then one summary table of the targets:
+    kit wall time vs the same bare frama-c commands at -j 1 and -j 2, and a cached re-run
+    (bench_kit_vs_bare); the per-job cost of CASP's execution cross-check (bench_exec_check); a
+    batch worker's per-job overhead over a local run of the same jobs (bench_batch); the
+    container sandbox's warm exec vs the host and vs one container per job
+    (bench_container); Dafny intent's batched checks vs one Dafny process per check and
+    the reference script's approach (bench_dafny).
+
+    ``nox -s bench -- --quick``: every script in its quick mode (few jobs, once: the
+    machinery end to end, timings not judged). ``-- --strict``: a missed target fails the
+    session. ``-- --repeat N``: repetitions (the minimum, or the median, is kept). A script
+    that fails does not stop the others; the session fails at the end, after the summary."""
     _setup(session)
-    session.run("python", "scripts/bench_casp.py", *session.posargs)
-    session.run("python", "scripts/bench_casp_exec.py")  # per-job cost of CASP's execution cross-check
-    session.run("python", "scripts/bench_batch.py")
-    env = _engine(session)
+    args, flags = list(session.posargs), []
+    for flag in ("--quick", "--strict"):
+        if flag in args:
+            flags.append(flag)
+    if "--repeat" in args:
+        flags += ["--repeat", args[args.index("--repeat") + 1]]
+    summary = Path(session.create_tmp()).resolve() / "bench-summary.jsonl"
+    summary.unlink(missing_ok=True)
+    env = {"VERIKIT_BENCH_SUMMARY": str(summary)}
+    failed = []
+
+    def bench_run(script: str, extra_env: dict) -> None:
+        try:
+            session.run("python", f"scripts/{script}", *flags, env={**env, **extra_env})
+        except CommandFailed:
+            failed.append(script)
+
     try:
-        session.run("python", "scripts/bench_container.py", env=env)
-        session.run("python", "scripts/bench_dafny.py", env=env)
+        for script in BENCH_HOST:
+            bench_run(script, {})
+        engine = _engine(session, only=("framac", "dafny"))
+        try:
+            for script in BENCH_ENGINE:
+                bench_run(script, engine)
+        finally:
+            _stop_engine(session)
     finally:
-        _stop_engine(session)
+        session.run("python", "scripts/bench_summary.py", str(summary))
+    if failed:
+        session.error(f"bench script(s) failed or missed a target under --strict: {', '.join(failed)}")
 
 
 @nox.session(python=PY)

@@ -2,8 +2,11 @@
 reference script's approach.
 
 Measures, in one run on this machine, with the same Dafny (the dafny image's 2.3.0), the
-same tasks (the GPT-4/authors' specifications of ``--tasks``, default 5 tasks), the same
-seed and the same check methods:
+same tasks (``--tasks``, default 5 tasks; ``--quick``: task 776 only, 7 check methods),
+the same seed and the same check methods. The jobs are the kit's own (``harness.runner.plan_run`` +
+``build_jobs``: each task's specification, the authors' or GPT-4's, as ``verikit run
+dafny-intent`` makes its job; the canaries left out), with the verifier's option
+``strategy`` set through its ``options``:
 
 - ``batched``: the kit's strategy, one Dafny process per task verifying every check of
   the task (correctness, smoke, mutants) as methods of one file, one warm container
@@ -15,49 +18,64 @@ seed and the same check methods:
   the script calls ``subprocess.run`` per check), strictly sequential;
 - ``kit -j2``: the batched jobs with 2 parallel workers (the kit's ``-j 2``).
 
-Prints the wall times and the ratios ``separate / batched``, ``reference / batched``
-and ``reference / kit -j2`` (one run, so the ratios are comparable even on a loaded
-machine; absolute times are not). Also checks that the three strategies give the same
-per-method verdicts. Needs the Docker-API engine (``DOCKER_HOST``) and the dafny image.
+Prints the wall times, the target ``separate / batched >= 5`` (PASS or MISS; one run, so
+the ratios are comparable even on a loaded machine, absolute times are not) and the
+ratios ``reference / batched`` and ``reference / kit -j2``. The four must give the same
+per-method verdicts, and no job may end in ``infra_error`` (else exit 1). Needs the
+Docker-API engine (``DOCKER_HOST``) and the dafny image; ``--quick`` prints ``skipped: no
+container engine ...`` and exits 0 when no engine answers.
 
-Usage: ``python scripts/bench_dafny.py [--tasks 2,17,...] [--json FILE]``.
+Usage: ``python scripts/bench_dafny.py [--quick] [--tasks 2,17,...] [--json FILE] [--strict]``.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
+import io
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from harness import datasets, toolchains
-from harness.benchmarks import dafny_intent as di
+from benchlib import BenchFailure, engine_or_skip, main
+from rich.console import Console
+
+from harness import registry
 from harness.executor import Executor
 from harness.model import Limits
-from harness.registry import sandbox as get_sandbox
 from harness.results import RecordLog
-from harness.verifiers.dafny import Dafny, parse_file_output
+from harness.runner import RunOptions, build_jobs, open_sandbox, plan_run, probe_toolchain
+from harness.verifiers.dafny import parse_file_output
 
 DEFAULT_TASKS = "2,17,234,445,572"
+QUICK_TASKS = "776"
+LIMITS = Limits(wall_s=1800)
 
 
-def jobs_for(fetched, tasks, probed, verifier, strategy, seed):
-    ds = {"name": "dafny-intent", "revision": fetched.dataset.source.revision}
-    opts = verifier.options(probed, strategy=strategy)
-    by_id = {t.task_id: t for t in di.load_tasks(fetched)}
-    cands = {c.task_id: c for c in di.bundled_candidates(fetched, "spec") + di.gold_candidates(list(by_id.values()), "spec")}
-    return [di.build_job(by_id[t], cands[t], "spec", opts, ds, di.Context(seed)) for t in tasks]
+def jobs_for(opts, plan, probed, strategy: str) -> tuple[list, object]:
+    """The kit's jobs of ``plan`` (canaries aside) with the verifier's option
+    ``strategy``, and that verifier (a new instance of the same class)."""
+    verifier = registry.verifier(plan.verifier.name)
+    options = verifier.options
+    verifier.options = lambda probed, **kw: options(probed, strategy=strategy, **kw)
+    jobs = [j for j in build_jobs(opts, plan, probed, verifier)[0] if j.candidate["origin"] != "canary"]
+    if any(j.options.get("strategy") != strategy for j in jobs):
+        raise BenchFailure(f"strategy {strategy}: a job's options say otherwise")
+    return jobs, verifier
 
 
-def run_kit(jobs, verifier, sandbox, probed, parallel) -> tuple[float, dict]:
+def run_kit(jobs, verifier, judge, sandbox, probed, parallel) -> tuple[float, dict]:
     with tempfile.TemporaryDirectory() as d:
-        ex = Executor(verifier, sandbox, probed, limits=Limits(wall_s=1800), parallel=parallel)
+        ex = Executor(verifier, sandbox, probed, limits=LIMITS, parallel=parallel)
+        log = RecordLog(Path(d) / "records.jsonl")
         t0 = time.perf_counter()
-        recs = ex.run(jobs, RecordLog(Path(d) / "records.jsonl"), di.judge)
+        try:
+            recs = ex.run(jobs, log, judge)
+        finally:
+            log.close()
         wall = time.perf_counter() - t0
+    bad = [f"{r['task_id']}: {r['verdict']} ({r['reason'][:200]})" for r in recs if r["verdict"] == "infra_error"]
+    if bad or len(recs) != len(jobs):
+        raise BenchFailure(f"{len(recs)} records of {len(jobs)} jobs; {'; '.join(bad)}")
     return wall, {(r["task_id"], g["name"]): g["status"] for r in recs for g in r["goal_results"]}
 
 
@@ -69,6 +87,9 @@ def run_reference(jobs, verifier, sandbox) -> tuple[float, dict]:
         for path in job.options["separate"]:
             argv = verifier.file_argv(job.options, path)
             proc = sandbox.run(argv, files={path: job.files[path]}, collect=[path + ".xml"], limits=Limits(wall_s=600))
+            if proc.start_error or proc.timed_out:
+                raise BenchFailure(f"reference: {path} of task {job.task_id} did not run to its end "
+                                   f"({proc.start_error or 'timed out'})")
             per, _ = parse_file_output(proc.stdout + proc.stderr, job.options["units"][path], job.options["dialect"],
                                        proc.files.get(path + ".xml"), path)
             for name, r in per.items():
@@ -76,43 +97,52 @@ def run_reference(jobs, verifier, sandbox) -> tuple[float, dict]:
     return time.perf_counter() - t0, statuses
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tasks", default=DEFAULT_TASKS, help=f"comma-separated task ids (default {DEFAULT_TASKS})")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--json", type=Path, help="also write the numbers to this file")
-    args = ap.parse_args()
-    tasks = args.tasks.split(",")
-    fetched = datasets.fetch("dafny-intent")
-    verifier = Dafny()
-    sandbox = get_sandbox("container", toolchain="dafny", slots=2)
-    try:
-        probed = toolchains.probe("dafny", sandbox, flavor="debian")
-        batched = jobs_for(fetched, tasks, probed, verifier, "batched", args.seed)
-        separate = jobs_for(fetched, tasks, probed, verifier, "separate", args.seed)
+def body(bench) -> dict:
+    keys = ("dafny_batched_speedup",)
+    if not engine_or_skip(bench, keys):
+        return {"skipped": True}
+    args = bench.args
+    tasks = (QUICK_TASKS if args.quick else args.tasks).split(",")
+    opts = RunOptions(benchmark="dafny-intent", modes=["spec"], sandbox="container", parallel=2, limits=LIMITS,
+                      task_ids=tasks, seed=args.seed)
+    plan = plan_run(opts, Console(file=io.StringIO()))
+    with open_sandbox(opts, plan, print) as (sandbox, _):
+        probed, _ = probe_toolchain(opts, plan, sandbox)
+        batched, v_batched = jobs_for(opts, plan, probed, "batched")
+        separate, v_separate = jobs_for(opts, plan, probed, "separate")
         checks = sum(len(j.options["separate"]) for j in batched)
-        t_b, s_b = run_kit(batched, verifier, sandbox, probed, 1)
-        t_s, s_s = run_kit(separate, verifier, sandbox, probed, 1)
-        t_r, s_r = run_reference(batched, verifier, sandbox)
-        t_2, s_2 = run_kit(batched, verifier, sandbox, probed, 2)
-    finally:
-        sandbox.close()
-    same = s_b == s_s == s_r == s_2
+        judge = plan.bench.judge
+        bench.step(f"batched: {len(batched)} jobs, {checks} check methods, -j 1")
+        t_b, s_b = run_kit(batched, v_batched, judge, sandbox, probed, 1)
+        bench.step("separate: one Dafny process per check, -j 1")
+        t_s, s_s = run_kit(separate, v_separate, judge, sandbox, probed, 1)
+        bench.step("reference: one container exec per check, sequential")
+        t_r, s_r = run_reference(batched, v_batched, sandbox)
+        bench.step("batched, -j 2")
+        t_2, s_2 = run_kit(batched, v_batched, judge, sandbox, probed, 2)
+    if not (s_b == s_s == s_r == s_2) or not s_b:
+        diff = sorted(k for k in set(s_b) | set(s_s) | set(s_r) | set(s_2)
+                      if len({s.get(k) for s in (s_b, s_s, s_r, s_2)}) > 1)
+        raise BenchFailure(f"the strategies disagree on some verdicts (or gave none): {diff[:5]}")
     res = {"benchmark": f"dafny-intent, tasks {','.join(tasks)}: {checks} check methods", "cpus": os.cpu_count(),
-           "dafny": probed.versions.get("dafny"), "seed": args.seed,
+           "dafny": probed.versions.get("dafny"), "seed": args.seed, "quick": args.quick,
            "batched_s": round(t_b, 2), "separate_s": round(t_s, 2), "reference_s": round(t_r, 2), "kit_j2_s": round(t_2, 2),
            "dafny_processes": {"batched": len(batched), "separate": checks, "reference": checks},
            "ratio_separate_over_batched": round(t_s / t_b, 3), "ratio_reference_over_batched": round(t_r / t_b, 3),
-           "ratio_reference_over_kit_j2": round(t_r / t_2, 3), "same_verdicts": same}
-    for k, v in res.items():
-        print(f"{k}: {v}")
-    if args.json:
-        args.json.write_text(json.dumps(res, indent=2) + "\n")
-    if not same:
-        print("error: the strategies disagree on some verdicts", file=sys.stderr)
-        return 1
-    return 0
+           "ratio_reference_over_kit_j2": round(t_r / t_2, 3), "same_verdicts": True}
+    print(f"{checks} check methods of {len(batched)} tasks ({','.join(tasks)}), same per-method verdicts in all four:")
+    print(f"  batched (-j 1):               {t_b:7.2f} s  ({len(batched)} Dafny processes)")
+    print(f"  one process per check:        {t_s:7.2f} s  ({checks} Dafny processes)")
+    print(f"  reference script's approach:  {t_r:7.2f} s  (x{t_r / t_b:.1f} of batched)")
+    print(f"  batched, -j 2:                {t_2:7.2f} s  (reference / kit -j 2 = x{t_r / t_2:.1f})")
+    bench.ratio("dafny_batched_speedup", t_s / t_b, f"{t_s:.2f} s vs {t_b:.2f} s, {checks} checks")
+    return res
+
+
+def _args(ap) -> None:
+    ap.add_argument("--tasks", default=DEFAULT_TASKS, help=f"comma-separated task ids (default {DEFAULT_TASKS})")
+    ap.add_argument("--seed", type=int, default=0)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main("bench_dafny", __doc__, body, _args)
