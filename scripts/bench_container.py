@@ -140,8 +140,8 @@ def body(bench) -> dict:
           f"one container per job {out['per_container']} ms")
     print(f"no-op job: host {out['noop_host']} ms, warm worker {out['noop_warm']} ms, "
           f"one container per job {out['noop_per_container']} ms")
-    print(f"warm worker over the host: +{out['overhead_noop_warm_over_host_ms']} ms per no-op job, "
-          f"+{out['overhead_warm_over_host_ms']} ms per frama-c job")
+    print(f"warm worker over the host: {out['overhead_noop_warm_over_host_ms']:+} ms per no-op job, "
+          f"{out['overhead_warm_over_host_ms']:+} ms per frama-c job")
     print(f"warm exec / one container per job: {out['ratio_warm_over_per_container']} (frama-c jobs), "
           f"{out['ratio_noop_warm_over_per_container']} (no-op)")
     bench.ratio("warm_exec_ms", out["noop_warm"],

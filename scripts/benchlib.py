@@ -127,6 +127,11 @@ class Bench:
         return 0
 
 
+def _load() -> str:
+    """The 1, 5 and 15 minute load averages (other work on the machine skews the timings)."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def _fmt(v: float) -> str:
     return f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
 
@@ -141,6 +146,8 @@ def main(script: str, doc: str, body, add_args=None, *, default_repeat: int = 1)
     args = ap.parse_args()
     args.repeat = 1 if args.quick else args.repeat or default_repeat
     bench = Bench(script, args)
+    print(f"[{script}] {'quick mode' if args.quick else 'full run'}, {os.cpu_count()} CPUs, load average "
+          f"{_load()}", flush=True)
     try:
         numbers = body(bench)
     except BenchFailure as exc:
@@ -150,7 +157,8 @@ def main(script: str, doc: str, body, add_args=None, *, default_repeat: int = 1)
         traceback.print_exc()
         print(f"[{script}] FAILED: the bench did not run to its end", file=sys.stderr, flush=True)
         sys.exit(1)
-    sys.exit(bench.finish(numbers or {}))
+    print(f"[{script}] done, load average {_load()}", flush=True)
+    sys.exit(bench.finish({**(numbers or {}), "load_average_end": os.getloadavg()}))
 
 
 def engine_or_skip(bench: Bench, keys: tuple[str, ...]) -> bool:
