@@ -27,7 +27,7 @@ import jinja2
 
 from . import __version__, plots, registry
 from .metrics import pass_at_k_curves
-from .model import VERDICTS
+from .model import VERDICTS, Record
 from .plugin import Bars, Block, Scatter, Table, Text, VerdictBars
 from .report import check_run_dir
 from .results import SUMS, ValidationError, load_records, record_identity, record_outcome, run_id_of, write_text_atomic
@@ -55,7 +55,7 @@ class RunView:
     path: Path
     run: dict
     report: dict
-    records: list[dict]
+    records: list[Record]
     problems: list[str] = field(default_factory=list)
     run_id: str | None = None
 

@@ -10,7 +10,7 @@ import random
 from collections import Counter, defaultdict
 from math import comb
 
-from .model import VERDICTS
+from .model import VERDICTS, Record
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -64,7 +64,7 @@ def bootstrap_ci(values: list[float], *, iters: int = 2000, alpha: float = 0.05,
     return (means[int(alpha / 2 * iters)], means[min(iters - 1, int((1 - alpha / 2) * iters))])
 
 
-def verdict_counts(records: list[dict]) -> dict:
+def verdict_counts(records: list[Record]) -> dict:
     """Counts for a group of records.
 
     Returns:
@@ -85,7 +85,7 @@ def verdict_counts(records: list[dict]) -> dict:
     }
 
 
-def group_metrics(records: list[dict], *, seed: int = 0) -> dict:
+def group_metrics(records: list[Record], *, seed: int = 0) -> dict:
     """Per-mode metrics: overall and per model, with pass@k for every k up to the
     smallest per-task sample count when models have several samples, and a 95% bootstrap
     CI of the verified rate (over tasks, ``seed`` recorded).
@@ -121,7 +121,7 @@ def group_metrics(records: list[dict], *, seed: int = 0) -> dict:
     return out
 
 
-def pass_at_k_curves(records: list[dict], *, seed: int = 0, kmax: int = 16) -> dict:
+def pass_at_k_curves(records: list[Record], *, seed: int = 0, kmax: int = 16) -> dict:
     """pass@k for every k from 1 to the smallest per-task sample count (at most ``kmax``),
     with a 95% percentile-bootstrap CI over tasks (the per-task unbiased estimates of
     :func:`pass_at_k` resampled, ``seed`` as in :func:`bootstrap_ci`), per mode and model.

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .model import Candidate, Job, VerifierResult
+from .model import Candidate, Job, VerifierResult, Record
 
 #: The entry-point groups of the kit (see the module doc).
 GROUPS = ("verikit.benchmarks", "verikit.verifiers", "verikit.toolchains", "verikit.datasets")
@@ -401,19 +401,19 @@ class Benchmark(ABC):
 
     # ---- results
 
-    def compare(self, records: list[dict], tasks: dict, fetched) -> list[dict]:
+    def compare(self, records: list[Record], tasks: dict, fetched) -> list[dict]:
         """Per-record comparison with published per-item results, if the dataset has them."""
         return []
 
-    def notes(self, records: list[dict], modes: list[str]) -> list[str]:
+    def notes(self, records: list[Record], modes: list[str]) -> list[str]:
         """Notes for report.json (one line each)."""
         return []
 
-    def report_sections(self, records: list[dict], tasks: list, modes: list[str], *, seed: int = 0) -> dict:
+    def report_sections(self, records: list[Record], tasks: list, modes: list[str], *, seed: int = 0) -> dict:
         """Benchmark-specific sections of report.json (pass@k tables, similarity...)."""
         return {}
 
-    def run_files(self, records: list[dict], tasks: list) -> dict[str, str]:
+    def run_files(self, records: list[Record], tasks: list) -> dict[str, str]:
         """Extra files written into the run directory (name -> text), e.g. OSVBench's log
         in the upstream format that upstream's own ``stats.py`` reads."""
         return {}
@@ -465,7 +465,7 @@ class Benchmark(ABC):
         the format of ``results/published/``), or None."""
         return None
 
-    def report_blocks(self, report: dict, records: list[dict]) -> list[Block]:
+    def report_blocks(self, report: dict, records: list[Record]) -> list[Block]:
         """The benchmark's own blocks of the HTML report, from its report.json (``report``)
         and records (canaries included: a block leaves them out itself)."""
         return []

@@ -16,9 +16,10 @@ from rich.table import Table
 
 from .metrics import group_metrics
 from .results import SCHEMA_VERSION, load_records, validate_run_dir
+from .model import Record
 
 
-def canary_results(records: list[dict], expected: dict) -> dict:
+def canary_results(records: list[Record], expected: dict) -> dict:
     """Canaries: ``expected`` maps (mode, model) -> allowed verdicts.
 
     Returns:
@@ -33,7 +34,7 @@ def canary_results(records: list[dict], expected: dict) -> dict:
     return {"ok": all(x["ok"] for x in results), "results": results}
 
 
-def build_report(benchmark: str, dataset: str, records: list[dict], *, comparison: list[dict],
+def build_report(benchmark: str, dataset: str, records: list[Record], *, comparison: list[dict],
                  canaries: dict, seed: int, notes: list[str], published: dict) -> dict:
     """Assemble ``report.json`` (see schemas/report.schema.json); ``published``: the
     paper's figures as the benchmark's plugin gives them
@@ -55,7 +56,7 @@ def build_report(benchmark: str, dataset: str, records: list[dict], *, compariso
     }
 
 
-def report_inconsistencies(records: list[dict], report: dict) -> list[str]:
+def report_inconsistencies(records: list[Record], report: dict) -> list[str]:
     """What in ``report.json`` the run's records do not support: the metrics recomputed
     from the records (with the report's bootstrap seed), the infra-error count, and each
     canary's verdict. Returns one message per difference (empty: consistent)."""

@@ -18,6 +18,7 @@ from ..htmlreport import RunView, render_html
 from ..results import OUTPUTS, SUMMED, SUMS, OutputStore
 from ..runner import git_state
 from .runs import LocalRun
+from ..model import Record
 
 CANARY = "canary:"
 RUN_FILES = (*SUMMED, SUMS)
@@ -52,7 +53,7 @@ def _parquet(rows: list[dict], schema: pa.Schema) -> bytes:
     return buf.getvalue()
 
 
-def records_parquet(records: list[dict], run_id: str) -> bytes:
+def records_parquet(records: list[Record], run_id: str) -> bytes:
     """records.jsonl as a parquet file with the flat columns :data:`RECORD_COLUMNS` (one
     row per record; ``checks`` as a JSON string)."""
     rows = []

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..report import check_run_dir
 from ..results import S3Store, load_records, run_id_of
+from ..model import Record
 
 
 class Refused(Exception):
@@ -40,7 +41,7 @@ class LocalRun:
     dir: Path
     run: dict
     report: dict
-    records: list[dict]
+    records: list[Record]
     predictions: bytes | None
     run_id: str
     waivers: list[str] = field(default_factory=list)

@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from .. import __version__, registry, toolchains
 from ..executor import Executor, derive
-from ..model import Job
+from ..model import Job, Record
 from ..plugin import Benchmark, Reproduction
 from ..progress import PlainProgress
 from ..report import build_report, canary_results, print_summary
@@ -256,7 +256,7 @@ def _run_in(run: Run, started: Start) -> tuple[dict, dict, int, list[dict]]:
     return report, manifest, code, records
 
 
-def write_run(opts: RunOptions, console: Console, started: Start, plan: Plan, probed, records: list[dict],
+def write_run(opts: RunOptions, console: Console, started: Start, plan: Plan, probed, records: list[Record],
               expected: dict, stats: dict, *, notes: list[str] = (), image: dict | None = None) -> tuple[dict, dict, int]:
     """Write ``report.json``, ``run.json``, the benchmark's run files and ``SHA256SUMS``
     (last) into ``opts.out`` from a run's records (``records.jsonl`` is already there),
@@ -423,7 +423,7 @@ def _reproduce_locked(opts: RunOptions, console: Console, bench, modes) -> tuple
     return rep, code
 
 
-def recheck(opts: RunOptions, records: list[dict], n: int, *, seed: int = 0,
+def recheck(opts: RunOptions, records: list[Record], n: int, *, seed: int = 0,
             console: Console | None = None) -> tuple[list[dict], list[str]]:
     """Re-run ``n`` records of a run, drawn with ``seed``, with the real verifier and
     compare: the independent check of a run directory (an artifact reviewer's, a Hub
@@ -468,7 +468,7 @@ def recheck(opts: RunOptions, records: list[dict], n: int, *, seed: int = 0,
     return again, differences
 
 
-def rejudge(opts: RunOptions, records: list[dict], run_dir: Path,
+def rejudge(opts: RunOptions, records: list[Record], run_dir: Path,
             console: Console | None = None) -> tuple[int, int, list[str]]:
     """Re-derive every record's verdict from the tool output it names, with the current
     parser and judge, without running a tool (``verikit validate``): a verdict edited in

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...model import GOLD, Candidate, Job, VerifierResult
+from ...model import GOLD, Candidate, Job, VerifierResult, Record
 from ...plugin import Benchmark, Block, Claim, Paper, Reproduction
 from .. import published_figures
 from . import blocks, execution
@@ -54,12 +54,12 @@ class Casp(Benchmark):
     def judge(self, job: Job, result: VerifierResult) -> tuple[str, str]:
         return judge(job, result)
 
-    def compare(self, records: list[dict], tasks: dict, fetched) -> list[dict]:
+    def compare(self, records: list[Record], tasks: dict, fetched) -> list[dict]:
         """Gold verdicts and goal counts vs the dataset's published ones; bundled specs
         vs the CASP-LLM-Verification-Study's verdicts."""
         return compare_gold(records, tasks) + compare_study(records, study_results(fetched))
 
-    def notes(self, records: list[dict], modes: list[str]) -> list[str]:
+    def notes(self, records: list[Record], modes: list[str]) -> list[str]:
         """Unreachable code the WP smoke tests find under gold contracts (not a rejection),
         the integrity summary (:func:`integrity_notes`), the execution cross-check's
         statuses and the mean spec strength per model (:func:`.execution.report_notes`)."""
@@ -87,7 +87,7 @@ class Casp(Benchmark):
     def published(self) -> dict:
         return published_figures(NAME)
 
-    def report_blocks(self, report: dict, records: list[dict]) -> list[Block]:
+    def report_blocks(self, report: dict, records: list[Record]) -> list[Block]:
         return blocks.report_blocks(report, records)
 
     def container_images(self) -> tuple[str, ...]:

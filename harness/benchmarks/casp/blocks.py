@@ -6,9 +6,10 @@ from collections import defaultdict
 
 from ...plugin import Bars, Block
 from .. import is_canary
+from ...model import Record
 
 
-def report_blocks(report: dict, records: list[dict]) -> list[Block]:
+def report_blocks(report: dict, records: list[Record]) -> list[Block]:
     """One bar chart: per mode, the candidates (canaries apart) whose WP goals were all
     proved vs those with some goal unproved."""
     pts = defaultdict(list)

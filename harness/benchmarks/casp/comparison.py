@@ -10,7 +10,7 @@ import io
 from pathlib import Path
 
 from ... import datasets
-from ...model import GOLD, ProcResult
+from ...model import GOLD, ProcResult, Record
 from ...plugin import Reproduction
 from ...verifiers.framac import FramaC
 from . import integrity
@@ -68,7 +68,7 @@ def _explain_goals(pub_total: int, rep_total: int, record: dict) -> str:
     return f"toolchain drift: Frama-C {fc} vs published {pin}; goal total differs by {d:+d}"
 
 
-def compare_gold(records: list[dict], tasks: dict) -> list[dict]:
+def compare_gold(records: list[Record], tasks: dict) -> list[dict]:
     """Per task, the dataset's published verification (Frama-C 30.0) vs this run."""
     rows = []
     for r in records:
@@ -94,7 +94,7 @@ def compare_gold(records: list[dict], tasks: dict) -> list[dict]:
     return rows
 
 
-def compare_study(records: list[dict], study: dict) -> list[dict]:
+def compare_study(records: list[Record], study: dict) -> list[dict]:
     """Per bundled candidate, the study's verdict (its own protocol) vs this run."""
     rows = []
     for r in records:
@@ -145,7 +145,7 @@ def _drift_text(tc: dict) -> str:
         or "none"
 
 
-def reproduce_figures(records: list[dict], tasks: dict) -> Reproduction:
+def reproduce_figures(records: list[Record], tasks: dict) -> Reproduction:
     """Published vs reproduced for the gold pairs: how many verify, and per pair its
     verdict and goal total as the dataset records them (Frama-C 30.0 counts).
 
@@ -188,7 +188,7 @@ def reproduce_figures(records: list[dict], tasks: dict) -> Reproduction:
     return Reproduction(figures=figures, notes=notes)
 
 
-def integrity_notes(records: list[dict]) -> list[str]:
+def integrity_notes(records: list[Record]) -> list[str]:
     """What the integrity rules found (:mod:`.integrity`), for the report: per candidate
     mode the ``termination`` statuses, the tasks whose own contract has no ensures
     (``trivial_task``), and every scored candidate (not a canary) rejected by a rule

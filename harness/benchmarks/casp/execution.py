@@ -52,6 +52,7 @@ from .exec_mutants import _body_tokens, mutant_file, mutants
 
 # Re-exports: the names of the former single module (tests and the driver's callers read them here).
 from .exec_driver import LOG, MAX_LEN, PAIR_PARAMS  # noqa: F401
+from ...model import Record
 
 # --------------------------------------------------------------------------- job files
 
@@ -326,7 +327,7 @@ def _strength(plan: dict, builds: dict, runs: dict, satisfying: list[int]) -> tu
     return st, None
 
 
-def report_notes(records: list[dict]) -> list[str]:
+def report_notes(records: list[Record]) -> list[str]:
     """Report lines: per candidate mode the execution statuses, and (spec-from-code) the
     mean spec strength per model (canaries left out), beside the verified rate."""
     out = []

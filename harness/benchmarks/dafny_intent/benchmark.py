@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...model import GOLD, Candidate, Job, sha256_text
+from ...model import GOLD, Candidate, Job, sha256_text, Record
 from .. import published_figures
 from ...plugin import Benchmark, Block, Paper, Reproduction
 from . import blocks
@@ -266,7 +266,7 @@ def judge_(job, result) -> tuple[str, str]:
 # Report
 # ---------------------------------------------------------------------------------------
 
-def report_sections(records: list[dict], tasks: list[Task], modes: list[str], *, seed: int = 0) -> dict:
+def report_sections(records: list[Record], tasks: list[Task], modes: list[str], *, seed: int = 0) -> dict:
     """``report.json`` ``sections``: ``metrics`` (per model), ``labels`` (agreement with the
     human labels per threshold), ``findings`` (the paper's task-level statements; empty for
     a directory of one's own programs), ``coverage`` (programs handled and skipped with
@@ -317,7 +317,7 @@ WEAKNESSES = [
 ]
 
 
-def weaknesses(records: list[dict]) -> dict:
+def weaknesses(records: list[Record]) -> dict:
     """Report section ``weaknesses``: the :data:`WEAKNESSES` of the metrics, and per model
     ``avg_completeness`` next to ``avg_completeness_if_correct`` with the number of
     incorrect specifications the former averages in (``incorrect_counted``)."""
@@ -332,7 +332,7 @@ def weaknesses(records: list[dict]) -> dict:
     return {"known": WEAKNESSES, "avg_completeness": per}
 
 
-def run_notes(records: list[dict], modes: list[str]) -> list[str]:
+def run_notes(records: list[Record], modes: list[str]) -> list[str]:
     """Notes for report.json: the Dafny version drift, and per model the tasks scored and
     the average correctness and completeness."""
     notes = ["Dafny 4.6 (the paper's version) cannot be installed here: checks run with Dafny 2.3.0 "
@@ -348,7 +348,7 @@ def run_notes(records: list[dict], modes: list[str]) -> list[str]:
     return notes
 
 
-def compare(records: list[dict], tasks: dict) -> list[dict]:
+def compare(records: list[Record], tasks: dict) -> list[dict]:
     """No per-candidate published verdicts: the comparison with the human labels is the
     ``labels`` report section."""
     return []
@@ -371,7 +371,7 @@ def _figure(fig: dict, reproduced, holds: bool | None, notes: list[str]) -> dict
             "equal": holds, "status": status, "notes": notes}
 
 
-def figures_from_run(report: dict, records: list[dict], published: dict) -> list[dict]:
+def figures_from_run(report: dict, records: list[Record], published: dict) -> list[dict]:
     """Published vs reproduced for every figure of ``results/published/dafny-intent.json``,
     from a run's report and records. ``status`` is ``reproduced`` when the figure's
     ``criterion`` holds on this run, ``differs`` when it does not (the paper's figures are a
@@ -422,7 +422,7 @@ def figures_from_run(report: dict, records: list[dict], published: dict) -> list
     return out
 
 
-def reproduction_notes(report: dict, records: list[dict]) -> list[str]:
+def reproduction_notes(report: dict, records: list[Record]) -> list[str]:
     """Notes of a reproduction, from the run's ``report.json`` and records: per model the
     averages, the agreement with the human labels at every threshold, every skipped
     program with its reason, and the mutation seed and Dafny version of the run."""
@@ -491,13 +491,13 @@ class DafnyIntent(Benchmark):
     def adaptation(self, mode: str) -> dict | None:
         return ADAPTATION.get(mode)
 
-    def compare(self, records: list[dict], tasks: dict, fetched) -> list[dict]:
+    def compare(self, records: list[Record], tasks: dict, fetched) -> list[dict]:
         return compare(records, tasks)
 
-    def notes(self, records: list[dict], modes: list[str]) -> list[str]:
+    def notes(self, records: list[Record], modes: list[str]) -> list[str]:
         return run_notes(records, modes)
 
-    def report_sections(self, records: list[dict], tasks: list[Task], modes: list[str], *, seed: int = 0) -> dict:
+    def report_sections(self, records: list[Record], tasks: list[Task], modes: list[str], *, seed: int = 0) -> dict:
         return report_sections(records, tasks, modes, seed=seed)
 
     def convert(self, path, fetched, tasks: list[Task], *, model: str | None = None) -> list[dict]:
@@ -543,7 +543,7 @@ class DafnyIntent(Benchmark):
     def published(self) -> dict:
         return load_published()
 
-    def report_blocks(self, report: dict, records: list[dict]) -> list[Block]:
+    def report_blocks(self, report: dict, records: list[Record]) -> list[Block]:
         return blocks.report_blocks(report, records)
 
     def container_images(self) -> tuple[str, ...]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from ...plugin import Block, Scatter, Table
+from ...model import Record
 
 
-def report_blocks(report: dict, records: list[dict]) -> list[Block]:
+def report_blocks(report: dict, records: list[Record]) -> list[Block]:
     """Correctness vs completeness per specification, the per-model table and the
     paper's findings re-checked, from report.json's sections."""
     sec = report.get("sections") or {}

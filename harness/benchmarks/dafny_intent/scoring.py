@@ -6,6 +6,7 @@ task-level findings as they show in a run."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from ...model import Record
 
 #: Paper, Section II-B: STRONG_SPEC above, WEAK_SPEC below this completeness.
 LABEL_THRESHOLD = 0.66
@@ -100,7 +101,7 @@ def kit_label(s: dict, threshold: float = LABEL_THRESHOLD) -> str | None:
     return "STRONG" if s["completeness"] >= threshold else "WEAK"
 
 
-def label_agreement(records: list[dict], thresholds=AGREEMENT_THRESHOLDS, model: str = "gpt-4") -> dict:
+def label_agreement(records: list[Record], thresholds=AGREEMENT_THRESHOLDS, model: str = "gpt-4") -> dict:
     """Agreement of the kit's labels with the human labels of one model's specifications
     (default the bundled RQ3 GPT-4 ones; a converted RQ1-RQ3 file's model carries its own
     labels, see :func:`harness.benchmarks.dafny_intent.dataset.convert_generations`), per
@@ -148,7 +149,7 @@ def label_agreement(records: list[dict], thresholds=AGREEMENT_THRESHOLDS, model:
             "strong_weak": sw_rows, "per_task": sorted(per_task, key=lambda p: int(p["task_id"]))}
 
 
-def agreement_by_model(records: list[dict], thresholds=AGREEMENT_THRESHOLDS) -> dict:
+def agreement_by_model(records: list[Record], thresholds=AGREEMENT_THRESHOLDS) -> dict:
     """:func:`label_agreement` for every scored model whose records carry a human label
     (``{model: {"labelled", "label_threshold", "rows", "strong_weak"}}``; the per-task rows
     are left out), so a converted RQ1/RQ2 run compares with the RQ3 GPT-4 one."""
@@ -162,12 +163,12 @@ def agreement_by_model(records: list[dict], thresholds=AGREEMENT_THRESHOLDS) -> 
     return out
 
 
-def scored_records(records: list[dict]) -> list[dict]:
+def scored_records(records: list[Record]) -> list[dict]:
     """The records that count in the metrics: every candidate but the canaries."""
     return [r for r in records if not r["candidate"]["model"].startswith("canary:")]
 
 
-def summarize(records: list[dict]) -> dict:
+def summarize(records: list[Record]) -> dict:
     """Per model: verdict counts and the averages over its tasks: ``avg_correctness``
     (tasks with per-method results), ``avg_completeness`` (tasks with mutants, every
     candidate: the reference script's average), ``avg_completeness_if_correct`` (only the
@@ -207,7 +208,7 @@ PAPER_FINDINGS = {
 }
 
 
-def findings(records: list[dict]) -> dict:
+def findings(records: list[Record]) -> dict:
     """For each task of :data:`PAPER_FINDINGS`: the paper's statement and what this run
     shows (verdict, correctness per test with the expected output of failing tests,
     completeness, the probes of task 2), for the GPT-4 specification (or any candidate

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from ...model import GOLD, Candidate, Job, VerifierResult, candidate_ref, sha256_text
+from ...model import GOLD, Candidate, Job, VerifierResult, candidate_ref, sha256_text, Record
 from .. import published_figures
 from ...plugin import Benchmark, Block, Command, Paper, Reproduction
 from . import blocks, commands
@@ -252,7 +252,7 @@ def _judge(job: Job, result: VerifierResult) -> tuple[str, str]:
     return result.verdict, result.reason
 
 
-def compare(records: list[dict], tasks: dict, fetched=None) -> list[dict]:
+def compare(records: list[Record], tasks: dict, fetched=None) -> list[dict]:
     """No per-candidate published results exist: nothing to compare."""
     return []
 
@@ -261,7 +261,7 @@ def compare(records: list[dict], tasks: dict, fetched=None) -> list[dict]:
 # Report
 # ---------------------------------------------------------------------------------------
 
-def report_sections(records: list[dict], tasks: list[Task], modes: list[str], *, seed: int = 0,
+def report_sections(records: list[Record], tasks: list[Task], modes: list[str], *, seed: int = 0,
                     theta: float = THETA) -> dict:
     """``report.json`` ``sections``: ``runnable_at_k``, ``similarity``, ``fixes``,
     ``outcomes`` (see :mod:`~harness.benchmarks.modelbench.metrics`), ``oracles``
@@ -280,7 +280,7 @@ def report_sections(records: list[dict], tasks: list[Task], modes: list[str], *,
             "not_reproducible": {"table2": NOT_REPRODUCIBLE}}
 
 
-def run_notes(records: list[dict], modes: list[str]) -> list[str]:
+def run_notes(records: list[Record], modes: list[str]) -> list[str]:
     """Notes for report.json: what cannot be reproduced and the kit's adaptations."""
     notes = [f"Table 2 of the paper: not reproducible ({NOT_REPRODUCIBLE}); the numbers here are the kit's own "
              "on its own oracle set",
@@ -303,7 +303,7 @@ def load_published() -> dict:
     return published_figures(NAME)
 
 
-def reproduction(fetched, report: dict, records: list[dict], *, tasks: list[Task] | None = None,
+def reproduction(fetched, report: dict, records: list[Record], *, tasks: list[Task] | None = None,
                  published: dict | None = None, theta: float = THETA) -> Reproduction:
     """The paper's figures next to the kit's, from a finished run of the oracle tasks
     (mode ``original-fewshot``: the gold oracles and cheat canaries, the bundled imperfect
@@ -406,10 +406,10 @@ class ModelBench(Benchmark):
     def judge(self, job: Job, result: VerifierResult) -> tuple[str, str]:
         return judge(job, result)
 
-    def notes(self, records: list[dict], modes: list[str]) -> list[str]:
+    def notes(self, records: list[Record], modes: list[str]) -> list[str]:
         return run_notes(records, modes)
 
-    def report_sections(self, records: list[dict], tasks: list, modes: list[str], *, seed: int = 0) -> dict:
+    def report_sections(self, records: list[Record], tasks: list, modes: list[str], *, seed: int = 0) -> dict:
         return report_sections(records, tasks, modes, seed=seed)
 
     def prompts(self, fetched, tasks: list[Task], mode: str, *, shots: int | None = None) -> list[dict]:
@@ -454,7 +454,7 @@ class ModelBench(Benchmark):
     def published(self) -> dict:
         return load_published()
 
-    def report_blocks(self, report: dict, records: list[dict]) -> list[Block]:
+    def report_blocks(self, report: dict, records: list[Record]) -> list[Block]:
         return blocks.report_blocks(report, records)
 
     def container_images(self) -> tuple[str, ...]:

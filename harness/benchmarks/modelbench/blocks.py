@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from ...plugin import Block, Table, Text
+from ...model import Record
 
 
-def report_blocks(report: dict, records: list[dict]) -> list[Block]:
+def report_blocks(report: dict, records: list[Record]) -> list[Block]:
     """Runnable@k and TLC outcomes per mode and model, Table 1's filters, and what is
     not reproducible, from report.json's sections."""
     sec = report.get("sections") or {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ...metrics import pass_at_k
-from ...model import GOLD
+from ...model import GOLD, Record
 
 #: The model name of the oracle records (the kit's hand-written TLA+ models, run as the
 #: gold candidate of each task that has one).
@@ -76,13 +76,13 @@ def similarity(oracle_states: list[dict], generated_states: list[dict], theta: f
     return hit / len(oracle_states)
 
 
-def scored(records: list[dict]) -> list[dict]:
+def scored(records: list[Record]) -> list[dict]:
     """The records of model candidates: gold (the oracles) and canaries left out."""
     return [r for r in records
             if r["candidate"]["model"] != ORACLE_MODEL and not r["candidate"]["model"].startswith("canary:")]
 
 
-def runnable_at_k(records: list[dict], *, ks=RUNNABLE_K) -> dict:
+def runnable_at_k(records: list[Record], *, ks=RUNNABLE_K) -> dict:
     """Runnable@k (Section 4.1.1, Equation 1: ``E[1 - C(n-c, k) / C(n, k)]``) per mode and
     model: a sample counts as runnable when its verdict is ``verified``;
     ``infra_error`` samples are left out. A k larger than a task's n is an error entry.
@@ -113,7 +113,7 @@ def runnable_at_k(records: list[dict], *, ks=RUNNABLE_K) -> dict:
     return out
 
 
-def similarity_table(records: list[dict], *, theta: float = THETA) -> dict:
+def similarity_table(records: list[Record], *, theta: float = THETA) -> dict:
     """State similarity of every runnable candidate against its task's oracle (the
     verified gold record (:data:`ORACLE_MODEL`) of the same mode), and the averages per mode and
     model over runnable candidates with an oracle (the paper: "Only models that pass TLC
@@ -152,7 +152,7 @@ def similarity_table(records: list[dict], *, theta: float = THETA) -> dict:
     return {"theta": theta, "note": SIMILARITY_NOTE, "per_candidate": rows, "average": avg}
 
 
-def average_fixes(records: list[dict]) -> dict:
+def average_fixes(records: list[Record]) -> dict:
     """Average number of fixes per mode and model, over the samples whose predictions line
     gave ``meta.fixes`` (Table 2's "Avg Fixes"); ``{"available": False, ...}`` when none
     did."""
@@ -168,7 +168,7 @@ def average_fixes(records: list[dict]) -> dict:
     return out
 
 
-def outcomes(records: list[dict]) -> dict:
+def outcomes(records: list[Record]) -> dict:
     """TLC outcomes per mode and model (``parse_error``, ``semantic_error``,
     ``config_error``, ``runtime_error``, ``invariant_violated``, ``success``...)."""
     out: dict = {}
@@ -189,7 +189,7 @@ WEAKNESSES_NOTE = ("Definition 4 (theta 1.0, generated side) gives similarity 1.
                    "stuttering (no state reachable but the initial ones: 'stuttering_only')")
 
 
-def weaknesses(records: list[dict]) -> dict:
+def weaknesses(records: list[Record]) -> dict:
     """Runnable samples per mode and model that TLC found ``stuttering_only`` (every
     reachable state is initial: the next-state relation computes nothing); they count as
     runnable under the paper's definition. Returns ``{"note", "stuttering_only": {mode:
@@ -265,7 +265,7 @@ def behaviour(oracle_states: list[dict], candidate_states: list[dict], entry: di
             "behaves_like_program": not missing and (by_inputs or by_results) and bool(program_inputs)}
 
 
-def behaviour_table(records: list[dict], entries: dict) -> dict:
+def behaviour_table(records: list[Record], entries: dict) -> dict:
     """The behaviour cross-check (:func:`behaviour`) of every runnable scored candidate
     with a verified oracle record of the same mode; ``entries``: ``data/tasks.json``'s
     ``oracles`` (task id -> entry).

@@ -49,7 +49,7 @@ import json
 import random
 from pathlib import Path
 
-from ...model import Candidate, Job, VerifierResult
+from ...model import Candidate, Job, VerifierResult, Record
 from ...plugin import Benchmark, Block, Claim, Paper, Reproduction
 from .. import published_figures
 from .data import (CATEGORIES, LANGUAGES, MANIFESTS, N_TASKS, SOURCES, SUFFIXES, TABLE3_PROJECT,  # noqa: F401
@@ -180,13 +180,13 @@ class NTP4VC(Benchmark):
 
     # ---- results
 
-    def compare(self, records: list[dict], tasks: dict, fetched) -> list[dict]:
+    def compare(self, records: list[Record], tasks: dict, fetched) -> list[dict]:
         """``why3`` records vs the published per-goal AL3 results
         (:func:`.why3_al3.compare`); proof checking has no published per-candidate
         verdicts."""
         return why3_al3.compare(records, tasks)
 
-    def notes(self, records: list[dict], modes: list[str]) -> list[str]:
+    def notes(self, records: list[Record], modes: list[str]) -> list[str]:
         """The Rocq adaptation, what cannot be checked here, byte-identical task files,
         and the ``why3`` mode's deviations from the paper's AL3 run."""
         notes = [ROCQ_NOTE] if "rocq" in modes else []
@@ -197,7 +197,7 @@ class NTP4VC(Benchmark):
             notes += [f"why3 (Auto_level_3 re-run): {x}" for x in why3_al3.LIMITATIONS]
         return notes
 
-    def report_sections(self, records: list[dict], tasks: list[Task], modes: list[str], *, seed: int = 0) -> dict:
+    def report_sections(self, records: list[Record], tasks: list[Task], modes: list[str], *, seed: int = 0) -> dict:
         """``pass_at_k`` and ``task_loads`` (proof languages), ``adaptation`` (rocq),
         ``why3_auto_level_3`` (the agreement table of the ``why3`` mode)."""
         by_id = {t.task_id: t for t in tasks}
@@ -238,7 +238,7 @@ class NTP4VC(Benchmark):
     def published(self) -> dict:
         return published_figures(NAME)
 
-    def report_blocks(self, report: dict, records: list[dict]) -> list[Block]:
+    def report_blocks(self, report: dict, records: list[Record]) -> list[Block]:
         return blocks.report_blocks(report, records)
 
     def container_images(self) -> tuple[str, ...]:

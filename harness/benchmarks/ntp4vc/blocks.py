@@ -6,9 +6,10 @@ from collections import Counter, defaultdict
 
 from ...plugin import Bars, Block, Text, VerdictBars
 from .. import is_canary
+from ...model import Record
 
 
-def report_blocks(report: dict, records: list[dict]) -> list[Block]:
+def report_blocks(report: dict, records: list[Record]) -> list[Block]:
     """Verdicts by source (pearl / frama_c), published vs reproduced pass rates by source,
     and the consistency checks of the reproduction."""
     blocks: list[Block] = []

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ...metrics import bootstrap_ci, pass_at_k
-from ...model import GOLD, Candidate, Job, Limits, VerifierResult, candidate_ref, sha256_text
+from ...model import GOLD, Candidate, Job, Limits, VerifierResult, candidate_ref, sha256_text, Record
 from ...verifiers import rocq as rocq_mod
 from ...verifiers.proof import Theorem
 from .data import ISABELLE_PROJECT_ROOT, ISABELLE_SESSION_DIRS, LANGUAGES, LEAN_PROJECT, SOURCES, Task, path_of
@@ -227,12 +227,12 @@ def judge_proof(job: Job, result: VerifierResult) -> tuple[str, str]:
     return result.verdict, result.reason
 
 
-def _scored(records: list[dict]) -> list[dict]:
+def _scored(records: list[Record]) -> list[dict]:
     return [r for r in records if r["mode"] in LANGUAGES and r["candidate"]["model"] != GOLD
             and not r["candidate"]["model"].startswith("canary:")]
 
 
-def pass_at_k_table(records: list[dict], tasks: dict, *, ks=PASS_AT_K, seed: int = 0) -> dict:
+def pass_at_k_table(records: list[Record], tasks: dict, *, ks=PASS_AT_K, seed: int = 0) -> dict:
     """pass@k per model, language and group (overall, per source, per category), with a
     95% percentile-bootstrap CI over tasks (``seed`` recorded).
 
@@ -300,7 +300,7 @@ def load_failure_cause(record: dict) -> str:
                 "unclassified (see Coq's error)")
 
 
-def task_loads(records: list[dict], tasks: dict) -> dict:
+def task_loads(records: list[Record], tasks: dict) -> dict:
     """From the ``gold`` records of the proof languages: how many task files load, and
     why the others do not.
 
@@ -321,7 +321,7 @@ def task_loads(records: list[dict], tasks: dict) -> dict:
                           "reason": r["reason"]} for r in sorted(fails, key=lambda r: r["task_id"])]}
 
 
-def twin_notes(records: list[dict]) -> list[str]:
+def twin_notes(records: list[Record]) -> list[str]:
     """A note naming the groups of tasks whose files are byte-identical (each still gets
     its own record; one prover run serves them all), or none."""
     same: dict[tuple[str, str], set[str]] = defaultdict(set)

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ...model import GOLD, Candidate, Job, Limits, candidate_ref, canonical_json, sha256_text
+from ...model import GOLD, Candidate, Job, Limits, candidate_ref, canonical_json, sha256_text, Record
 from .data import Task, has_file, path_of
 
 NAME = "ntp4vc"
@@ -199,7 +199,7 @@ def build_why3_job(task: Task, cand: Candidate, options: dict, dataset: dict, ct
                candidate=candidate_ref(cand), files=dict(files), options=opts, limits=LIMITS)
 
 
-def _rows(records: list[dict]) -> list[dict]:
+def _rows(records: list[Record]) -> list[dict]:
     return [r for r in records if r["mode"] == MODE and r["candidate"]["model"] == GOLD]
 
 
@@ -217,7 +217,7 @@ def _difference(published: bool, r: dict) -> str:
             "per-prover results are not available)")
 
 
-def compare(records: list[dict], tasks: dict) -> list[dict]:
+def compare(records: list[Record], tasks: dict) -> list[dict]:
     """Each ``why3`` gold record vs the goal's published Auto_level_3 result
     (``tasks``: task id -> :class:`Task`).
 
@@ -249,7 +249,7 @@ def compare(records: list[dict], tasks: dict) -> list[dict]:
     return out
 
 
-def agreement_section(records: list[dict], tasks: list[Task]) -> dict:
+def agreement_section(records: list[Record], tasks: list[Task]) -> dict:
     """The ``why3_auto_level_3`` section of report.json.
 
     Returns ``{"agreement": {"both_true", "both_false", "published_only", "rerun_only",

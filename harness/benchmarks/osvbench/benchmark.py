@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...model import Candidate, GOLD, Job, Limits, VerifierResult, candidate_ref
+from ...model import Candidate, GOLD, Job, Limits, VerifierResult, candidate_ref, Record
 from ...plugin import Benchmark, Block, Claim, Paper, Reproduction
 from ...verifiers import hyperkernel
 from . import blocks, image, rescore, scoring
@@ -157,7 +157,7 @@ class OSVBench(Benchmark):
 
     # ---- results
 
-    def compare(self, records: list[dict], tasks: dict, fetched) -> list[dict]:
+    def compare(self, records: list[Record], tasks: dict, fetched) -> list[dict]:
         """Per record checking the very spec the published run checked for its task, the
         published log entry vs this run (:func:`harness.benchmarks.osvbench.scoring.compare`);
         [] when the dataset has no published run, or one that does not pair with its
@@ -168,7 +168,7 @@ class OSVBench(Benchmark):
             return []
         return scoring.compare(records, published) if published else []
 
-    def notes(self, records: list[dict], modes: list[str]) -> list[str]:
+    def notes(self, records: list[Record], modes: list[str]) -> list[str]:
         """What a reader of the report must know about the check and the metrics."""
         return [
             ("each spec is checked with HV6.test_<syscall> on the one Hyperkernel build of the image, as upstream's "
@@ -177,11 +177,11 @@ class OSVBench(Benchmark):
              "counterexample or timeout, syntax = any other failure of the check (rejected specs never ran)"),
         ]
 
-    def report_sections(self, records: list[dict], tasks: list, modes: list[str], *, seed: int = 0) -> dict:
+    def report_sections(self, records: list[Record], tasks: list, modes: list[str], *, seed: int = 0) -> dict:
         """``pass_at_k`` and ``per_model`` (:func:`harness.benchmarks.osvbench.scoring.report_sections`)."""
         return scoring.report_sections(records, tasks)
 
-    def run_files(self, records: list[dict], tasks: list[Task]) -> dict[str, str]:
+    def run_files(self, records: list[Record], tasks: list[Task]) -> dict[str, str]:
         """Extra files of a run directory: ``output_upstream_format``, the run as
         upstream's verifier log (:func:`harness.benchmarks.osvbench.scoring.upstream_log`;
         readable by upstream's stats.py). ``tasks``: the run's tasks, in benchmark order."""
@@ -242,7 +242,7 @@ class OSVBench(Benchmark):
     def published(self) -> dict:
         return rescore.load_published()
 
-    def report_blocks(self, report: dict, records: list[dict]) -> list[Block]:
+    def report_blocks(self, report: dict, records: list[Record]) -> list[Block]:
         return blocks.report_blocks(report, records)
 
     def container_images(self) -> tuple[str, ...]:

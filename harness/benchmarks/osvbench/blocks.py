@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from ...plugin import Bars, Block, Table, Text
+from ...model import Record
 
 
-def report_blocks(report: dict, records: list[dict]) -> list[Block]:
+def report_blocks(report: dict, records: list[Record]) -> list[Block]:
     """Pass@1 by bug type, outcomes by error cause and where errors were raised, and the
     checks of the published run, from report.json's ``published_run`` section."""
     run = (report.get("sections") or {}).get("published_run") or {}

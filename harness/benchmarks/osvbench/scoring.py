@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from ...metrics import mean_pass_at_k
 from ...verifiers import hyperkernel
 from .tasks import BUG_TYPES, CORRECT, Task
+from ...model import Record
 
 #: The k of pass@k reported (the paper reports pass@1; 3 and 5 when n allows).
 PASS_AT_K = (1, 3, 5)
@@ -45,7 +46,7 @@ def record_class(record: dict) -> str:
     return extra.get("upstream_class") or _CLASS_OF_VERDICT.get(verdict, "syntax")
 
 
-def pass_at_k(records: list[dict], ks: tuple[int, ...] = PASS_AT_K) -> dict:
+def pass_at_k(records: list[Record], ks: tuple[int, ...] = PASS_AT_K) -> dict:
     """pass@k per model with the unbiased estimator (Chen et al. 2021,
     :func:`harness.metrics.mean_pass_at_k`) from n samples per task.
 
@@ -84,7 +85,7 @@ def pass_at_k(records: list[dict], ks: tuple[int, ...] = PASS_AT_K) -> dict:
     return out
 
 
-def per_model(records: list[dict], tasks: list[Task]) -> dict:
+def per_model(records: list[Record], tasks: list[Task]) -> dict:
     """Per model: ``samples``; ``classes`` (the paper's categories over all samples,
     :func:`record_class`); ``causes`` (the finer cause of each sample: ``verified``,
     ``counterexample``, ``timeout``, the exception class..., or the verdict when the
@@ -113,14 +114,14 @@ def per_model(records: list[dict], tasks: list[Task]) -> dict:
     return out
 
 
-def report_sections(records: list[dict], tasks: list[Task], ks: tuple[int, ...] = PASS_AT_K) -> dict:
+def report_sections(records: list[Record], tasks: list[Task], ks: tuple[int, ...] = PASS_AT_K) -> dict:
     """The sections of report.json (what upstream's ``summary.json`` had): ``pass_at_k``
     (:func:`pass_at_k`) and ``per_model`` (:func:`per_model`), canaries left out."""
     recs = [r for r in records if not is_canary(r)]
     return {"pass_at_k": pass_at_k(recs, ks), "per_model": per_model(recs, tasks)}
 
 
-def upstream_log(records: list[dict], tasks: list[Task]) -> str:
+def upstream_log(records: list[Record], tasks: list[Task]) -> str:
     """An upstream-format verifier log (``outputs/output_<name>``, readable by upstream's
     ``stats.py``): one entry per task that has records, in benchmark order, canaries
     left out; per task the first verified sample, else the last sample (the entry
@@ -145,7 +146,7 @@ def upstream_log(records: list[dict], tasks: list[Task]) -> str:
     return "".join(parts)
 
 
-def compare(records: list[dict], published: dict[str, tuple[str, hyperkernel.Classification]]) -> list[dict]:
+def compare(records: list[Record], published: dict[str, tuple[str, hyperkernel.Classification]]) -> list[dict]:
     """Per record whose candidate is the very spec the published run checked for its task
     (same sha256: e.g. predictions converted from the pinned results JSON), the published
     log entry vs this run: ``{"task_id", "mode", "model", "published": {"verdict",
