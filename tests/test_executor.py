@@ -387,7 +387,8 @@ def test_a_candidate_the_kit_cannot_read_is_invalid_and_the_gold_stops_the_run(c
     """``build_job`` raising on a model's candidate (the kit's own parsing meeting odd
     input) gives that candidate an ``invalid`` job decided without running; on the gold it
     is the task's problem: RunError naming it."""
-    from harness.runner import RunError, _job
+    from harness.runner import RunError
+    from harness.runner.plan import _job
 
     class Odd:
         name, version = "casp", "test"
