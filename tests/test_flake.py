@@ -46,7 +46,7 @@ PREFIX_STUB = {"2.7": "2.7.18", "17": "17.0.12+7"}
 
 
 def pins() -> dict:
-    return toolchains.load_pins()["toolchains"]
+    return toolchains.load_pins(str(toolchains.PINS_FILE))["toolchains"]  # the kit's own pins: what the flake builds
 
 
 def nix_entries(tcs: dict):
@@ -125,7 +125,7 @@ def flake_copy(tmp: Path, tcs: dict | None = None) -> Path:
     if (ROOT / "flake.lock").exists():
         shutil.copy(ROOT / "flake.lock", dst / "flake.lock")
     shutil.copytree(ROOT / "nix", dst / "nix", ignore=shutil.ignore_patterns("__pycache__"))
-    data = toolchains.load_pins()
+    data = toolchains.load_pins(str(toolchains.PINS_FILE))
     if tcs is not None:
         data = dict(data, toolchains=tcs)
     (dst / "images" / "toolchains.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
