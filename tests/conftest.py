@@ -75,6 +75,10 @@ def shared_cache(tmp_path_factory) -> Path:
     re-derived from its stored tool output by this kit's parser and judge (the executor),
     so a test still gets this kit's verdicts; a test that counts tool runs or edits the
     cache uses its own (``isolated_cache``)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # one cache for all workers (entries are written atomically)
+        shared = tmp_path_factory.getbasetemp().parent / "shared-result-cache"
+        shared.mkdir(exist_ok=True)
+        return shared
     return tmp_path_factory.mktemp("shared-result-cache")
 
 
