@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import json
 import sys
 import tomllib
 from abc import ABC, abstractmethod
@@ -43,6 +44,13 @@ from .model import Candidate, Job, VerifierResult, Record
 GROUPS = ("verikit.benchmarks", "verikit.verifiers", "verikit.toolchains", "verikit.datasets")
 
 PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
+
+#: The sections schema of a benchmark that writes none: report.json's ``sections`` (and the
+#: reproduction's) must be an empty object (:meth:`Benchmark.sections_schema`'s default).
+NO_SECTIONS = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+               "additionalProperties": False, "description": "no sections: an empty object only"}
+#: The file name of a benchmark's sections schema, beside the module that defines its class.
+SECTIONS_SCHEMA = "sections.schema.json"
 
 
 class PluginError(ValueError):
@@ -248,7 +256,9 @@ class Reproduction:
             "notes"?, "criterion"?}]``; ``status`` is ``reproduced``, ``differs`` or
             ``not_reproducible``.
         notes: free-text notes (data quirks, deviations), each one line.
-        sections: extra JSON-able report sections (e.g. OSVBench's finer error causes).
+        sections: extra JSON-able report sections (e.g. OSVBench's finer error causes),
+            merged into report.json's ``sections``; each must be a property of the
+            benchmark's :meth:`Benchmark.sections_schema`.
         files: extra files to write into the run directory (name -> text), e.g.
             OSVBench's upstream-format log.
     """
@@ -410,8 +420,28 @@ class Benchmark(ABC):
         return []
 
     def report_sections(self, records: list[Record], tasks: list, modes: list[str], *, seed: int = 0) -> dict:
-        """Benchmark-specific sections of report.json (pass@k tables, similarity...)."""
+        """Benchmark-specific sections of report.json (pass@k tables, similarity...), as
+        :meth:`sections_schema` describes them (checked before report.json is written)."""
         return {}
+
+    def sections_schema(self) -> dict:
+        """The JSON Schema (draft 2020-12) of the benchmark's ``sections`` of report.json:
+        what :meth:`report_sections` writes and what :meth:`reproduce`'s
+        :attr:`Reproduction.sections` adds to them. The kit checks a report's ``sections``
+        against it wherever it checks report.json (before writing it, ``verikit validate``,
+        a download), and the reproduction's ``sections`` against its ``properties`` one by
+        one (a reproduction writes some of the sections). Its top level should say
+        ``"additionalProperties": false``, so that a section it does not describe is an error.
+
+        By default: ``sections.schema.json`` (:data:`SECTIONS_SCHEMA`) beside the module
+        that defines the benchmark's class, when it exists, else :data:`NO_SECTIONS` (an
+        empty object only).
+
+        Raises:
+            OSError, ValueError: the file cannot be read or is not JSON.
+        """
+        path = Path(sys.modules[type(self).__module__].__file__).parent / SECTIONS_SCHEMA
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else dict(NO_SECTIONS)
 
     def run_files(self, records: list[Record], tasks: list) -> dict[str, str]:
         """Extra files written into the run directory (name -> text), e.g. OSVBench's log

@@ -100,7 +100,8 @@ def sandbox(name: str, *, toolchain: str | None = None, slots: int = 1, image: s
 
 def _sources(obj) -> list[Path]:
     """The files of the module (a package: every file of the package, grammars and data
-    included; bytecode, ``docs*.md`` pages and a plugin's ``expected/`` runs aside) that
+    included; bytecode, ``docs*.md`` pages, a plugin's ``expected/`` runs and its
+    ``sections.schema.json`` aside) that
     defines ``obj``'s class, and for
     a verifier the ``drivers/`` shipped into sandboxes. A plugin outside the kit: every
     file of its top-level package."""
@@ -111,9 +112,11 @@ def _sources(obj) -> list[Path]:
         top = top.parent if top.name == "__init__.py" else top
     else:
         top = path.parent if path.name == "__init__.py" or name.count(".") > 2 else path
-    # not code: bytecode, documentation pages, a plugin's committed expected runs (its claims' results)
+    # not code that decides a verdict: bytecode, documentation pages, a plugin's committed
+    # expected runs (its claims' results), the schema of its report sections
     files = sorted(f for f in top.rglob("*") if "__pycache__" not in f.parts and "expected" not in
-                   f.relative_to(top).parts[:-1] and not (f.name.startswith("docs") and f.suffix == ".md")) \
+                   f.relative_to(top).parts[:-1] and not (f.name.startswith("docs") and f.suffix == ".md")
+                   and f.name != plugin.SECTIONS_SCHEMA) \
         if top.is_dir() else [top]
     if name.startswith("harness.verifiers."):
         files += sorted((Path(__file__).parent / "verifiers" / "drivers").glob("*"))

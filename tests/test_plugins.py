@@ -8,18 +8,25 @@
   declarations (also when the package runs from its source tree, as in a runner image),
   and a name registered twice differently is an error.
 - Every registered benchmark answers every hook of :class:`harness.plugin.Benchmark`.
+- Every registered benchmark declares the JSON Schema of its report sections; every
+  committed reference run's sections match it, and a planted wrong section is an error
+  that names the file and the JSON path.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import re
+import shutil
+import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from harness import plugin, registry
+from harness.results import schema as schema_mod
 from harness.plugin import Bars, Benchmark, Scatter, Table, Text, VerdictBars
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -132,3 +139,118 @@ def test_every_benchmark_answers_every_hook(name):
     page = b.docs_page()
     assert page is not None and page.is_file(), f"{name} has no documentation page"
     assert all(isinstance(i, str) for i in b.container_images())
+
+
+# ---- report sections: each benchmark declares their schema (issue 27, item 3)
+
+REFERENCES = sorted(p.parent for base in (ROOT / "results" / "reproduced", ROOT / "tests" / "plugins")
+                    for p in base.rglob("report.json"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_benchmark_declares_the_schema_of_its_sections(name):
+    """A valid JSON Schema of an object that admits no undescribed section; the kit's own
+    benchmarks that write sections ship it as package data."""
+    from jsonschema import Draft202012Validator
+
+    b = registry.benchmark(name)
+    schema = b.sections_schema()
+    Draft202012Validator.check_schema(schema)
+    assert schema["type"] == "object" and schema["additionalProperties"] is False
+    assert schema_mod.sections_validators(name) is not None
+    # what the benchmark writes with no records validates (each section's empty case)
+    for modes in {tuple(b.default_modes), tuple(b.modes)}:
+        assert list(schema_mod.sections_validators(name)[0].iter_errors(b.report_sections([], [], list(modes)))) == []
+    file = Path(sys.modules[type(b).__module__].__file__).parent / plugin.SECTIONS_SCHEMA
+    if file.is_file() and file.is_relative_to(ROOT / "harness"):
+        data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["harness"]
+        assert any(file.relative_to(ROOT / "harness").match(glob) for glob in data), f"{file} is not package data"
+    assert schema == (json.loads(file.read_text()) if file.is_file() else plugin.NO_SECTIONS)
+
+
+@pytest.mark.parametrize("run_dir", REFERENCES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_reference_sections_match_their_benchmarks_schema(run_dir):
+    report = json.loads((run_dir / "report.json").read_text())
+    checks = schema_mod.sections_validators(report["benchmark"])
+    assert checks is not None, f"{report['benchmark']} is not registered: its sections would not be checked"
+    whole, part = checks
+    assert list(whole.iter_errors(report["sections"])) == []
+    assert list(part.iter_errors(report.get("reproduction", {}).get("sections", {}))) == []
+    schema_mod.validate("report", report, str(run_dir / "report.json"))
+
+
+def _planted(rel: str, change) -> tuple[str, str]:
+    """The message of validating the reference report ``rel`` after ``change(report)``."""
+    path = ROOT / "results" / "reproduced" / rel / "report.json"
+    report = json.loads(path.read_text())
+    change(report)
+    with pytest.raises(schema_mod.ValidationError) as err:
+        schema_mod.validate("report", report, str(path))
+    return str(err.value), str(path)
+
+
+@pytest.mark.parametrize("rel, change, says", [
+    ("ntp4vc/rocq", lambda r: r["sections"]["task_loads"].update(checked="600"),
+     "sections/task_loads/checked: '600' is not of type 'integer'"),
+    ("ntp4vc/rocq", lambda r: r["sections"]["task_loads"].pop("failures"),
+     "sections/task_loads: 'failures' is a required property"),
+    ("ntp4vc/why3", lambda r: r["sections"]["why3_auto_level_3"]["goals"][3].update(verdict="proved"),
+     "sections/why3_auto_level_3/goals/3/verdict: 'proved' is not one of"),
+    ("modelbench/reproduce", lambda r: r["sections"].pop("oracles"), "sections: 'oracles' is a required property"),
+    ("modelbench/reproduce", lambda r: r["reproduction"]["sections"]["table1"].pop("Total"),
+     "reproduction/sections/table1: 'Total' is a required property"),
+    ("dafny-intent/reproduce", lambda r: r["sections"]["findings"]["2"].pop("verdict"),
+     "sections/findings/2: 'verdict' is a required property"),
+    ("osvbench/reproduce", lambda r: r["sections"].pop("published_run"), "sections: 'pass_at_k' is a required property"),
+    ("osvbench/reproduce", lambda r: r["sections"]["published_run"]["classification"]["per_task"][0].update(line="2"),
+     "sections/published_run/classification/per_task/0/line: '2' is not of type 'integer'"),
+    ("casp", lambda r: r["sections"].update(extra={}), "sections: Additional properties are not allowed ('extra'"),
+], ids=["wrong-type", "missing-key", "not-a-verdict", "missing-section", "reproduction-missing-key", "findings-entry",
+        "no-run-or-rescoring-section", "per-task-line", "undeclared-section"])
+def test_a_planted_wrong_section_is_named_with_its_path(rel, change, says):
+    message, path = _planted(rel, change)
+    assert message.startswith(f"{path}: does not match the sections schema of benchmark ")
+    assert says in message, message
+
+
+def test_validate_and_writing_refuse_a_wrong_section(tmp_path):
+    """``verikit validate``'s check names it, and a report with it is never written."""
+    from harness.results import validate_run_dir, write_json_atomic
+
+    run = tmp_path / "run"
+    shutil.copytree(ROOT / "results" / "reproduced" / "ntp4vc" / "rocq", run)
+    report = json.loads((run / "report.json").read_text())
+    report["sections"]["adaptation"]["statements_rewritten"] = "no"
+    (run / "report.json").write_text(json.dumps(report))
+    problems = validate_run_dir(run)
+    assert (f"{run / 'report.json'}: does not match the sections schema of benchmark 'ntp4vc': "
+            "sections/adaptation/statements_rewritten: 'no' is not of type 'boolean'") in problems
+    with pytest.raises(schema_mod.ValidationError, match="sections/adaptation/statements_rewritten"):
+        write_json_atomic(tmp_path / "new.json", report, kind="report")
+    assert not (tmp_path / "new.json").exists()
+
+
+def test_a_benchmark_without_a_schema_file_writes_no_sections(monkeypatch):
+    """The default: an empty object only; a broken schema is named, not used."""
+    casp = registry.benchmark("casp")
+    report = json.loads((ROOT / "results" / "reproduced" / "casp" / "report.json").read_text())
+    assert casp.sections_schema() == plugin.NO_SECTIONS
+    schema_mod.validate("report", report)
+    report["reproduction"] = {"figures": [], "notes": [], "summary": {"reproduced": 0, "differs": 0,
+                                                                      "not_reproducible": 0}, "sections": {"x": 1}}
+    with pytest.raises(schema_mod.ValidationError, match=r"reproduction/sections: Additional properties"):
+        schema_mod.validate("report", report)
+    monkeypatch.setattr(type(casp), "sections_schema", lambda self: {"type": 5})
+    schema_mod.sections_validators.cache_clear()
+    try:
+        with pytest.raises(schema_mod.ValidationError, match="sections schema of benchmark 'casp' .* is not a valid JSON"):
+            schema_mod.validate("report", report)
+    finally:
+        monkeypatch.undo()
+        schema_mod.sections_validators.cache_clear()
+
+
+def test_a_report_of_a_benchmark_not_installed_is_checked_by_report_schema_only():
+    report = json.loads((ROOT / "results" / "reproduced" / "casp" / "report.json").read_text())
+    report["benchmark"], report["sections"] = "not-installed-here", {"anything": [1]}
+    schema_mod.validate("report", report)

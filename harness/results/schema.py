@@ -1,5 +1,10 @@
 """The documents' JSON Schemas (``schemas/*.schema.json``, draft 2020-12): their versions,
-the validators, and :func:`validate` with its :class:`ValidationError`."""
+the validators, and :func:`validate` with its :class:`ValidationError`.
+
+A report's ``sections`` are the benchmark's own: :func:`validate` checks them against the
+schema its benchmark declares (:meth:`harness.plugin.Benchmark.sections_schema`), found by
+the report's ``benchmark`` name among the installed plugins (as the dataset and toolchain
+entry points are found: :mod:`harness.plugin`)."""
 
 from __future__ import annotations
 
@@ -8,7 +13,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema.exceptions import SchemaError, best_match
 from referencing import Registry, Resource
+
+from .. import plugin
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS_DIR = ROOT / "schemas"
@@ -39,7 +47,8 @@ def validator(kind: str) -> Draft202012Validator:
 
 
 def validate(kind: str, obj, where: str = "") -> None:
-    """Validate ``obj`` against the ``kind`` schema.
+    """Validate ``obj`` against the ``kind`` schema; a report's ``sections`` (and its
+    reproduction's) also against its benchmark's sections schema (:func:`sections_validators`).
 
     Args:
         kind: one of :data:`KINDS`.
@@ -47,14 +56,69 @@ def validate(kind: str, obj, where: str = "") -> None:
         where: location for the message, e.g. ``"out/records.jsonl:12"``.
 
     Raises:
-        ValidationError: with the location, the JSON path of the offending field and the
-            schema's complaint (the first three errors).
+        ValidationError: with the location, the JSON path of the offending field
+            (``sections/<section>/...`` for a benchmark's section) and the schema's
+            complaint (the first three errors); or the sections schema of the report's
+            benchmark cannot be used.
     """
-    errors = sorted(validator(kind).iter_errors(obj), key=lambda e: list(e.absolute_path))
-    if errors:
-        parts = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {_message(e)}" for e in errors[:3]]
-        more = f" (+{len(errors) - 3} more)" if len(errors) > 3 else ""
-        raise ValidationError(f"{where or kind}: does not match {kind}.schema.json: " + "; ".join(parts) + more)
+    where = where or kind
+    _raise([("", e) for e in validator(kind).iter_errors(obj)], f"{where}: does not match {kind}.schema.json")
+    if kind != "report":
+        return
+    checks = sections_validators(obj["benchmark"])
+    if checks is None:  # no benchmark of that name is installed here: report.schema.json's check only
+        return
+    whole, part = checks
+    rep = obj.get("reproduction") or {}
+    _raise([("sections/", e) for e in whole.iter_errors(obj.get("sections", {}))]
+           + [("reproduction/sections/", e) for e in part.iter_errors(rep.get("sections", {}))],
+           f"{where}: does not match the sections schema of benchmark {obj['benchmark']!r}")
+
+
+@lru_cache(maxsize=None)
+def sections_validators(benchmark: str) -> tuple[Draft202012Validator, Draft202012Validator] | None:
+    """Validators of the report sections of the benchmark registered as ``benchmark``
+    (entry point ``verikit.benchmarks``), from its
+    :meth:`~harness.plugin.Benchmark.sections_schema`: ``(whole, part)``, ``whole`` for
+    report.json's ``sections``, ``part`` for the reproduction's (its sections are some of
+    them: each is checked against its property's schema, the top level's ``required``
+    aside). None when no benchmark of that name is installed.
+
+    Raises:
+        ValidationError: the benchmark cannot be loaded, or its schema cannot be read or
+            is not a valid JSON Schema (names the benchmark and its entry point).
+    """
+    target = plugin.entry_points("verikit.benchmarks").get(benchmark)
+    if target is None:
+        return None
+    try:
+        schema = plugin.load(target).sections_schema()
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        raise ValidationError(f"the sections schema of benchmark {benchmark!r} ({target}) is not a valid JSON "
+                              f"Schema: {'/'.join(map(str, exc.absolute_path)) or '<root>'}: {exc.message}") from None
+    except (OSError, ValueError) as exc:
+        raise ValidationError(f"the sections schema of benchmark {benchmark!r} ({target}) cannot be read: {exc}") \
+            from None
+    part = {k: schema[k] for k in ("$schema", "$defs", "properties", "patternProperties", "additionalProperties")
+            if k in schema}
+    checker = FormatChecker()
+    return (Draft202012Validator(schema, format_checker=checker),
+            Draft202012Validator({**part, "type": "object"}, format_checker=checker))
+
+
+def _raise(errors: list, head: str) -> None:
+    """Raise :class:`ValidationError` ``head: path: message; ...`` for the first three of
+    ``errors`` (``(path prefix, jsonschema error)``), sorted by path; nothing when empty."""
+    if not errors:
+        return
+    # an anyOf/oneOf that no alternative matches: the closest alternative's own complaint
+    errors = [(prefix, best_match(e.context) if e.context else e) for prefix, e in errors]
+    errors = sorted(errors, key=lambda pe: (pe[0], [str(x) for x in pe[1].absolute_path]))
+    parts = [f"{(prefix + '/'.join(map(str, e.absolute_path))).rstrip('/') or '<root>'}: {_message(e)}"
+             for prefix, e in errors[:3]]
+    more = f" (+{len(errors) - 3} more)" if len(errors) > 3 else ""
+    raise ValidationError(f"{head}: " + "; ".join(parts) + more)
 
 
 def _message(err) -> str:
