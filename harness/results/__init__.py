@@ -12,7 +12,8 @@ exactly one record per key.
 
 Submodules (every public name is also importable from ``harness.results``):
 
-- :mod:`.schema`: the schemas' versions, :func:`validate`, :class:`ValidationError`;
+- :mod:`.schema`: the schemas' versions, :func:`validate` (a report's sections against its
+  benchmark's schema too: :func:`sections_validators`), :class:`ValidationError`;
 - :mod:`.files`: atomic writes (text, bytes, validated JSON);
 - :mod:`.records`: ``records.jsonl`` (:func:`load_records`, :class:`RecordLog`), a
   record's key, identity and outcome;
@@ -34,5 +35,5 @@ from .rundir import (LOCK_NAME, SUMMED, SUMS, RunDirBusy, check_sums, run_dir_lo
                      validate_run_dir, write_sums)
 from .s3 import RUN_FILES, S3Store, parse_s3_uri  # noqa: F401
 from .schema import (KINDS, RECORD_SCHEMA_VERSION, ROOT, SCHEMA_VERSION, SCHEMAS_DIR, ValidationError,  # noqa: F401
-                     validate, validator)
+                     sections_validators, validate, validator)
 from .stores import OUTPUTS, OutputStore, ResultCache, default_cache_dir  # noqa: F401

@@ -47,8 +47,9 @@ def validator(kind: str) -> Draft202012Validator:
 
 
 def validate(kind: str, obj, where: str = "") -> None:
-    """Validate ``obj`` against the ``kind`` schema; a report's ``sections`` (and its
-    reproduction's) also against its benchmark's sections schema (:func:`sections_validators`).
+    """Validate ``obj`` against the ``kind`` schema; a report's ``sections`` and its
+    reproduction's (when present) also against its benchmark's sections schema
+    (:func:`sections_validators`).
 
     Args:
         kind: one of :data:`KINDS`.
@@ -69,10 +70,10 @@ def validate(kind: str, obj, where: str = "") -> None:
     if checks is None:  # no benchmark of that name is installed here: report.schema.json's check only
         return
     whole, part = checks
+    errors = [("sections/", e) for e in (whole.iter_errors(obj["sections"]) if "sections" in obj else ())]
     rep = obj.get("reproduction") or {}
-    _raise([("sections/", e) for e in whole.iter_errors(obj.get("sections", {}))]
-           + [("reproduction/sections/", e) for e in part.iter_errors(rep.get("sections", {}))],
-           f"{where}: does not match the sections schema of benchmark {obj['benchmark']!r}")
+    errors += [("reproduction/sections/", e) for e in (part.iter_errors(rep["sections"]) if "sections" in rep else ())]
+    _raise(errors, f"{where}: does not match the sections schema of benchmark {obj['benchmark']!r}")
 
 
 @lru_cache(maxsize=None)
