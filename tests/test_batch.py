@@ -24,7 +24,7 @@ from harness.batch import aws, runs, worker
 from harness.batch.plan import MAX_ARRAY_SIZE, estimate, expected_costs, shards
 from harness.cli import main
 from harness.model import Limits
-from harness.results import S3Store, ValidationError, load_records
+from harness.results import S3Store, ValidationError, load_records, run_dir_lock
 
 BUCKET = "verikit-test"
 RUN_ARGS = ["run", "casp", "--mode", "gold"]
@@ -306,6 +306,12 @@ def test_worker_resumes_stops_on_sigterm_and_collect_writes_a_valid_run(submitte
     assert job["container"]["command"][-4:] == ["--shards", "2", "--shard", "0"]
     assert _worker(store, 2, capsys)[0] == 0  # the resubmitted shard runs the lost job only
     store.client.delete_object(Bucket=store.bucket, Key=store.key(f"records/{keys[0]}-copy.json"))
+    with run_dir_lock(tmp_path / "collected"):  # a run directory being written is a local run's: one writer
+        assert main(["batch", "collect", store.uri, "--out", str(tmp_path / "collected")]) == 2
+    assert "in use by another verikit run" in capsys.readouterr().err
+    assert (tmp_path / "collected" / "missing.txt").exists()
+    assert main(["batch", "collect", store.uri, "--out", str(tmp_path / "collected")]) == 0
+    assert not (tmp_path / "collected" / "missing.txt").exists()  # the earlier collect's gap is gone
     assert main(["batch", "collect", store.uri, "--out", str(tmp_path / "complete")]) == 0
     assert len(load_records(tmp_path / "complete" / "records.jsonl")) == n
     assert main(["validate", str(tmp_path / "complete")]) == 0

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..results import S3Store, load_records, write_json_atomic
-from ..runner import RunError, RunOptions, build_jobs, plan_run
+from ..runner import Run, RunError, RunOptions
 from ..toolchains import ProbedToolchain
 from . import aws
 from .plan import estimate, expected_costs, shards as make_shards
@@ -25,8 +25,9 @@ SUBMISSIONS = "submissions.json"
 
 def plan_batch(opts: RunOptions, console, probed: ProbedToolchain, n_shards: int,
                timings: Path | None = None) -> tuple[object, dict[str, dict], list[list[str]], dict]:
-    """The jobs of ``opts`` (same keys as a run with toolchain ``probed``), their
-    expected costs and the shards.
+    """The jobs of ``opts`` planned as a :class:`~harness.runner.Run` with toolchain
+    ``probed`` (the same jobs and keys as a local run with it), their expected costs and
+    the shards.
 
     Args:
         timings: a previous run directory whose records' ``timings.wall_s`` estimate the
@@ -38,11 +39,11 @@ def plan_batch(opts: RunOptions, console, probed: ProbedToolchain, n_shards: int
     Raises:
         RunError: as :func:`harness.runner.run`; ``n_shards`` out of range.
     """
-    plan = plan_run(opts, console)
-    jobs, _ = build_jobs(opts, plan, probed, plan.verifier)
+    run = Run(opts, console, probed=probed)
+    jobs, _ = run.jobs()
     keyed = {}
-    for j in jobs:
-        keyed.setdefault(j.key(probed, opts.limits), j)
+    for k, j in zip(run.keys(jobs), jobs):
+        keyed.setdefault(k, j)
     previous = load_records(timings / "records.jsonl") if timings else None
     idents = {k: tuple(job_identity(j).values()) for k, j in keyed.items()}
     costs = expected_costs(list(keyed), idents, previous)
@@ -51,7 +52,7 @@ def plan_batch(opts: RunOptions, console, probed: ProbedToolchain, n_shards: int
     except ValueError as exc:
         raise RunError(str(exc)) from None
     described = {k: {**job_identity(j), "cost_s": round(costs[k], 3)} for k, j in keyed.items()}
-    return plan, described, split, estimate(costs, split, opts.limits.cpus)
+    return run.plan, described, split, estimate(costs, split, opts.limits.cpus)
 
 
 def submit_run(opts: RunOptions, console, *, s3: str, image: str, probed: ProbedToolchain,

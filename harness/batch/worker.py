@@ -7,7 +7,8 @@
   with the host sandbox (the container is the sandbox), one S3 object per record; a job
   whose record exists is skipped, so a retried or resubmitted shard resumes.
 - :func:`collect` (``verikit batch collect`` and the reducer): the records from S3, checked
-  and de-duplicated by key, written as an ordinary run directory.
+  and de-duplicated by key, written as an ordinary run directory by the code that writes a
+  local run's (:class:`harness.runner.Run`, :class:`harness.runner.RunDir`).
 
 The manifest holds the run's :class:`~harness.runspec.RunSpec` (``spec``: what workers and
 the reducer plan from; the ``verikit run`` command the user gave is kept beside it for
@@ -24,9 +25,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import __version__
-from ..results import OUTPUTS, OutputStore, RecordLog, S3Store, ValidationError, write_text_atomic
-from ..runner import (Run, RunError, RunOptions, build_jobs, git_state, plan_run, start_run, write_report_html,
-                      write_run)
+from ..results import OUTPUTS, OutputStore, S3Store, ValidationError, write_text_atomic
+from ..runner import Run, RunDir, RunError, RunOptions, git_state, locked, start_run, write_report_html
 from ..runspec import RunSpec, SpecError
 from ..toolchains import ProbedToolchain
 
@@ -146,11 +146,15 @@ def load_manifest(uri: str, client=None) -> tuple[S3Store, dict]:
     return store, manifest
 
 
-def _planned(opts: RunOptions, plan, manifest: dict, probed: ProbedToolchain):
-    """The jobs of ``plan`` (the manifest's spec, planned) by key and the canaries'
-    expected verdicts; checks that they include every job of the manifest."""
-    jobs, expected = build_jobs(opts, plan, probed, plan.verifier)
-    by_key = {j.key(probed, opts.limits): j for j in jobs}
+def _planned(run: Run, manifest: dict):
+    """The jobs of ``run`` (the manifest's spec, planned, with its toolchain) by key and
+    the canaries' expected verdicts; checks that they include every job of the manifest.
+
+    Raises:
+        ShardFailed: a job of the manifest is not one of them.
+    """
+    jobs, expected = run.jobs()
+    by_key = dict(zip(run.keys(jobs), jobs))
     unknown = sorted(set(manifest["jobs"]) - set(by_key))
     if unknown:
         raise ShardFailed(f"{len(unknown)} job(s) of the manifest are not made by its spec here (first: "
@@ -191,7 +195,7 @@ def work(opts: RunOptions, store: S3Store, manifest: dict, shard: int, console) 
         if probed.fingerprint != planned.fingerprint:
             raise ShardFailed(f"the toolchain in this image ({probed.fingerprint[:12]}: {probed.versions}) is not the "
                               f"one the run was planned with ({planned.fingerprint[:12]}: {planned.versions})")
-        by_key, expected = _planned(opts, pipeline.plan, manifest, probed)
+        by_key, expected = _planned(pipeline, manifest)
         done = {n[len("records/"):-len(".json")] for n in store.names("records/")}
         todo = [by_key[k] for k in keys if k not in done]
         executor = pipeline.make_executor()
@@ -231,19 +235,28 @@ def work(opts: RunOptions, store: S3Store, manifest: dict, shard: int, console) 
 
 
 def collect(opts: RunOptions, store: S3Store, manifest: dict, console) -> tuple[int, list[str]]:
-    """Write the batch run as an ordinary run directory ``opts.out``: the records from S3
-    (each checked: schema, key recomputed, object name = key), one per job key, in plan
-    order, then report.json, run.json and SHA256SUMS as a local run writes them.
+    """Write the batch run as an ordinary run directory ``opts.out`` through the run
+    pipeline: the manifest's spec planned as a :class:`~harness.runner.Run` with the
+    toolchain probed in the runner image (nothing runs, no sandbox is opened), the records
+    from S3 (each checked: schema, key recomputed, object name = key) into the run
+    directory's sink (:class:`~harness.runner.RunDir`, rewritten whole: one record per job
+    key, in plan order), their tool outputs beside them, then report.json, run.json and
+    SHA256SUMS by :meth:`~harness.runner.Run.write` and report.html, as a local run writes
+    them; ``missing.txt`` names the planned jobs without a record. The directory is locked
+    while it is written.
 
     Returns:
         ``(exit code, missing)``: exit code as ``verikit run`` (0 complete, 3 canaries,
         4 infra errors or jobs without a record), and ``"<mode> <task> <model> #<sample>"``
         of each planned job without a record.
+
+    Raises:
+        ShardFailed: a job of the manifest is not made by its spec here.
+        RunError: as :func:`harness.runner.plan_run`; ``opts.out`` is in use or not writable.
     """
     started = start_run()
-    probed = ProbedToolchain.from_json(manifest["toolchain"])
-    plan = plan_run(opts, console)
-    by_key, expected = _planned(opts, plan, manifest, probed)
+    run = Run(opts, console, probed=ProbedToolchain.from_json(manifest["toolchain"]))
+    _, expected = _planned(run, manifest)
     found, problems = store.records()
     for p in problems:
         console.print(f"[yellow]warning:[/] {p}: left out")
@@ -251,47 +264,45 @@ def collect(opts: RunOptions, store: S3Store, manifest: dict, console) -> tuple[
     strangers = sorted(set(found) - set(order))
     for k in strangers:
         console.print(f"[yellow]warning:[/] {store.uri}/records/{k}.json is not a job of this run: left out")
-    opts.out.mkdir(parents=True, exist_ok=True)
-    records_path = opts.out / "records.jsonl"
-    if records_path.exists():
-        records_path.unlink()  # collect writes the whole run from S3 again
-    log = RecordLog(records_path)
-    for k in order:
-        if k in found:
-            log.append(found[k])
-    records = log.finalize(order)
-    log.close()
-    lost = store.get_outputs(OutputStore(opts.out / OUTPUTS),
-                             [r["tool_output"]["sha256"] for r in records if r.get("tool_output")])
-    if lost:
-        console.print(f"[yellow]warning:[/] {len(lost)} tool output(s) named by records are not in {store.uri}/outputs/: "
-                      f"'verikit validate' will say their verdicts cannot be re-derived")
     missing = [k for k in order if k not in found]
     described = [f"{manifest['jobs'][k]['mode']} {manifest['jobs'][k]['task_id']} {manifest['jobs'][k]['model']} "
                  f"#{manifest['jobs'][k]['sample']}" for k in missing]
-    stats = {"jobs": len(records), "ran": len(records), "cached": 0, "resumed": 0,
-             "infra_error": sum(r["verdict"] == "infra_error" for r in records),
-             "verifier_runs": sum(r["attempts"] for r in records)}
-    notes = [f"collected from {store.uri} (AWS Batch, image {manifest['image']}); {len(records)} of {len(order)} "
-             f"planned jobs have a record"]
+    notes = [f"collected from {store.uri} (AWS Batch, image {manifest['image']}); {len(order) - len(missing)} of "
+             f"{len(order)} planned jobs have a record"]
     if missing:
         notes.append(f"{len(missing)} planned job(s) have no record (resubmit the run): {', '.join(described[:5])}")
     if problems or strangers:
         notes.append(f"{len(problems) + len(strangers)} record object(s) were left out: "
                      f"{(problems or [f'{k} is not a job of this run' for k in strangers])[0]}")
-    _, _, code = write_run(opts, console, started, plan, probed, records, expected, stats, notes=notes,
-                           image={"ref": manifest["image"], "id": manifest["toolchain"].get("image_digest")})
-    write_report_html(opts.out, console)
-    if missing:
-        write_text_atomic(opts.out / "missing.txt", "".join(f"{k} {d}\n" for k, d in zip(missing, described)))
-        code = code or 4
-    return code, described
+    with locked(opts.out):
+        sink = RunDir(opts.out, console, fresh=True)  # collect writes the whole run from S3 again
+        for k in order:
+            if k in found:
+                sink.log.append(found[k])
+        records = sink.close(order)
+        lost = store.get_outputs(OutputStore(opts.out / OUTPUTS),
+                                 [r["tool_output"]["sha256"] for r in records if r.get("tool_output")])
+        if lost:
+            console.print(f"[yellow]warning:[/] {len(lost)} tool output(s) named by records are not in "
+                          f"{store.uri}/outputs/: 'verikit validate' will say their verdicts cannot be re-derived")
+        stats = {"jobs": len(records), "ran": len(records), "cached": 0, "resumed": 0,
+                 "infra_error": sum(r["verdict"] == "infra_error" for r in records),
+                 "verifier_runs": sum(r["attempts"] for r in records)}
+        _, _, code = run.write(started, records, expected, stats, notes=notes,
+                               image={"ref": manifest["image"], "id": manifest["toolchain"].get("image_digest")})
+        write_report_html(opts.out, console)
+        if missing:
+            write_text_atomic(opts.out / "missing.txt", "".join(f"{k} {d}\n" for k, d in zip(missing, described)))
+        else:  # an earlier collect's list is no longer true
+            (opts.out / "missing.txt").unlink(missing_ok=True)
+    return code or (4 if missing else 0), described
 
 
-def worker_options(store: S3Store, manifest: dict, where: Path) -> RunOptions:
-    """The options of a worker or the reducer: the manifest's spec with the host sandbox (in
-    the runner image the container is the sandbox), the inputs staged from S3 into
-    ``where``, scratch output, no cache, no progress bar.
+def worker_options(store: S3Store, manifest: dict, where: Path, out: Path | None = None) -> RunOptions:
+    """The options of a worker, the reducer or ``batch collect``: the manifest's spec with the
+    host sandbox (in the runner image the container is the sandbox), the inputs staged from
+    S3 into ``where``, the run directory ``out`` (default: scratch, ``where/out``), no
+    cache, no progress bar.
 
     Raises:
         RunError: the manifest's spec cannot be read (names the key).
@@ -303,7 +314,7 @@ def worker_options(store: S3Store, manifest: dict, where: Path) -> RunOptions:
     data_dir, preds = stage_inputs(store, manifest, where)
     spec = spec.replace(sandbox="host", predictions=str(preds) if preds else None,
                         parallel=manifest.get("parallel", spec.parallel))
-    return RunOptions.of(spec, out=where / "out", data_dir=data_dir, use_cache=False, progress=False,
+    return RunOptions.of(spec, out=out or where / "out", data_dir=data_dir, use_cache=False, progress=False,
                          command=tuple(manifest.get("command") or ()))
 
 

@@ -122,8 +122,7 @@ def _batch(args, console: Console, argv, *, parse: Parse) -> int:
         return 143 if summary["stopped"] else 4 if summary["infra_error"] else 0
     if cmd in ("collect", "reduce"):
         with tempfile.TemporaryDirectory(prefix="verikit-collect-") as tmp:
-            opts = worker.worker_options(store, manifest, Path(tmp))
-            opts = opts.replace(out=args.out if cmd == "collect" else Path(tmp) / "run")
+            opts = worker.worker_options(store, manifest, Path(tmp), out=args.out if cmd == "collect" else None)
             try:
                 code, missing = worker.collect(opts, store, manifest, console)
             except worker.ShardFailed as exc:

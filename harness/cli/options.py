@@ -55,11 +55,12 @@ def _run_arguments(r: argparse.ArgumentParser, names: list[str]) -> None:
     _run_options(r)
 
 
-def _options(args, console: Console, argv, *, modes: list[str] | None = None, sandbox: str | None = None):
-    """RunOptions from the parsed ``run``/``reproduce`` arguments (``args`` is not changed).
-    The sandbox: ``sandbox`` when given (a caller's own: planning only, no engine needed),
-    else ``--sandbox``, else the default (container when an engine answers). Raises
-    RunError."""
+def _options(args, console: Console, argv, *, sandbox: str | None = None, **fields):
+    """RunOptions from the parsed ``run``/``reproduce`` arguments (``args`` is not changed),
+    made once: the options every such command has, plus ``fields`` (other RunOptions
+    fields, e.g. the modes, the predictions). The sandbox: ``sandbox`` when given (a
+    caller's own: planning only, no engine needed), else ``--sandbox``, else the default
+    (container when an engine answers). Raises RunError."""
     sandbox = sandbox or args.sandbox
     if sandbox is None:
         try:
@@ -68,10 +69,10 @@ def _options(args, console: Console, argv, *, modes: list[str] | None = None, sa
             raise RunError(f"the default sandbox is 'container', but {exc}") from exc
         sandbox = "container"
     return RunOptions(
-        benchmark=args.benchmark, dataset=args.dataset, modes=modes or [], sandbox=sandbox,
+        benchmark=args.benchmark, dataset=args.dataset, sandbox=sandbox,
         parallel=args.jobs, limits=Limits(wall_s=args.timeout, mem_mb=args.memory), out=args.out,
         cache_dir=args.cache_dir, use_cache=not args.no_cache, data_dir=args.data_dir, seed=args.seed,
-        command=["verikit", *(argv if argv is not None else sys.argv[1:])])
+        command=["verikit", *(argv if argv is not None else sys.argv[1:])], **fields)
 
 
 def _modes(args) -> list[str]:
@@ -89,9 +90,8 @@ def _modes(args) -> list[str]:
 def _run_opts(args, console: Console, argv, *, sandbox: str | None = None):
     """RunOptions of a parsed ``run`` (or ``batch plan``) command line (``sandbox``: as
     :func:`_options`)."""
-    opts = _options(args, console, argv, modes=_modes(args), sandbox=sandbox)
-    return opts.replace(predictions=args.predictions, keep_going=args.keep_going, task_ids=args.task_ids,
-                        sample=args.sample)
+    return _options(args, console, argv, sandbox=sandbox, modes=_modes(args), predictions=args.predictions,
+                    keep_going=args.keep_going, task_ids=args.task_ids, sample=args.sample)
 
 
 def read_run_json(run_dir: Path) -> dict:

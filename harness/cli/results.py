@@ -56,25 +56,25 @@ def _add_report(sub, parse: Parse) -> None:
     rp_.set_defaults(handler=_report)
 
 
-def _recheck(args, console: Console, parse: Parse) -> list[str]:
+def _recheck(run_dir: Path, args, console: Console, parse: Parse) -> list[str]:
     """``validate --recheck N``: the run's own spec (run.json; legacy: its command) re-planned, N of its
     records re-run without the cache, and compared."""
     try:
-        opts = _command_opts(args.run_dir, console, "--recheck", parse)
+        opts = _command_opts(run_dir, console, "--recheck", parse)
     except RunError as exc:
         return [str(exc)]
-    records = load_records(Path(args.run_dir) / "records.jsonl")
+    records = load_records(run_dir / "records.jsonl")
     again, differences = recheck(opts, records, args.recheck, seed=args.seed, console=console)
     _say(console, f"rechecked {len(again)} record(s) with the real verifier: {len(differences)} difference(s)")
     return [f"recheck: {d}" for d in differences]
 
 
-def _rejudge(args, console: Console, parse: Parse) -> list[str]:
+def _rejudge(run_dir: Path, console: Console, parse: Parse) -> list[str]:
     """``validate``: every record's verdict re-derived from its stored tool output with the
     current parser and judge (no tool runs; the run's data are fetched or read from the
     cache/mirror). A run made before outputs were kept (schema 1.0) is said so."""
     try:
-        records = load_records(Path(args.run_dir) / "records.jsonl")
+        records = load_records(run_dir / "records.jsonl")
     except (OSError, ValueError):
         return []  # reported by check_run_dir
     if not records:
@@ -84,18 +84,18 @@ def _rejudge(args, console: Console, parse: Parse) -> list[str]:
                       "their verdicts are checked against their goal counts only (--recheck N re-runs some)")
         return []
     try:
-        run = read_run_json(args.run_dir)
+        run = read_run_json(run_dir)
         command = run.get("command") or []
         if "spec" in run:  # a run or a reproduction: its spec, re-planned on the host (nothing runs)
-            opts = _spec_options(args.run_dir, run, sandbox="host")
+            opts = _spec_options(run_dir, run, sandbox="host")
         elif command[1:2] == ["reproduce"]:  # legacy path: a reproduction made before run.json had a spec
             original = parse(command[1:])
             modes = sorted({r["mode"] for r in records})
             opts = _options(original, console, command[1:], modes=modes, sandbox="host")  # no engine needed
             opts = opts.replace(use_cache=False, progress=False)
         else:  # a run: its spec, or (legacy) its command read back
-            opts = _command_opts(args.run_dir, console, "validate", parse, sandbox="host")
-        checked, legacy, differences = rejudge(opts, records, args.run_dir, console=console)
+            opts = _command_opts(run_dir, console, "validate", parse, sandbox="host")
+        checked, legacy, differences = rejudge(opts, records, run_dir, console=console)
     except (RunError, OSError, ValueError) as exc:
         return [f"re-judge: the run's jobs cannot be re-planned, so its verdicts cannot be re-derived: {exc}"]
     _say(console, f"re-judged {checked} record(s) from their stored tool output (no tool run): "
@@ -111,24 +111,27 @@ def _validate(args, console: Console, argv, *, parse: Parse) -> int:
                 _say(console, f"error: {args.run_dir}: no run.json (not reduced yet? 'verikit batch status')")
                 return 2
             _say(console, f"{args.run_dir}: downloaded {', '.join(got)}")
-            args.run_dir = Path(tmp)
-            return _validate(args, console, argv, parse=parse)
-    args.run_dir = Path(args.run_dir)
-    for d in (args.run_dir, args.against):
+            return _validate_dir(Path(tmp), args, console, parse)
+    return _validate_dir(Path(args.run_dir), args, console, parse)
+
+
+def _validate_dir(run_dir: Path, args, console: Console, parse: Parse) -> int:
+    """``verikit validate`` of the run directory ``run_dir`` (``args``: its options)."""
+    for d in (run_dir, args.against):
         if d is not None and not Path(d).is_dir():
             _say(console, f"error: {d}: not a run directory")
             return 2
-    problems = check_run_dir(args.run_dir)
+    problems = check_run_dir(run_dir)
     if args.against is not None:
         problems += [f"differs from {args.against}: {what}: {a} -> {b}"
-                     for what, a, b in compare_runs(args.against, args.run_dir)[0]]
-    problems += _rejudge(args, console, parse)
+                     for what, a, b in compare_runs(args.against, run_dir)[0]]
+    problems += _rejudge(run_dir, console, parse)
     if args.recheck:
-        problems += _recheck(args, console, parse)
+        problems += _recheck(run_dir, args, console, parse)
     for prob in problems:
         console.print(f"[red]invalid[/red] {prob}", markup=True, highlight=False)
     if not problems:
-        _say(console, f"{args.run_dir}: valid (run.json, records.jsonl, report.json)"
+        _say(console, f"{run_dir}: valid (run.json, records.jsonl, report.json)"
              + (f"; same verdicts, goal counts and metrics as {args.against}" if args.against else ""))
     return 1 if problems else 0
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import sys
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterator
@@ -14,18 +13,19 @@ from typing import Callable, Iterator
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from .. import __version__, registry, toolchains
+from .. import registry, toolchains
 from ..executor import Executor, derive
 from ..model import Job, Record
 from ..plugin import Benchmark, Reproduction
 from ..progress import PlainProgress
-from ..report import build_report, canary_results, print_summary
-from ..results import (OUTPUTS, SCHEMA_VERSION, OutputStore, RecordLog, ResultCache, RunDirBusy, record_identity,
-                       record_outcome, run_dir_lock, write_json_atomic, write_sums, write_text_atomic)
+from ..report import build_report
+from ..results import (OUTPUTS, OutputStore, RecordLog, ResultCache, record_identity, record_outcome,
+                       write_json_atomic, write_sums, write_text_atomic)
 from ..sandbox import SandboxError
 from ..toolchains import ProbedToolchain
 from .options import RUNNER_ENV, RunError, RunOptions
-from .plan import Plan, Start, _now, build_jobs, host_info, open_dataset, plan_run, published_of, start_run
+from .plan import Plan, Start, build_jobs, open_dataset, plan_run, published_of, start_run
+from .rundir import RunDir, locked, run_manifest, write_report_html, write_run
 
 
 def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, int]:
@@ -44,24 +44,10 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
     console = console or Console(stderr=True)
     started = start_run()
     plan = plan_run(opts, console)
-    with _locked(opts.out):
+    with locked(opts.out):
         report, manifest, code, _ = _execute(opts, console, started, plan)
         write_report_html(opts.out, console)
     return report, manifest, code
-
-
-@contextlib.contextmanager
-def _locked(out: Path):
-    """:func:`harness.results.run_dir_lock` with its failures as :class:`RunError`."""
-    try:
-        with run_dir_lock(out):
-            yield
-    except RunDirBusy as exc:
-        raise RunError(str(exc)) from None
-    except OSError as exc:
-        if exc.filename is None or not str(exc.filename).startswith(str(out)):
-            raise
-        raise RunError(f"--out {out}: cannot be used as a run directory: {exc.strerror}") from None
 
 
 def _execute(opts: RunOptions, console: Console, started: Start, plan: Plan) -> tuple[dict, dict, int, list[dict]]:
@@ -126,26 +112,33 @@ def probe_toolchain(opts: RunOptions, plan: Plan, sandbox):
 
 class Run:
     """The one pipeline of a run: plan (from :class:`RunOptions`), open the sandbox (its
-    image via :func:`job_image`), probe the toolchain, build the jobs, and execute them
-    into a record sink. A local run (:func:`run`, the run directory's
-    :class:`~harness.results.RecordLog`), :func:`recheck` and ``rerun`` (a log in a
-    temporary directory) and the batch worker (:func:`harness.batch.worker.work`, each
-    record put in S3) all go through it.
+    image via :func:`job_image`), probe the toolchain, build the jobs, execute them into a
+    record sink, and write the run directory (:meth:`write`). A local run (:func:`run`,
+    into its run directory, :class:`~harness.runner.rundir.RunDir`), :func:`recheck` and
+    ``rerun`` (a log in a temporary directory), the batch worker
+    (:func:`harness.batch.worker.work`, each record put in S3) and ``batch collect`` (the
+    workers' records into a :class:`~harness.runner.rundir.RunDir`, then :meth:`write`)
+    all go through it.
 
     Attributes:
         opts: the run's options; plan: its :class:`Plan`; console: where it says things.
-        sandbox, image, probed, shared: while :meth:`opened`: the sandbox, the image jobs
-            run in (None on the host), the toolchain probed in the sandbox and the files
-            the verifier ships with every job.
+        sandbox, image, shared: while :meth:`opened`: the sandbox, the image jobs run in
+            (None on the host) and the files the verifier ships with every job.
+        probed: the toolchain the jobs run with: probed in the sandbox by :meth:`opened`,
+            or given (jobs that ran elsewhere: a batch run's, probed in its runner image).
         executor: the :class:`~harness.executor.Executor` of :meth:`execute` (its stats,
             its outputs, :meth:`~harness.executor.Executor.drain`), once made.
     """
 
-    def __init__(self, opts: RunOptions, console: Console, plan: Plan | None = None):
-        """Plan ``opts`` (unless ``plan`` is given). Raises RunError as :func:`plan_run`."""
+    def __init__(self, opts: RunOptions, console: Console, plan: Plan | None = None, *,
+                 probed: ProbedToolchain | None = None):
+        """Plan ``opts`` (unless ``plan`` is given); ``probed``: the toolchain its jobs ran
+        with elsewhere (then :meth:`jobs` needs no sandbox). Raises RunError as
+        :func:`plan_run`."""
         self.opts, self.console = opts, console
         self.plan = plan if plan is not None else plan_run(opts, console)
-        self.sandbox = self.image = self.probed = None
+        self.sandbox = self.image = None
+        self.probed = probed
         self.shared: dict = {}
         self.executor: Executor | None = None
 
@@ -166,13 +159,21 @@ class Run:
                 self.sandbox = None
 
     def jobs(self) -> tuple[list[Job], dict]:
-        """The run's jobs with the probed toolchain and the canaries' expected verdicts
-        (:func:`build_jobs`; needs :meth:`opened`)."""
+        """The run's jobs with its toolchain and the canaries' expected verdicts
+        (:func:`build_jobs`; needs :meth:`opened`, or ``probed`` given)."""
         return build_jobs(self.opts, self.plan, self.probed, self.plan.verifier)
 
     def keys(self, jobs: list[Job]) -> list[str]:
-        """The record keys of ``jobs`` (the probed toolchain's, the run's limits)."""
+        """The record keys of ``jobs`` (the run's toolchain's, the run's limits)."""
         return [j.key(self.probed, self.opts.limits) for j in jobs]
+
+    def write(self, started: Start, records: list[Record], expected: dict, stats: dict, *,
+              notes: list[str] = (), image: dict | None = None) -> tuple[dict, dict, int]:
+        """Write the run's files into ``opts.out`` from its records (records.jsonl is
+        there): :func:`~harness.runner.rundir.write_run` with this run's plan and
+        toolchain. Returns ``(report, manifest, exit_code)`` as :func:`run`."""
+        return write_run(self.opts, self.console, started, self.plan, self.probed, records, expected, stats,
+                         notes=notes, image=image)
 
     def make_executor(self, cache: ResultCache | None = None) -> Executor:
         """The executor of the open sandbox (``cache``: the result cache, or None)."""
@@ -201,14 +202,10 @@ class Run:
 def _run_in(run: Run, started: Start) -> tuple[dict, dict, int, list[dict]]:
     """The jobs of ``run`` (opened) executed into its run directory (resumed from its
     records.jsonl, through the result cache), then run.json and report.json written."""
-    opts, console, plan = run.opts, run.console, run.plan
-    bench = plan.bench
+    opts, console, bench = run.opts, run.console, run.plan.bench
     jobs, expected = run.jobs()
 
-    opts.out.mkdir(parents=True, exist_ok=True)
-    log = RecordLog(opts.out / "records.jsonl")
-    for problem in log.set_aside:
-        console.print(f"[yellow]warning:[/] {problem}: set aside in {log.rejected_path.name}; its job runs again")
+    sink = RunDir(opts.out, console)
     cache = ResultCache(opts.cache_dir) if opts.use_cache else None
     executor = run.make_executor(cache)
     keys = run.keys(jobs)
@@ -229,136 +226,20 @@ def _run_in(run: Run, started: Start) -> tuple[dict, dict, int, list[dict]]:
                 instant[0] = seen
 
         try:
-            records = run.execute(jobs, log, progress)
+            records = run.execute(jobs, sink.log, progress)
         finally:
-            stale = set(log.records) - set(keys)
-            for k in stale:  # records of other commands: kept in the cache, not in this run
-                log.records.pop(k)
-            log.finalize(keys)
-            log.close()
+            sink.close(keys)
             for problem in (cache.problems if cache else []):
                 console.print(f"[yellow]warning:[/] {problem}")
 
-    notes = []
-    if log.set_aside:
-        notes.append(f"{len(log.set_aside)} line(s) of records.jsonl were not valid records; they were set aside in "
-                     f"{log.rejected_path.name} and their jobs ran again: {log.set_aside[0]}")
+    notes = sink.notes()
     if cache and cache.problems:
         notes.append(f"result cache: {len(cache.problems)} problem(s), the jobs concerned re-ran or their results "
                      f"were not stored: {cache.problems[0]}")
-    if stale:
-        notes.append(f"{len(stale)} record(s) of another command were in {opts.out}/records.jsonl; "
-                     "they were dropped from it (still in the result cache)")
     stats = executor.stats.to_json()
     image_ref = {"ref": run.image, "id": getattr(run.sandbox, "image_digest", None)} if run.image else None
-    report, manifest, code = write_run(opts, console, started, plan, run.probed, records, expected, stats,
-                                       notes=notes, image=image_ref)
+    report, manifest, code = run.write(started, records, expected, stats, notes=notes, image=image_ref)
     return report, manifest, code, records
-
-
-def write_run(opts: RunOptions, console: Console, started: Start, plan: Plan, probed, records: list[Record],
-              expected: dict, stats: dict, *, notes: list[str] = (), image: dict | None = None) -> tuple[dict, dict, int]:
-    """Write ``report.json``, ``run.json``, the benchmark's run files and ``SHA256SUMS``
-    (last) into ``opts.out`` from a run's records (``records.jsonl`` is already there),
-    and print the summary. Shared by local runs and :mod:`harness.batch` (collect).
-
-    Args:
-        probed: the :class:`~harness.toolchains.ProbedToolchain` the jobs ran with;
-            expected: the canaries' expected verdicts (from :func:`build_jobs`); stats: the
-            run's counts (:class:`harness.executor.RunStats` JSON); notes: run-level notes
-            for the report; image: ``{"ref", "id"}`` of the image jobs ran in, or None.
-
-    Returns:
-        ``(report, manifest, exit_code)`` as :func:`run`.
-    """
-    bench = plan.bench
-    by_id = {t.task_id: t for t in plan.all_tasks}
-    canaries = canary_results(records, expected)
-    notes = ["toolchain drift from the published pins: "
-             + (", ".join(f"{d['tool']} {d['probed'] or 'missing'} vs {d['published']}" for d in probed.drift) or "none")
-             + ("; this is NOT a bit-exact reproduction" if not probed.pin_match else ""), *notes]
-    notes += bench.notes(records, list(plan.modes))
-    comparison = bench.compare(records, by_id, plan.fetched)
-    if not comparison and plan.fetched.dataset.source.kind == "local":
-        notes.append(f"{plan.fetched.dataset.name} is a local dataset with no published verdicts to compare with: "
-                     "the report has no published-vs-reproduced comparison")
-    report = build_report(bench.name, plan.fetched.dataset.name, records, comparison=comparison,
-                          canaries=canaries, seed=opts.seed, notes=notes, published=published_of(bench))
-    report["sections"] = bench.report_sections(records, plan.tasks, list(plan.modes), seed=opts.seed)
-    status, code = "complete", 0
-    if plan.preds is not None and plan.preds.errors:
-        status, code = "partial", 5
-    if stats["infra_error"]:
-        status, code = "partial", 4
-    if not canaries["ok"]:
-        code = 3
-    manifest = _manifest(opts, started, plan, status, stats)
-    manifest.update({
-        "toolchains": [probed.to_json()],
-        "image": image,
-        "adaptation": bench.adaptation(plan.modes[0]),
-        "jobs_parallel": opts.parallel,
-    })
-    for name, text in bench.run_files(records, plan.tasks).items():
-        write_text_atomic(opts.out / name, text)
-    write_json_atomic(opts.out / "report.json", report, kind="report")
-    write_json_atomic(opts.out / "run.json", manifest, kind="run")
-    write_sums(opts.out)  # last: the run directory is complete
-    print_summary(report, console)
-    console.print(f"jobs: {stats['jobs']} (ran {stats['ran']}, cached {stats['cached']}, resumed {stats['resumed']},"
-                  f" infra errors {stats['infra_error']}); wrote {opts.out}/run.json, records.jsonl, report.json")
-    return report, manifest, code
-
-
-def write_report_html(out: Path, console: Console) -> Path | None:
-    """Write ``out/report.html`` (:func:`harness.htmlreport.write_html`) from a finished
-    run directory, and say so. It is a view of the run's files, not one of them (not in
-    SHA256SUMS): when it cannot be rendered the run stays as written, a warning names the
-    reason, and ``verikit report OUT --html FILE`` can render it later. Returns its path,
-    or None when it was not written."""
-    from ..htmlreport import write_html
-
-    target = Path(out) / "report.html"
-    try:
-        write_html([out], target)
-    except Exception as exc:  # noqa: BLE001 - the run is complete; its HTML view is not essential
-        console.print(f"[yellow]warning:[/] {target} not written ({type(exc).__name__}: {exc}); the run's files are "
-                      f"complete; render it later with: verikit report {out} --html {target}", highlight=False)
-        return None
-    console.print(f"wrote {target}", markup=False, highlight=False)
-    return target
-
-
-
-def _manifest(opts: RunOptions, started: Start, plan: Plan, status: str, stats: dict) -> dict:
-    commit, dirty = started.git
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "kit": {"version": __version__, "git_commit": commit, "git_dirty": dirty},
-        "command": list(opts.command or sys.argv),
-        "spec": plan.spec(opts).to_json(),
-        "started_at": started.at,
-        "finished_at": _now(),
-        "host": host_info(),
-        "benchmark": plan.bench.name,
-        "benchmark_version": plan.bench.version,
-        "modes": list(plan.modes),
-        "dataset": plan.fetched.provenance(),
-        "predictions": plan.preds.manifest() if plan.preds else None,
-        "toolchains": [],
-        "sandbox": opts.sandbox,
-        "image": None,
-        "adaptation": None,
-        "limits": opts.limits.to_json(),
-        "jobs_parallel": opts.parallel,
-        "seeds": {"bootstrap": opts.seed, **({"benchmark": opts.seed} if plan.bench.seeded else {}),
-                  **({"sample": opts.seed} if opts.sample is not None else {})},
-        "task_selection": ({"sample": opts.sample, "seed": opts.seed, "task_ids": list(plan.task_ids or ())}
-                           if opts.sample is not None else {"task_ids": list(plan.task_ids)} if plan.task_ids else None),
-        "status": status,
-        "counts": stats,
-        "input_errors": [e.to_json() for e in plan.preds.errors] if plan.preds else [],
-    }
 
 
 def reproduce(opts: RunOptions, console: Console | None = None) -> tuple[Reproduction, int]:
@@ -384,7 +265,7 @@ def reproduce(opts: RunOptions, console: Console | None = None) -> tuple[Reprodu
     except registry.UnknownName as exc:
         raise RunError(str(exc)) from exc
     modes = bench.reproduce_modes()
-    with _locked(opts.out):
+    with locked(opts.out):
         return _reproduce_locked(opts, console, bench, modes)
 
 
@@ -404,7 +285,7 @@ def _reproduce_locked(opts: RunOptions, console: Console, bench, modes) -> tuple
                               canaries={"ok": True, "results": []}, seed=opts.seed, notes=[],
                               published=published_of(bench))
         report["sections"] = {}
-        manifest = _manifest(opts, started, plan, "complete", {"jobs": 0, "ran": 0, "cached": 0, "resumed": 0,
+        manifest = run_manifest(opts, started, plan, "complete", {"jobs": 0, "ran": 0, "cached": 0, "resumed": 0,
                                                                "infra_error": 0, "verifier_runs": 0})
         manifest["sandbox"] = "none (rescoring of published files)"
         code = 0
