@@ -18,6 +18,17 @@ from pathlib import Path
 
 import pytest
 
+
+def pytest_configure(config):
+    """Tests that stop a kit run with SIGINT (Ctrl-C) need the kit to receive it: a test
+    session started in the background by a shell without job control (``cmd &`` in a
+    script) inherits SIGINT ignored, and its subprocesses would too, so the default
+    disposition is restored here (in every xdist worker as well)."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
 CASP_SAMPLE = "casp-sample10"
 CASP_PREFIX = ("github/AbdelbasetKABOU/CASP-LLM-Verification-Study/"
                "2dd260bfecc15e4a4614bdea2e3001021bf2d646")
