@@ -72,15 +72,20 @@ def split_messages(log: str) -> ToolOutput:
     free: list[str] = []
     after: list[str] = []
     stack: list[Message] = []
+
+    def place(text: str) -> None:
+        """Text between two markers (or after the last): the open message's, else free
+        text, and also the model's when SANY has finished (2219 seen)."""
+        if stack:
+            stack[-1].text += text
+        else:
+            free.append(text)
+            if any(x.code == MSG_SANY_DONE for x in out.messages):
+                after.append(text)
+
     pos = 0
     for m in _MARKER.finditer(log):
-        chunk = log[pos:m.start()]
-        if stack:
-            stack[-1].text += chunk
-        else:
-            free.append(chunk)
-            if any(x.code == MSG_SANY_DONE for x in out.messages):
-                after.append(chunk)
+        place(log[pos:m.start()])
         if m.group(2):
             msg = Message(int(m.group(2)), int(m.group(3)), "")
             out.messages.append(msg)
@@ -92,13 +97,7 @@ def split_messages(log: str) -> ToolOutput:
             if stack:
                 stack.pop()
         pos = m.end()
-    tail = log[pos:]
-    if stack:
-        stack[-1].text += tail
-    else:
-        free.append(tail)
-        if any(x.code == MSG_SANY_DONE for x in out.messages):
-            after.append(tail)
+    place(log[pos:])
     out.free = "".join(free)
     out.free_after_sany = "".join(after)
     for msg in out.messages:
