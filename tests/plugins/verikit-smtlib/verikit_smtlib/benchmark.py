@@ -24,6 +24,7 @@ import itertools
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from harness.model import GOLD, Candidate, Job, VerifierResult, candidate_ref
@@ -78,6 +79,19 @@ class Task:
                 "guard": self.guard, "body": self.body, "post": self.post, "gold": self.gold}
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
+    @cached_property
+    def parts(self) -> dict:
+        """The task's terms, parsed once (by :func:`load_tasks`) and kept for its jobs:
+        ``{"pre", "guard", "post": Term (Bool), "init", "body": {variable: Term (Int)}}``.
+
+        Raises:
+            terms.TermError: a term that is not admitted.
+        """
+        v = self.variables
+        return {"pre": terms.parse(self.pre, v), "guard": terms.parse(self.guard, v), "post": terms.parse(self.post, v),
+                "init": {x: terms.parse(e, v, "Int") for x, e in self.init.items()},
+                "body": {x: terms.parse(e, v, "Int") for x, e in self.body.items()}}
+
 
 def load_tasks(fetched) -> list[Task]:
     """The tasks of ``tasks.json``.
@@ -96,19 +110,11 @@ def load_tasks(fetched) -> list[Task]:
         try:
             task = Task(t["task_id"], tuple(t["vars"]), t["pre"], dict(t["init"]), t["guard"], dict(t["body"]),
                         t["post"], t["gold"])
-            _parts(task)
+            task.parts  # parsed here, once: a task whose terms are not admitted is refused
         except (KeyError, TypeError, terms.TermError) as exc:
             raise ValueError(f"{path}: task {i} ({t.get('task_id') if isinstance(t, dict) else '?'}): {exc}") from None
         out.append(task)
     return out
-
-
-def _parts(task: Task) -> dict:
-    """The task's terms, parsed (Boolean: pre, guard, post; Int: initial values, body)."""
-    v = task.variables
-    return {"pre": terms.parse(task.pre, v), "guard": terms.parse(task.guard, v), "post": terms.parse(task.post, v),
-            "init": {x: terms.parse(e, v, "Int") for x, e in task.init.items()},
-            "body": {x: terms.parse(e, v, "Int") for x, e in task.body.items()}}
 
 
 def extract(output: str) -> str:
@@ -121,7 +127,7 @@ def extract(output: str) -> str:
 def problem(task: Task, inv: terms.Term, timeout_ms: int) -> str:
     """``problem.smt2``: the declarations and one (push)(assert (not VC))(check-sat)(pop)
     per goal of :data:`GOALS`."""
-    p, s = _parts(task), terms.to_smt
+    p, s = task.parts, terms.to_smt
     inv_s = s(inv)
 
     def let(binds: dict[str, terms.Term], body: str) -> str:
@@ -141,7 +147,7 @@ def execution_check(task: Task, inv: terms.Term) -> tuple[bool, str]:
     """Run the loop from every initial state with the free variables in
     :data:`RUN_VALUES` that satisfies the precondition, for up to :data:`RUN_STEPS`
     steps, and evaluate the invariant at each state reached. Returns ``(ok, detail)``."""
-    p = _parts(task)
+    p = task.parts
     free = [x for x in task.variables if x not in task.init]
     states = runs = 0
     for values in itertools.product(RUN_VALUES, repeat=len(free)):
