@@ -2,8 +2,9 @@
 
 Benchmarks and verifiers are plugins found by entry point (:mod:`harness.plugin`: groups
 ``verikit.benchmarks`` and ``verikit.verifiers``); the kit's own are declared in its
-pyproject.toml like any other. Entries are ``"module:attribute"`` strings, imported on
-first use, so that listing the names costs nothing and a benchmark whose dependencies
+pyproject.toml like any other. Entries are ``"module:attribute"`` strings; the names
+are read on first use (:class:`EntryPoints`) and an entry is imported only when it is
+used, so that listing the names imports no plugin and a benchmark whose dependencies
 are missing does not break the others. A benchmark entry names a
 :class:`harness.plugin.Benchmark` instance; a verifier entry names its class; a sandbox
 entry names its class.
@@ -13,16 +14,48 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from . import plugin
 from .plugin import Benchmark
 
+
+class EntryPoints(Mapping[str, str]):
+    """The entry points of one group, name -> ``"module:attribute"``
+    (:func:`harness.plugin.entry_points`), read on first use (importing no plugin), then
+    kept: ``verikit --version`` and the commands that name no benchmark read none.
+    Reading it raises :class:`harness.plugin.PluginError` for a name registered twice
+    with different targets.
+    """
+
+    def __init__(self, group: str):
+        self.group = group
+        self._found: dict[str, str] | None = None
+
+    def _read(self) -> dict[str, str]:
+        if self._found is None:
+            self._found = plugin.entry_points(self.group)
+        return self._found
+
+    def __getitem__(self, name: str) -> str:
+        return self._read()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+    def __repr__(self) -> str:
+        return f"EntryPoints({self.group!r}: {self._read()!r})"
+
+
 #: Registered benchmarks: name -> ``"module:OBJECT"`` (entry points ``verikit.benchmarks``).
-BENCHMARKS: dict[str, str] = plugin.entry_points("verikit.benchmarks")
+BENCHMARKS: Mapping[str, str] = EntryPoints("verikit.benchmarks")
 
 #: Registered verifiers: name -> ``"module:Class"`` (entry points ``verikit.verifiers``).
-VERIFIERS: dict[str, str] = plugin.entry_points("verikit.verifiers")
+VERIFIERS: Mapping[str, str] = EntryPoints("verikit.verifiers")
 
 SANDBOXES: dict[str, str] = {
     "host": "harness.sandbox.local:HostSandbox",
@@ -34,7 +67,7 @@ class UnknownName(ValueError):
     """A benchmark, verifier or sandbox name that is not registered (lists the known ones)."""
 
 
-def _load(table: dict[str, str], kind: str, name: str):
+def _load(table: Mapping[str, str], kind: str, name: str):
     if name not in table:
         raise UnknownName(f"unknown {kind} {name!r}; available: {', '.join(table)}")
     return plugin.load(table[name])

@@ -34,9 +34,11 @@ class ToolchainError(RuntimeError):
     """Unknown toolchain or malformed ``images/toolchains.json``."""
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=4)
 def load_pins(path: str | None = None) -> dict:
-    """Return the parsed ``images/toolchains.json`` (dict with key ``toolchains``).
+    """Return the parsed ``images/toolchains.json`` (dict with key ``toolchains``), with
+    every plugin's pins added (their modules imported) when ``path`` is None; the file
+    ``path`` alone otherwise.
 
     Raises:
         ToolchainError: the file is missing or not valid JSON (message names the file
@@ -75,10 +77,16 @@ def _add_plugin_pins(toolchains: dict, file: Path) -> None:
 def toolchain_spec(name: str) -> dict:
     """Return the pins of toolchain ``name`` (``{"description", "papers", "tools": {...}}``).
 
+    The kit's own pins are looked in first; the plugins' (and so their modules) only for a
+    name the kit does not pin.
+
     Raises:
-        ToolchainError: unknown toolchain (lists the known ones).
+        ToolchainError: unknown toolchain (lists the known ones), or a plugin's pins that
+            cannot be loaded.
     """
-    tcs = load_pins()["toolchains"]
+    tcs = load_pins(str(PINS_FILE))["toolchains"]  # the kit's own: no plugin is imported for them
+    if name not in tcs:
+        tcs = load_pins()["toolchains"]
     if name not in tcs:
         raise ToolchainError(f"unknown toolchain {name!r}; known: {', '.join(sorted(tcs))}")
     return tcs[name]

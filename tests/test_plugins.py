@@ -11,14 +11,19 @@
 - Every registered benchmark declares the JSON Schema of its report sections; every
   committed reference run's sections match it, and a planted wrong section is an error
   that names the file and the JSON path.
+- Plugins are imported only when used: ``verikit --version`` and a shared command read no
+  entry point, ``verikit --help`` reads the benchmark names only, and a kit dataset or
+  toolchain is looked up without importing any plugin (each in a fresh interpreter).
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import shutil
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -254,3 +259,47 @@ def test_a_report_of_a_benchmark_not_installed_is_checked_by_report_schema_only(
     report = json.loads((ROOT / "results" / "reproduced" / "casp" / "report.json").read_text())
     report["benchmark"], report["sections"] = "not-installed-here", {"anything": [1]}
     schema_mod.validate("report", report)
+
+
+#: Runs argv[1] in a fresh interpreter and prints, last, the entry point groups read and
+#: the modules imported.
+_PROBE = """
+import importlib.metadata, json, sys
+groups, real = [], importlib.metadata.entry_points
+importlib.metadata.entry_points = lambda **kw: groups.append(kw.get("group")) or real(**kw)
+try:
+    exec(sys.argv[1])
+except SystemExit:
+    pass
+print(json.dumps({"groups": groups, "modules": sorted(sys.modules)}))
+"""
+
+
+def _probe(code: str) -> tuple[list[str], list[str]]:
+    """(entry point groups read, plugin modules imported) when ``code`` runs in a fresh
+    interpreter; a plugin module is one an entry point of any group names, or a submodule."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    out = subprocess.run([sys.executable, "-c", _PROBE, code], env=env, capture_output=True, text=True, cwd=ROOT,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    seen = json.loads(out.stdout.splitlines()[-1])
+    plugins = {v.split(":")[0] for g in plugin.GROUPS for v in plugin.entry_points(g).values()}
+    return seen["groups"], [m for m in seen["modules"] if m in plugins or any(m.startswith(p + ".") for p in plugins)]
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["compare", "--help"], ["cache", "--help"]])
+def test_version_and_shared_commands_read_no_entry_point(argv):
+    assert _probe(f"from harness.cli import main; main({argv!r})") == ([], [])
+
+
+def test_help_reads_the_benchmark_names_and_imports_no_plugin():
+    groups, modules = _probe("from harness.cli import main; main(['--help'])")
+    assert groups == ["verikit.benchmarks"] and modules == []
+
+
+def test_a_kit_dataset_or_toolchain_imports_no_plugin():
+    groups, modules = _probe("from harness import toolchains; from harness.datasets import entries\n"
+                             "entries.dataset(next(iter(entries.load_registry())))\n"
+                             "toolchains.toolchain_spec(next(iter(toolchains.load_pins(str(toolchains.PINS_FILE))"
+                             "['toolchains'])))")
+    assert modules == [] and "verikit.datasets" not in groups and "verikit.toolchains" not in groups

@@ -33,6 +33,7 @@ import errno
 import signal
 import sys
 import threading
+from collections.abc import Collection
 
 from rich.console import Console
 
@@ -53,14 +54,23 @@ _ORDER = ("run", "reproduce", "validate", "publish", "pull", "rerun", "compare",
           "datasets", "cache", "prompts", "convert", "images", "batch")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The ``verikit`` parser with the shared ``commands`` only (what parsing one of them
+    needs: no other command's arguments are built, so no benchmark name is read for a
+    command without a benchmark argument), or, by default, with every command and
+    ``verikit BENCH`` for every registered benchmark (what ``--help`` lists; the names
+    are read, no plugin is imported)."""
     p = argparse.ArgumentParser(prog="verikit", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"verikit {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
     adders = {name: add for group in _GROUPS for name, add in group.COMMANDS.items()}
+    # what re-reads a recorded command (validate, rerun: the run's ``verikit run ...``) needs every command
+    parse = p.parse_args if commands is None else (lambda words: _parser().parse_args(words))
     for name in sorted(adders, key=_ORDER.index):  # a command missing from _ORDER fails here
-        adders[name](sub, p.parse_args)
-    benchmark.add_benchmark_commands(sub, [b for b in registry.BENCHMARKS if b not in adders])
+        if commands is None or name in commands:
+            adders[name](sub, parse)
+    if commands is None:
+        benchmark.add_benchmark_commands(sub, [b for b in registry.BENCHMARKS if b not in adders])
     return p
 
 
@@ -80,11 +90,12 @@ def _on_sigterm(signum, frame):
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``verikit`` console script. Returns the exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
-    if words and words[0] in registry.BENCHMARKS and words[0] not in _ORDER:
+    first = words[0] if words else ""
+    if first and not first.startswith("-") and first not in _ORDER and first in registry.BENCHMARKS:
         # ``verikit BENCH ...``: the benchmark's own commands parse everything after its name
-        args = argparse.Namespace(handler=benchmark._benchmark_command, benchmark=words[0], rest=words[1:])
-    else:
-        args = _parser().parse_args(argv)
+        args = argparse.Namespace(handler=benchmark._benchmark_command, benchmark=first, rest=words[1:])
+    else:  # a shared command: its parser alone; --version: none; else all (--help, a usage error)
+        args = _parser([first] if first in _ORDER else [] if first == "--version" else None).parse_args(argv)
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
     try:

@@ -50,6 +50,7 @@ _SOURCE_KEYS = {"github": ("kind", "repo", "revision", "repo_type"),
                 "pypi": ("kind", "package", "version", "distribution", "distribution_sha256"),
                 "local": ("kind", "path")}
 _registry: dict[str, Dataset] | None = None
+_plugins_read = False  # whether the plugins' entries are in _registry
 
 
 class Bad(Exception):
@@ -270,26 +271,53 @@ def load_registry(directory: str | Path = REGISTRY_DIR) -> dict[str, Dataset]:
 def registry() -> dict[str, Dataset]:
     """The registry (``harness.datasets.REGISTRY``): the kit's entries and those of every
     plugin (entry points ``verikit.datasets``: a directory of entries each, see
-    :mod:`harness.plugin`); read on first use, then the same dict.
+    :mod:`harness.plugin`, whose module is imported for it); read on first use, then the
+    same dict.
 
     Raises:
-        DatasetError: a bad entry, or a name two directories both define.
+        DatasetError: a bad entry, a plugin that cannot be loaded, or a name two
+            directories both define.
     """
-    global _registry
+    return _read(plugins=True)
+
+
+def dataset(name: str) -> Dataset:
+    """The entry ``name``: the kit's own, else a plugin's. The plugins' entries, and so
+    their modules, are read only for a name the kit does not have (a broken plugin
+    breaks only the names it is asked for).
+
+    Raises:
+        DatasetError: an unknown name (lists the known ones), or as :func:`registry`.
+    """
+    found = _read(plugins=False)
+    if name not in found:
+        found = _read(plugins=True)
+    if name not in found:
+        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(found))}")
+    return found[name]
+
+
+def _read(*, plugins: bool) -> dict[str, Dataset]:
+    """The registry dict: the kit's entries, read once; with ``plugins``, the plugins'
+    entries added to the same dict, once. Raises DatasetError."""
+    global _registry, _plugins_read
     if _registry is None:
-        found = load_registry()
-        where = {name: REGISTRY_DIR for name in found}
+        _registry = load_registry()
+    if plugins and not _plugins_read:
         try:
             dirs = {ep: Path(plugin.load(value)) for ep, value in plugin.entry_points("verikit.datasets").items()}
         except plugin.PluginError as exc:
             raise DatasetError(str(exc)) from None
+        added: dict[str, Dataset] = {}
+        where: dict[str, Path] = {}
         for ep, directory in dirs.items():
             for name, ds in load_registry(directory).items():
-                if name in found:
+                if name in _registry or name in added:
                     raise DatasetError(f"dataset {name!r} of plugin {ep} ({directory}) is already registered "
-                                       f"by {where[name]}")
-                found[name], where[name] = ds, directory
-        _registry = found
+                                       f"by {where.get(name, REGISTRY_DIR)}")
+                added[name], where[name] = ds, directory
+        _registry.update(added)
+        _plugins_read = True
     return _registry
 
 

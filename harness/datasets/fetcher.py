@@ -362,9 +362,7 @@ def fetch(name: str, *, data_dir: str | Path | None = None,
     """Fetch registry entry ``name`` (:func:`fetch_dataset`).
 
     Raises DatasetError for an unknown name (listing the known ones) or a malformed
-    registry file, and whatever :func:`fetch_dataset` raises.
+    registry file (:func:`harness.datasets.entries.dataset`: a plugin's entries are read
+    only for a name the kit does not have), and whatever :func:`fetch_dataset` raises.
     """
-    registry = entries.registry()
-    if name not in registry:
-        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(registry))}")
-    return fetch_dataset(registry[name], data_dir=data_dir, offline=offline)
+    return fetch_dataset(entries.dataset(name), data_dir=data_dir, offline=offline)
