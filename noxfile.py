@@ -97,8 +97,9 @@ def tests(session: nox.Session) -> None:
         # the batch end-to-end test runs the framac runner image (the toolchain image + the kit)
         session.run("verikit", "images", "build", "framac", "--runner", env=env)
         # -n 2 --dist loadfile: both cores, one test file per worker at a time (a module's
-        # shared real-tool run is made once)
-        args = session.posargs or ["-q", "-ra", "--durations=25", "-n", "2", "--dist", "loadfile", "tests"]
+        # shared real-tool run is made once), longest files first (tests/conftest.py)
+        args = session.posargs or ["-q", "-ra", "--durations=25", "-n", "2", "--dist", "loadfile",
+                                   "--no-loadscope-reorder", "tests"]
         # VERIKIT_REQUIRE_ENGINE turns "no engine" skips into failures: CI must run them.
         session.run("pytest", *args, env={"PYTHONDONTWRITEBYTECODE": "1", "VERIKIT_REQUIRE_ENGINE": "1", **env})
     finally:

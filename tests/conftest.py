@@ -19,6 +19,17 @@ from pathlib import Path
 import pytest
 
 
+def pytest_collection_modifyitems(config, items):
+    """Longest test files first (``tests/durations.json``: seconds per file, refreshed by
+    ``scripts/test_durations.py``; a file not listed counts 0), keeping the order within a
+    file. With ``-n 2 --dist loadfile --no-loadscope-reorder`` the two workers take the
+    files in this order, so a long file does not start last and leave one core idle."""
+    import json
+
+    weights = json.loads((Path(__file__).parent / "durations.json").read_text(encoding="utf-8"))
+    items.sort(key=lambda item: -weights.get(item.nodeid.split("::")[0], 0))
+
+
 def pytest_configure(config):
     """Tests that stop a kit run with SIGINT (Ctrl-C) need the kit to receive it: a test
     session started in the background by a shell without job control (``cmd &`` in a
