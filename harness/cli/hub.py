@@ -3,7 +3,6 @@ rerun`` (a pulled run re-verified here)."""
 
 from __future__ import annotations
 
-import functools
 import json
 import shutil
 import tempfile
@@ -62,13 +61,14 @@ def _add_rerun(sub, parse: Parse) -> None:
     rr.add_argument("--sandbox", choices=list(registry.SANDBOXES), help="where jobs run (default: the run's own)")
     rr.add_argument("-j", "--jobs", type=_int_at_least(1), help="jobs in parallel (default: the run's own)")
     rr.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
-    rr.set_defaults(handler=functools.partial(_rerun, parse=parse))
+    rr.set_defaults(handler=_rerun)
 
 
-def _rerun(args, console: Console, argv, *, parse: Parse) -> int:
+def _rerun(args, console: Console, argv) -> int:
     """``verikit rerun DIR``: every record of the run re-verified here (no cache) with the
-    run's own command; prints agreement per record, writes ``DIR/rerun.json``; exit 0 when
-    every record agrees, 1 otherwise, 2 for a directory that is not a valid run."""
+    run's own spec (run.json); prints agreement per record, writes ``DIR/rerun.json``; exit
+    0 when every record agrees, 1 otherwise, 2 for a directory that is not a valid run or
+    whose run.json has no ``spec`` (RunError naming the file)."""
     d = Path(args.run_dir)
     problems = check_run_dir(d) if d.is_dir() else [f"{d}: not a run directory"]
     if problems:
@@ -87,8 +87,8 @@ def _rerun(args, console: Console, argv, *, parse: Parse) -> int:
             # under the name the run read it by: a candidate's origin names the file
             preds = Path(tmp) / Path(run["predictions"]["path"]).name
             shutil.copyfile(have, preds)
-        opts = _command_opts(d, console, "rerun", parse, sandbox=args.sandbox, parallel=args.jobs,
-                             data_dir=args.data_dir, predictions=str(preds) if preds else None)
+        opts = _command_opts(d, "rerun", sandbox=args.sandbox, parallel=args.jobs, data_dir=args.data_dir,
+                             predictions=str(preds) if preds else None)
         records = load_records(d / "records.jsonl")
         again, differences = recheck(opts, records, len(records), console=console)
     now = {record_identity(r): r for r in again}
