@@ -59,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd", required=True)
     adders = {name: add for group in _GROUPS for name, add in group.COMMANDS.items()}
     for name in sorted(adders, key=_ORDER.index):  # a command missing from _ORDER fails here
-        adders[name](sub, p.parse_args)
+        adders[name](sub)
     benchmark.add_benchmark_commands(sub, [b for b in registry.BENCHMARKS if b not in adders])
     return p
 

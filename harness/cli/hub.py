@@ -15,14 +15,14 @@ from .. import __version__, registry
 from ..report import check_run_dir
 from ..results import load_records, record_identity, record_outcome, write_json_atomic
 from ..runner import recheck
-from .common import Parse, _int_at_least, _say
+from .common import _int_at_least, _say
 from .options import _command_opts
 
 # harness.hub is imported in the handlers that use it, not here: it loads pyarrow (and
 # numpy), about 90 ms of start-up that every other verikit command would pay.
 
 
-def _add_publish(sub, parse: Parse) -> None:
+def _add_publish(sub) -> None:
     pb = sub.add_parser("publish", help="publish run directories to a Hugging Face Hub dataset repo (README "
                         "'Publishing'): validated first, one commit, the card and leaderboard regenerated")
     pb.add_argument("runs", nargs="+", metavar="RUN", help="a run directory, or a reduced batch run (s3://...)")
@@ -43,7 +43,7 @@ def _add_publish(sub, parse: Parse) -> None:
     pb.set_defaults(handler=_publish)
 
 
-def _add_pull(sub, parse: Parse) -> None:
+def _add_pull(sub) -> None:
     pl = sub.add_parser("pull", help="download published runs from a Hub dataset repo and check them (schemas, "
                         "SHA256SUMS, run ids, predictions hashes)")
     pl.add_argument("repo", metavar="OWNER/NAME")
@@ -54,7 +54,7 @@ def _add_pull(sub, parse: Parse) -> None:
     pl.set_defaults(handler=_pull)
 
 
-def _add_rerun(sub, parse: Parse) -> None:
+def _add_rerun(sub) -> None:
     rr = sub.add_parser("rerun", help="re-verify every candidate of a run directory (e.g. a pulled one) here, "
                         "with the run's own benchmark, dataset and options, and report agreement per record")
     rr.add_argument("run_dir", type=Path)

@@ -12,14 +12,14 @@ from rich.table import Table
 from ..report import check_run_dir, print_summary
 from ..results import TOLERANCE, S3Store, compare_runs, load_records, write_text_atomic
 from ..runner import RunError, recheck, rejudge
-from .common import Parse, _int_at_least, _say
+from .common import _int_at_least, _say
 from .options import _command_opts, _spec_options, no_spec, read_run_json
 
 # harness.htmlreport is imported in ``_report``, not here: with jinja2 it costs every verikit
 # command about 15 ms of start-up, and only ``report`` needs it.
 
 
-def _add_validate(sub, parse: Parse) -> None:
+def _add_validate(sub) -> None:
     v = sub.add_parser("validate", help="check a run directory against the schemas (and against a reference run)")
     v.add_argument("run_dir", help="a run directory, or a batch run's S3 URI (s3://..., its reduced run files)")
     v.add_argument("--recheck", type=_int_at_least(1), metavar="N",
@@ -32,7 +32,7 @@ def _add_validate(sub, parse: Parse) -> None:
     v.set_defaults(handler=_validate)
 
 
-def _add_compare(sub, parse: Parse) -> None:
+def _add_compare(sub) -> None:
     cp = sub.add_parser("compare", help="compare a run with the expected one: verdicts and goal counts exactly, "
                         "metrics and reproduced figures within a tolerance, timings ignored (exit 1 on a difference)")
     cp.add_argument("expected", type=Path, metavar="EXPECTED")
@@ -45,7 +45,7 @@ def _add_compare(sub, parse: Parse) -> None:
     cp.set_defaults(handler=_compare)
 
 
-def _add_report(sub, parse: Parse) -> None:
+def _add_report(sub) -> None:
     rp_ = sub.add_parser("report", help="show run directories: the summary tables, and with --html one "
                          "self-contained HTML page (plots, provenance, per-task table); --compare: two runs task by task")
     rp_.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="run directories")
