@@ -5,8 +5,8 @@ the one-interface restructuring (issue 12) established: per job (mode, task, mod
 sample) its verdict and goals proved/total, and per published figure its status and
 reproduced value. The references re-made with the current code must establish exactly
 the same (timings, keys, reasons aside). Every run directory under results/reproduced/
-must also be schema-valid. Changing a reference on purpose means changing the fixture in
-the same commit, with the reason in its message.
+must also be schema-valid and carry its run spec. Changing a reference on purpose means
+changing the fixture in the same commit, with the reason in its message.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness.results import load_records, validate_run_dir
+from harness.runspec import RunSpec
 
 ROOT = Path(__file__).resolve().parents[1] / "results" / "reproduced"
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "reference_outcomes.json").read_text())
@@ -46,6 +47,17 @@ def test_there_are_reference_runs():
 @pytest.mark.parametrize("run_dir", RUN_DIRS, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_reference_run_is_valid(run_dir):
     assert validate_run_dir(run_dir) == []
+
+
+@pytest.mark.parametrize("run_dir", RUN_DIRS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_reference_run_has_a_spec_of_its_modes(run_dir):
+    """validate (re-judge, --recheck) and rerun re-plan a run from its run.json ``spec``
+    only (a run.json without one is refused): every reference has one, readable, of the
+    run's benchmark and modes (those of its records)."""
+    run = json.loads((run_dir / "run.json").read_text())
+    spec = RunSpec.from_json(run["spec"])
+    assert spec.benchmark == run["benchmark"] and list(spec.modes) == run["modes"]
+    assert {r["mode"] for r in load_records(run_dir / "records.jsonl")} <= set(spec.modes)
 
 
 @pytest.mark.parametrize("name", sorted(FIXTURE["runs"]))

@@ -381,7 +381,7 @@ def test_a_run_directory_without_its_sums_is_incomplete(tmp_path):
 
 @pytest.mark.realtool
 def test_validate_recheck_reruns_records_with_the_real_verifier(casp_tasks, framac_host, tmp_path, capsys):
-    """``validate --recheck N`` re-plans the run from its own command and re-runs N
+    """``validate --recheck N`` re-plans the run from its own spec and re-runs N
     records without the cache: an edit that also fixed the report and the sums is found."""
     import json
 
@@ -407,7 +407,7 @@ def test_validate_recheck_reruns_records_with_the_real_verifier(casp_tasks, fram
     (out / "records.jsonl").write_text(json.dumps(rec) + "\n")
     write_sums(out)
     assert main(["validate", str(out), "--recheck", "1"]) == 1
-    assert "99_999 gold: the run's command does not make this job" in capsys.readouterr().err
+    assert "99_999 gold: the run's spec does not make this job" in capsys.readouterr().err
 
 
 def test_full_disk_is_one_message_not_a_traceback(monkeypatch, capsys, tmp_path):

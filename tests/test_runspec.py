@@ -2,13 +2,14 @@
 trip, errors that name the key, RunOptions frozen (``spec``, ``of``, ``replace``), a plan
 that resolves instead of mutating, and a real CASP gold run (one task, the host's Frama-C)
 whose run.json ``spec`` re-plans to the same jobs and is what recheck and rerun read (not
-the command)."""
+the command; a run.json without it is refused)."""
 
 from __future__ import annotations
 
 import dataclasses
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -27,10 +28,6 @@ TASK = "00_327"
 
 def _quiet() -> Console:
     return Console(file=io.StringIO())
-
-
-def _parse(argv: list[str]):
-    return cli._parser().parse_args(argv)
 
 
 # --- RunSpec ----------------------------------------------------------------------------------
@@ -137,9 +134,9 @@ def _with_command(gold_run: Path, where: Path, command, *, spec: bool = True) ->
 def test_recheck_and_rerun_read_the_spec_not_the_command(gold_run, framac_host, tmp_path, capsys):
     copy = _with_command(gold_run, tmp_path, ["verikit", "no-such-command", "--garbage"])
     spec = RunSpec.from_json(json.loads((copy / "run.json").read_text())["spec"])
-    opts = _command_opts(copy, _quiet(), "--recheck", _parse)
+    opts = _command_opts(copy, "--recheck")
     assert opts.spec == spec and not opts.use_cache and not opts.progress
-    over = _command_opts(copy, _quiet(), "rerun", _parse, sandbox="container", parallel=2, data_dir=tmp_path)
+    over = _command_opts(copy, "rerun", sandbox="container", parallel=2, data_dir=tmp_path)
     assert over.spec == spec.replace(sandbox="container", parallel=2) and over.data_dir == tmp_path
     assert cli.main(["validate", str(copy), "--recheck", "1"]) == 0
     assert "rechecked 1 record(s) with the real verifier: 0 difference(s)" in capsys.readouterr().err.replace("\n", "")
@@ -147,11 +144,17 @@ def test_recheck_and_rerun_read_the_spec_not_the_command(gold_run, framac_host, 
 
 
 @pytest.mark.realtool
-def test_a_run_json_without_spec_takes_the_legacy_command_path(gold_run, framac_host, tmp_path):
-    original = json.loads((gold_run / "run.json").read_text())["command"]
-    legacy = _with_command(gold_run, tmp_path / "ok", original, spec=False)
-    opts = _command_opts(legacy, _quiet(), "--recheck", _parse)
-    assert opts.spec.modes == ("gold",) and opts.spec.task_ids == (TASK,) and opts.sandbox == "host"
-    broken = _with_command(gold_run, tmp_path / "broken", ["verikit", "no-such-command"], spec=False)
-    with pytest.raises(runner.RunError, match="cannot be read back"):
-        _command_opts(broken, _quiet(), "--recheck", _parse)
+def test_a_run_json_without_spec_is_refused_naming_the_file(gold_run, framac_host, tmp_path, capsys):
+    """A run.json without ``spec`` (made by a verikit that did not record it): validate
+    (with or without --recheck) and rerun stop with exit 2 naming the file, however
+    readable its recorded command is; no traceback."""
+    command = json.loads((gold_run / "run.json").read_text())["command"]
+    old = _with_command(gold_run, tmp_path, command, spec=False)
+    where = str(old / "run.json")
+    for argv in (["validate", str(old)], ["validate", str(old), "--recheck", "1"],
+                 ["rerun", str(old), "--data-dir", str(gold_run.parent / "data")]):
+        assert cli.main(argv) == 2, argv
+        err = capsys.readouterr().err.replace("\n", "")
+        assert f"error: {where}: no 'spec'" in err and "Traceback" not in err, (argv, err)
+    with pytest.raises(runner.RunError, match=re.escape(f"{where}: no 'spec'")):
+        _command_opts(old, "--recheck")

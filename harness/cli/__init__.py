@@ -64,11 +64,9 @@ def _parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"verikit {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
     adders = {name: add for group in _GROUPS for name, add in group.COMMANDS.items()}
-    # what re-reads a recorded command (validate, rerun: the run's ``verikit run ...``) needs every command
-    parse = p.parse_args if commands is None else (lambda words: _parser().parse_args(words))
     for name in sorted(adders, key=_ORDER.index):  # a command missing from _ORDER fails here
         if commands is None or name in commands:
-            adders[name](sub, parse)
+            adders[name](sub)
     if commands is None:
         benchmark.add_benchmark_commands(sub, [b for b in registry.BENCHMARKS if b not in adders])
     return p

@@ -8,13 +8,13 @@ from pathlib import Path
 from rich.console import Console
 
 from ..sandbox import SandboxError
-from .common import Parse, _say
+from .common import _say
 
 # harness.artifact is imported in ``_artifact``, not here: it loads jinja2 and the HTML
 # report, about 25 ms of start-up that every other verikit command would pay.
 
 
-def _add_artifact(sub, parse: Parse) -> None:
+def _add_artifact(sub) -> None:
     ar = sub.add_parser("artifact", help="artifact evaluation: a self-contained, offline bundle for a committee "
                         "(README 'Artifact evaluation')")
     ar.set_defaults(handler=_artifact)

@@ -3,7 +3,6 @@ and the submission of ``verikit run --backend aws-batch`` (README 'Cloud batch (
 
 from __future__ import annotations
 
-import functools
 import json
 import tempfile
 from pathlib import Path
@@ -18,7 +17,7 @@ from ..sandbox import SandboxError
 from ..sandbox.images import resolve_runner, runner_toolchain
 from ..sandbox.local import HostSandbox
 from ..toolchains import ProbedToolchain
-from .common import MIN_MEMORY_MIB, Parse, _int_at_least, _say
+from .common import MIN_MEMORY_MIB, _int_at_least, _say
 from .options import _run_arguments, _run_opts
 
 # boto3 is imported where an AWS client is made, not here: it (with botocore) costs every
@@ -31,10 +30,10 @@ def _shard_list(text: str) -> list[int]:
     return [parse(x) for x in text.split(",")]
 
 
-def _add_batch(sub, parse: Parse) -> None:
+def _add_batch(sub) -> None:
     ba = sub.add_parser("batch", help="cloud batch on AWS Batch: setup, plan, status, collect, resubmit "
                         "(submit with 'run --backend aws-batch')")
-    ba.set_defaults(handler=functools.partial(_batch, parse=parse))
+    ba.set_defaults(handler=_batch)
     bs = ba.add_subparsers(dest="batch_cmd", required=True)
     st = bs.add_parser("setup", help="create or update the spot compute environment, the job queue and the job "
                        "definitions (idempotent, tagged verikit=1)")
@@ -74,7 +73,7 @@ def _add_batch(sub, parse: Parse) -> None:
     pb.add_argument("toolchain")
 
 
-def _batch(args, console: Console, argv, *, parse: Parse) -> int:
+def _batch(args, console: Console, argv) -> int:
     cmd = args.batch_cmd
     if cmd == "probe":
         print(json.dumps(toolchains.probe(args.toolchain, HostSandbox(), flavor="host").to_json(), sort_keys=True))

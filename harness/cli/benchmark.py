@@ -14,10 +14,10 @@ from rich.console import Console
 from .. import registry
 from ..plugin import CommandContext
 from ..runner import RunError, open_dataset
-from .common import Parse, _int_at_least, _say
+from .common import _int_at_least, _say
 
 
-def _add_prompts(sub, parse: Parse) -> None:
+def _add_prompts(sub) -> None:
     pr = sub.add_parser("prompts", help="the prompts a model is given, as JSONL (benchmarks that define prompts)")
     pr.add_argument("benchmark", choices=list(registry.BENCHMARKS))
     pr.add_argument("--mode", help="prompt setting (default: the benchmark's first default mode)")
@@ -29,7 +29,7 @@ def _add_prompts(sub, parse: Parse) -> None:
     pr.set_defaults(handler=_prompts)
 
 
-def _add_convert(sub, parse: Parse) -> None:
+def _add_convert(sub) -> None:
     cv = sub.add_parser("convert", help="turn a benchmark's upstream output file into predictions JSONL")
     cv.add_argument("benchmark", choices=list(registry.BENCHMARKS))
     cv.add_argument("source", type=Path, nargs="?", help="upstream output file (default: the published one, "

@@ -4,19 +4,12 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Callable
 
 from rich.console import Console
 
 #: The smallest memory limit a job may get, MiB: below it no verifier of the kit starts
 #: (the JVM of TLC alone reserves more), so a smaller value is a mistake, not a limit.
 MIN_MEMORY_MIB = 256
-
-#: ``parse_args`` of the whole ``verikit`` parser: what reads back a recorded command line
-#: (run.json's ``command``, a batch manifest's). Given to each group's ``add_parser``, so
-#: that no group module imports the package that assembles the parser.
-Parse = Callable[[list[str]], argparse.Namespace]
-
 
 def _int_at_least(low: int):
     def parse(text: str) -> int:

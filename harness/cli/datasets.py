@@ -14,17 +14,17 @@ from .. import datasets, registry, toolchains
 from ..datasets import local
 from ..results import ResultCache
 from ..sandbox import SandboxError
-from .common import Parse, _say
+from .common import _say
 
 
-def _add_list(sub, parse: Parse) -> None:
+def _add_list(sub) -> None:
     ls = sub.add_parser("list", help="benchmarks, datasets and toolchains with probed versions")
     ls.add_argument("--sandbox", default="host", choices=list(registry.SANDBOXES))
     ls.add_argument("--json", action="store_true", help="machine-readable output")
     ls.set_defaults(handler=_list)
 
 
-def _add_datasets(sub, parse: Parse) -> None:
+def _add_datasets(sub) -> None:
     ds = sub.add_parser("datasets", help="the dataset registry: list entries, pin your own dataset")
     ds.set_defaults(handler=_datasets)
     ds_sub = ds.add_subparsers(dest="datasets_cmd", required=True)
@@ -33,7 +33,7 @@ def _add_datasets(sub, parse: Parse) -> None:
     pin.add_argument("path", type=Path)
 
 
-def _add_cache(sub, parse: Parse) -> None:
+def _add_cache(sub) -> None:
     ca = sub.add_parser("cache", help="the result cache: verify its entries, prune the bad ones, or clear it")
     ca.add_argument("action", choices=["verify", "prune", "clear"])
     ca.add_argument("--cache-dir", type=Path, help="result cache (default $VERIKIT_CACHE or the user cache dir)")

@@ -3,7 +3,6 @@ rerun`` (a pulled run re-verified here)."""
 
 from __future__ import annotations
 
-import functools
 import json
 import shutil
 import tempfile
@@ -16,14 +15,14 @@ from .. import __version__, registry
 from ..report import check_run_dir
 from ..results import load_records, record_identity, record_outcome, write_json_atomic
 from ..runner import recheck
-from .common import Parse, _int_at_least, _say
+from .common import _int_at_least, _say
 from .options import _command_opts
 
 # harness.hub is imported in the handlers that use it, not here: it loads pyarrow (and
 # numpy), about 90 ms of start-up that every other verikit command would pay.
 
 
-def _add_publish(sub, parse: Parse) -> None:
+def _add_publish(sub) -> None:
     pb = sub.add_parser("publish", help="publish run directories to a Hugging Face Hub dataset repo (README "
                         "'Publishing'): validated first, one commit, the card and leaderboard regenerated")
     pb.add_argument("runs", nargs="+", metavar="RUN", help="a run directory, or a reduced batch run (s3://...)")
@@ -44,7 +43,7 @@ def _add_publish(sub, parse: Parse) -> None:
     pb.set_defaults(handler=_publish)
 
 
-def _add_pull(sub, parse: Parse) -> None:
+def _add_pull(sub) -> None:
     pl = sub.add_parser("pull", help="download published runs from a Hub dataset repo and check them (schemas, "
                         "SHA256SUMS, run ids, predictions hashes)")
     pl.add_argument("repo", metavar="OWNER/NAME")
@@ -55,20 +54,21 @@ def _add_pull(sub, parse: Parse) -> None:
     pl.set_defaults(handler=_pull)
 
 
-def _add_rerun(sub, parse: Parse) -> None:
+def _add_rerun(sub) -> None:
     rr = sub.add_parser("rerun", help="re-verify every candidate of a run directory (e.g. a pulled one) here, "
                         "with the run's own benchmark, dataset and options, and report agreement per record")
     rr.add_argument("run_dir", type=Path)
     rr.add_argument("--sandbox", choices=list(registry.SANDBOXES), help="where jobs run (default: the run's own)")
     rr.add_argument("-j", "--jobs", type=_int_at_least(1), help="jobs in parallel (default: the run's own)")
     rr.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
-    rr.set_defaults(handler=functools.partial(_rerun, parse=parse))
+    rr.set_defaults(handler=_rerun)
 
 
-def _rerun(args, console: Console, argv, *, parse: Parse) -> int:
+def _rerun(args, console: Console, argv) -> int:
     """``verikit rerun DIR``: every record of the run re-verified here (no cache) with the
-    run's own command; prints agreement per record, writes ``DIR/rerun.json``; exit 0 when
-    every record agrees, 1 otherwise, 2 for a directory that is not a valid run."""
+    run's own spec (run.json); prints agreement per record, writes ``DIR/rerun.json``; exit
+    0 when every record agrees, 1 otherwise, 2 for a directory that is not a valid run or
+    whose run.json has no ``spec`` (RunError naming the file)."""
     d = Path(args.run_dir)
     problems = check_run_dir(d) if d.is_dir() else [f"{d}: not a run directory"]
     if problems:
@@ -87,8 +87,8 @@ def _rerun(args, console: Console, argv, *, parse: Parse) -> int:
             # under the name the run read it by: a candidate's origin names the file
             preds = Path(tmp) / Path(run["predictions"]["path"]).name
             shutil.copyfile(have, preds)
-        opts = _command_opts(d, console, "rerun", parse, sandbox=args.sandbox, parallel=args.jobs,
-                             data_dir=args.data_dir, predictions=str(preds) if preds else None)
+        opts = _command_opts(d, "rerun", sandbox=args.sandbox, parallel=args.jobs, data_dir=args.data_dir,
+                             predictions=str(preds) if preds else None)
         records = load_records(d / "records.jsonl")
         again, differences = recheck(opts, records, len(records), console=console)
     now = {record_identity(r): r for r in again}

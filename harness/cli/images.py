@@ -10,10 +10,10 @@ from rich.console import Console
 
 from .. import datasets, registry, toolchains
 from ..sandbox import SandboxError, images
-from .common import Parse, _say
+from .common import _say
 
 
-def _add_images(sub, parse: Parse) -> None:
+def _add_images(sub) -> None:
     im = sub.add_parser("images", help="toolchain images (Debian flavor): build, list, verify, save")
     im.set_defaults(handler=_images)
     im_sub = im.add_subparsers(dest="images_cmd", required=True)

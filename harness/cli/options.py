@@ -1,5 +1,5 @@
 """The options of a run: the arguments ``run``, ``reproduce`` and ``batch plan`` share, and
-the RunOptions made from them (from a command line, or read back from a run's run.json)."""
+the RunOptions made from them (from a command line, or from the ``spec`` of a run's run.json)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ..model import Limits
 from ..runner import RunError, RunOptions
 from ..runspec import RunSpec, SpecError
 from ..sandbox.container import EngineUnavailable, connect
-from .common import MIN_MEMORY_MIB, Parse, _int_at_least, _positive_seconds
+from .common import MIN_MEMORY_MIB, _int_at_least, _positive_seconds
 
 
 def _run_options(p: argparse.ArgumentParser, *, jobs: bool = True) -> None:
@@ -103,22 +103,19 @@ def read_run_json(run_dir: Path) -> dict:
         raise RunError(f"{where}: cannot be read ({exc})") from None
 
 
-def _command_opts(run_dir: Path, console: Console, verb: str, parse: Parse, **override):
+def _command_opts(run_dir: Path, verb: str, **override):
     """The RunOptions of the run that made ``run_dir``: its run.json ``spec``
     (:meth:`harness.runspec.RunSpec.from_json`) with ``override`` (sandbox, parallel,
     predictions; data_dir, a setting) applied where not None; the cache and the progress
-    bar are off. A run.json without ``spec`` (made before it existed, e.g. the reference
-    runs under results/reproduced/) takes the legacy path, :func:`_legacy_command_opts`.
+    bar are off.
 
     Raises:
-        RunError: the spec cannot be read (names the key), or the run was made by
-            ``verikit reproduce`` (``verb`` needs a ``verikit run``); for the legacy
-            path, as :func:`_legacy_command_opts`.
+        RunError: run.json cannot be read or has no ``spec`` (names the file), the spec
+            cannot be read (names the key), or the run was made by ``verikit reproduce``
+            (``verb`` needs a ``verikit run``).
     """
     where = Path(run_dir) / "run.json"
     run = read_run_json(run_dir)
-    if "spec" not in run:
-        return _legacy_command_opts(run_dir, console, verb, parse, **override)
     command = list(run.get("command") or [])
     if command[1:2] == ["reproduce"]:  # what made it (provenance), not read back
         raise RunError(f"{where}: {verb} needs a run made by 'verikit run' (this one: reproduce; re-run "
@@ -126,34 +123,25 @@ def _command_opts(run_dir: Path, console: Console, verb: str, parse: Parse, **ov
     return _spec_options(run_dir, run, **override)
 
 
+def no_spec(run_dir: Path) -> str:
+    """The error of a run.json without ``spec`` (made by a verikit that did not record it):
+    names the file; its recorded command is never read back."""
+    return (f"{Path(run_dir) / 'run.json'}: no 'spec' (made by a verikit that did not record the run's spec), so the "
+            f"run cannot be re-planned; run its command again with this verikit")
+
+
 def _spec_options(run_dir: Path, run: dict, **override) -> RunOptions:
     """The RunOptions of run.json ``run``'s ``spec``, with ``override`` (spec fields, and
     the ``data_dir`` setting) applied where not None; no cache, no progress bar; the
-    recorded command kept for provenance. Raises RunError naming the bad key."""
+    recorded command kept for provenance. Raises RunError naming run.json when it has no
+    ``spec`` (:func:`no_spec`) or naming the bad key."""
+    where = Path(run_dir) / "run.json"
+    if "spec" not in run:
+        raise RunError(no_spec(run_dir))
     try:
         spec = RunSpec.from_json(run["spec"])
     except SpecError as exc:
-        raise RunError(f"{Path(run_dir) / 'run.json'}: {exc}") from None
+        raise RunError(f"{where}: {exc}") from None
     changes = {k: v for k, v in override.items() if v is not None and k != "data_dir"}
     return RunOptions.of(spec.replace(**changes), data_dir=override.get("data_dir"), use_cache=False, progress=False,
                          command=tuple(run.get("command") or ()))
-
-
-def _legacy_command_opts(run_dir: Path, console: Console, verb: str, parse: Parse, **override):
-    """LEGACY PATH, for a run.json without ``spec`` only (runs made before the kit
-    recorded it; every committed reference run under results/reproduced/ is one): the
-    RunOptions of the ``verikit run`` command recorded in run.json, read back with
-    ``parse``, with ``override`` applied where not None; the cache is off. A run.json with
-    a ``spec`` never comes here (:func:`_command_opts`). Raises RunError when the command
-    cannot be read back or is not a ``run``."""
-    where = Path(run_dir) / "run.json"
-    command = list(read_run_json(run_dir).get("command") or [])
-    try:
-        original = parse(command[1:])
-    except SystemExit:
-        raise RunError(f"{where}: its command {command} cannot be read back") from None
-    if original.cmd != "run":
-        raise RunError(f"{where}: {verb} needs a run made by 'verikit run' (this one: {original.cmd}; re-run "
-                       f"'verikit reproduce' and compare with 'verikit validate DIR --against {run_dir}')")
-    opts = _run_opts(original, console, command[1:], sandbox=override.get("sandbox"))
-    return opts.replace(**{k: v for k, v in override.items() if v is not None}, use_cache=False, progress=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -13,27 +12,27 @@ from rich.table import Table
 from ..report import check_run_dir, print_summary
 from ..results import TOLERANCE, S3Store, compare_runs, load_records, write_text_atomic
 from ..runner import RunError, recheck, rejudge
-from .common import Parse, _int_at_least, _say
-from .options import _command_opts, _options, _spec_options, read_run_json
+from .common import _int_at_least, _say
+from .options import _command_opts, _spec_options, no_spec, read_run_json
 
 # harness.htmlreport is imported in ``_report``, not here: with jinja2 it costs every verikit
 # command about 15 ms of start-up, and only ``report`` needs it.
 
 
-def _add_validate(sub, parse: Parse) -> None:
+def _add_validate(sub) -> None:
     v = sub.add_parser("validate", help="check a run directory against the schemas (and against a reference run)")
     v.add_argument("run_dir", help="a run directory, or a batch run's S3 URI (s3://..., its reduced run files)")
     v.add_argument("--recheck", type=_int_at_least(1), metavar="N",
                    help="also re-run N records drawn at random (--seed) with the real verifier, as the run's "
-                        "command in run.json made them, and compare verdicts and goal counts")
+                        "spec in run.json made them, and compare verdicts and goal counts")
     v.add_argument("--seed", type=int, default=0, help="seed of the --recheck draw (default 0)")
     v.add_argument("--against", type=Path, metavar="REF_DIR",
                    help="also compare with a reference run directory: verdicts and goal counts per job, report "
                         "metrics and reproduction summary (timings aside); a difference is a problem")
-    v.set_defaults(handler=functools.partial(_validate, parse=parse))
+    v.set_defaults(handler=_validate)
 
 
-def _add_compare(sub, parse: Parse) -> None:
+def _add_compare(sub) -> None:
     cp = sub.add_parser("compare", help="compare a run with the expected one: verdicts and goal counts exactly, "
                         "metrics and reproduced figures within a tolerance, timings ignored (exit 1 on a difference)")
     cp.add_argument("expected", type=Path, metavar="EXPECTED")
@@ -46,7 +45,7 @@ def _add_compare(sub, parse: Parse) -> None:
     cp.set_defaults(handler=_compare)
 
 
-def _add_report(sub, parse: Parse) -> None:
+def _add_report(sub) -> None:
     rp_ = sub.add_parser("report", help="show run directories: the summary tables, and with --html one "
                          "self-contained HTML page (plots, provenance, per-task table); --compare: two runs task by task")
     rp_.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="run directories")
@@ -56,11 +55,11 @@ def _add_report(sub, parse: Parse) -> None:
     rp_.set_defaults(handler=_report)
 
 
-def _recheck(run_dir: Path, args, console: Console, parse: Parse) -> list[str]:
-    """``validate --recheck N``: the run's own spec (run.json; legacy: its command) re-planned, N of its
-    records re-run without the cache, and compared."""
+def _recheck(run_dir: Path, args, console: Console) -> list[str]:
+    """``validate --recheck N``: the run's own spec (run.json) re-planned, N of its records
+    re-run without the cache, and compared."""
     try:
-        opts = _command_opts(run_dir, console, "--recheck", parse)
+        opts = _command_opts(run_dir, "--recheck")
     except RunError as exc:
         return [str(exc)]
     records = load_records(run_dir / "records.jsonl")
@@ -69,7 +68,7 @@ def _recheck(run_dir: Path, args, console: Console, parse: Parse) -> list[str]:
     return [f"recheck: {d}" for d in differences]
 
 
-def _rejudge(run_dir: Path, console: Console, parse: Parse) -> list[str]:
+def _rejudge(run_dir: Path, console: Console) -> list[str]:
     """``validate``: every record's verdict re-derived from its stored tool output with the
     current parser and judge (no tool runs; the run's data are fetched or read from the
     cache/mirror). A run made before outputs were kept (schema 1.0) is said so."""
@@ -83,27 +82,17 @@ def _rejudge(run_dir: Path, console: Console, parse: Parse) -> list[str]:
         _say(console, f"note: {len(records)} record(s) were made before verikit kept the tools' outputs (schema 1.0): "
                       "their verdicts are checked against their goal counts only (--recheck N re-runs some)")
         return []
-    try:
-        run = read_run_json(run_dir)
-        command = run.get("command") or []
-        if "spec" in run:  # a run or a reproduction: its spec, re-planned on the host (nothing runs)
-            opts = _spec_options(run_dir, run, sandbox="host")
-        elif command[1:2] == ["reproduce"]:  # legacy path: a reproduction made before run.json had a spec
-            original = parse(command[1:])
-            modes = sorted({r["mode"] for r in records})
-            opts = _options(original, console, command[1:], modes=modes, sandbox="host")  # no engine needed
-            opts = opts.replace(use_cache=False, progress=False)
-        else:  # a run: its spec, or (legacy) its command read back
-            opts = _command_opts(run_dir, console, "validate", parse, sandbox="host")
-        checked, legacy, differences = rejudge(opts, records, run_dir, console=console)
+    try:  # a run or a reproduction: its spec, re-planned on the host (nothing runs)
+        opts = _spec_options(run_dir, read_run_json(run_dir), sandbox="host")
+        checked, unkept, differences = rejudge(opts, records, run_dir, console=console)
     except (RunError, OSError, ValueError) as exc:
         return [f"re-judge: the run's jobs cannot be re-planned, so its verdicts cannot be re-derived: {exc}"]
     _say(console, f"re-judged {checked} record(s) from their stored tool output (no tool run): "
-                  f"{len(differences)} difference(s)" + (f"; {legacy} record(s) of schema 1.0 not re-judged" if legacy else ""))
+                  f"{len(differences)} difference(s)" + (f"; {unkept} record(s) of schema 1.0 not re-judged" if unkept else ""))
     return [f"re-judge: {d}" for d in differences]
 
 
-def _validate(args, console: Console, argv, *, parse: Parse) -> int:
+def _validate(args, console: Console, argv) -> int:
     if str(args.run_dir).startswith("s3://"):
         with tempfile.TemporaryDirectory(prefix="verikit-validate-") as tmp:
             got = S3Store(args.run_dir).download_run(Path(tmp))
@@ -111,23 +100,31 @@ def _validate(args, console: Console, argv, *, parse: Parse) -> int:
                 _say(console, f"error: {args.run_dir}: no run.json (not reduced yet? 'verikit batch status')")
                 return 2
             _say(console, f"{args.run_dir}: downloaded {', '.join(got)}")
-            return _validate_dir(Path(tmp), args, console, parse)
-    return _validate_dir(Path(args.run_dir), args, console, parse)
+            return _validate_dir(Path(tmp), args, console)
+    return _validate_dir(Path(args.run_dir), args, console)
 
 
-def _validate_dir(run_dir: Path, args, console: Console, parse: Parse) -> int:
-    """``verikit validate`` of the run directory ``run_dir`` (``args``: its options)."""
+def _validate_dir(run_dir: Path, args, console: Console) -> int:
+    """``verikit validate`` of the run directory ``run_dir`` (``args``: its options).
+    Exit 0 valid, 1 a problem, 2 not a run directory or a run.json without ``spec`` (the
+    run cannot be re-planned: raises RunError naming the file)."""
     for d in (run_dir, args.against):
         if d is not None and not Path(d).is_dir():
             _say(console, f"error: {d}: not a run directory")
             return 2
+    try:
+        run = read_run_json(run_dir)
+    except RunError:
+        run = None  # check_run_dir says why
+    if isinstance(run, dict) and "spec" not in run:
+        raise RunError(no_spec(run_dir))
     problems = check_run_dir(run_dir)
     if args.against is not None:
         problems += [f"differs from {args.against}: {what}: {a} -> {b}"
                      for what, a, b in compare_runs(args.against, run_dir)[0]]
-    problems += _rejudge(run_dir, console, parse)
+    problems += _rejudge(run_dir, console)
     if args.recheck:
-        problems += _recheck(run_dir, args, console, parse)
+        problems += _recheck(run_dir, args, console)
     for prob in problems:
         console.print(f"[red]invalid[/red] {prob}", markup=True, highlight=False)
     if not problems:

@@ -10,11 +10,11 @@ from rich.table import Table
 from .. import registry
 from ..runner import reproduce, run
 from .batch import _submit
-from .common import Parse, _int_at_least, _say
+from .common import _int_at_least, _say
 from .options import _options, _run_arguments, _run_options, _run_opts
 
 
-def _add_run(sub, parse: Parse) -> None:
+def _add_run(sub) -> None:
     names = list(registry.BENCHMARKS)
     r = sub.add_parser("run", help="verify candidates of a benchmark and write run.json, records.jsonl, report.json")
     _run_arguments(r, names)
@@ -33,7 +33,7 @@ def _add_run(sub, parse: Parse) -> None:
     r.set_defaults(handler=_run)
 
 
-def _add_reproduce(sub, parse: Parse) -> None:
+def _add_reproduce(sub) -> None:
     rp = sub.add_parser("reproduce", help="the paper's figures vs the kit's (rescored from the published files, "
                         "or re-run with the kit's verifiers), written as a run directory")
     rp.add_argument("benchmark", choices=list(registry.BENCHMARKS))

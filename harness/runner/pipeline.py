@@ -313,7 +313,7 @@ def recheck(opts: RunOptions, records: list[Record], n: int, *, seed: int = 0,
 
     Returns:
         ``(rechecked records, differences)``: one message per record that the run's
-        command does not make (unknown task id, model or sample), whose task hash is not
+        spec does not make (unknown task id, model or sample), whose task hash is not
         the dataset's, or (the N drawn) whose verdict or goal counts differ on re-running.
 
     Raises:
@@ -326,10 +326,10 @@ def recheck(opts: RunOptions, records: list[Record], n: int, *, seed: int = 0,
         jobs, _ = pipeline.jobs()
         by_id = {_job_identity(j): j for j in jobs}
         differences = []
-        for r in records:  # every record: a job of this command, on the dataset's task as it is
+        for r in records:  # every record: a job of this spec, on the dataset's task as it is
             j = by_id.get(record_identity(r))
             if j is None:
-                differences.append(f"{r['mode']} {r['task_id']} {r['candidate']['model']}: the run's command does "
+                differences.append(f"{r['mode']} {r['task_id']} {r['candidate']['model']}: the run's spec does "
                                    f"not make this job (unknown task, model or sample)")
             elif j.task_sha256 != r["task_sha256"]:
                 differences.append(f"{r['mode']} {r['task_id']} {r['candidate']['model']}: task hash "
@@ -361,9 +361,9 @@ def rejudge(opts: RunOptions, records: list[Record], run_dir: Path,
     fingerprint).
 
     Returns:
-        ``(re-judged, legacy, differences)``: the records re-judged; the records made
+        ``(re-judged, unkept, differences)``: the records re-judged; the records made
         before verikit kept tool outputs (schema 1.0: checked against their goal counts
-        only); one message per record that the run's command does not make, whose output
+        only); one message per record that the run's spec does not make, whose output
         is missing or edited, or whose verdict or goal counts differ from the re-derived.
 
     Raises:
@@ -375,7 +375,7 @@ def rejudge(opts: RunOptions, records: list[Record], run_dir: Path,
     groups: dict[str, list[dict]] = {}
     for r in records:
         groups.setdefault(r["toolchain"].get("fingerprint", ""), []).append(r)
-    checked, legacy, differences = 0, 0, []
+    checked, unkept, differences = 0, 0, []
 
     for recs in groups.values():
         try:
@@ -388,12 +388,12 @@ def rejudge(opts: RunOptions, records: list[Record], run_dir: Path,
         for r in recs:
             j = by_id.get(record_identity(r))
             if j is None:
-                differences.append(f"{_who(r)}: the run's command does not make this job (unknown task, model or sample)")
+                differences.append(f"{_who(r)}: the run's spec does not make this job (unknown task, model or sample)")
                 continue
             out = r.get("tool_output")
             if not out and r.get("attempts", 0) > 0:
                 if r.get("schema_version") == "1.0":
-                    legacy += 1
+                    unkept += 1
                 else:
                     differences.append(f"{_who(r)}: no tool output recorded, its verdict cannot be re-derived")
                 continue
@@ -410,7 +410,7 @@ def rejudge(opts: RunOptions, records: list[Record], run_dir: Path,
                 differences.append(f"{_who(r)}: recorded {r['verdict']} {g.get('proved')}/{g.get('total')}, its tool "
                                    f"output gives {verdict} {(goals or {}).get('proved')}/{(goals or {}).get('total')} "
                                    f"({reason[:200]})")
-    return checked, legacy, differences
+    return checked, unkept, differences
 
 
 def _job_identity(j: Job) -> tuple:
