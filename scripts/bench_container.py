@@ -27,18 +27,16 @@ Usage: ``python scripts/bench_container.py [--quick] [--repeat N] [--json FILE] 
 
 from __future__ import annotations
 
-import io
 import shutil
 import tempfile
 import time
 from pathlib import Path
 
-from benchlib import BenchFailure, engine_or_skip, main
-from rich.console import Console
+from benchlib import BenchFailure, engine_or_skip, kit_jobs, kit_plan, main
 
 from harness.executor import derive
 from harness.model import Limits
-from harness.runner import RunOptions, build_jobs, open_sandbox, plan_run, probe_toolchain
+from harness.runner import open_sandbox, probe_toolchain
 
 LIMITS = Limits(wall_s=300)
 QUICK_TASKS = ["04_140"]
@@ -65,12 +63,6 @@ def per_container(client, image: str, argv: list[str], files: dict, env: dict) -
         shutil.rmtree(d, ignore_errors=True)
 
 
-def plan(sandbox_name: str, task_ids):
-    """The kit's RunOptions and plan of ``verikit run casp --mode gold --sandbox NAME``."""
-    opts = RunOptions(benchmark="casp", modes=["gold"], sandbox=sandbox_name, limits=LIMITS, task_ids=task_ids)
-    return opts, plan_run(opts, Console(file=io.StringIO()))
-
-
 def timed(sandbox, argv, files, env, collect):
     t0 = time.perf_counter()
     proc = sandbox.run(argv, files=files, env=env, collect=collect, limits=LIMITS)
@@ -84,8 +76,8 @@ def body(bench) -> dict:
     if not engine_or_skip(bench, keys):
         return {"skipped": True}
     task_ids = QUICK_TASKS if bench.args.quick else None
-    host_opts, host_plan = plan("host", task_ids)
-    warm_opts, warm_plan = plan("container", task_ids)
+    host_opts, host_plan = kit_plan("casp", ["gold"], "host", LIMITS, task_ids)
+    warm_opts, warm_plan = kit_plan("casp", ["gold"], "container", LIMITS, task_ids)
     res = {"host": 0.0, "warm": 0.0, "per_container": 0.0, "noop_host": 0.0, "noop_warm": 0.0, "noop_per_container": 0.0}
     client = connect()
     with open_sandbox(host_opts, host_plan, print) as (host, _), open_sandbox(warm_opts, warm_plan, print) as (warm, _):
@@ -93,8 +85,8 @@ def body(bench) -> dict:
         bench.step(f"probing the toolchains and planning the jobs (host, and warm workers of {image})")
         host_probed, host_shared = probe_toolchain(host_opts, host_plan, host)
         warm_probed, warm_shared = probe_toolchain(warm_opts, warm_plan, warm)
-        host_jobs, _ = build_jobs(host_opts, host_plan, host_probed, host_plan.verifier)
-        warm_jobs, _ = build_jobs(warm_opts, warm_plan, warm_probed, warm_plan.verifier)
+        host_jobs, _ = kit_jobs(host_opts, host_plan, host_probed)
+        warm_jobs, _ = kit_jobs(warm_opts, warm_plan, warm_probed)
         warm.run(NOOP, limits=LIMITS)  # warm-up
         n = len(warm_jobs) * bench.args.repeat
         for rep in range(bench.args.repeat):

@@ -29,7 +29,6 @@ scripts/benchlib.py for the exit status). Usage:
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import os
@@ -39,12 +38,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import BenchFailure, main
-from rich.console import Console
+from benchlib import BenchFailure, kit_jobs, kit_plan, main
 
 from harness.executor import derive
 from harness.model import Limits, ProcResult, canonical_json
-from harness.runner import RunOptions, build_jobs, plan_run, probe_toolchain
+from harness.runner import probe_toolchain
 from harness.sandbox import collect_files, write_files
 from harness.sandbox.local import HostSandbox
 
@@ -57,14 +55,11 @@ CACHED_JOBS, QUICK_CACHED = 1000, 20
 
 def kit_setup(task_ids: list[str] | None):
     """The kit's own preparation of the run ``verikit run casp --mode gold --sandbox host
-    [--task ...]``: plan, probed toolchain, shared files (``Verifier.prepare``), jobs."""
-    opts = RunOptions(benchmark="casp", modes=["gold"], sandbox="host", limits=LIMITS, task_ids=task_ids)
-    plan = plan_run(opts, Console(file=io.StringIO()))
-    sandbox = HostSandbox()
-    probed, shared = probe_toolchain(opts, plan, sandbox)
-    jobs, expected = build_jobs(opts, plan, probed, plan.verifier)
-    if expected:
-        raise BenchFailure(f"gold mode has no canaries, but the kit planned {len(expected)}")
+    [--task ...]`` (scripts/benchlib.py): plan, probed toolchain, shared files
+    (``Verifier.prepare``), every job (canaries too, were there any: the kit's run has them)."""
+    opts, plan = kit_plan("casp", ["gold"], "host", LIMITS, task_ids)
+    probed, shared = probe_toolchain(opts, plan, HostSandbox())
+    jobs, _ = kit_jobs(opts, plan, probed, keep=lambda job: True)
     return plan, probed, shared, jobs
 
 
