@@ -201,44 +201,49 @@ class Executor:
         for job in jobs:
             keyed.setdefault(job.key(self.toolchain, self.limits), job)
         self.stats.jobs = len(keyed)
+        done = log.done
         todo: dict[str, list[tuple[str, Job]]] = {}  # verification key -> jobs sharing it
         for key, job in keyed.items():
-            if key in log.done:
+            if key in done:
                 self.stats.resumed += 1
                 if progress:
-                    progress(log.done[key])
+                    progress(done[key])
                 continue
-            vkey = job.verification_key(self.toolchain, self.limits)
-            cached = self.cache.get(vkey) if self.cache else None
-            if cached is not None and not self._trusted(vkey, job, cached, judge):
-                cached = None
-            if cached is not None:
+            todo.setdefault(job.verification_key(self.toolchain, self.limits), []).append((key, job))
+        # one verification per key, judged as the gold's when a gold candidate shares it
+        # (a crash on the gold's text is the kit's side: derive()); so is a cache entry
+        first = {v: next((j for _, j in todo[v] if j.candidate.get("origin") == "gold"), todo[v][0][1]) for v in todo}
+        for vkey in list(todo) if self.cache else ():
+            cached = self.cache.get(vkey)
+            if cached is None or not self._trusted(vkey, first[vkey], cached, judge):
+                continue
+            for key, job in todo.pop(vkey):
                 self.stats.cached += 1
                 self._emit(log, with_identity(cached, key, job), progress)
-                continue
-            todo.setdefault(vkey, []).append((key, job))
         if todo:
-            self._run_pending(todo, log, judge, progress)
+            self._run_pending(todo, first, log, judge, progress)
         return [log.records[k] for k in keyed if k in log.records]
 
     def _trusted(self, vkey: str, job: Job, cached: dict, judge) -> bool:
         """A cache entry is used only when its verdict and goal counts are the ones its
-        stored tool output gives with the current parser and judge (:func:`derive`); its
-        output is then copied beside the run's records. Otherwise the entry is named in
-        the cache's problems and the job runs again."""
+        stored tool output gives with the current parser and judge (:func:`derive`, with
+        the job a run would judge the verification as); its output is then copied beside
+        the run's records. Otherwise the entry is named in the cache's problems and the
+        job runs again."""
         why = None
         out = cached.get("tool_output")
         if job.precheck is None and not out:
             why = "it keeps no tool output to re-derive its verdict from"
         else:
             try:
-                proc = self.cache.outputs.get(out["sha256"]) if out else None
+                data = self.cache.outputs.read_bytes(out["sha256"]) if out else None
+                proc = self.cache.outputs.decode(out["sha256"], data) if out else None
                 verdict, _, result = derive(self.verifier, job, proc, judge)
                 goals = result.goals.to_json() if result and result.goals else None
                 if verdict != cached["verdict"] or (goals != cached.get("goals") and job.precheck is None):
                     why = f"its verdict {cached['verdict']} is not the {verdict} its tool output gives"
-                elif out:
-                    self.outputs.copy_from(self.cache.outputs, out["sha256"])
+                elif out and not self.outputs.has(out["sha256"]):
+                    self.outputs.write_bytes(out["sha256"], data)  # the file just checked, as is
             except (OSError, ValueError) as exc:
                 why = f"its tool output cannot be read ({exc})"
         if why:
@@ -251,14 +256,11 @@ class Executor:
         if progress:
             progress(record)
 
-    def _run_pending(self, todo: dict, log, judge, progress) -> None:
+    def _run_pending(self, todo: dict, first: dict, log, judge, progress) -> None:
         pool = ThreadPoolExecutor(max_workers=self.parallel, thread_name_prefix="verikit-job")
         # Longest first (input size as the estimate of proof effort) so that with -j N the
         # slowest job does not start last and leave the other slots idle.
         order = sorted(todo, key=lambda v: -sum(len(t) for t in todo[v][0][1].files.values()))
-        # one verification per key, judged as the gold's when a gold candidate shares it
-        # (a crash on the gold's text is the kit's side: derive())
-        first = {v: next((j for _, j in todo[v] if j.candidate.get("origin") == "gold"), todo[v][0][1]) for v in todo}
         pending = {pool.submit(self._execute, vkey, first[vkey], judge): vkey for vkey in order}
         try:
             while pending:

@@ -29,7 +29,7 @@ from . import __version__, plots, registry
 from .metrics import pass_at_k_curves
 from .model import VERDICTS, Record
 from .plugin import Bars, Block, Scatter, Table, Text, VerdictBars
-from .report import check_run_dir
+from .report import read_checked_run_dir
 from .results import SUMS, ValidationError, load_records, record_identity, record_outcome, run_id_of, write_text_atomic
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -82,14 +82,16 @@ def load_view(path: Path) -> RunView:
         except OSError as exc:
             raise ReportError(f"{f}: {exc.strerror}") from None
     try:
-        records = load_records(path / "records.jsonl")
+        problems, records = read_checked_run_dir(path)  # one reading of records.jsonl for both
+        if records is None:  # a line that is not a record: load_records names it
+            load_records(path / "records.jsonl")
     except (ValidationError, OSError) as exc:
         raise ReportError(str(exc)) from None
     try:
         rid = run_id_of(path, docs["run.json"]) if (path / SUMS).exists() else None
     except (KeyError, ValueError, TypeError):
         rid = None
-    return RunView(path, docs["run.json"], docs["report.json"], records, check_run_dir(path), rid)
+    return RunView(path, docs["run.json"], docs["report.json"], records, problems, rid)
 
 
 def task_differences(a: list[dict], b: list[dict]) -> list[dict]:

@@ -58,10 +58,25 @@ def bootstrap_ci(values: list[float], *, iters: int = 2000, alpha: float = 0.05,
     """
     if not values:
         return (float("nan"), float("nan"))
+    return _bootstrap_cis([values], iters=iters, alpha=alpha, seed=seed)[0]
+
+
+def _bootstrap_cis(columns: list[list[float]], *, iters: int = 2000, alpha: float = 0.05,
+                   seed: int = 0) -> list[tuple[float, float]]:
+    """:func:`bootstrap_ci` of each of ``columns`` (non-empty, all of one length: scores
+    of the same tasks), from one drawing of the resamples: each column's interval is
+    the one ``bootstrap_ci(column, seed=seed)`` gives, to the last bit (the same draws,
+    ``rng.choice`` of a sequence of that length, summed in the same order)."""
     rng = random.Random(seed)
-    n = len(values)
-    means = sorted(sum(rng.choice(values) for _ in range(n)) / n for _ in range(iters))
-    return (means[int(alpha / 2 * iters)], means[min(iters - 1, int((1 - alpha / 2) * iters))])
+    n = len(columns[0])
+    pick = range(n)
+    means: list[list[float]] = [[] for _ in columns]
+    for _ in range(iters):
+        drawn = [rng.choice(pick) for _ in range(n)]
+        for column, out in zip(columns, means):
+            out.append(sum(column[i] for i in drawn) / n)
+    lo, hi = int(alpha / 2 * iters), min(iters - 1, int((1 - alpha / 2) * iters))
+    return [(m[lo], m[hi]) for m in map(sorted, means)]
 
 
 def verdict_counts(records: list[Record]) -> dict:
@@ -143,10 +158,8 @@ def pass_at_k_curves(records: list[Record], *, seed: int = 0, kmax: int = 16) ->
     out: dict = defaultdict(dict)
     for (mode, model), per_task in sorted(tasks.items()):
         top = min(kmax, min(n for n, _ in per_task.values()))
-        points = []
-        for k in range(1, top + 1):
-            scores = [pass_at_k(n, c, k) for n, c in per_task.values()]
-            lo, hi = bootstrap_ci(scores, seed=seed)
-            points.append((k, mean_pass_at_k({t: tuple(v) for t, v in per_task.items()}, k), lo, hi))
-        out[mode][model] = points
+        ks = range(1, top + 1)
+        cis = _bootstrap_cis([[pass_at_k(n, c, k) for n, c in per_task.values()] for k in ks], seed=seed)
+        out[mode][model] = [(k, mean_pass_at_k({t: tuple(v) for t, v in per_task.items()}, k), lo, hi)
+                            for k, (lo, hi) in zip(ks, cis)]
     return dict(out)

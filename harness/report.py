@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .metrics import group_metrics
-from .results import SCHEMA_VERSION, load_records, validate_run_dir
+from .results import SCHEMA_VERSION, read_run_dir
 from .model import Record
 
 
@@ -87,14 +87,21 @@ def check_run_dir(path: Path) -> list[str]:
     SHA256SUMS checks of :func:`harness.results.validate_run_dir`, then, when report and
     records can be read, what in report.json the records do not support
     (:func:`report_inconsistencies`). Returns one message per problem (empty: valid)."""
+    return read_checked_run_dir(path)[0]
+
+
+def read_checked_run_dir(path: Path) -> tuple[list[str], list[Record] | None]:
+    """:func:`check_run_dir`'s problems and the run's records from the same reading
+    (as :func:`harness.results.read_run_dir`: None when a line is not a valid record)."""
     path = Path(path)
-    problems = validate_run_dir(path)
+    problems, records = read_run_dir(path)
     try:
         report = json.loads((path / "report.json").read_text(encoding="utf-8"))
-        records = load_records(path / "records.jsonl")
     except (OSError, ValueError):
-        return problems  # already among the problems
-    return problems + [f"{path / 'report.json'}: {p}" for p in report_inconsistencies(records, report)]
+        return problems, records  # already among the problems
+    if records is None:
+        return problems, records
+    return problems + [f"{path / 'report.json'}: {p}" for p in report_inconsistencies(records, report)], records
 
 
 def print_summary(report: dict, console: Console | None = None) -> None:

@@ -16,7 +16,9 @@ toolchain and why3.conf); each job's verification command runs:
 The same three ways for a no-op job (``true``) isolate the sandbox's cost from the
 verifier's own run-to-run variation. The target is on the warm worker's wall time for a
 no-op job: ``warm container exec < 30 ms per job`` (PASS or MISS); the overheads over the
-host and the ratio to one container per job are printed beside it. Every Frama-C run must
+host and the ratio to one container per job are printed beside it, and the median time of
+each of the three Docker-API calls a warm exec makes (create the exec, start it and read
+its output to the end, read its exit status), made directly on a worker. Every Frama-C run must
 exit 0, and the host's and the warm worker's outputs must give the same verdicts and goal
 counts through the kit's parser and judge (else exit 1).
 
@@ -27,18 +29,17 @@ Usage: ``python scripts/bench_container.py [--quick] [--repeat N] [--json FILE] 
 
 from __future__ import annotations
 
-import io
 import shutil
+import statistics
 import tempfile
 import time
 from pathlib import Path
 
-from benchlib import BenchFailure, engine_or_skip, main
-from rich.console import Console
+from benchlib import BenchFailure, engine_or_skip, kit_jobs, kit_plan, main
 
 from harness.executor import derive
 from harness.model import Limits
-from harness.runner import RunOptions, build_jobs, open_sandbox, plan_run, probe_toolchain
+from harness.runner import open_sandbox, probe_toolchain
 
 LIMITS = Limits(wall_s=300)
 QUICK_TASKS = ["04_140"]
@@ -65,10 +66,29 @@ def per_container(client, image: str, argv: list[str], files: dict, env: dict) -
         shutil.rmtree(d, ignore_errors=True)
 
 
-def plan(sandbox_name: str, task_ids):
-    """The kit's RunOptions and plan of ``verikit run casp --mode gold --sandbox NAME``."""
-    opts = RunOptions(benchmark="casp", modes=["gold"], sandbox=sandbox_name, limits=LIMITS, task_ids=task_ids)
-    return opts, plan_run(opts, Console(file=io.StringIO()))
+def api_calls(warm, n: int) -> dict:
+    """Median milliseconds of each Docker-API call of a no-op exec (``true``, as the job
+    user, in the scratch root) into one of ``warm``'s workers, ``n`` times: the request
+    that makes the exec, the one that starts it and streams its output to the end, and
+    the one that reads its exit status. The sandbox makes these three calls per job."""
+    from harness.sandbox.container import JOB_USER, SCRATCH
+
+    api = warm.client.api
+    (worker, *_) = warm.client.containers.list(filters={"label": f"verikit.run={warm.run_id}"})
+    times: dict[str, list[float]] = {"exec_create": [], "exec_start": [], "exec_inspect": []}
+    for _ in range(n):
+        t0 = time.perf_counter()
+        exec_id = api.exec_create(worker.id, ["true"], workdir=SCRATCH, user=JOB_USER)["Id"]
+        t1 = time.perf_counter()
+        for _chunk in api.exec_start(exec_id, stream=True, demux=True):
+            pass
+        t2 = time.perf_counter()
+        if api.exec_inspect(exec_id).get("ExitCode") != 0:
+            raise BenchFailure("a no-op exec through the API did not exit 0")
+        t3 = time.perf_counter()
+        for key, dt in zip(times, (t1 - t0, t2 - t1, t3 - t2)):
+            times[key].append(dt)
+    return {k: round(statistics.median(v) * 1000, 1) for k, v in times.items()}
 
 
 def timed(sandbox, argv, files, env, collect):
@@ -84,8 +104,8 @@ def body(bench) -> dict:
     if not engine_or_skip(bench, keys):
         return {"skipped": True}
     task_ids = QUICK_TASKS if bench.args.quick else None
-    host_opts, host_plan = plan("host", task_ids)
-    warm_opts, warm_plan = plan("container", task_ids)
+    host_opts, host_plan = kit_plan("casp", ["gold"], "host", LIMITS, task_ids)
+    warm_opts, warm_plan = kit_plan("casp", ["gold"], "container", LIMITS, task_ids)
     res = {"host": 0.0, "warm": 0.0, "per_container": 0.0, "noop_host": 0.0, "noop_warm": 0.0, "noop_per_container": 0.0}
     client = connect()
     with open_sandbox(host_opts, host_plan, print) as (host, _), open_sandbox(warm_opts, warm_plan, print) as (warm, _):
@@ -93,8 +113,8 @@ def body(bench) -> dict:
         bench.step(f"probing the toolchains and planning the jobs (host, and warm workers of {image})")
         host_probed, host_shared = probe_toolchain(host_opts, host_plan, host)
         warm_probed, warm_shared = probe_toolchain(warm_opts, warm_plan, warm)
-        host_jobs, _ = build_jobs(host_opts, host_plan, host_probed, host_plan.verifier)
-        warm_jobs, _ = build_jobs(warm_opts, warm_plan, warm_probed, warm_plan.verifier)
+        host_jobs, _ = kit_jobs(host_opts, host_plan, host_probed)
+        warm_jobs, _ = kit_jobs(warm_opts, warm_plan, warm_probed)
         warm.run(NOOP, limits=LIMITS)  # warm-up
         n = len(warm_jobs) * bench.args.repeat
         for rep in range(bench.args.repeat):
@@ -127,8 +147,11 @@ def body(bench) -> dict:
                 if status != 0:
                     raise BenchFailure(f"one container per job: 'true' exited {status}")
                 res["noop_per_container"] += wall
+        bench.step("the warm exec's Docker-API calls, one by one")
+        calls = api_calls(warm, 5 if bench.args.quick else 30)
     client.close()
     out = {k: round(v / n * 1000, 1) for k, v in res.items()}  # ms per job
+    out["api_calls_ms"] = calls
     out.update({
         "jobs": n, "tasks": [j.task_id for j in warm_jobs], "image": image, "unit": "ms per job", "quick": bench.args.quick,
         "overhead_warm_over_host_ms": round((res["warm"] - res["host"]) / n * 1000, 1),
@@ -144,6 +167,8 @@ def body(bench) -> dict:
           f"{out['overhead_warm_over_host_ms']:+} ms per frama-c job")
     print(f"warm exec / one container per job: {out['ratio_warm_over_per_container']} (frama-c jobs), "
           f"{out['ratio_noop_warm_over_per_container']} (no-op)")
+    print(f"a no-op exec's Docker-API calls (medians, ms): exec_create {calls['exec_create']}, exec_start (to the end "
+          f"of its output) {calls['exec_start']}, exec_inspect (exit status) {calls['exec_inspect']}")
     bench.ratio("warm_exec_ms", out["noop_warm"],
                 f"host {out['noop_host']} ms, one container per job {out['noop_per_container']} ms per no-op job")
     return out

@@ -30,20 +30,17 @@ Usage: ``python scripts/bench_dafny.py [--quick] [--tasks 2,17,...] [--json FILE
 
 from __future__ import annotations
 
-import io
 import os
 import tempfile
 import time
 from pathlib import Path
 
-from benchlib import BenchFailure, engine_or_skip, main
-from rich.console import Console
+from benchlib import BenchFailure, engine_or_skip, kit_jobs, kit_plan, main
 
-from harness import registry
 from harness.executor import Executor
 from harness.model import Limits
 from harness.results import RecordLog
-from harness.runner import RunOptions, build_jobs, open_sandbox, plan_run, probe_toolchain
+from harness.runner import open_sandbox, probe_toolchain
 from harness.verifiers.dafny import parse_file_output
 
 DEFAULT_TASKS = "2,17,234,445,572"
@@ -52,12 +49,9 @@ LIMITS = Limits(wall_s=1800)
 
 
 def jobs_for(opts, plan, probed, strategy: str) -> tuple[list, object]:
-    """The kit's jobs of ``plan`` (canaries aside) with the verifier's option
-    ``strategy``, and that verifier (a new instance of the same class)."""
-    verifier = registry.verifier(plan.verifier.name)
-    options = verifier.options
-    verifier.options = lambda probed, **kw: options(probed, strategy=strategy, **kw)
-    jobs = [j for j in build_jobs(opts, plan, probed, verifier)[0] if j.candidate["origin"] != "canary"]
+    """The kit's jobs of ``plan`` (canaries aside) with the verifier's option ``strategy``
+    (scripts/benchlib.py ``kit_jobs``), and that verifier."""
+    jobs, verifier = kit_jobs(opts, plan, probed, overrides={"strategy": strategy})
     if any(j.options.get("strategy") != strategy for j in jobs):
         raise BenchFailure(f"strategy {strategy}: a job's options say otherwise")
     return jobs, verifier
@@ -103,9 +97,7 @@ def body(bench) -> dict:
         return {"skipped": True}
     args = bench.args
     tasks = (QUICK_TASKS if args.quick else args.tasks).split(",")
-    opts = RunOptions(benchmark="dafny-intent", modes=["spec"], sandbox="container", parallel=2, limits=LIMITS,
-                      task_ids=tasks, seed=args.seed)
-    plan = plan_run(opts, Console(file=io.StringIO()))
+    opts, plan = kit_plan("dafny-intent", ["spec"], "container", LIMITS, tasks, parallel=2, seed=args.seed)
     with open_sandbox(opts, plan, print) as (sandbox, _):
         probed, _ = probe_toolchain(opts, plan, sandbox)
         batched, v_batched = jobs_for(opts, plan, probed, "batched")

@@ -3,13 +3,14 @@
 Runs the same CASP jobs twice through the kit's executor on the host sandbox, one job at a
 time, with a fresh result cache: once with the execution cross-check (E-ACSL + gcc
 -O0/-O2 under ASan/UBSan, and the spec-from-code mutants) and once without it (job option
-``execution_check: False``, given through the verifier's ``options``). The jobs are the
-kit's own (``harness.runner.plan_run`` + ``build_jobs``): the gold solution of a few
-casp-sample10 pairs in both candidate modes (code-from-spec, spec-from-code), the
-canaries left out. Prints the mean wall and CPU seconds (the job's processes, as the
-sandbox measures them) per job with and without, and the differences. It has no target;
-it fails (exit 1) when a job ends in ``infra_error`` or ``invalid``, or when a job with
-the cross-check has no execution status.
+``execution_check: False``). The jobs are the kit's own (scripts/benchlib.py
+``kit_plan`` + ``kit_jobs``: ``harness.runner.plan_run`` + ``build_jobs``, with
+``execution_check`` given as an override of the verifier's ``options``): the gold
+solution of a few casp-sample10 pairs in both candidate modes (code-from-spec,
+spec-from-code), the canaries left out. Prints the mean wall and CPU seconds (the job's
+processes, as the sandbox measures them) per job with and without, and the differences.
+It has no target; it fails (exit 1) when a job ends in ``infra_error`` or ``invalid``, or
+when a job with the cross-check has no execution status.
 
 ``--quick``: one small pair (04_140), code-from-spec only, without WP's smoke tests
 (``smoke=False``: they are most of that job's time and not what this bench measures).
@@ -18,20 +19,17 @@ Usage: ``python scripts/bench_exec_check.py [--quick] [--tasks 00_327,01_57] [--
 
 from __future__ import annotations
 
-import io
 import os
 import tempfile
 import time
 from pathlib import Path
 
-from benchlib import BenchFailure, main
-from rich.console import Console
+from benchlib import BenchFailure, kit_jobs, kit_plan, main
 
-from harness import registry
 from harness.executor import Executor
 from harness.model import Limits
 from harness.results import RecordLog, ResultCache
-from harness.runner import RunOptions, build_jobs, plan_run, probe_toolchain
+from harness.runner import probe_toolchain
 from harness.sandbox.local import HostSandbox
 
 MODES = ["code-from-spec", "spec-from-code"]
@@ -55,22 +53,11 @@ def run(jobs, verifier, judge, sandbox, probed, shared) -> tuple[float, list[dic
         return time.perf_counter() - t0, recs
 
 
-def verifier_with(name: str, overrides: dict):
-    """A new instance of the verifier ``name`` whose ``options`` take ``overrides`` (e.g.
-    ``execution_check=False``, ``smoke=False``) over the runner's arguments; the same
-    class, so the kit's verdict-code hash in the options is unchanged."""
-    verifier = registry.verifier(name)
-    options = verifier.options
-    verifier.options = lambda probed, **kw: options(probed, **{**kw, **overrides})
-    return verifier
-
-
 def body(bench) -> dict:
     args = bench.args
     wanted = QUICK["tasks"] if args.quick else args.tasks.split(",")
     modes = QUICK["modes"] if args.quick else MODES
-    opts = RunOptions(benchmark="casp", modes=modes, sandbox="host", limits=LIMITS, task_ids=wanted)
-    plan = plan_run(opts, Console(file=io.StringIO()))
+    opts, plan = kit_plan("casp", modes, "host", LIMITS, wanted)
     sandbox = HostSandbox()
     probed, shared = probe_toolchain(opts, plan, sandbox)
     res: dict = {"benchmark": "casp execution cross-check, gold candidates", "tasks": wanted, "modes": modes,
@@ -78,8 +65,8 @@ def body(bench) -> dict:
     tuned = QUICK["options"] if args.quick else {}
     res["option_overrides"] = tuned
     for label, check in (("with", True), ("without", False)):
-        verifier = verifier_with(plan.verifier.name, {**tuned, **({} if check else {"execution_check": False})})
-        jobs = [j for j in build_jobs(opts, plan, probed, verifier)[0] if j.candidate["origin"] == "gold"]
+        jobs, verifier = kit_jobs(opts, plan, probed, overrides={**tuned, **({} if check else {"execution_check": False})},
+                                  keep=lambda j: j.candidate["origin"] == "gold")
         if any(j.options.get("execution_check", True) != (label == "with") for j in jobs):
             raise BenchFailure(f"{label} the cross-check: a job's options say otherwise")
         bench.step(f"{len(jobs)} jobs {label} the execution cross-check ({', '.join(modes)}; {', '.join(wanted)})")

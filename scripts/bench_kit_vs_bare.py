@@ -19,7 +19,8 @@ small pairs, 02_12 and 04_140):
   every job comes from the cache, its verdict re-derived from the stored tool output.
   Run with ``len(tasks)`` and with about 1,000 jobs (``--quick``: 20); the cost per 1,000
   jobs is the slope between the two (the fixed cost of a run, Python start-up, probe,
-  prover detection, is not per job; both walls are printed).
+  prover detection, is not per job; both walls are printed, and the CPU seconds of both
+  runs, whose slope other work on the machine does not inflate).
 
 Prints ``kit -j1 / bare`` (target <= 1.05), ``kit -j2 / kit -j1`` (target <= 0.55) and the
 cached re-run's seconds per 1,000 jobs (target < 1 s), each with PASS or MISS (see
@@ -29,22 +30,21 @@ scripts/benchlib.py for the exit status). Usage:
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import os
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from benchlib import BenchFailure, main
-from rich.console import Console
+from benchlib import BenchFailure, kit_jobs, kit_plan, main
 
 from harness.executor import derive
 from harness.model import Limits, ProcResult, canonical_json
-from harness.runner import RunOptions, build_jobs, plan_run, probe_toolchain
+from harness.runner import probe_toolchain
 from harness.sandbox import collect_files, write_files
 from harness.sandbox.local import HostSandbox
 
@@ -57,14 +57,11 @@ CACHED_JOBS, QUICK_CACHED = 1000, 20
 
 def kit_setup(task_ids: list[str] | None):
     """The kit's own preparation of the run ``verikit run casp --mode gold --sandbox host
-    [--task ...]``: plan, probed toolchain, shared files (``Verifier.prepare``), jobs."""
-    opts = RunOptions(benchmark="casp", modes=["gold"], sandbox="host", limits=LIMITS, task_ids=task_ids)
-    plan = plan_run(opts, Console(file=io.StringIO()))
-    sandbox = HostSandbox()
-    probed, shared = probe_toolchain(opts, plan, sandbox)
-    jobs, expected = build_jobs(opts, plan, probed, plan.verifier)
-    if expected:
-        raise BenchFailure(f"gold mode has no canaries, but the kit planned {len(expected)}")
+    [--task ...]`` (scripts/benchlib.py): plan, probed toolchain, shared files
+    (``Verifier.prepare``), every job (canaries too, were there any: the kit's run has them)."""
+    opts, plan = kit_plan("casp", ["gold"], "host", LIMITS, task_ids)
+    probed, shared = probe_toolchain(opts, plan, HostSandbox())
+    jobs, _ = kit_jobs(opts, plan, probed, keep=lambda job: True)
     return plan, probed, shared, jobs
 
 
@@ -138,22 +135,26 @@ def bare(plan, shared, jobs) -> tuple[float, dict]:
     return total, outcome
 
 
-def kit(args: list[str], out: Path, cache: Path) -> tuple[float, list[dict], dict]:
+def kit(args: list[str], out: Path, cache: Path) -> tuple[float, list[dict], dict, float]:
     """Wall time of ``verikit run casp --mode gold --sandbox host ARGS --out OUT
-    --cache-dir CACHE`` in a new Python process; its records and run.json.
+    --cache-dir CACHE`` in a new Python process; its records, run.json, and the CPU
+    seconds (user + system) of that process and its children.
 
     Raises:
         BenchFailure: the run exited non-zero.
     """
     argv = [sys.executable, "-m", "harness", "run", "casp", "--mode", "gold", "--sandbox", "host", *args,
             "--out", str(out), "--cache-dir", str(cache)]
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise BenchFailure(f"{' '.join(argv[1:])} exited {proc.returncode}: {proc.stderr.strip()[-500:]}")
     records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines() if line.strip()]
-    return wall, records, json.loads((out / "run.json").read_text())
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return wall, records, json.loads((out / "run.json").read_text()), cpu
 
 
 def same_as_bare(what: str, records: list[dict], outcome: dict, keys: dict | None = None) -> None:
@@ -188,7 +189,8 @@ def body(bench) -> dict:
     plan, probed, shared, jobs = kit_setup(task_ids)
     keys = {j.key(probed, LIMITS): j.task_id for j in jobs}
     select = [a for t in (task_ids or []) for a in ("--task", t)]
-    runs: dict[str, list[float]] = {"bare": [], "kit_j1": [], "kit_j2": [], "cached_small": [], "cached_large": []}
+    runs: dict[str, list[float]] = {"bare": [], "kit_j1": [], "kit_j2": [], "cached_small": [], "cached_large": [],
+                                    "cached_small_cpu": [], "cached_large_cpu": []}
     with tempfile.TemporaryDirectory(prefix="verikit-bench-") as tmp:
         tmp = Path(tmp)
         n_small = predictions(tmp / "small.jsonl", plan.tasks, len(plan.tasks))
@@ -199,35 +201,41 @@ def body(bench) -> dict:
             runs["bare"].append(t)
             for j in (1, 2):
                 bench.step(f"kit -j {j}: verikit run casp --mode gold ({len(jobs)} jobs, fresh cache)")
-                wall, records, manifest = kit([*select, "-j", str(j)], tmp / f"kit-j{j}-{rep}", tmp / f"cache-j{j}-{rep}")
+                wall, records, manifest, _ = kit([*select, "-j", str(j)], tmp / f"kit-j{j}-{rep}",
+                                                 tmp / f"cache-j{j}-{rep}")
                 same_as_bare(f"kit -j {j}", records, outcome, keys)
                 if manifest["counts"]["ran"] != len(jobs):
                     raise BenchFailure(f"kit -j {j}: ran {manifest['counts']['ran']} of {len(jobs)} jobs")
                 runs[f"kit_j{j}"].append(wall)
             for size, n in (("small", n_small), ("large", n_large)):
                 bench.step(f"cached re-run: {n} jobs from the kit -j 1 run's cache")
-                wall, records, manifest = kit([*select, "-j", "1", "--predictions", str(tmp / f"{size}.jsonl")],
-                                              tmp / f"cached-{size}-{rep}", tmp / f"cache-j1-{rep}")
+                wall, records, manifest, cpu = kit([*select, "-j", "1", "--predictions", str(tmp / f"{size}.jsonl")],
+                                                   tmp / f"cached-{size}-{rep}", tmp / f"cache-j1-{rep}")
                 counts = manifest["counts"]
                 if counts["cached"] != n or counts["ran"] != 0 or len(records) != n:
                     raise BenchFailure(f"cached re-run of {n} jobs: {counts} (every job must come from the cache)")
                 same_as_bare(f"cached re-run ({n} jobs)", records, outcome)
                 runs[f"cached_{size}"].append(wall)
+                runs[f"cached_{size}_cpu"].append(cpu)
     b, j1, j2 = min(runs["bare"]), min(runs["kit_j1"]), min(runs["kit_j2"])
     small, large = min(runs["cached_small"]), min(runs["cached_large"])
     per_1000 = (large - small) / (n_large - n_small) * 1000  # quick mode: noise, may be below 0
+    cpu_small, cpu_large = min(runs["cached_small_cpu"]), min(runs["cached_large_cpu"])
+    cpu_per_1000 = (cpu_large - cpu_small) / (n_large - n_small) * 1000  # what other work on the machine does not add
     print(f"{len(jobs)} gold jobs: bare commands (sum) {b:.2f} s, verikit -j 1 {j1:.2f} s, verikit -j 2 {j2:.2f} s")
     print(f"cached re-run: {n_small} jobs {small:.2f} s, {n_large} jobs {large:.2f} s (whole runs, Python start-up "
-          f"included)")
+          f"included); CPU {cpu_small:.2f} s and {cpu_large:.2f} s, {cpu_per_1000:.3f} CPU s per 1,000 jobs")
     bench.ratio("kit_j1_over_bare", j1 / b, f"{j1:.2f} s vs {b:.2f} s, {len(jobs)} gold jobs")
     bench.ratio("kit_j2_over_j1", j2 / j1, f"{j2:.2f} s vs {j1:.2f} s on {os.cpu_count()} cores")
-    bench.ratio("cached_s_per_1000", per_1000, f"({large:.2f} s - {small:.2f} s) / ({n_large} - {n_small}) jobs x 1000")
+    bench.ratio("cached_s_per_1000", per_1000, f"({large:.2f} s - {small:.2f} s) / ({n_large} - {n_small}) jobs x 1000"
+                f"; CPU {cpu_per_1000:.3f} s per 1,000 jobs")
     return {"benchmark": f"casp gold, {plan.fetched.dataset.name}: {len(jobs)} pairs", "tasks": [j.task_id for j in jobs],
             "quick": args.quick, "cpus": os.cpu_count(), "framac": probed.versions.get("frama-c"),
             "argv": plan.verifier.command(jobs[0].options)[0], "repeat": args.repeat,
             "bare_s": round(b, 2), "kit_j1_s": round(j1, 2), "kit_j2_s": round(j2, 2),
             "cached": {"jobs": [n_small, n_large], "wall_s": [round(small, 3), round(large, 3)],
-                       "s_per_1000_jobs": round(per_1000, 3)},
+                       "s_per_1000_jobs": round(per_1000, 3), "cpu_s": [round(cpu_small, 3), round(cpu_large, 3)],
+                       "cpu_s_per_1000_jobs": round(cpu_per_1000, 3)},
             "runs": {k: [round(x, 3) for x in v] for k, v in runs.items()}}
 
 

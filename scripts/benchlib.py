@@ -12,6 +12,10 @@
   verdicts differ from the bare run's); :func:`main` turns it into exit status 1.
 - :func:`engine_or_skip`: container scripts print ``skipped: no container engine ...``
   and exit 0 in quick mode when no Docker-API engine answers.
+- :func:`kit_plan` and :func:`kit_jobs`: the jobs a bench measures are the kit's own,
+  prepared as ``verikit run`` prepares them (``harness.runner``: the benchmark plugin's
+  ``build_job``, the verifier's ``options``; ``probe_toolchain`` gives the verifier's
+  ``prepare`` files), never a copy of that preparation.
 
 Exit status of every bench script: 0 the bench ran to its end (targets missed or not,
 unless ``--strict``), 1 a step failed, 2 ``--strict`` and a target was missed.
@@ -174,3 +178,45 @@ def engine_or_skip(bench: Bench, keys: tuple[str, ...]) -> bool:
         raise BenchFailure(reason)
     bench.skipped(reason, keys)
     return False
+
+
+def kit_plan(benchmark: str, modes: list[str], sandbox: str, limits, task_ids: list[str] | None = None, **options):
+    """``(RunOptions, Plan)`` of ``verikit run BENCHMARK --mode MODES --sandbox SANDBOX``
+    (``harness.runner.plan_run``, its output discarded); ``options``: other
+    :class:`~harness.runner.RunOptions` fields (``seed``, ``parallel``, ...).
+
+    Raises:
+        harness.runner.RunError: as ``verikit run`` (unknown task, missing data).
+    """
+    import io
+
+    from rich.console import Console
+
+    from harness.runner import RunOptions, plan_run
+
+    opts = RunOptions(benchmark=benchmark, modes=modes, sandbox=sandbox, limits=limits, task_ids=task_ids, **options)
+    return opts, plan_run(opts, Console(file=io.StringIO()))
+
+
+def kit_jobs(opts, plan, probed, *, overrides: dict | None = None, keep=lambda job: job.candidate["origin"] != "canary"):
+    """The kit's jobs of ``plan`` for the toolchain ``probed`` (``harness.runner.build_jobs``:
+    the benchmark's ``build_job`` with the verifier's ``options``), those ``keep`` keeps
+    (default: all but the canaries), and the verifier they are for.
+
+    With ``overrides`` (e.g. ``{"strategy": "separate"}``, ``{"execution_check": False}``)
+    the verifier is a new instance of the plan's verifier class (``registry.verifier``)
+    whose ``options`` take them over the runner's arguments; its class, so the kit's
+    verdict-code hash in every job's options, is the same.
+
+    Returns:
+        ``(jobs, verifier)``.
+    """
+    from harness import registry
+    from harness.runner import build_jobs
+
+    verifier = plan.verifier
+    if overrides:
+        verifier = registry.verifier(plan.verifier.name)
+        options = verifier.options
+        verifier.options = lambda probed, **kw: options(probed, **{**kw, **overrides})
+    return [j for j in build_jobs(opts, plan, probed, verifier)[0] if keep(j)], verifier

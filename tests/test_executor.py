@@ -199,10 +199,17 @@ def test_new_record_log_gets_everything_from_the_cache(first_run, casp_tasks, fr
     log = RecordLog(tmp_path / "run2" / "records.jsonl")
     # a third candidate with the same text, never seen before, also comes from the cache
     jobs = first_run["jobs"] + [gold_job(casp_tasks["04_140"], framac_host, model="c", origin="predictions:p:9")]
-    recs = ex.run(jobs, log, casp.judge)
+    judged = []
+
+    def judge(job, result):
+        judged.append(job.candidate["model"])
+        return casp.judge(job, result)
+
+    recs = ex.run(jobs, log, judge)
     log.close()
     st = ex.stats.to_json()
     assert st["cached"] == 3 and st["verifier_runs"] == 0 and st["ran"] == 0 and sandbox.calls == [], ex.cache.problems
+    assert judged == ["a"]  # the one entry they share re-judged once, as a run judges their verification
     tc = framac_host.probed
     assert [r["key"] for r in recs] == [j.key(tc, LIMITS) for j in jobs]
     assert len({r["key"] for r in recs}) == 3

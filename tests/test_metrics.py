@@ -4,12 +4,13 @@ confidence intervals, verdict counts and per-mode metrics."""
 from __future__ import annotations
 
 import math
+import random
 import statistics
 from itertools import combinations
 
 import pytest
 
-from harness.metrics import bootstrap_ci, group_metrics, mean_pass_at_k, pass_at_k, verdict_counts
+from harness.metrics import bootstrap_ci, group_metrics, mean_pass_at_k, pass_at_k, pass_at_k_curves, verdict_counts
 from harness.verifiers import VERDICTS
 
 
@@ -89,6 +90,35 @@ def test_bootstrap_ci_deterministic_and_brackets_the_mean():
     assert len(others) > 1  # the seed is really used
     narrow = bootstrap_ci(values, alpha=0.5, seed=3)
     assert lo <= narrow[0] <= narrow[1] <= hi
+
+
+def _bootstrap_ci_as_first_written(values, iters=2000, alpha=0.05, seed=0):
+    rng = random.Random(seed)
+    n = len(values)
+    means = sorted(sum(rng.choice(values) for _ in range(n)) / n for _ in range(iters))
+    return (means[int(alpha / 2 * iters)], means[min(iters - 1, int((1 - alpha / 2) * iters))])
+
+
+def test_bootstrap_ci_gives_the_published_intervals_to_the_last_bit():
+    """Reports written before must stay reproducible: the same draws, summed in the same
+    order, also when pass@k's curves draw once for every k."""
+    gen = random.Random(1)
+    for n in (1, 2, 7, 30):
+        values = [gen.random() / 3 for _ in range(n)]
+        for seed, alpha in ((0, 0.05), (5, 0.2)):
+            assert bootstrap_ci(values, seed=seed, alpha=alpha) == _bootstrap_ci_as_first_written(values, seed=seed,
+                                                                                                  alpha=alpha)
+    recs = [_rec("verified" if gen.random() < 0.4 else "failed", task=f"t{i % 7}") for i in range(7 * 5)]
+    (points,) = pass_at_k_curves(recs, seed=4)["spec-from-code"].values()
+    assert [k for k, *_ in points] == [1, 2, 3, 4, 5]
+    for k, _, lo, hi in points:
+        per_task = {}
+        for r in recs:
+            nc = per_task.setdefault(r["task_id"], [0, 0])
+            nc[0] += 1
+            nc[1] += r["verdict"] == "verified"
+        scores = [pass_at_k(n, c, k) for n, c in per_task.values()]
+        assert (lo, hi) == _bootstrap_ci_as_first_written(scores, seed=4)
 
 
 def test_bootstrap_ci_edge_cases():

@@ -9,6 +9,8 @@ quick CASP pair.
 
 from __future__ import annotations
 
+import copy
+import enum
 import io
 import json
 import shutil
@@ -18,6 +20,7 @@ import pytest
 from rich.console import Console
 
 from harness.executor import Executor
+from harness.results import schema
 from harness.model import Job, sha256_text
 from harness.results import (
     RecordLog,
@@ -219,6 +222,81 @@ def test_validate_names_field_and_location():
     with pytest.raises(ValidationError) as exc:
         validate("predictions", {"task_id": "x", "model": "m", "sample": "0", "output": "o"}, "f.jsonl:3")
     assert str(exc.value).startswith("f.jsonl:3: does not match predictions.schema.json: sample:")
+
+
+def _edited(rec: dict) -> list[tuple[str, object]]:
+    """Copies of a valid record, each with one edit: some keep it valid, most do not,
+    several are where the compiled validator and the reference are known to differ."""
+    class Sub(str):
+        pass
+
+    class Count(enum.IntEnum):
+        ONE = 1
+
+    edits = {
+        "as is": lambda r: None,
+        "argv a tuple": lambda r: r["verifier"].__setitem__("argv", tuple(r["verifier"]["argv"])),
+        "checks a tuple": lambda r: r.__setitem__("checks", tuple(r["checks"])),
+        "a tuple deep in checks": lambda r: r["checks"][0].__setitem__("name", ("body-unchanged",)),
+        "an int key": lambda r: r.__setitem__(5, 1),
+        "an int key in options": lambda r: r["verifier"]["options"].__setitem__(5, 1),
+        "attempts 0.0": lambda r: r.__setitem__("attempts", 0.0),
+        "attempts 0.5": lambda r: r.__setitem__("attempts", 0.5),
+        "attempts True": lambda r: r.__setitem__("attempts", True),
+        "attempts -1": lambda r: r.__setitem__("attempts", -1),
+        "attempts 10**30": lambda r: r.__setitem__("attempts", 10 ** 30),
+        "attempts an IntEnum": lambda r: r.__setitem__("attempts", Count.ONE),
+        "attempts 1 without tool_output": lambda r: r.__setitem__("attempts", 1),
+        "wall NaN": lambda r: r["timings"].__setitem__("wall_s", float("nan")),
+        "wall inf": lambda r: r["timings"].__setitem__("wall_s", float("inf")),
+        "wall -1": lambda r: r["timings"].__setitem__("wall_s", -1),
+        "key and a newline": lambda r: r.__setitem__("key", r["key"] + "\n"),
+        "key upper case": lambda r: r.__setitem__("key", r["key"].upper()),
+        "key too short": lambda r: r.__setitem__("key", r["key"][:63]),
+        "reason a lone surrogate": lambda r: r.__setitem__("reason", "\ud800"),
+        "reason a str subclass": lambda r: r.__setitem__("reason", Sub("x")),
+        "reason bytes": lambda r: r.__setitem__("reason", b"x"),
+        "reason None": lambda r: r.__setitem__("reason", None),
+        "finished_at month 13": lambda r: r.__setitem__("finished_at", "2026-13-01T00:00:00Z"),
+        "finished_at lower case": lambda r: r.__setitem__("finished_at", "2026-11-01t00:00:00z"),
+        "finished_at a leap second": lambda r: r.__setitem__("finished_at", "2026-12-31T23:59:60Z"),
+        "finished_at 30 February": lambda r: r.__setitem__("finished_at", "2026-02-30T12:00:00Z"),
+        "finished_at no offset": lambda r: r.__setitem__("finished_at", "2026-11-01T12:00:00"),
+        "finished_at other digits": lambda r: r.__setitem__("finished_at", "\u0662026-11-01T12:00:00Z"),
+        "finished_at a number": lambda r: r.__setitem__("finished_at", 5),
+        "verdict unknown": lambda r: r.__setitem__("verdict", "ok"),
+        "no verdict": lambda r: r.pop("verdict"),
+        "goals null": lambda r: r.__setitem__("goals", None),
+        "goals a float": lambda r: r.__setitem__("goals", {"proved": 3.0, "total": 3}),
+        "goals a string": lambda r: r.__setitem__("goals", {"proved": "3", "total": 3}),
+        "a set in options": lambda r: r["verifier"]["options"].__setitem__("x", {1}),
+        "toolchain flavor unknown": lambda r: r["toolchain"].__setitem__("flavor", "other"),
+        "toolchain not an object": lambda r: r.__setitem__("toolchain", []),
+    }
+    return [(label, edit(doc) or doc) for label, edit in edits.items() for doc in [copy.deepcopy(rec)]]
+
+
+def test_validate_takes_the_compiled_validators_yes_only_where_the_reference_says_yes(tmp_path):
+    """The compiled validator only shortcuts an acceptance (harness/results/schema.py):
+    on every edited record, ``validate`` raises exactly when the reference validator
+    finds the record invalid, and the shortcut never accepts what the reference refuses."""
+    rec = make_records(tmp_path, 1)[0]
+    assert schema.fast("record").is_valid(rec) and schema._accepted("record", rec)  # the shortcut is in use
+    verdicts = {}
+    for label, doc in _edited(rec):
+        valid = schema.validator("record").is_valid(doc)
+        verdicts[label] = valid
+        assert not schema._accepted("record", doc) or valid, f"{label}: the shortcut accepts what the reference refuses"
+        try:
+            validate("record", doc, "x.jsonl:1")
+        except ValidationError as exc:
+            assert not valid, f"{label}: refused, but the reference accepts it"
+            assert str(exc).startswith("x.jsonl:1: does not match record.schema.json: ")
+        else:
+            assert valid, f"{label}: accepted, but the reference refuses it"
+    assert verdicts["as is"] and verdicts["attempts 0.0"] and verdicts["wall NaN"] and verdicts["key and a newline"]
+    assert not verdicts["argv a tuple"] and not schema._accepted("record", _edited(rec)[1][1])
+    assert sum(verdicts.values()) < len(verdicts) / 2, verdicts
 
 
 # --- validate_run_dir on a real run ----------------------------------------------------------

@@ -31,8 +31,8 @@ from .compare import TOLERANCE, compare_runs  # noqa: F401
 from .files import umask, write_bytes_atomic, write_json_atomic, write_text_atomic  # noqa: F401
 from .records import (RecordLog, load_records, record_identity,  # noqa: F401
                       record_inconsistencies, record_key, record_lines, record_outcome)
-from .rundir import (LOCK_NAME, SUMMED, SUMS, RunDirBusy, check_sums, run_dir_lock, run_id_of,  # noqa: F401
-                     validate_run_dir, write_sums)
+from .rundir import (LOCK_NAME, SUMMED, SUMS, RunDirBusy, check_sums, read_run_dir, run_dir_lock,  # noqa: F401
+                     run_id_of, validate_run_dir, write_sums)
 from .s3 import RUN_FILES, S3Store, parse_s3_uri  # noqa: F401
 from .schema import (KINDS, RECORD_SCHEMA_VERSION, ROOT, SCHEMA_VERSION, SCHEMAS_DIR, ValidationError,  # noqa: F401
                      sections_validators, validate, validator)

@@ -1,5 +1,5 @@
 """A run directory as a whole: its lock (one run at a time writes it), ``SHA256SUMS``
-(written last, checked on read), its id, and :func:`validate_run_dir`."""
+(written last, checked on read), its id, and :func:`validate_run_dir` (:func:`read_run_dir`)."""
 
 from __future__ import annotations
 
@@ -104,6 +104,17 @@ def validate_run_dir(path: Path) -> list[str]:
         errors with file:line, duplicate job keys, records whose count disagrees with
         run.json.
     """
+    return read_run_dir(path)[0]
+
+
+def read_run_dir(path: Path) -> tuple[list[str], list[dict] | None]:
+    """:func:`validate_run_dir`'s problems and, from the same reading of records.jsonl,
+    its records as :func:`~harness.results.load_records` gives them (a torn last line
+    dropped; none when the file is missing), or None where ``load_records`` would raise
+    (a line that is not a valid record).
+
+    Raises:
+        OSError: records.jsonl exists but cannot be read."""
     path = Path(path)
     problems: list[str] = []
     docs = {}
@@ -120,13 +131,18 @@ def validate_run_dir(path: Path) -> list[str]:
             problems.append(str(exc))
     rec_path = path / "records.jsonl"
     keys: dict[str, int] = {}
+    records: list[dict] | None = []
     if not rec_path.exists():
         problems.append(f"{rec_path}: missing")
     else:
         for i, _, rec, problem in record_lines(rec_path):
             if problem:
                 problems.append(f"{rec_path}:{i}: {problem}")
+                if not problem.startswith("cut short"):
+                    records = None
                 continue
+            if records is not None:
+                records.append(rec)
             problems += [f"{rec_path}:{i}: {p}" for p in record_inconsistencies(rec)]
             if rec["key"] != record_key(rec):
                 problems.append(f"{rec_path}:{i}: its key is not the one its verification key, task id and "
@@ -139,4 +155,4 @@ def validate_run_dir(path: Path) -> list[str]:
     if run and rec_path.exists() and run.get("counts", {}).get("jobs") != len(keys):
         problems.append(f"{path / 'run.json'}: counts.jobs={run.get('counts', {}).get('jobs')} "
                         f"but records.jsonl has {len(keys)} distinct jobs")
-    return problems
+    return problems, records

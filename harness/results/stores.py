@@ -86,14 +86,26 @@ class OutputStore:
         """The output stored under ``sha``.
 
         Raises:
-            FileNotFoundError: no such output; ValueError: the file does not decompress,
-                is not an output, or its content's sha256 is not its name (edited).
+            FileNotFoundError: no such output; ValueError: as :meth:`decode`.
         """
         try:
-            raw = gzip.decompress(self._path(sha).read_bytes())
-        except (OSError, EOFError) as exc:
+            data = self.read_bytes(sha)
+        except OSError as exc:
             if isinstance(exc, FileNotFoundError):
                 raise
+            raise ValueError(f"{self._path(sha)}: unreadable ({exc})") from None
+        return self.decode(sha, data)
+
+    def decode(self, sha: str, data: bytes) -> ProcResult:
+        """The output in ``data``, the stored (gzip'd) file of ``sha`` (:meth:`read_bytes`).
+
+        Raises:
+            ValueError: it does not decompress, is not an output, or its content's sha256
+                is not ``sha`` (edited).
+        """
+        try:
+            raw = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
             raise ValueError(f"{self._path(sha)}: unreadable ({exc})") from None
         if hashlib.sha256(raw).hexdigest() != sha:
             raise ValueError(f"{self._path(sha)}: its content's sha256 is not its name (edited)")
@@ -105,10 +117,13 @@ class OutputStore:
             raise ValueError(f"{self._path(sha)}: not a tool output ({exc})") from None
 
     def copy_from(self, other: "OutputStore", sha: str) -> None:
-        """Copy one output file from ``other`` (the cache into a run directory)."""
+        """Copy one output file from ``other`` (a run directory into the cache), checked
+        (:meth:`decode`) and written as is. Raises OSError, ValueError."""
         if self.has(sha):
             return
-        self.put(other.get(sha))
+        data = other.read_bytes(sha)
+        other.decode(sha, data)
+        self.write_bytes(sha, data)
 
 
 class ResultCache:

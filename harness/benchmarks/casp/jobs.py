@@ -5,6 +5,7 @@ the final verdict (:func:`judge`)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ...model import Candidate, Job, VerifierResult, sha256_text
 from . import execution, integrity
@@ -115,8 +116,14 @@ def _soundness_file(task: Task) -> str:
     ``vk_sound_probe_<i>`` with that function's contract and parameters that calls it
     twice. WP's smoke test of the second call fails when what the first call's contract
     guarantees (its ensures, with the prelude's axioms on the symbols it uses) contradicts
-    its requires; its requires smoke test when the requires itself does."""
-    decls = [(task.contract, _declarator(task).rstrip(), task.function)] + _prelude_declarations(task.prelude)
+    its requires; its requires smoke test when the requires itself does. Made once per
+    task text (every candidate of a task has the same)."""
+    return _soundness_text(task.gold, task.prelude, task.contract, _declarator(task), task.function)
+
+
+@lru_cache(maxsize=256)
+def _soundness_text(gold: str, prelude: str, contract: str, declarator: str, function: str) -> str:
+    decls = [(contract, declarator.rstrip(), function)] + _prelude_declarations(prelude)
     probes = []
     for i, (contract, declarator, name) in enumerate(decls):
         names = _param_names(declarator, name)
@@ -129,7 +136,7 @@ def _soundness_file(task: Task) -> str:
         call = f"{name}({', '.join(names)})"
         body = f"{{ {call}; {call}; }}" if ret == ["void"] else f"{{ (void) {call}; return {call}; }}"
         probes.append(f"{contract}\n{probe} {body}\n")
-    return task.gold + "\n\n" + "".join(probes)
+    return gold + "\n\n" + "".join(probes)
 
 
 def _sep(text: str) -> str:

@@ -5,6 +5,7 @@ file of a user's own dataset), the loading of a dataset's tasks (its formats:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ...model import sha256_text
 from .cfront import find_function
@@ -96,6 +97,11 @@ def load_tasks(fetched) -> list[Task]:
 
 def _declarator(task: Task) -> str:
     """The task's own declarator of its function, as written: return type, name,
-    parameters and the white space up to the body's brace."""
-    fdef = find_function(task.code, task.function)
-    return task.code[fdef.start: fdef.body_start]
+    parameters and the white space up to the body's brace (found once per task text)."""
+    return _declarator_in(task.code, task.function)
+
+
+@lru_cache(maxsize=256)
+def _declarator_in(code: str, function: str) -> str:
+    fdef = find_function(code, function)
+    return code[fdef.start: fdef.body_start]
