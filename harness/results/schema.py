@@ -159,9 +159,8 @@ def sections_validators(benchmark: str) -> tuple[Draft202012Validator, Draft2020
             from None
     part = {k: schema[k] for k in ("$schema", "$defs", "properties", "patternProperties", "additionalProperties")
             if k in schema}
-    checker = FormatChecker()
-    return (Draft202012Validator(schema, format_checker=checker),
-            Draft202012Validator({**part, "type": "object"}, format_checker=checker))
+    return (Draft202012Validator(schema, format_checker=_format_checker()),
+            Draft202012Validator({**part, "type": "object"}, format_checker=_format_checker()))
 
 
 def _raise(errors: list, head: str) -> None:
