@@ -24,7 +24,6 @@ import platform
 import shlex
 import shutil
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
@@ -33,6 +32,7 @@ import yaml
 from . import __version__, datasets, registry
 from .datasets import sha256_file
 from .htmlreport import write_html
+from .model import utc_now
 from .plugin import Claim
 from .report import check_run_dir
 from .results import ROOT, SUMS, TOLERANCE, load_records
@@ -264,7 +264,7 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
         if not (REFERENCE_DIR / c.expected / "run.json").is_file():
             raise ArtifactError(f"{REFERENCE_DIR / c.expected}: the expected run of claim {c.id} is missing")
     out.mkdir(parents=True, exist_ok=True)
-    created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    created = utc_now()
     from .runner import git_state
 
     commit, dirty = git_state()

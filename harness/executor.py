@@ -49,10 +49,9 @@ from __future__ import annotations
 import threading
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Callable
 
-from .model import Job, Limits, ProcResult, VerifierResult, canonical_json, followup_files, sha256_text, termination
+from .model import Job, Limits, ProcResult, VerifierResult, canonical_json, followup_files, sha256_text, termination, utc_now
 from .results import OUTPUTS, RECORD_SCHEMA_VERSION, OutputStore, RecordLog, ResultCache
 from .sandbox import SandboxError
 from .toolchains import ProbedToolchain
@@ -467,5 +466,5 @@ class Executor:
             },
             "attempts": attempts,
             **({"tool_output": output} if output else {}),
-            "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "finished_at": utc_now(),
         }

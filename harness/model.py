@@ -29,6 +29,7 @@ import hashlib
 import json
 import math
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
 #: Every verdict a record can carry (DESIGN.md). Only ``infra_error`` is retried; it never
@@ -42,6 +43,13 @@ GOLD = "gold"
 def sha256_text(text: str | bytes) -> str:
     """sha256 hex digest (64 chars) of a str (encoded as UTF-8) or of bytes."""
     return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
+
+
+def utc_now() -> str:
+    """The current UTC time as the kit writes it everywhere (records' ``finished_at``,
+    run.json, manifests, image and bundle metadata): ISO 8601 to the second with offset,
+    e.g. ``2026-11-26T19:12:03+00:00``."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def canonical_json(obj) -> str:

@@ -17,7 +17,7 @@ import pytest
 from rich.console import Console
 
 from harness import cli, runner
-from harness.cli.options import _command_opts
+from harness.cli.options import _command_opts, run_predictions
 from harness.model import Limits
 from harness.results import load_records, write_sums
 from harness.runner import Run, RunOptions
@@ -160,3 +160,55 @@ def test_a_run_json_without_spec_is_refused_naming_the_file(gold_run, framac_hos
                 "'spec' is a required property" in err) and "Traceback" not in err, (argv, err)
     with pytest.raises(runner.RunError, match=re.escape(f"{where}: no 'spec'")):
         _command_opts(old, "--recheck")
+
+
+# --- a run's predictions file: where it was read, or beside run.json ----------------------------
+
+
+RQ12 = Path(__file__).resolve().parents[1] / "results" / "reproduced" / "dafny-intent" / "rq1-rq2"
+
+
+def _elsewhere(run: dict, tmp_path: Path) -> dict:
+    """run.json ``run`` with its predictions path moved where no file is (the recorded
+    ``/tmp/conv/rq12.jsonl`` may exist on the machine that made the run)."""
+    return {**run, "predictions": {**run["predictions"], "path": str(tmp_path / "gone" / "rq12.jsonl")}}
+
+
+def test_a_committed_run_replans_from_the_predictions_beside_it(tmp_path):
+    """The rq1-rq2 reference scored a file that is not here (run.json names its path in a
+    temporary directory): its predictions.jsonl, with the recorded sha256, stands in under
+    the recorded name, and re-planning the spec with it gives the recorded candidates
+    (their sha256 and origin, which names the file and line)."""
+    import hashlib
+
+    run = _elsewhere(json.loads((RQ12 / "run.json").read_text()), tmp_path)
+    recorded = Path(run["predictions"]["path"])
+    with run_predictions(RQ12, run) as got:
+        assert got.name == recorded.name and got.parent != RQ12
+        assert hashlib.sha256(got.read_bytes()).hexdigest() == run["predictions"]["sha256"]
+        plan = runner.plan_run(_command_opts(RQ12, "--recheck", predictions=str(got), data_dir=tmp_path / "data"),
+                               _quiet())
+    assert plan.spec(_command_opts(RQ12, "--recheck")).predictions_sha256 == run["spec"]["predictions_sha256"]
+    want = {(r["task_id"], r["candidate"]["model"], r["candidate"]["sample"]): r["candidate"]["sha256"]
+            for r in load_records(RQ12 / "records.jsonl") if r["candidate"]["origin"] != "canary"}
+    have = {(c.task_id, c.model, c.sample): hashlib.sha256(c.output.encode()).hexdigest()
+            for c in plan.preds.candidates}
+    assert have == want and len(have) == 436
+    assert not got.exists()  # the temporary copy is removed
+
+
+def test_a_missing_or_changed_predictions_file_is_refused_naming_both(tmp_path, capsys):
+    copy = tmp_path / "rq"
+    shutil.copytree(RQ12, copy)
+    run = _elsewhere(json.loads((copy / "run.json").read_text()), tmp_path)
+    (copy / "run.json").write_text(json.dumps(run, indent=2))
+    write_sums(copy)
+    (copy / "predictions.jsonl").write_text("{}\n")
+    with pytest.raises(runner.RunError, match=re.escape(f"{copy / 'predictions.jsonl'}: not the file the run scored")):
+        with run_predictions(copy, run):
+            pass
+    (copy / "predictions.jsonl").unlink()
+    assert cli.main(["rerun", str(copy)]) == 2
+    err = capsys.readouterr().err.replace("\n", "")
+    assert f"{copy / 'predictions.jsonl'}: missing; the run scored {run['predictions']['path']}" in err
+    assert "Traceback" not in err

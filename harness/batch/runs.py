@@ -13,11 +13,13 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..model import utc_now
 from ..results import S3Store, load_records, write_json_atomic
 from ..runner import Run, RunError, RunOptions
 from ..toolchains import ProbedToolchain
 from . import aws
-from .plan import estimate, expected_costs, shards as make_shards
+from .plan import estimate, expected_costs
+from .plan import shards as make_shards
 from .worker import job_identity, load_manifest, make_manifest, upload_inputs
 
 SUBMISSIONS = "submissions.json"
@@ -84,7 +86,7 @@ def submit_run(opts: RunOptions, console, *, s3: str, image: str, probed: Probed
     attempt_s = _attempt_seconds(split, opts.limits.wall_s, opts.parallel)
     sub = aws.submit(batch, run_uri=store.uri, name=store.prefix.rsplit("/", 1)[-1], job_definition=definition,
                      queue=queue, shards=list(range(len(split))), attempt_s=attempt_s, calls=calls)
-    sub["submitted_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    sub["submitted_at"] = utc_now()
     info = {"run_uri": store.uri, "queue": queue, "job_definition": definition, "image": image,
             "submissions": [sub], "estimate": est}
     if dry_run:
@@ -142,7 +144,7 @@ def resubmit(store: S3Store, manifest: dict, batch, *, queue: str | None = None,
     sub = aws.submit(batch, run_uri=store.uri, name=f"{store.prefix.rsplit('/', 1)[-1]}-r{n}",
                      job_definition=info.get("job_definition") or aws.job_definition_name(manifest["toolchain"]["name"]),
                      queue=queue, shards=missing, attempt_s=attempt_s, calls=calls)
-    sub["submitted_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    sub["submitted_at"] = utc_now()
     if dry_run:
         if console is not None:
             console.print(calls.to_text(), markup=False, highlight=False)

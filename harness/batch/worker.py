@@ -21,10 +21,10 @@ from __future__ import annotations
 import os
 import re
 import signal
-from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import __version__
+from ..model import utc_now
 from ..results import OUTPUTS, OutputStore, S3Store, ValidationError, write_text_atomic
 from ..runner import Run, RunDir, RunError, RunOptions, git_state, locked, start_run, write_report_html
 from ..runspec import RunSpec, SpecError
@@ -76,7 +76,7 @@ def make_manifest(run_uri: str, spec: RunSpec, image: str, probed: ProbedToolcha
             returned; command: the user's command line (provenance only).
     """
     commit, dirty = git_state()
-    return {"format": MANIFEST_FORMAT, "run_uri": run_uri, "created_at": _now(),
+    return {"format": MANIFEST_FORMAT, "run_uri": run_uri, "created_at": utc_now(),
             "kit": {"version": __version__, "git_commit": commit, "git_dirty": dirty},
             "command": list(command), "spec": spec.to_json(), "benchmark": spec.benchmark, "modes": list(spec.modes),
             "image": image, "toolchain": probed.to_json(), "limits": spec.limits.to_json(), "parallel": spec.parallel,
@@ -316,7 +316,3 @@ def worker_options(store: S3Store, manifest: dict, where: Path, out: Path | None
                         parallel=manifest.get("parallel", spec.parallel))
     return RunOptions.of(spec, out=out or where / "out", data_dir=data_dir, use_cache=False, progress=False,
                          command=tuple(manifest.get("command") or ()))
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")

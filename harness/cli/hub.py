@@ -4,7 +4,6 @@ rerun`` (a pulled run re-verified here)."""
 from __future__ import annotations
 
 import json
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from ..report import check_run_dir
 from ..results import load_records, record_identity, record_outcome, write_json_atomic
 from ..runner import recheck
 from .common import _int_at_least, _say
-from .options import _command_opts
+from .options import _command_opts, run_predictions
 
 # harness.hub is imported in the handlers that use it, not here: it loads pyarrow (and
 # numpy), about 90 ms of start-up that every other verikit command would pay.
@@ -76,17 +75,7 @@ def _rerun(args, console: Console, argv) -> int:
             _say(console, f"error: {prob}")
         return 2
     run = json.loads((d / "run.json").read_text(encoding="utf-8"))
-    with tempfile.TemporaryDirectory(prefix="verikit-rerun-") as tmp:
-        preds = None
-        if run.get("predictions"):
-            have = d / "predictions.jsonl"
-            if not have.is_file():
-                _say(console, f"error: {have}: missing; the run scored {run['predictions']['path']} "
-                              f"(a pulled run carries it as predictions.jsonl)")
-                return 2
-            # under the name the run read it by: a candidate's origin names the file
-            preds = Path(tmp) / Path(run["predictions"]["path"]).name
-            shutil.copyfile(have, preds)
+    with run_predictions(d, run) as preds:  # RunError (exit 2): the file it scored is not here
         opts = _command_opts(d, "rerun", sandbox=args.sandbox, parallel=args.jobs, data_dir=args.data_dir,
                              predictions=str(preds) if preds else None)
         records = load_records(d / "records.jsonl")

@@ -4,8 +4,13 @@ the RunOptions made from them (from a command line, or from the ``spec`` of a ru
 from __future__ import annotations
 
 import argparse
+import contextlib
+import hashlib
 import json
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from rich.console import Console
@@ -121,6 +126,41 @@ def _command_opts(run_dir: Path, verb: str, **override):
         raise RunError(f"{where}: {verb} needs a run made by 'verikit run' (this one: reproduce; re-run "
                        f"'verikit reproduce' and compare with 'verikit validate DIR --against {run_dir}')")
     return _spec_options(run_dir, run, **override)
+
+
+@contextlib.contextmanager
+def run_predictions(run_dir: Path, run: dict) -> Iterator[Path | None]:
+    """The predictions file that the run of ``run_dir`` (its run.json ``run``) scored, to
+    re-plan the run: None for a run that scored none; the recorded path when that file is
+    there with the recorded sha256; otherwise ``predictions.jsonl`` beside run.json (a pulled
+    run, or a committed reference, carries it so) with that sha256, copied to a temporary
+    directory under the recorded file's name (a candidate's origin names the file), removed
+    on exit.
+
+    Raises:
+        RunError: neither file is there with the recorded sha256 (names both).
+    """
+    recorded = run.get("predictions")
+    if not recorded:
+        yield None
+        return
+    want, original = recorded["sha256"], Path(recorded["path"])
+    beside = Path(run_dir) / "predictions.jsonl"
+
+    def holds(p: Path) -> bool:
+        return p.is_file() and hashlib.sha256(p.read_bytes()).hexdigest() == want
+
+    if holds(original):
+        yield original
+        return
+    if not holds(beside):
+        state = "missing" if not beside.is_file() else "not the file the run scored (its sha256 differs)"
+        raise RunError(f"{beside}: {state}; the run scored {original} (sha256 {want[:12]}...), which is not here "
+                       f"either (a pulled run carries it as predictions.jsonl)")
+    with tempfile.TemporaryDirectory(prefix="verikit-predictions-") as tmp:
+        copy = Path(tmp) / original.name
+        shutil.copyfile(beside, copy)
+        yield copy
 
 
 def no_spec(run_dir: Path) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -13,7 +14,7 @@ from ..report import check_run_dir, print_summary
 from ..results import TOLERANCE, S3Store, compare_runs, load_records, write_text_atomic
 from ..runner import RunError, recheck, rejudge
 from .common import _int_at_least, _say
-from .options import _command_opts, _spec_options, no_spec, read_run_json
+from .options import _command_opts, _spec_options, no_spec, read_run_json, run_predictions
 
 # harness.htmlreport is imported in ``_report``, not here: with jinja2 it costs every verikit
 # command about 15 ms of start-up, and only ``report`` needs it.
@@ -58,12 +59,16 @@ def _add_report(sub) -> None:
 def _recheck(run_dir: Path, args, console: Console) -> list[str]:
     """``validate --recheck N``: the run's own spec (run.json) re-planned, N of its records
     re-run without the cache, and compared."""
-    try:
-        opts = _command_opts(run_dir, "--recheck")
+    stack = contextlib.ExitStack()
+    try:  # the predictions file it scored: where it was read, or beside run.json
+        preds = stack.enter_context(run_predictions(run_dir, read_run_json(run_dir)))
+        opts = _command_opts(run_dir, "--recheck", predictions=str(preds) if preds else None)
     except RunError as exc:
+        stack.close()
         return [str(exc)]
-    records = load_records(run_dir / "records.jsonl")
-    again, differences = recheck(opts, records, args.recheck, seed=args.seed, console=console)
+    with stack:
+        records = load_records(run_dir / "records.jsonl")
+        again, differences = recheck(opts, records, args.recheck, seed=args.seed, console=console)
     _say(console, f"rechecked {len(again)} record(s) with the real verifier: {len(differences)} difference(s)")
     return [f"recheck: {d}" for d in differences]
 

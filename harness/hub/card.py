@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pyarrow as pa
@@ -15,10 +14,10 @@ import pyarrow.parquet as pq
 
 from .. import __version__, registry
 from ..htmlreport import RunView, render_html
+from ..model import Record, utc_now
 from ..results import OUTPUTS, SUMMED, SUMS, OutputStore
 from ..runner import git_state
 from .runs import LocalRun
-from ..model import Record
 
 CANARY = "canary:"
 RUN_FILES = (*SUMMED, SUMS)
@@ -219,7 +218,7 @@ def repo_files(repo_id: str, new: list[LocalRun], existing: list[PublishedRun], 
                now: str | None = None) -> dict[str, bytes]:
     """Every file a publish adds or replaces: the new runs' folders, ``leaderboard.parquet``
     and ``README.md`` regenerated from ``existing`` plus ``new``. Paths are repository paths."""
-    now = now or datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = now or utc_now()
     commit, _ = git_state()
     files: dict[str, bytes] = {}
     added = []

@@ -9,14 +9,14 @@ import platform
 import socket
 import sys
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
 import psutil
 from rich.console import Console
 
-from .. import __version__, datasets, predictions as predictions_mod, registry
-from ..model import Job, candidate_ref
+from .. import __version__, datasets, registry
+from .. import predictions as predictions_mod
+from ..model import Job, candidate_ref, utc_now
 from ..plugin import Benchmark
 from ..results import ROOT
 from ..runspec import RunSpec
@@ -54,9 +54,6 @@ def host_info() -> dict:
     return {"hostname": socket.gethostname(), "platform": platform.platform(), "python": sys.version.split()[0],
             "cpus": os.cpu_count() or 1, "memory_gb": round(psutil.virtual_memory().total / 2**30, 1)}
 
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def open_dataset(bench: Benchmark, spec: str | None, data_dir: Path | None = None):
@@ -235,5 +232,5 @@ class Start:
 
 def start_run() -> Start:
     """Now, and the kit's git state now (a run records what ran, read at its start)."""
-    return Start(at=_now(), git=git_state())
+    return Start(at=utc_now(), git=git_state())
 

@@ -13,12 +13,12 @@ from pathlib import Path
 from rich.console import Console
 
 from .. import __version__
-from ..model import Record
+from ..model import Record, utc_now
 from ..report import build_report, canary_results, print_summary
 from ..results import (SCHEMA_VERSION, RecordLog, RunDirBusy, run_dir_lock, write_json_atomic, write_sums,
                        write_text_atomic)
 from .options import RunError, RunOptions
-from .plan import Plan, Start, _now, host_info, published_of
+from .plan import Plan, Start, host_info, published_of
 
 
 @contextlib.contextmanager
@@ -175,7 +175,7 @@ def run_manifest(opts: RunOptions, started: Start, plan: Plan, status: str, stat
         "command": list(opts.command or sys.argv),
         "spec": plan.spec(opts).to_json(),
         "started_at": started.at,
-        "finished_at": _now(),
+        "finished_at": utc_now(),
         "host": host_info(),
         "benchmark": plan.bench.name,
         "benchmark_version": plan.bench.version,

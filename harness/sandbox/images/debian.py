@@ -8,11 +8,10 @@ import hashlib
 import json
 import subprocess
 import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
 
 from ... import toolchains
-from ...model import Limits
+from ...model import Limits, utc_now
 from ..base import SandboxError
 from ..container import ContainerSandbox, connect
 from .engine import ROOT, _cli_build, _find
@@ -113,7 +112,7 @@ def build(name: str, *, base_url: str | None = None, engine: str = "podman", for
                    {"BASE": base.tags[0], "PACKAGES": " ".join(spec["packages"])})
     manifest = probe_manifest(name, stage, base_url)
     manifest.update({"fingerprint": fingerprint(name), "suite": spec["suite"], "base_image": base.id,
-                     "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+                     "built_at": utc_now()})
     final_cf = (f"FROM {stage}\nCOPY toolchain.json {MANIFEST_PATH}\n"
                 f"LABEL verikit.toolchain={name} verikit.flavor=debian verikit.fingerprint={fingerprint(name)}\n")
     with tempfile.TemporaryDirectory() as ctx:

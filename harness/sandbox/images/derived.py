@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
 
 from ... import toolchains
+from ...model import utc_now
 from ..base import SandboxError
 from ..container import connect
 from .debian import build, resolve
@@ -76,7 +76,7 @@ def build_derived(spec: dict, *, base_url: str | None = None, engine: str = "pod
             target.write_bytes(data)
         (root / "Containerfile").write_text(cf)
         manifest = dict(spec["manifest"], fingerprint=spec["fingerprint"], base_image=base,
-                        built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+                        built_at=utc_now())
         (root / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
         _cli_build(engine, tag, root / "Containerfile", root, {"BASE": base})
     log(f"{tag}: built")
