@@ -123,6 +123,9 @@ class ProbedToolchain:
         image, image_digest: container image and digest (None on the host).
         image_manifest: for images, the baked ``/etc/verikit/toolchain.json`` summary:
             ``{"fingerprint", "packages", "matches_probe"}`` (None on the host).
+        isolation: what the sandbox enforced on its jobs (its ``isolation``: network,
+            root, memory, cpus, pids; see docs/sandboxes.md), or None when it did not
+            say. Recorded, not part of :attr:`fingerprint`.
     """
 
     name: str
@@ -132,6 +135,7 @@ class ProbedToolchain:
     image: str | None = None
     image_digest: str | None = None
     image_manifest: dict | None = None
+    isolation: dict | None = None
 
     @property
     def versions(self) -> dict[str, str | None]:
@@ -174,7 +178,7 @@ class ProbedToolchain:
         try:
             probed = cls(name=data["name"], flavor=data["flavor"], sandbox=data["sandbox"], tools=data["tools"],
                          image=data.get("image"), image_digest=data.get("image_digest"),
-                         image_manifest=data.get("image_manifest"))
+                         image_manifest=data.get("image_manifest"), isolation=data.get("isolation"))
         except (KeyError, TypeError) as exc:
             raise ValueError(f"not a probed toolchain: missing {exc}") from None
         if data.get("fingerprint") != probed.fingerprint:
@@ -190,6 +194,7 @@ class ProbedToolchain:
             "fingerprint": self.fingerprint, "pin_match": self.pin_match,
             "drift": self.drift, "tools": self.tools,
             **({"image_manifest": self.image_manifest} if self.image_manifest is not None else {}),
+            **({"isolation": self.isolation} if self.isolation is not None else {}),
         }
 
 
@@ -215,7 +220,8 @@ def probe(name: str, sandbox, flavor: str = "host") -> ProbedToolchain:
     spec = toolchain_spec(name)
     probed = ProbedToolchain(name=name, flavor=flavor, sandbox=sandbox.name,
                              image=getattr(sandbox, "image", None),
-                             image_digest=getattr(sandbox, "image_digest", None))
+                             image_digest=getattr(sandbox, "image_digest", None),
+                             isolation=dict(getattr(sandbox, "isolation", None) or {}) or None)
     for tool, tspec in spec["tools"].items():
         res = sandbox.run(list(tspec["probe"]), limits=PROBE_LIMITS)
         text = (res.stdout + "\n" + res.stderr).strip()

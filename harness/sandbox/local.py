@@ -60,6 +60,9 @@ class HostSandbox:
     name = "host"
     image = None
     image_digest = None
+    #: What is enforced on a job (recorded with the probed toolchain; docs/sandboxes.md):
+    #: the host's network and filesystem, memory by the watchdog, no CPU or pids limit.
+    isolation = {"network": "host", "root": "host", "memory": "watchdog", "cpus": "none", "pids": "none"}
 
     def __init__(self) -> None:
         self._running: dict[int, tuple[subprocess.Popen, dict]] = {}
@@ -113,9 +116,19 @@ class HostSandbox:
                 MARK: root.name,
             }
             run_env.update(env or {})
-            result = self._run_in(root, argv, run_env, limits)
+            command, run_env = self._enter(root, list(argv), run_env)
+            result = self._run_in(root, command, run_env, limits)
+            result.argv = list(argv)
             result.files.update(collect_files(root, collect))
             return result
+
+    def _enter(self, root: Path, argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+        """The command and environment that run ``argv`` in the scratch directory ``root``:
+        on the host, both unchanged. The image-file sandboxes
+        (:mod:`harness.sandbox.imagefile`) wrap ``argv`` in their runtime's command line
+        here, so that the runtime's process is the job's process tree under the same
+        watchdog, limits and reaper."""
+        return argv, env
 
     def _run_in(self, root: Path, argv: list[str], env: dict[str, str], limits: Limits) -> ProcResult:
         out_path, err_path = root / ".stdout", root / ".stderr"
