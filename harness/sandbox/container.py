@@ -27,6 +27,15 @@ carry the label ``verikit.worker`` and their owner's host:PID, so that
 SIGKILL left behind. Such a run's workers do not keep running meanwhile: a worker's main
 process watches a heartbeat file the kit touches every second (``WATCH``) and ends the
 container ``STALE_S`` seconds after the kit stopped touching it.
+
+Rootless engines (Podman's service run by a non-root user, rootless Docker) work the same
+way: the engine's root is that user and ``nobody`` one of the user's subordinate uids, so
+a job still cannot write the scratch root. Two things differ. The kit cannot delete what
+a job made inside directories of its own (they belong to that subordinate uid): the
+container's root removes such leftovers (:func:`_remove_tree`). And an engine without
+cgroup delegation (rootless on cgroup v1, or v2 without delegated controllers) enforces
+no memory, CPU or pids limit: :func:`engine_isolation` detects it, workers are then made
+without those limits, and :attr:`ContainerSandbox.isolation` records what was enforced.
 """
 
 from __future__ import annotations
@@ -101,6 +110,42 @@ def engine_reachable(base_url: str | None = None) -> bool:
         return False
 
 
+def engine_isolation(client) -> dict[str, str]:
+    """What the engine enforces on a worker, from its ``/info``: no network and a
+    read-only root always; memory, CPU and pids limits (``"cgroup"``) unless the engine
+    runs rootless without cgroup delegation (``"none"``): rootless on cgroup v1, or on
+    v2 where the engine reports no memory or pids limit support."""
+    try:
+        info = client.info()
+    except Exception:  # an engine that does not say: assume a rootful one
+        info = {}
+    rootless = any("rootless" in str(o) for o in info.get("SecurityOptions") or [])
+    limits = not rootless or (str(info.get("CgroupVersion")) == "2" and info.get("MemoryLimit") is not False
+                              and info.get("PidsLimit") is not False)
+    how = "cgroup" if limits else "none"
+    return {"network": "none", "root": "read-only", "memory": how, "cpus": how, "pids": how}
+
+
+def _remove_tree(path: Path, client=None, image: str | None = None) -> None:
+    """Remove ``path``; what the kit cannot remove itself (a rootless engine's job made
+    directories of its own: they belong to a subordinate uid) is removed by the root of a
+    throwaway container of ``image`` (the engine's user, who owns those uids)."""
+    shutil.rmtree(path, ignore_errors=True)
+    if not path.exists() or client is None or image is None:
+        return
+    try:
+        c = client.containers.run(image, ["find", "/w", "-mindepth", "1", "-delete"], detach=True, user="0:0",
+                                  network_mode="none", volumes={str(path): {"bind": "/w", "mode": "rw"}},
+                                  labels={"verikit.cleanup": "1"})
+        try:
+            c.wait(timeout=120)
+        finally:
+            c.remove(force=True)
+    except Exception:  # best effort: what is left is in the host's temporary directory
+        pass
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def _parse_times(text: str) -> float:
     """CPU seconds of the children from POSIX ``times`` output (second line: user sys)."""
     lines = text.strip().splitlines()
@@ -113,7 +158,8 @@ def _parse_times(text: str) -> float:
 
 
 class _Worker:
-    def __init__(self, client, image: str, limits: Limits, run_id: str):
+    def __init__(self, client, image: str, limits: Limits, run_id: str, cgroup: bool = True):
+        self.client, self.image = client, image
         self.dir = Path(tempfile.mkdtemp(prefix="verikit-worker-"))
         for sub in ("scratch", "empty", "empty-var"):
             (self.dir / sub).mkdir()
@@ -122,11 +168,12 @@ class _Worker:
         self.alive = self.scratch / ALIVE
         self.alive.touch()
         self.limits = limits
+        # no cgroup delegation (rootless on cgroup v1): the engine would ignore the limits
+        caps = dict(mem_limit=f"{limits.mem_mb}m", memswap_limit=f"{limits.mem_mb}m",
+                    nano_cpus=int(limits.cpus * 1e9), pids_limit=1024) if cgroup else {}
         try:
             self.container = client.containers.run(
-                image, ["sh", "-c", WATCH], detach=True, network_mode="none", read_only=True,
-                mem_limit=f"{limits.mem_mb}m", memswap_limit=f"{limits.mem_mb}m",
-                nano_cpus=int(limits.cpus * 1e9), pids_limit=1024,
+                image, ["sh", "-c", WATCH], detach=True, network_mode="none", read_only=True, **caps,
                 # /tmp and /var/tmp: an empty read-only directory instead of the engine's
                 # writable tmpfs (Podman makes those 1777 whatever the mode asked);
                 # /dev/shm root-only. Jobs run as nobody: their job directory is the only
@@ -153,7 +200,7 @@ class _Worker:
             self.container.remove(force=True)
         except Exception:
             pass
-        shutil.rmtree(self.dir, ignore_errors=True)
+        _remove_tree(self.dir, self.client, self.image)
 
 
 class ContainerSandbox:
@@ -168,7 +215,7 @@ class ContainerSandbox:
         name: ``"container"``.
         image: the image reference.
         image_digest: the image ID (``sha256:...``) as the engine reports it.
-        manifest: the image's ``/etc/verikit/toolchain.json`` (dict) or None.
+        isolation: what the engine enforces on a job (:func:`engine_isolation`).
 
     Raises:
         EngineUnavailable: no engine answers.
@@ -188,6 +235,8 @@ class ContainerSandbox:
         self.image = image
         self.image_digest = img.id
         self.labels = img.labels or {}
+        #: what the engine enforces (:func:`engine_isolation`), recorded with the probed toolchain
+        self.isolation = engine_isolation(self.client)
         self.slots = max(1, slots)
         self.run_id = uuid.uuid4().hex[:12]
         self._idle: queue.Queue[_Worker] = queue.Queue()
@@ -222,7 +271,7 @@ class ContainerSandbox:
             self._discard(w)
             w = None
         if w is None:
-            w = _Worker(self.client, self.image, limits, self.run_id)
+            w = _Worker(self.client, self.image, limits, self.run_id, cgroup=self.isolation["memory"] == "cgroup")
             with self._lock:
                 self._all.add(w)
         with self._lock:
@@ -312,7 +361,18 @@ class ContainerSandbox:
             raise SandboxError(f"container job failed on our side: {type(exc).__name__}: {exc}") from exc
         finally:
             shutil.rmtree(host_dir, ignore_errors=True)
+            if host_dir.exists() and not broken:  # rootless: directories the job made are not ours
+                self._remove_as_root(w, cdir)
             self._release(w, broken)
+
+    def _remove_as_root(self, w: _Worker, cdir: str) -> None:
+        """Remove the job directory ``cdir`` as the worker's root (a rootless engine's job
+        made directories the kit cannot delete: they belong to a subordinate uid)."""
+        try:
+            exec_id = self.client.api.exec_create(w.container.id, ["rm", "-rf", cdir], user="0:0")["Id"]
+            self.client.api.exec_start(exec_id)
+        except Exception:  # the worker is then replaced, and its directory removed with it
+            pass
 
     def _exec(self, w: _Worker, cmd: list[str], workdir: str, env: dict, limits: Limits) -> tuple[ProcResult, bool]:
         api = self.client.api
@@ -386,6 +446,6 @@ def remove_orphan_workers(client) -> int:
                 continue
             for src in sources:  # the worker's host directories (scratch, empty mounts)
                 parent = Path(src).parent
-                if parent.name.startswith("verikit-worker-"):
-                    shutil.rmtree(parent, ignore_errors=True)
+                if parent.name.startswith("verikit-worker-") and parent.exists():
+                    _remove_tree(parent, client, c.attrs.get("Image"))
     return n
