@@ -111,17 +111,22 @@ def engine_reachable(base_url: str | None = None) -> bool:
 
 
 def engine_isolation(client) -> dict[str, str]:
-    """What the engine enforces on a worker, from its ``/info``: no network and a
-    read-only root always; memory, CPU and pids limits (``"cgroup"``) unless the engine
-    runs rootless without cgroup delegation (``"none"``): rootless on cgroup v1, or on
-    v2 where the engine reports no memory or pids limit support."""
+    """What the engine enforces on a worker: no network and a read-only root always;
+    memory, CPU and pids limits (``"cgroup"``) unless the engine cannot set them
+    (``"none"``). Podman says so in ``/libpod/info``: the cgroup controllers it may use
+    (none for a rootless service on cgroup v1 or without delegation). Docker: rootless
+    (``SecurityOptions``) without cgroup v2 memory and pids support (``/info``)."""
     try:
-        info = client.info()
-    except Exception:  # an engine that does not say: assume a rootful one
-        info = {}
-    rootless = any("rootless" in str(o) for o in info.get("SecurityOptions") or [])
-    limits = not rootless or (str(info.get("CgroupVersion")) == "2" and info.get("MemoryLimit") is not False
-                              and info.get("PidsLimit") is not False)
+        lib = client.api._result(client.api._get(client.api._url("/libpod/info")), json=True)
+        limits = {"memory", "pids", "cpu"} <= set(lib["host"]["cgroupControllers"] or ())
+    except Exception:  # not Podman: Docker's /info
+        try:
+            info = client.info()
+        except Exception:  # an engine that does not say: assume a rootful one
+            info = {}
+        rootless = any("rootless" in str(o) for o in info.get("SecurityOptions") or [])
+        limits = not rootless or (str(info.get("CgroupVersion")) == "2" and info.get("MemoryLimit") is not False
+                                  and info.get("PidsLimit") is not False)
     how = "cgroup" if limits else "none"
     return {"network": "none", "root": "read-only", "memory": how, "cpus": how, "pids": how}
 
