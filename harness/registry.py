@@ -60,6 +60,8 @@ VERIFIERS: Mapping[str, str] = EntryPoints("verikit.verifiers")
 SANDBOXES: dict[str, str] = {
     "host": "harness.sandbox.local:HostSandbox",
     "container": "harness.sandbox.container:ContainerSandbox",
+    "charliecloud": "harness.sandbox.charliecloud:CharliecloudSandbox",
+    "apptainer": "harness.sandbox.apptainer:ApptainerSandbox",
 }
 
 
@@ -92,7 +94,8 @@ def verifier(name: str):
 
 
 def sandbox_class(name: str):
-    """The sandbox class registered as ``name`` (``host`` or ``container``).
+    """The sandbox class registered as ``name`` (``host``, ``container``, ``charliecloud``,
+    ``apptainer``).
 
     Raises:
         UnknownName: not registered.
@@ -113,21 +116,26 @@ def sandbox(name: str, *, toolchain: str | None = None, slots: int = 1, image: s
     """A new sandbox (a :class:`harness.model.Sandbox`) of the class registered as ``name``.
 
     Args:
-        name: ``host`` or ``container``.
-        toolchain: for ``container``: the toolchain whose current Debian image to use.
+        name: ``host``, ``container``, or an image-file sandbox (``charliecloud``,
+            ``apptainer``: the class has an ``image_format``).
+        toolchain: the toolchain whose current Debian image (or image file) to use.
         slots: for ``container``: number of warm workers (= parallel jobs).
-        image: for ``container``: an explicit image reference instead.
+        image: an explicit image reference (container) or image file instead.
 
     Raises:
         UnknownName: not registered.
-        harness.sandbox.SandboxError: (container) no engine or no image; the message says
-            what to do.
+        harness.sandbox.SandboxError: no engine, no image or image file, no runtime; the
+            message says what to do.
     """
     cls = sandbox_class(name)
     if name == "container":
         from .sandbox.images import resolve
 
         return cls(image or resolve(toolchain), slots=slots)
+    if getattr(cls, "image_format", None):
+        from .sandbox.images import image_file
+
+        return cls(image or image_file(toolchain, cls.image_format))
     return cls()
 
 

@@ -1,4 +1,5 @@
-"""Toolchain images (Debian flavor, or Nix): ``verikit images build|push|pull|list|verify|save``."""
+"""Toolchain images (Debian flavor, or Nix): ``verikit images build|push|pull|list|verify|save``;
+``images build NAME --format squashfs|sif`` also makes the image file of an HPC runtime."""
 
 from __future__ import annotations
 
@@ -30,6 +31,11 @@ def _add_images(sub) -> None:
     b.add_argument("--runner", action="store_true",
                    help="the runner image: the toolchain (or derived) image plus the kit, for batch workers and "
                         "the artifact bundle")
+    b.add_argument("--format", choices=list(images.FORMATS), dest="file_format",
+                   help="then convert the image into one file for an HPC runtime's sandbox: squashfs (--sandbox "
+                        "charliecloud; needs mksquashfs) or sif (--sandbox apptainer; needs apptainer), in "
+                        "$VERIKIT_IMAGES (default the user cache's images/); prints its path and sha256 as JSON")
+    b.add_argument("-o", "--output", type=Path, dest="file_output", help="with --format: write the file here instead")
     pu = im_sub.add_parser("push", help="tag and push an image (a runner image) to a registry; prints its digest")
     pu.add_argument("name", help="image reference (e.g. the tag 'images build --runner' printed)")
     pu.add_argument("--registry", required=True, metavar="URI", help="e.g. 123456789012.dkr.ecr.REGION.amazonaws.com")
@@ -56,8 +62,13 @@ def _images(args, console: Console, argv) -> int:
     try:
         log = lambda m: _say(console, m)  # noqa: E731
         derived = registry.derived_images()
+        if args.images_cmd == "build" and args.file_output and not args.file_format:
+            raise SandboxError("-o/--output goes with --format squashfs|sif")
+        tag = None
         if args.images_cmd == "build" and args.runner:
-            print(images.build_runner(args.name, force=args.force, engine=args.engine, log=log))
+            tag = images.build_runner(args.name, force=args.force, engine=args.engine, log=log)
+            if not args.file_format:
+                print(tag)
         elif args.images_cmd == "pull":
             got = images.pull(args.name, args.ref, engine=args.engine, tls_verify=args.tls_verify)
             log(f"{got['ref']}: checked (toolchain {args.name}, fingerprint {got['fingerprint'][:12]}: "
@@ -68,14 +79,14 @@ def _images(args, console: Console, argv) -> int:
         elif args.images_cmd == "build" and args.flavor == "nix":
             if args.name in derived:
                 raise SandboxError(f"{args.name} is a derived image (Debian flavor only); Nix images: one per toolchain")
-            images.build_nix(args.name, force=args.force, engine=args.engine, log=log)
+            tag = images.build_nix(args.name, force=args.force, engine=args.engine, log=log)
         elif args.images_cmd == "build" and args.name in derived:
             bench_name, mode = derived[args.name]
             bench = registry.benchmark(bench_name)
             spec = bench.derived_image_spec(mode, datasets.fetch(bench.default_dataset), images.fingerprint)
-            images.build_derived(spec, force=args.force, engine=args.engine, log=log)
+            tag = images.build_derived(spec, force=args.force, engine=args.engine, log=log)
         elif args.images_cmd == "build":
-            images.build(args.name, force=args.force, engine=args.engine, log=log, base_image=args.base_image)
+            tag = images.build(args.name, force=args.force, engine=args.engine, log=log, base_image=args.base_image)
         elif args.images_cmd == "list":
             for img in images.list_images():
                 print(f"{img['tag']}\t{img['id'][:19]}\t{img['toolchain']}\t"
@@ -92,6 +103,10 @@ def _images(args, console: Console, argv) -> int:
                       f"the live probe; Debian packages {'as pinned' if v['packages_match'] else 'NOT as pinned'}")
         elif args.images_cmd == "save":
             print(json.dumps(images.save(args.name, args.output, engine=args.engine), indent=2))
+        if tag and args.file_format:
+            made = images.build_file(tag, args.file_format, output=args.file_output, engine=args.engine,
+                                     force=args.force, log=log)
+            print(json.dumps(made, indent=2))
     except SandboxError as exc:
         _say(console, f"error: {exc}")
         return 2

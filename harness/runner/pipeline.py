@@ -72,6 +72,8 @@ def open_sandbox(opts: RunOptions, plan: Plan, log):
                            f"its toolchain is not installed on hosts")
         if opts.sandbox == "container":
             image = job_image(bench, plan.modes[0], plan.fetched, log)
+        elif getattr(registry.sandbox_class(opts.sandbox), "image_format", None):  # charliecloud, apptainer
+            image = job_image_file(bench, plan.modes[0], plan.fetched, registry.sandbox_class(opts.sandbox).image_format)
         sandbox = registry.sandbox(opts.sandbox, toolchain=plan.verifier.toolchain, slots=opts.parallel, image=image)
     except SandboxError as exc:
         raise RunError(str(exc)) from exc
@@ -102,6 +104,21 @@ def job_image(bench: Benchmark, mode: str, fetched, log: Callable[[str], None] =
         return images.build_derived(spec, log=log) if build else images.resolve_derived(spec)
     except EngineUnavailable as exc:
         raise SandboxError(f"{exc}" + (f"\n{spec['base_hint']}" if spec.get("base_hint") else "")) from None
+
+
+def job_image_file(bench: Benchmark, mode: str, fetched, fmt: str) -> str | None:
+    """The image file (format ``fmt``: ``squashfs``, ``sif``) of the derived image
+    ``mode``'s jobs run in, or None when they run in the verifier's toolchain image.
+
+    Raises:
+        harness.sandbox.SandboxError: it has not been made (says how).
+    """
+    if mode not in bench.derived_images().values():
+        return None
+    from ..sandbox import images
+
+    spec = bench.derived_image_spec(mode, fetched, images.fingerprint)
+    return str(images.image_file(images.derived_tag(spec), fmt))
 
 
 def probe_toolchain(opts: RunOptions, plan: Plan, sandbox):

@@ -7,7 +7,12 @@ argv and parse the result; ``harness.registry.sandbox`` makes one by name. Imple
 - :mod:`harness.sandbox.local` -- the host (``--sandbox host``): a subprocess in its own
   session/process group, wall-time and memory watchdog, output caps.
 - :mod:`harness.sandbox.container` -- containers through the Docker Engine API (Docker
-  or Podman), warm worker per slot, no network, read-only root (``--sandbox container``).
+  or Podman, rootful or rootless), warm worker per slot, no network, read-only root
+  (``--sandbox container``).
+- :mod:`harness.sandbox.imagefile` -- daemonless HPC runtimes running an image file, as
+  the host sandbox with the argv wrapped: :mod:`harness.sandbox.charliecloud`
+  (``--sandbox charliecloud``, ``ch-run`` on SquashFS) and :mod:`harness.sandbox.apptainer`
+  (``--sandbox apptainer``, SIF).
 - :mod:`harness.sandbox.images` -- building, listing, verifying and saving the toolchain
   images.
 """

@@ -22,7 +22,8 @@ Submodules (every public name is also importable from ``harness.sandbox.images``
 - :mod:`.derived`: images derived from a toolchain image with benchmark data baked in;
 - :mod:`.nix`: the Nix flavor (fingerprint, ``nix build`` and load);
 - :mod:`.runner`: runner images (a toolchain image plus the kit);
-- :mod:`.transfer`: saving images and their licenses, pulling by digest, pushing.
+- :mod:`.transfer`: saving images and their licenses, pulling by digest, pushing;
+- :mod:`.files`: image files (SquashFS, SIF) for the HPC runtimes' sandboxes.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from .debian import (MANIFEST_PATH, build, ensure_base, fingerprint, image_spec,
                      list_images, probe_manifest, resolve, verify)
 from .derived import build_derived, derived_tag, resolve_any, resolve_derived  # noqa: F401
 from .engine import ROOT, engine_version  # noqa: F401
+from .files import FORMATS, build_file, file_path, image_file, images_dir  # noqa: F401
 from .nix import NIX_FEATURES, build_nix, nix_expression_files, nix_fingerprint, nix_image_tag  # noqa: F401
 from .runner import (RUNNER_CONTAINERFILE, RUNNER_LABEL, SUITE_PYTHON, build_runner,  # noqa: F401
                      download_wheelhouse, plugin_sources, plugin_wheels, requirements, resolve_runner, runner_tag,
