@@ -108,10 +108,11 @@ out["job"] = {"stdout": r.stdout, "stderr": r.stderr[-500:], "files": {k: v.deco
 r = sb.run(["no-such-tool", "--version"], limits=Limits(wall_s=30))
 out["missing"] = {"start_error": r.start_error, "returncode": r.returncode}
 t0 = time.monotonic()
-r = sb.run(["sh", "-c", "sleep 60 & sleep 60"], limits=Limits(wall_s=1.5))
+r = sb.run(["sh", "-c", "sleep 67 & sleep 67"], limits=Limits(wall_s=1.5))
 time.sleep(0.5)
 out["timeout"] = {"timed_out": r.timed_out, "s": time.monotonic() - t0,
-                  "left": [p.pid for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "60"]]}
+                  "left": [p.pid for p in psutil.process_iter(["cmdline", "uids"])
+                           if p.info["cmdline"] == ["sleep", "67"] and p.info["uids"].real == os.getuid()]}
 out["digest"] = sb.image_digest
 print(json.dumps(out))
 '''
