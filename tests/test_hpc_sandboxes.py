@@ -114,6 +114,15 @@ out["timeout"] = {"timed_out": r.timed_out, "s": time.monotonic() - t0,
                   "left": [p.pid for p in psutil.process_iter(["cmdline", "uids"])
                            if p.info["cmdline"] == ["sleep", "67"] and p.info["uids"].real == os.getuid()]}
 out["digest"] = sb.image_digest
+import tempfile
+from harness.sandbox import SandboxError
+with tempfile.NamedTemporaryFile(suffix=".sqfs") as junk:
+    junk.write(b"not a squashfs" * 1000)
+    junk.flush()
+    try:
+        CharliecloudSandbox(junk.name).run(["true"], limits=Limits(wall_s=30))
+    except SandboxError as exc:
+        out["corrupt"] = str(exc)
 print(json.dumps(out))
 '''
 
@@ -123,7 +132,8 @@ print(json.dumps(out))
 def test_charliecloud_isolation_as_non_root(sqfs):
     """No network (only ``lo``; the host's loopback unreachable), a read-only image, a
     private ``/tmp``, the scratch directory as ``HOME``/``TMPDIR``/cwd, a missing command
-    is a start error, and the wall-time limit kills the whole tree."""
+    is a start error, the wall-time limit kills the whole tree, and ch-run's own failure
+    is a SandboxError."""
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(1)
@@ -144,6 +154,8 @@ def test_charliecloud_isolation_as_non_root(sqfs):
     assert got["missing"]["returncode"] is None and "no-such-tool" in got["missing"]["start_error"]
     assert got["timeout"]["timed_out"] and got["timeout"]["s"] < 15 and got["timeout"]["left"] == []
     assert got["digest"] == "sha256:" + sqfs["sha256"]
+    # ch-run failing (here: an image that is not one) is our side, an infra error, never a job's exit status
+    assert "charliecloud sandbox: ch-run failed" in got.get("corrupt", ""), got.get("corrupt")
 
 
 def test_charliecloud_command_line():
