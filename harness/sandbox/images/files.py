@@ -108,6 +108,7 @@ def build_file(tag: str, fmt: str, *, output: Path | None = None, engine: str = 
         if made.get("image_id") == image_id and made.get("bytes") == out.stat().st_size:
             log(f"{out}: made from {tag} ({image_id[:12]}), reused")
             return made
+    tools = _sif_tools(tag, engine, out) if fmt == "sif" else _squashfs_tools()
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.partial")
     log(f"{out}: making from {tag} ({fmt})")
@@ -115,7 +116,7 @@ def build_file(tag: str, fmt: str, *, output: Path | None = None, engine: str = 
         if fmt == "squashfs":
             _squashfs(tag, engine, Path(tmp), partial)
         else:
-            _sif(tag, engine, Path(tmp), partial, out.name)
+            _sif(tag, engine, Path(tmp), partial, tools)
     os.replace(partial, out)
     made = {"image": tag, "image_id": image_id, "path": str(out), "format": fmt, "sha256": sha256_file(out),
             "bytes": out.stat().st_size, "built_at": utc_now()}
@@ -124,11 +125,15 @@ def build_file(tag: str, fmt: str, *, output: Path | None = None, engine: str = 
     return made
 
 
-def _squashfs(tag: str, engine: str, tmp: Path, out: Path) -> None:
-    """The flattened root filesystem of ``tag`` packed by mksquashfs into ``out``."""
+def _squashfs_tools() -> None:
+    """Raises SandboxError when mksquashfs or tar is missing."""
     for tool, package in (("mksquashfs", "squashfs-tools"), ("tar", "tar")):
         if shutil.which(tool) is None:
             raise SandboxError(f"{tool} is not installed (Debian: apt-get install {package})")
+
+
+def _squashfs(tag: str, engine: str, tmp: Path, out: Path) -> None:
+    """The flattened root filesystem of ``tag`` packed by mksquashfs into ``out``."""
     root = tmp / "root"
     root.mkdir()
     cid = _run([engine, "create", tag, "true"], f"cannot create a container of {tag}").stdout.strip().splitlines()[-1]
@@ -148,21 +153,36 @@ def _squashfs(tag: str, engine: str, tmp: Path, out: Path) -> None:
         subprocess.run(["chmod", "-R", "u+rwX", str(root)], capture_output=True)
 
 
-def _sif(tag: str, engine: str, tmp: Path, out: Path, name: str) -> None:
-    """``tag`` saved as a Docker archive, then ``apptainer build`` of a SIF into ``out``
-    (``name``: the file's final name, for the message when apptainer is missing)."""
-    from ..apptainer import ApptainerSandbox, build_argv
-
-    archive = tmp / "image.tar"
+def _save_argv(engine: str, tag: str, archive: str | Path) -> list[str]:
+    """``<engine> save`` of ``tag`` as a Docker archive (Podman needs the format said)."""
     save = [engine, "save", "-o", str(archive), tag]
     if Path(engine).name == "podman":
         save[2:2] = ["--format", "docker-archive"]
+    return save
+
+
+def _sif_tools(tag: str, engine: str, out: Path) -> str:
+    """The apptainer (or singularity) executable.
+
+    Raises:
+        SandboxError: neither is installed; the message gives the commands to run where
+            one is.
+    """
+    from ..apptainer import ApptainerSandbox, build_argv
+
     try:
-        runtime = ApptainerSandbox.find_runtime()
+        return ApptainerSandbox.find_runtime()
     except SandboxError:
         raise SandboxError(f"apptainer is not installed here (nor singularity). Where it is: "
-                           f"'{' '.join(save[:-3])} -o IMAGE.tar {tag}', copy IMAGE.tar there, then "
-                           f"'{' '.join(build_argv('apptainer', 'IMAGE.tar', name))}'"
-                           f" and put the .sif in {out.parent} (or $VERIKIT_IMAGES)") from None
-    _run(save, f"{engine} save of {tag}")
+                           f"'{' '.join(_save_argv(engine, tag, 'IMAGE.tar'))}', copy IMAGE.tar there, then "
+                           f"'{' '.join(build_argv('apptainer', 'IMAGE.tar', out.name))}' and put the .sif in "
+                           f"{out.parent} (or $VERIKIT_IMAGES)") from None
+
+
+def _sif(tag: str, engine: str, tmp: Path, out: Path, runtime: str) -> None:
+    """``tag`` saved as a Docker archive, then ``apptainer build`` of a SIF into ``out``."""
+    from ..apptainer import build_argv
+
+    archive = tmp / "image.tar"
+    _run(_save_argv(engine, tag, archive), f"{engine} save of {tag}")
     _run(build_argv(runtime, archive, out), f"apptainer build of {tag}")
