@@ -72,6 +72,7 @@ def rootless_run(rootless):
                             "-j", "2", "--out", str(out), *(a for t in nonroot.FOUR_TASKS for a in ("--task", t))],
                            {**nonroot.data_env(home), "DOCKER_HOST": host})
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    (home / "run.stderr").write_text(done.stderr)
     return out
 
 
@@ -87,6 +88,8 @@ def test_rootless_podman_casp_gold_equals_reference(rootless, rootless_run):
         assert rec["toolchain"]["isolation"] == {"network": "none", "root": "read-only", "memory": limits,
                                                  "cpus": limits, "pids": limits}
     assert _user_leftovers() == []
+    if limits == "none":
+        assert "cannot limit memory, CPUs or processes here" in (rootless_run.parent / "run.stderr").read_text()
     print(f"rootless podman: {len(records)} records as user {nonroot.USER}, same verdicts and goals as the reference; "
           f"isolation {records[0]['toolchain']['isolation']}")
 

@@ -77,6 +77,10 @@ def open_sandbox(opts: RunOptions, plan: Plan, log):
         sandbox = registry.sandbox(opts.sandbox, toolchain=plan.verifier.toolchain, slots=opts.parallel, image=image)
     except SandboxError as exc:
         raise RunError(str(exc)) from exc
+    if (getattr(sandbox, "isolation", None) or {}).get("memory") == "none":  # rootless, no cgroup delegation
+        log(f"warning: the {opts.sandbox} sandbox cannot limit memory, CPUs or processes here (no cgroup "
+            f"delegation to this user); the wall-time and output limits hold; every record says so "
+            f"(toolchain.isolation)")
     try:
         yield sandbox, image
     finally:
