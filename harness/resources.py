@@ -1,5 +1,5 @@
 """Where the kit's own files are, whether it runs from a checkout or from an installed
-wheel, and the git state of its checkout.
+wheel, and which kit it is (version, git state).
 
 The kit reads, at run time, files that live at the top of its repository, beside the
 package: the JSON Schemas (``schemas/``), the toolchain pins and image recipes
@@ -23,6 +23,8 @@ from __future__ import annotations
 import tomllib
 from functools import lru_cache
 from pathlib import Path
+
+from . import __version__
 
 #: The package directory (``.../harness``).
 PACKAGE = Path(__file__).resolve().parent
@@ -106,3 +108,11 @@ def git_state(root: Path | None = None) -> tuple[str | None, bool | None]:
     except Exception:  # noqa: BLE001  (no dulwich, a repo dulwich cannot read: unknown)
         return None, None
 
+
+def kit_info(git: tuple[str | None, bool | None] | None = None) -> dict:
+    """What run.json (and a batch manifest, an artifact's claims.json) records of the kit:
+    ``{"version", "git_commit": hex or None, "git_dirty": bool or None, "installed":
+    "checkout" | "wheel"}``; ``git``: ``(commit, dirty)`` already read (default
+    :func:`git_state` now)."""
+    commit, dirty = git if git is not None else git_state()
+    return {"version": __version__, "git_commit": commit, "git_dirty": dirty, "installed": installed()}
