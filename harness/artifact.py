@@ -3,7 +3,7 @@ directory for a conference's artifact-evaluation committee.
 
 A bundle holds the runner images (toolchain + kit) as OCI archives, the pinned upstream
 files the claims read (data-cache layout), the expected run directories
-(``results/reproduced/...``), the kit's source and its dependencies' wheels, the scripts
+(``results/reproduced/...``), the kit's wheel and sdist and its dependencies' wheels, the scripts
 ``smoke.sh`` / ``full.sh`` (both run ``run-claims.sh``), ``claims.json``, a generated
 ``README.md`` (Getting Started, step-by-step claims, requirements, what is not bit-exact,
 badges), ``LICENSE`` and the third-party licenses inside the images, ``CITATION.cff``,
@@ -29,16 +29,15 @@ from typing import Callable
 
 import yaml
 
-from . import __version__, datasets, registry
+from . import __version__, datasets, registry, resources
 from .datasets import sha256_file
 from .htmlreport import write_html
 from .model import utc_now
 from .plugin import Claim
 from .report import check_run_dir
-from .results import ROOT, SUMS, TOLERANCE, load_records
+from .results import SUMS, TOLERANCE, load_records
 from .sandbox import images
 
-REFERENCE_DIR = ROOT / "results" / "reproduced"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 FORMAT = "verikit-artifact/1"
 #: Seconds a claim takes beyond its jobs: the container's start, the toolchain probe, the
@@ -53,6 +52,17 @@ class ArtifactError(Exception):
     output directory that is not empty)."""
 
 
+def reference_dir() -> Path:
+    """``results/reproduced/`` of the kit's checkout: the committed reference runs, the
+    claims' expected runs.
+
+    Raises:
+        harness.resources.NotInCheckout: the kit is installed from a wheel (bundles are
+            made from a checkout: the CLI's exit 2).
+    """
+    return resources.checkout_file("results/reproduced", "the committed reference runs (the artifact's expected runs)")
+
+
 def expected_name(c: Claim) -> str:
     """Where a claim's expected run goes in the bundle, under ``expected/``: its path under
     ``results/reproduced/``, or for a plugin's own expected run (an absolute path, shipped
@@ -62,12 +72,12 @@ def expected_name(c: Claim) -> str:
 
 def _expected_runs(claims: list[Claim]) -> dict[str, Path]:
     """Each distinct expected run of ``claims``: bundle name -> its directory."""
-    return {expected_name(c): REFERENCE_DIR / c.expected for c in claims}
+    return {expected_name(c): reference_dir() / c.expected for c in claims}
 
 
 def bundled_benchmarks() -> list[str]:
     """The registered benchmarks that have artifact claims (:meth:`~harness.plugin.Benchmark.artifact_claims`)."""
-    return [name for name in registry.BENCHMARKS if registry.benchmark(name).artifact_claims(REFERENCE_DIR)]
+    return [name for name in registry.BENCHMARKS if registry.benchmark(name).artifact_claims(reference_dir())]
 
 
 def bundles() -> list[dict]:
@@ -78,7 +88,7 @@ def bundles() -> list[dict]:
     out = []
     for name in bundled_benchmarks():
         bench = registry.benchmark(name)
-        claims = bench.artifact_claims(REFERENCE_DIR)
+        claims = bench.artifact_claims(reference_dir())
         bases = [i for i in bench.container_images() if i not in derived]
         named = [c.toolchain for c in claims if c.toolchain and c.toolchain not in derived]
         out.append({"bundle": name, "claims": [c.id for c in claims], "pull": (bases or named or ["framac"])[0]})
@@ -93,7 +103,7 @@ def claims_for(benchmark: str) -> list[Claim]:
         ArtifactError: an unknown benchmark, or one without claims to bundle.
     """
     try:
-        claims = registry.benchmark(benchmark).artifact_claims(REFERENCE_DIR)
+        claims = registry.benchmark(benchmark).artifact_claims(reference_dir())
     except registry.UnknownName as exc:
         raise ArtifactError(str(exc)) from None
     if not claims:
@@ -110,7 +120,7 @@ def _dataset(c: Claim) -> str:
 
 def expected_value(c: Claim) -> str:
     """The figure a reviewer should see, read from the claim's expected run."""
-    d = REFERENCE_DIR / c.expected
+    d = reference_dir() / c.expected
     report = json.loads((d / "report.json").read_text(encoding="utf-8"))
     repro = report.get("reproduction") or {}
     if c.subset:
@@ -141,7 +151,7 @@ def estimate_s(c: Claim) -> float:
     """Seconds the claim takes on the reference machine (2 cores, -j 2): the expected
     run's per-job wall times (cached jobs keep the time they took), over 2, plus
     :data:`OVERHEAD_S`."""
-    recs = load_records(REFERENCE_DIR / c.expected / "records.jsonl")
+    recs = load_records(reference_dir() / c.expected / "records.jsonl")
     if c.subset:
         recs = [r for r in recs if r["task_id"] in c.tasks or r["candidate"]["model"].startswith("canary:")]
     return OVERHEAD_S + sum((r.get("timings") or {}).get("wall_s") or 0 for r in recs) / 2
@@ -169,8 +179,8 @@ def _not_exact(claims: list[Claim], image_tools: dict[str, dict[str, str | None]
         if c.expected in seen:
             continue
         seen.add(c.expected)
-        run = json.loads((REFERENCE_DIR / c.expected / "run.json").read_text(encoding="utf-8"))
-        report = json.loads((REFERENCE_DIR / c.expected / "report.json").read_text(encoding="utf-8"))
+        run = json.loads((reference_dir() / c.expected / "run.json").read_text(encoding="utf-8"))
+        report = json.loads((reference_dir() / c.expected / "report.json").read_text(encoding="utf-8"))
         for t in run.get("toolchains") or []:
             if t.get("drift"):
                 drift = ", ".join(f"{d['tool']} {d.get('probed') or 'missing'} (paper {d.get('published')})"
@@ -261,13 +271,14 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
         raise ArtifactError(f"{out}: not empty (the bundle goes into a new or empty directory)")
     claims = [c for b in dict.fromkeys(benchmarks) for c in claims_for(b)]
     for c in claims:
-        if not (REFERENCE_DIR / c.expected / "run.json").is_file():
-            raise ArtifactError(f"{REFERENCE_DIR / c.expected}: the expected run of claim {c.id} is missing")
+        if not (reference_dir() / c.expected / "run.json").is_file():
+            raise ArtifactError(f"{reference_dir() / c.expected}: the expected run of claim {c.id} is missing")
     out.mkdir(parents=True, exist_ok=True)
     created = utc_now()
-    from .runner import git_state
-
-    commit, dirty = git_state()
+    # the kit: its wheel (installed by the README's commands and inside the runner images) and sdist
+    kit = images.kit_distributions(out / "kit")
+    commit, dirty = kit["git_commit"], kit["git_dirty"]
+    log(f"kit: {kit['wheel'].name} (sha256 {kit['sha256'][:12]}) and {kit['sdist'].name}")
 
     # images: one runner image per toolchain the claims need
     wanted = list(dict.fromkeys(c.toolchain for c in claims if c.toolchain)) or ["framac"]
@@ -279,7 +290,7 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
             bench = registry.benchmark(bench_name)
             images.build_derived(bench.derived_image_spec(mode, datasets.fetch(bench.default_dataset), images.fingerprint),
                                  engine=engine, log=log)
-        tag = images.build_runner(name, engine=engine, log=log)
+        tag = images.build_runner(name, engine=engine, log=log, kit=kit)
         archive = f"images/{name}-runner.oci.tar"
         (out / "images").mkdir(exist_ok=True)
         log(f"saving {tag} to {archive}")
@@ -309,18 +320,17 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
             n_data += 1
         log(f"data: {name} ({len(fetched.dataset.files)} files)")
 
-    # expected runs, the kit's source and wheels
+    # expected runs, the wheels of the kit's dependencies
     for exp, src in _expected_runs(claims).items():
         dest = out / "expected" / exp
         dest.mkdir(parents=True, exist_ok=True)
         for f in ("run.json", "records.jsonl", "report.json", SUMS):
             shutil.copyfile(src / f, dest / f)
         write_html([dest], dest / "report.html")  # the reviewer's view of the expected run (plots, provenance)
-    source = images.source_tree(out / "kit")
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
     images.download_wheelhouse(out / "wheelhouse", python)
     plugin_wheels = images.plugin_wheels(out / "wheelhouse" / "plugins")
-    log(f"kit source ({source['files']} files) and the wheels of its dependencies for CPython {python}"
+    log(f"the wheels of the kit's dependencies for CPython {python}"
         + (f"; plugins: {', '.join(plugin_wheels)}" if plugin_wheels else ""))
 
     # claims, scripts, documents
@@ -336,7 +346,8 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
                      "report": f"expected/{expected_name(c)}/report.html", "estimate_s": round(est),
                      "estimate": _human_s(est), "printed": PRINTED})
     doc = {"format": FORMAT, "created": created, "kit": {"version": __version__, "git_commit": commit,
-                                                       "git_dirty": dirty},
+                                                       "git_dirty": dirty, "wheel": f"kit/{kit['wheel'].name}",
+                                                       "wheel_sha256": kit["sha256"], "sdist": f"kit/{kit['sdist'].name}"},
            "benchmarks": list(dict.fromkeys(benchmarks)), "images": list(saved.values()), "claims": rows,
            "tolerance": TOLERANCE, "data_files": n_data}
     _write(out / "claims.json", json.dumps(doc, indent=1, sort_keys=True) + "\n")
@@ -347,7 +358,7 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
     for which in ("smoke", "full"):
         _write(out / f"{which}.sh", f'#!/usr/bin/env bash\n# {"Getting Started" if which == "smoke" else "every claim"}'
                f' of this artifact (README.md)\nexec "$(dirname "$0")/run-claims.sh" {which} "$@"\n', 0o755)
-    _write(out / "LICENSE", (ROOT / "LICENSE").read_text(encoding="utf-8"))
+    _write(out / "LICENSE", resources.checkout_file("LICENSE", "the kit's license file").read_text(encoding="utf-8"))
     papers = _papers(doc["benchmarks"])
     _write(out / "CITATION.cff", yaml.safe_dump(_citation(title, commit, created, papers), sort_keys=False,
                                                 allow_unicode=True))
@@ -356,7 +367,7 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
     _write(out / "ENVIRONMENT.md", env["text"])
     size_so_far = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     mem = max([(r.get("timings") or {}).get("max_rss_mb") or 0 for c in claims
-               for r in load_records(REFERENCE_DIR / c.expected / "records.jsonl")] or [0])
+               for r in load_records(reference_dir() / c.expected / "records.jsonl")] or [0])
     image_bytes = sum(i["bytes"] for i in saved.values())
     smoke = [r for r in rows if r["smoke"]]
     image_tools = {n: {k: v.get("version") for k, v in (i["toolchain"].get("tools") or {}).items()}
@@ -373,7 +384,8 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
         full_estimate=_human_s(sum(r["estimate_s"] for r in rows) + 60),
         smoke_claims=", ".join(f"`{r['id']}`" for r in smoke), claims=rows, tolerance=f"{TOLERANCE:g}",
         not_exact=_not_exact(claims, image_tools), python_minor=sys.version_info.minor, images=list(saved.values()),
-        data_files=n_data, alt_ergo_note=_alt_ergo_note(saved), plugins=plugin_wheels)
+        data_files=n_data, alt_ergo_note=_alt_ergo_note(saved), plugins=plugin_wheels, kit_wheel=kit["wheel"].name,
+        kit_sdist=kit["sdist"].name, kit_sha256=kit["sha256"])
     _write(out / "README.md", readme)
     n = write_sums(out)
     doc["bytes"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())

@@ -166,8 +166,10 @@ def _provenance(v: RunView) -> list[tuple[str, str]]:
         ("status", str(run.get("status"))),
         ("command", " ".join(map(str, run.get("command") or []))),
         ("started / finished", f"{run.get('started_at')} / {run.get('finished_at')}"),
-        ("kit", f"verikit {kit.get('version')} at {kit.get('git_commit')}" + (" (dirty checkout)" if kit.get("git_dirty")
-                                                                               else "")),
+        ("kit", f"verikit {kit.get('version')} " + (f"at {kit['git_commit']}" if kit.get("git_commit") else
+                                                     "installed from a wheel" if kit.get("installed") == "wheel" else
+                                                     "at an unknown commit")
+                + (" (dirty checkout)" if kit.get("git_dirty") else "")),
         ("benchmark", f"{run.get('benchmark')} (version {run.get('benchmark_version')}), modes "
                       + ", ".join(run.get("modes") or [])),
         ("dataset", f"{ds.get('name')}: {src.get('kind')} {src.get('repo') or src.get('path') or ''} "

@@ -21,9 +21,9 @@ benchmark can live in its own distribution. The groups:
   dataset registry entries (YAML, the format of ``harness/datasets/registry/``).
 
 The kit's own five benchmarks, eight verifiers are registered the same way, in its
-``pyproject.toml``; when the kit runs from a source tree that is not installed (a runner
-image, an artifact bundle), the same declarations are read from that file. This module
-imports only :mod:`harness.model` (layer 0).
+``pyproject.toml``; when the kit runs from a checkout that is not installed (on
+``PYTHONPATH``), the same declarations are read from that file. This module imports only
+:mod:`harness.model` and :mod:`harness.resources` (layer 0).
 """
 
 from __future__ import annotations
@@ -38,12 +38,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from . import resources
 from .model import Candidate, Job, VerifierResult, Record
 
 #: The entry-point groups of the kit (see the module doc).
 GROUPS = ("verikit.benchmarks", "verikit.verifiers", "verikit.toolchains", "verikit.datasets")
-
-PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
 #: The sections schema of a benchmark that writes none: report.json's ``sections`` (and the
 #: reproduction's) must be an empty object (:meth:`Benchmark.sections_schema`'s default).
@@ -60,14 +59,11 @@ class PluginError(ValueError):
 
 def _declared_here(group: str) -> dict[str, str]:
     """``[project.entry-points."<group>"]`` of the kit's own pyproject.toml, when the
-    package runs from its source tree; {} otherwise."""
-    try:
-        data = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
+    package runs from a checkout (:func:`harness.resources.checkout`); {} otherwise."""
+    root = resources.checkout()
+    if root is None:
         return {}
-    project = data.get("project") or {}
-    if project.get("name") != "verikit":
-        return {}
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     return dict((project.get("entry-points") or {}).get(group) or {})
 
 
@@ -80,7 +76,7 @@ def entry_points(group: str) -> dict[str, str]:
         PluginError: a name registered twice with different targets (names both).
     """
     found = _declared_here(group)
-    origin = {name: str(PYPROJECT) for name in found}
+    origin = {name: f"{resources.checkout()}/pyproject.toml" for name in found}
     for ep in importlib.metadata.entry_points(group=group):
         where = ep.dist.name if ep.dist is not None else "?"
         if ep.name in found and found[ep.name] != ep.value:

@@ -21,12 +21,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from . import plugin
+from . import plugin, resources
 from .datasets import sha256_file
 from .model import Limits, canonical_json  # noqa: F401  (canonical_json re-exported)
 
-ROOT = Path(__file__).resolve().parent.parent
-PINS_FILE = ROOT / "images" / "toolchains.json"
+PINS_FILE = resources.kit_file("images/toolchains.json")
 PROBE_LIMITS = Limits(wall_s=30.0, output_bytes=64 * 1024)  # default memory/CPUs: reuses a run's workers
 
 

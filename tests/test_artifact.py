@@ -4,7 +4,7 @@ reviewer plays it. The bundle also carries the outside example plugin ``smtlib``
 its wheel in the runner image and in the wheelhouse, with no edit of the kit.
 
 The reviewer test makes the CASP sample's bundle (the framac runner image saved as an OCI
-archive, the pinned data, the expected runs, the kit and its wheels), then runs its
+archive, the pinned data, the expected runs, the kit's wheel and its dependencies'), then runs its
 ``smoke.sh`` the way a committee member would on a fresh machine: a fresh Podman storage
 root (so the image can only come from the bundle's archive), no data mirror, an empty
 home and cache, and the network cut (``unshare -n``; every container also runs with
@@ -154,7 +154,8 @@ def test_casp_bundle_smoke_test_passes_offline_on_a_fresh_machine(casp_bundle, t
     claims = json.loads((bundle / "claims.json").read_text())
     assert [c["id"] for c in claims["claims"]] == ["casp-gold", "casp-models", "smtlib-invariants"]
     for part in ("images/framac-runner.oci.tar", "images/images.json", "data", "wheelhouse/requirements.txt",
-                 "kit/harness/cli/__init__.py", "expected/casp/reproduce/records.jsonl", "expected/casp/records.jsonl",
+                 "kit/verikit-0.1.0-py3-none-any.whl", "kit/verikit-0.1.0.tar.gz",
+                 "expected/casp/reproduce/records.jsonl", "expected/casp/records.jsonl",
                  "smoke.sh", "full.sh", "run-claims.sh", "README.md", "LICENSE", "CITATION.cff", ".zenodo.json",
                  "ENVIRONMENT.md", "SHA256SUMS", "licenses/framac/debian", "expected/casp/reproduce/report.html",
                  "expected/casp/report.html", "expected/smtlib/invariants/records.jsonl",
@@ -245,19 +246,24 @@ def test_artifact_check_finds_a_claim_missing_from_the_readme(casp_bundle, tmp_p
 @pytest.mark.container
 @pytest.mark.slow
 def test_the_kit_installs_on_the_host_from_the_bundle_offline(casp_bundle, tmp_path):
-    """The README's 'Reusable' commands: a venv, the wheels with --no-index, the kit's
-    source on PYTHONPATH; then the bundled expected run validates with that CLI."""
+    """The README's 'Reusable' commands: a venv, the kit's wheel and its dependencies'
+    with --no-index; then the bundled expected run validates with that CLI (the kit from
+    the wheel: no PYTHONPATH)."""
     bundle = casp_bundle[0]
     cut = ["unshare", "-n"] if os.geteuid() == 0 else []
     venv = tmp_path / "v"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    readme = (bundle / "README.md").read_text()
+    assert "--find-links wheelhouse kit/verikit-0.1.0-py3-none-any.whl" in readme and "PYTHONPATH" not in readme
     got = subprocess.run([*cut, str(venv / "bin" / "pip"), "install", "-q", "--no-index", "--find-links",
-                          str(bundle / "wheelhouse"), "-r", str(bundle / "wheelhouse" / "requirements.txt")],
+                          str(bundle / "wheelhouse"), str(bundle / "kit" / "verikit-0.1.0-py3-none-any.whl")],
                          capture_output=True, text=True, timeout=900)
     assert got.returncode == 0, got.stderr[-2000:]
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": str(bundle / "kit"),
-           "VERIKIT_DATA_MIRRORS": str(bundle / "data")}
-    ok = subprocess.run([*cut, str(venv / "bin" / "python"), "-m", "harness", "validate",
-                         str(bundle / "expected" / "casp" / "reproduce")], env=env, capture_output=True, text=True)
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "VERIKIT_DATA_MIRRORS": str(bundle / "data")}
+    ok = subprocess.run([*cut, str(venv / "bin" / "verikit"), "validate", str(bundle / "expected" / "casp" / "reproduce")],
+                        env=env, cwd=tmp_path, capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr
     assert "valid" in ok.stderr
+    where = subprocess.run([str(venv / "bin" / "python"), "-c", "import harness; print(harness.__file__)"], env=env,
+                           cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert Path(where.strip()).is_relative_to(venv)

@@ -22,8 +22,9 @@ import pytest
 
 from harness.cli import main
 from harness.htmlreport import fmt_value, load_view, render_html, task_differences, write_html
-from harness.results import ROOT, load_records, write_sums
+from harness.results import load_records, write_sums
 
+ROOT = Path(__file__).resolve().parents[1]
 REF = ROOT / "results" / "reproduced"
 #: (run directory under results/reproduced, screenshot name, the section shown in docs/reports.md)
 RUNS = [("casp", "casp", "mode-spec-from-code"), ("casp/reproduce", None, None), ("ntp4vc/rocq", "ntp4vc", "figures"),

@@ -23,10 +23,10 @@ import re
 import signal
 from pathlib import Path
 
-from .. import __version__
 from ..model import utc_now
+from ..resources import kit_info
 from ..results import OUTPUTS, OutputStore, S3Store, ValidationError, write_text_atomic
-from ..runner import Run, RunDir, RunError, RunOptions, git_state, locked, start_run, write_report_html
+from ..runner import Run, RunDir, RunError, RunOptions, locked, start_run, write_report_html
 from ..runspec import RunSpec, SpecError
 from ..toolchains import ProbedToolchain
 
@@ -75,9 +75,7 @@ def make_manifest(run_uri: str, spec: RunSpec, image: str, probed: ProbedToolcha
             ``cost_s``; shards: lists of keys; inputs: what :func:`upload_inputs`
             returned; command: the user's command line (provenance only).
     """
-    commit, dirty = git_state()
-    return {"format": MANIFEST_FORMAT, "run_uri": run_uri, "created_at": utc_now(),
-            "kit": {"version": __version__, "git_commit": commit, "git_dirty": dirty},
+    return {"format": MANIFEST_FORMAT, "run_uri": run_uri, "created_at": utc_now(), "kit": kit_info(),
             "command": list(command), "spec": spec.to_json(), "benchmark": spec.benchmark, "modes": list(spec.modes),
             "image": image, "toolchain": probed.to_json(), "limits": spec.limits.to_json(), "parallel": spec.parallel,
             "inputs": inputs, "jobs": jobs, "shards": shards}

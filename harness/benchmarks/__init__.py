@@ -8,13 +8,9 @@ never makes a sandbox and never calls the runner.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from .. import resources
 from ..model import Candidate  # noqa: F401  (re-exported: the benchmarks' vocabulary)
-
-#: The checkout (or source tree) the kit runs from: its ``results/`` hold the published
-#: figures and the committed reference runs of the built-in benchmarks.
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def is_canary(model: str) -> bool:
@@ -29,4 +25,4 @@ def published_figures(name: str) -> dict:
     Raises:
         OSError, json.JSONDecodeError: the file is missing or not JSON.
     """
-    return json.loads((ROOT / "results" / "published" / f"{name}.json").read_text(encoding="utf-8"))
+    return json.loads(resources.kit_file(f"results/published/{name}.json").read_text(encoding="utf-8"))

@@ -39,6 +39,7 @@ from rich.console import Console
 
 from .. import __version__, registry
 from ..datasets import DatasetError
+from ..resources import NotInCheckout
 from ..runner import RunError
 from . import artifact, batch, benchmark, datasets, hub, images, results, run
 from .common import MIN_MEMORY_MIB, _say
@@ -109,7 +110,7 @@ def _main(args, argv) -> int:
         console.width = 160  # logs and pipes: wide enough that the summary tables stay readable
     try:
         return args.handler(args, console, argv)
-    except (RunError, DatasetError) as exc:
+    except (RunError, DatasetError, NotInCheckout) as exc:  # NotInCheckout: a checkout's file asked of a wheel
         _say(console, f"error: {exc}")
         return 2
     except OSError as exc:

@@ -34,6 +34,6 @@ from .records import (RecordLog, load_records, record_identity,  # noqa: F401
 from .rundir import (LOCK_NAME, SUMMED, SUMS, RunDirBusy, check_sums, read_run_dir, run_dir_lock,  # noqa: F401
                      run_id_of, validate_run_dir, write_sums)
 from .s3 import RUN_FILES, S3Store, parse_s3_uri  # noqa: F401
-from .schema import (KINDS, RECORD_SCHEMA_VERSION, ROOT, SCHEMA_VERSION, SCHEMAS_DIR, ValidationError,  # noqa: F401
+from .schema import (KINDS, RECORD_SCHEMA_VERSION, SCHEMA_VERSION, SCHEMAS_DIR, ValidationError,  # noqa: F401
                      sections_validators, validate, validator)
 from .stores import OUTPUTS, OutputStore, ResultCache, default_cache_dir  # noqa: F401

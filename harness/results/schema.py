@@ -22,17 +22,15 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
 
 import jsonschema_rs
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import SchemaError, best_match
 from referencing import Registry, Resource
 
-from .. import plugin
+from .. import plugin, resources
 
-ROOT = Path(__file__).resolve().parents[2]
-SCHEMAS_DIR = ROOT / "schemas"
+SCHEMAS_DIR = resources.kit_file("schemas")
 SCHEMA_VERSION = "1.0"
 #: Records only: 1.1 (issue 26) adds ``tool_output``, required when the tool ran.
 RECORD_SCHEMA_VERSION = "1.1"

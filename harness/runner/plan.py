@@ -18,7 +18,7 @@ from .. import __version__, datasets, registry
 from .. import predictions as predictions_mod
 from ..model import Job, candidate_ref, utc_now
 from ..plugin import Benchmark
-from ..results import ROOT
+from ..resources import git_state
 from ..runspec import RunSpec
 from .options import RunError, RunOptions
 
@@ -30,23 +30,6 @@ def published_of(bench: Benchmark) -> dict:
     paper = bench.paper()
     return bench.published() or {"source": {"paper": paper.reference if paper else "no paper recorded"},
                                   "figures": []}
-
-
-def git_state(root: Path = ROOT) -> tuple[str | None, bool | None]:
-    """``(HEAD commit, dirty)`` of the kit's checkout, read with dulwich (no process
-    started): dirty when a tracked file differs from HEAD or the index, or an untracked
-    file that .gitignore does not ignore exists. ``(None, None)`` outside a git checkout."""
-    try:
-        from dulwich import porcelain
-        from dulwich.repo import Repo
-
-        with Repo(str(root)) as repo:
-            commit = repo.head().decode()
-            status = porcelain.status(repo, untracked_files="normal")
-        staged = any(status.staged[k] for k in ("add", "delete", "modify"))
-        return commit, bool(staged or status.unstaged or status.untracked)
-    except Exception:  # noqa: BLE001  (no checkout, no dulwich, a repo dulwich cannot read: unknown)
-        return None, None
 
 
 def host_info() -> dict:

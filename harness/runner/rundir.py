@@ -12,9 +12,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from .. import __version__
 from ..model import Record, utc_now
 from ..report import build_report, canary_results, print_summary
+from ..resources import kit_info
 from ..results import (SCHEMA_VERSION, RecordLog, RunDirBusy, run_dir_lock, write_json_atomic, write_sums,
                        write_text_atomic)
 from .options import RunError, RunOptions
@@ -168,10 +168,9 @@ def run_manifest(opts: RunOptions, started: Start, plan: Plan, status: str, stat
     command (provenance), kit, host, dataset, predictions, limits, seeds, task selection,
     ``status`` and the counts ``stats``; ``toolchains``, ``image`` and ``adaptation`` are
     left empty for the caller (:func:`write_run` fills them)."""
-    commit, dirty = started.git
     return {
         "schema_version": SCHEMA_VERSION,
-        "kit": {"version": __version__, "git_commit": commit, "git_dirty": dirty},
+        "kit": kit_info(started.git),
         "command": list(opts.command or sys.argv),
         "spec": plan.spec(opts).to_json(),
         "started_at": started.at,

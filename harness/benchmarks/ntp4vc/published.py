@@ -19,15 +19,15 @@ from __future__ import annotations
 import csv
 import json
 from collections import Counter, defaultdict
-from pathlib import Path
 
+from ... import resources
 from .data import CATEGORIES, SOURCES, ManifestError, Task, path_of, read_auto_level_3
 
 NAME = "ntp4vc"
 SLEDGEHAMMER_CSV = "data/why3/NTP4VC-SH.db.csv"
 SH_SUCCESS, SH_FAIL = "Status.SUCCESS", "Status.FAIL"
-#: The paper's figures as data (``results/published/ntp4vc.json`` of the checkout).
-PUBLISHED_JSON = Path(__file__).resolve().parents[3] / "results" / "published" / f"{NAME}.json"
+#: The paper's figures as data (``results/published/ntp4vc.json``, the checkout's or the wheel's).
+PUBLISHED_JSON = resources.kit_file(f"results/published/{NAME}.json")
 
 CATEGORY_NOT_DERIVABLE = (
     "category labels are not in the released data (no category column in statistics/*.csv, "

@@ -9,14 +9,15 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
+from ... import resources
 from ...model import canonical_json, sha256_text
 from ...verifiers import rocq as rocq_mod
 from .data import ManifestError, Task, all_paths, load_tasks, path_of
 
-#: The shim sources (``images/ntp4vc-rocq/shim`` of the checkout).
-ROCQ_SHIM_DIR = Path(__file__).resolve().parents[3] / "images" / "ntp4vc-rocq" / "shim"
+#: The shim sources (``images/ntp4vc-rocq/shim``, the checkout's or the wheel's).
+ROCQ_SHIM_DIR = resources.kit_file("images/ntp4vc-rocq/shim")
 #: The adaptation, recorded in every run manifest of the ``rocq`` language.
 ROCQ_ADAPTATION = {
     "target": "Rocq 9.0.0 + stdpp 1.12.0 (generation/rocq/dune-project)",

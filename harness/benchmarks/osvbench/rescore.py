@@ -9,7 +9,6 @@ SyntaxError), "semantic error" a Z3 counterexample. No tool runs: a rescoring.
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 
 from ...model import sha256_text
@@ -174,11 +173,11 @@ def load_published() -> dict:
     """``results/published/osvbench.json``: the paper's figures, each with its source.
 
     Raises:
-        FileNotFoundError: the kit's checkout has no such file.
+        OSError, json.JSONDecodeError: the file is missing or not JSON.
     """
-    from ...results import ROOT
+    from .. import published_figures
 
-    return json.loads((ROOT / "results" / "published" / f"{NAME}.json").read_text(encoding="utf-8"))
+    return published_figures(NAME)
 
 
 def _figure_value(scores: dict, metric: dict) -> dict:

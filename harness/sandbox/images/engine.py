@@ -1,7 +1,8 @@
-"""The container engine's side shared by every image kind: the kit's root (build contexts
-and files read from the checkout), finding an image through the engine's API
-(:func:`_find`), and the engine's CLI: ``build`` (:func:`_cli_build`), an image's labels
-(:func:`_image_labels`), its version (:func:`engine_version`)."""
+"""The container engine's side shared by every image kind: finding an image through the
+engine's API (:func:`_find`), and the engine's CLI: ``build`` (:func:`_cli_build`), an
+image's labels (:func:`_image_labels`), its version (:func:`engine_version`). The files
+the images are built from (Containerfiles, scripts, Nix expressions) are the kit's own:
+:func:`harness.resources.kit_file`."""
 
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ import subprocess
 from pathlib import Path
 
 from ..base import SandboxError
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 def _find(client, ref: str):

@@ -8,9 +8,9 @@ import hashlib
 import subprocess
 from pathlib import Path
 
-from ... import toolchains
+from ... import resources, toolchains
 from ..base import SandboxError
-from .engine import ROOT, _image_labels
+from .engine import _image_labels
 
 
 # ---------------------------------------------------------------------------------------
@@ -21,9 +21,11 @@ from .engine import ROOT, _image_labels
 NIX_FEATURES = ["--extra-experimental-features", "nix-command flakes"]
 
 
-def nix_expression_files(root: Path = ROOT) -> dict[str, Path]:
+def nix_expression_files(root: Path | None = None) -> dict[str, Path]:
     """The files a Nix image's fingerprint covers (as nix/default.nix lists them):
-    ``flake.nix``, ``flake.lock`` once it exists, and every regular file of ``nix/``."""
+    ``flake.nix``, ``flake.lock`` once it exists, and every regular file of ``nix/``, under
+    ``root`` (default: the kit's, :func:`harness.resources.kit_root`)."""
+    root = root or resources.kit_root()
     files = {"flake.nix": root / "flake.nix"}
     if (root / "flake.lock").exists():
         files["flake.lock"] = root / "flake.lock"
@@ -33,7 +35,7 @@ def nix_expression_files(root: Path = ROOT) -> dict[str, Path]:
     return files
 
 
-def nix_fingerprint(name: str, root: Path = ROOT) -> str:
+def nix_fingerprint(name: str, root: Path | None = None) -> str:
     """sha256 (hex) of the canonical JSON of toolchain ``name``'s pins (probe, pattern,
     published, nix of every tool) and of the Nix expressions; the same value as
     ``fingerprintOf`` in nix/default.nix, which labels the image (tests/test_flake.py)."""
@@ -42,6 +44,12 @@ def nix_fingerprint(name: str, root: Path = ROOT) -> str:
     expressions = {rel: hashlib.sha256(p.read_bytes()).hexdigest() for rel, p in nix_expression_files(root).items()}
     payload = {"toolchain": name, "flavor": "nix", "tools": tools, "expressions": expressions}
     return hashlib.sha256(toolchains.canonical_json(payload).encode()).hexdigest()
+
+
+def _user_cache() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("verikit"))
 
 
 def nix_image_tag(name: str) -> str:
@@ -83,10 +91,12 @@ def build_nix(name: str, *, engine: str = "podman", flake: str | None = None, ni
     if shutil.which(nix) is None:
         raise SandboxError(f"'{nix}' not found: building the Nix images needs Nix >= 2.8 with flakes "
                            f"(https://nixos.org/download) and network access to GitHub and cache.nixos.org")
-    out_dir = Path(os.environ.get("VERIKIT_NIX_OUT_DIR") or ROOT / ".verikit" / "nix")  # GC roots of the builds
+    # GC roots of the builds: in the checkout (.verikit/, ignored by git), else the user's cache
+    out_dir = Path(os.environ.get("VERIKIT_NIX_OUT_DIR") or (resources.checkout() / ".verikit" / "nix" if
+                                                              resources.checkout() else _user_cache() / "nix"))
     link = Path(out_link) if out_link else out_dir / f"image-{name}"
     link.parent.mkdir(parents=True, exist_ok=True)
-    attr = f"{flake or ROOT}#image-{name}"
+    attr = f"{flake or resources.kit_root()}#image-{name}"
     log(f"{tag}: nix build {attr}")
     proc = subprocess.run([nix, *NIX_FEATURES, "build", attr, "--out-link", str(link)], capture_output=True, text=True)
     if proc.returncode != 0:

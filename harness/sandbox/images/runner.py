@@ -1,4 +1,4 @@
-"""Runner images: a toolchain (or derived) image plus the kit (its tracked files and its
+"""Runner images: a toolchain (or derived) image plus the kit (its wheel and its
 dependencies' wheels), with the toolchain probed inside by the kit itself and recorded as
 a label (:func:`build_runner`), and finding them (:func:`resolve_runner`,
 :func:`runner_toolchain`)."""
@@ -7,59 +7,93 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import urllib.parse
 from pathlib import Path
 
-from ... import plugin, toolchains
+from ... import plugin, resources, toolchains
 from ..base import SandboxError
 from ..container import connect
 from .derived import resolve_any
-from .engine import ROOT, _cli_build, _find
+from .engine import _cli_build, _find
 
 
 # --- runner images: a toolchain image plus the kit --------------------------------------------
 
-RUNNER_CONTAINERFILE = ROOT / "images" / "runner.Containerfile"
+RUNNER_CONTAINERFILE = resources.kit_file("images/runner.Containerfile")
 RUNNER_LABEL = "verikit.runner.toolchain"  # the toolchain probed inside the runner, as JSON
+#: The time stamp of every file in the kit's wheel (``SOURCE_DATE_EPOCH``: 1980-01-01, the
+#: earliest a zip file can hold), so that the same sources give the same wheel, byte for byte.
+WHEEL_EPOCH = "315532800"
 
 
-def source_tree(dest: Path) -> dict:
-    """Copy the kit's tracked files (``git ls-files``: what a clone has, with any
-    uncommitted edits) into ``dest`` and return ``{"sha256", "git_commit", "git_dirty",
-    "files"}``; sha256 is over the sorted (path, content sha256) list, so the same source
-    gives the same hash wherever it is checked out.
+def _checkout(what: str) -> Path:
+    """The kit's checkout (:func:`harness.resources.checkout`); ``what`` needs it.
 
     Raises:
-        SandboxError: not a git checkout.
-    """
-    import shutil
+        SandboxError: the kit is installed from a wheel (the message says so)."""
+    root = resources.checkout()
+    if root is None:
+        raise SandboxError(f"{what} is built from a checkout of verikit (its wheel is built there); this kit is "
+                           f"installed from a wheel ({resources.PACKAGE})")
+    return root
 
-    proc = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True)
-    if proc.returncode != 0:
-        raise SandboxError(f"{ROOT}: the runner image is built from a git checkout of the kit "
-                           f"({proc.stderr.decode(errors='replace').strip()})")
-    h = hashlib.sha256()
-    files = sorted(f for f in proc.stdout.decode().split("\0") if f and (ROOT / f).is_file())
-    for rel in files:
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(ROOT / rel, target)
-        h.update(f"{rel}\0{toolchains.sha256_file(target)}\n".encode())
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
-    status = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                            capture_output=True, text=True)
-    return {"sha256": h.hexdigest(), "git_commit": head.stdout.strip() or None,
-            "git_dirty": bool(status.stdout.strip()) if status.returncode == 0 else None, "files": len(files)}
+
+def kit_distributions(dest: Path) -> dict:
+    """Build the kit's sdist and wheel from its checkout into ``dest`` with the PyPA
+    ``build`` frontend (``python -m build``: the sdist, then the wheel from the unpacked
+    sdist, so nothing outside what the sdist carries, such as a stale ``build/``, gets
+    in), every file dated :data:`WHEEL_EPOCH` so the same sources give the same wheel.
+    One build at a time per checkout (a lock under ``.verikit/``: setuptools writes
+    ``verikit.egg-info/`` in the checkout).
+
+    Returns:
+        ``{"wheel": Path, "sdist": Path, "sha256": the wheel's sha256 (hex), "git_commit":
+        hex or None, "git_dirty": bool or None}`` (the checkout's state,
+        :func:`harness.resources.git_state`).
+
+    Raises:
+        SandboxError: the kit is installed from a wheel (there are no sources to build
+            from), the ``build`` package is missing, or the build failed (its output's tail).
+    """
+    root = _checkout("the kit's wheel")
+    try:
+        import build  # noqa: F401  (the frontend runs as python -m build)
+    except ImportError:
+        raise SandboxError("building the kit's wheel needs the PyPA 'build' package: pip install build "
+                           "(it is in the kit's dev extra)") from None
+    import fcntl
+
+    dest.mkdir(parents=True, exist_ok=True)
+    (root / ".verikit").mkdir(exist_ok=True)
+    with open(root / ".verikit" / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        proc = subprocess.run([sys.executable, "-m", "build", "--outdir", str(dest), str(root)], capture_output=True,
+                              text=True, env=dict(os.environ, SOURCE_DATE_EPOCH=WHEEL_EPOCH))
+    wheels, sdists = sorted(dest.glob("verikit-*.whl")), sorted(dest.glob("verikit-*.tar.gz"))
+    if proc.returncode != 0 or len(wheels) != 1 or len(sdists) != 1:
+        raise SandboxError(f"building the kit's wheel from {root} failed (exit {proc.returncode}): "
+                           f"{(proc.stdout + proc.stderr)[-2000:]}")
+    commit, dirty = resources.git_state(root)
+    return {"wheel": wheels[0], "sdist": sdists[0], "sha256": toolchains.sha256_file(wheels[0]),
+            "git_commit": commit, "git_dirty": dirty}
 
 
 def requirements() -> list[str]:
-    """The kit's runtime dependencies (``[project.dependencies]`` of pyproject.toml)."""
+    """The kit's runtime dependencies (``[project.dependencies]`` of the checkout's
+    pyproject.toml).
+
+    Raises:
+        SandboxError: the kit is installed from a wheel.
+    """
     import tomllib
 
-    return list(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"])
+    root = _checkout("a runner image")
+    return list(tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"])
 
 
 #: The ``python3`` of each Debian suite the images use (what the runner Containerfile installs).
@@ -153,47 +187,56 @@ def plugin_wheels(dest: Path) -> list[str]:
     return sorted(p.name for p in dest.glob("*.whl"))
 
 
-def runner_tag(name: str, base_id: str, source_sha256: str) -> str:
-    """``verikit/<name>-runner:<12 hex>`` of a toolchain image ID and a kit source tree."""
-    digest = hashlib.sha256(f"{base_id}\n{source_sha256}".encode()).hexdigest()
+def runner_tag(name: str, base_id: str, kit_sha256: str) -> str:
+    """``verikit/<name>-runner:<12 hex>`` of a toolchain image ID and the kit's wheel
+    (its sha256, plus the plugins' when there are any)."""
+    digest = hashlib.sha256(f"{base_id}\n{kit_sha256}".encode()).hexdigest()
     return f"verikit/{name}-runner:{digest[:12]}"
 
 
 def build_runner(name: str, *, base_url: str | None = None, engine: str = "podman", force: bool = False,
-                 log=print) -> str:
+                 log=print, kit: dict | None = None) -> str:
     """Build (or reuse) the runner image of toolchain image ``name`` (a toolchain or a
     derived image already built): the image plus the kit (``images/runner.Containerfile``):
-    this checkout's tracked files and its dependencies' wheels, and the wheels of the
-    plugins installed with it (:func:`plugin_wheels`; their sources are in the tag). Not a wheel of the kit:
-    the schemas, pins and published figures the kit reads live beside the package, not
-    in it. The toolchain is then probed *inside* the image by the kit itself (``verikit
-    batch probe``: the host sandbox in the container, as a worker probes) and the probe
-    is recorded as the label ``verikit.runner.toolchain`` (JSON), beside
-    ``verikit.kit.source_sha256``, ``verikit.kit.git_commit`` and ``verikit.kit.git_dirty``:
-    a batch submission plans its job keys from that label and every worker checks its own
-    probe against it.
+    the kit's wheel built from this checkout (:func:`kit_distributions`; it carries the
+    schemas, pins and published figures), its dependencies' wheels, and the wheels of the
+    plugins installed with it (:func:`plugin_wheels`; their sources are in the tag). The
+    toolchain is then probed *inside* the image by the kit itself (``verikit batch probe``:
+    the host sandbox in the container, as a worker probes) and the probe is recorded as
+    the label ``verikit.runner.toolchain`` (JSON), beside the kit's provenance:
+    ``verikit.kit.wheel`` (file name), ``verikit.kit.wheel_sha256``,
+    ``verikit.kit.git_commit`` and ``verikit.kit.git_dirty`` (of the checkout it was built
+    from). A batch submission plans its job keys from the toolchain label and every worker
+    checks its own probe against it. ``kit``: the kit's distributions already built
+    (:func:`kit_distributions`'s result: an artifact bundle ships the same wheel), else
+    they are built here.
 
     Returns:
         The image tag.
 
     Raises:
-        SandboxError: the toolchain image is missing, or the build or probe failed.
+        SandboxError: the toolchain image is missing, the kit is installed from a wheel
+            (no checkout to build its wheel from), or the build or probe failed.
     """
+    if kit is None:
+        _checkout("a runner image")  # before any engine call: from a wheel, nothing starts
     client = connect(base_url)
     base_ref = resolve_any(name, base_url)
     base = _find(client, base_ref)
     toolchain = (base.labels or {}).get("verikit.toolchain") or name
     with tempfile.TemporaryDirectory() as ctx:
-        source = source_tree(Path(ctx) / "src")
+        kit = kit or kit_distributions(Path(ctx) / "dist")
+        (Path(ctx) / "kit").mkdir()
+        shutil.copyfile(kit["wheel"], Path(ctx) / "kit" / kit["wheel"].name)  # the image gets the wheel alone
         plugins = plugin_sources()
-        tag = runner_tag(name, base.id, source["sha256"] + (f"\n{plugins['sha256']}" if plugins["names"] else ""))
+        tag = runner_tag(name, base.id, kit["sha256"] + (f"\n{plugins['sha256']}" if plugins["names"] else ""))
         if not force and _find(client, tag) is not None:
-            log(f"{tag}: exists (same toolchain image and kit source), reused")
+            log(f"{tag}: exists (same toolchain image and kit wheel), reused")
             return tag
         python = _suite_python(engine, base_ref)
-        log(f"{tag}: building on {base_ref} with the kit's source {source['sha256'][:12]} "
-            f"({source['files']} files, commit {str(source['git_commit'])[:12]}"
-            f"{', uncommitted edits' if source['git_dirty'] else ''}) for Python {python}")
+        log(f"{tag}: building on {base_ref} with the kit's wheel {kit['wheel'].name} (sha256 {kit['sha256'][:12]}, "
+            f"commit {str(kit['git_commit'])[:12]}{', uncommitted edits' if kit['git_dirty'] else ''}) "
+            f"for Python {python}")
         download_wheelhouse(Path(ctx) / "wheels", python)
         wheels = plugin_wheels(Path(ctx) / "wheels" / "plugins")
         if wheels:
@@ -209,9 +252,10 @@ def build_runner(name: str, *, base_url: str | None = None, engine: str = "podma
         (Path(ctx) / "Containerfile").write_text(f"FROM {stage}\n")
         argv = [engine, "build", "-t", tag, "-f", str(Path(ctx) / "Containerfile"),
                 "--label", f"{RUNNER_LABEL}={json.dumps(probed, sort_keys=True, separators=(',', ':'))}",
-                "--label", f"verikit.kit.source_sha256={source['sha256']}",
-                "--label", f"verikit.kit.git_commit={source['git_commit']}",
-                "--label", f"verikit.kit.git_dirty={str(source['git_dirty']).lower()}",
+                "--label", f"verikit.kit.wheel={kit['wheel'].name}",
+                "--label", f"verikit.kit.wheel_sha256={kit['sha256']}",
+                "--label", f"verikit.kit.git_commit={kit['git_commit']}",
+                "--label", f"verikit.kit.git_dirty={str(kit['git_dirty']).lower()}",
                 "--label", f"verikit.runner.base={base.id}", ctx]
         proc = subprocess.run(argv, capture_output=True, text=True)
         if proc.returncode != 0:
