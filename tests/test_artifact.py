@@ -255,11 +255,12 @@ def test_the_kit_installs_on_the_host_from_the_bundle_offline(casp_bundle, tmp_p
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     readme = (bundle / "README.md").read_text()
     assert "--find-links wheelhouse kit/verikit-0.1.0-py3-none-any.whl" in readme and "PYTHONPATH" not in readme
+    # a reviewer's shell: no PYTHONPATH (the tests' own would show pip the checkout's verikit.egg-info)
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "VERIKIT_DATA_MIRRORS": str(bundle / "data")}
     got = subprocess.run([*cut, str(venv / "bin" / "pip"), "install", "-q", "--no-index", "--find-links",
                           str(bundle / "wheelhouse"), str(bundle / "kit" / "verikit-0.1.0-py3-none-any.whl")],
-                         capture_output=True, text=True, timeout=900)
+                         env=env, capture_output=True, text=True, timeout=900)
     assert got.returncode == 0, got.stderr[-2000:]
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "VERIKIT_DATA_MIRRORS": str(bundle / "data")}
     ok = subprocess.run([*cut, str(venv / "bin" / "verikit"), "validate", str(bundle / "expected" / "casp" / "reproduce")],
                         env=env, cwd=tmp_path, capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr

@@ -206,4 +206,4 @@ def test_what_only_a_checkout_has_is_a_clear_error_from_the_wheel(runs, wheel_ve
     got = subprocess.run([str(wheel_venv / "bin" / "verikit"), "images", "build", "framac", "--runner"], cwd="/tmp",
                          env={**env, "DOCKER_HOST": "unix:///nonexistent.sock"}, capture_output=True, text=True)
     assert got.returncode == 2 and "Traceback" not in got.stderr
-    assert "a runner image is built from a checkout of verikit" in got.stderr  # before any engine call
+    assert "a runner image needs a checkout of verikit" in got.stderr  # before any engine call

@@ -38,8 +38,8 @@ def _checkout(what: str) -> Path:
         SandboxError: the kit is installed from a wheel (the message says so)."""
     root = resources.checkout()
     if root is None:
-        raise SandboxError(f"{what} is built from a checkout of verikit (its wheel is built there); this kit is "
-                           f"installed from a wheel ({resources.PACKAGE})")
+        raise SandboxError(f"{what} needs a checkout of verikit (the kit's wheel is built there with python -m build); "
+                           f"this kit is installed from a wheel ({resources.PACKAGE})")
     return root
 
 
@@ -92,7 +92,7 @@ def requirements() -> list[str]:
     """
     import tomllib
 
-    root = _checkout("a runner image")
+    root = _checkout("the kit's dependency list (pyproject.toml)")
     return list(tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"])
 
 
