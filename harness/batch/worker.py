@@ -182,6 +182,8 @@ def work(opts: RunOptions, store: Store, manifest: dict, shard: int, console) ->
     resume does. SIGTERM (the spot interruption notice, ``docker stop``, ``scancel``, or
     the SLURM batch script passing on the signal sent before the time limit) lets the
     running job finish and starts no other; the next attempt of the shard resumes.
+    ``stopped`` in the summary: a stop left jobs of the shard without a record (a stop
+    that came after the last job is not one).
 
     Returns:
         ``{"shard", "jobs", "skipped", "ran", "infra_error", "stopped", "canary_failures",
@@ -235,8 +237,8 @@ def work(opts: RunOptions, store: Store, manifest: dict, shard: int, console) ->
                             f"{rec['verdict']} ({rec['reason']}), expected {'/'.join(sorted(want))}")
     stats = executor.stats
     summary = {"shard": shard, "jobs": len(keys), "skipped": len(keys) - len(todo), "ran": stats.ran,
-               "infra_error": stats.infra_error, "stopped": executor.draining, "canary_failures": failures,
-               "store_requests": store.requests, "wall_s": round(time.monotonic() - t0, 3)}
+               "infra_error": stats.infra_error, "stopped": executor.draining and len(records) < len(todo),
+               "canary_failures": failures, "store_requests": store.requests, "wall_s": round(time.monotonic() - t0, 3)}
     if failures:
         raise ShardFailed(f"{len(failures)} canary failure(s): {failures[0]}")
     return summary
