@@ -9,18 +9,22 @@
 # The node is 'localhost' (NodeAddr 127.0.0.1) with this machine's CPUs and 90 % of its memory;
 # one partition 'debug' (default, no time limit); no accounting, no cgroups
 # (proctrack/linuxproc, task/none); JobRequeue=1; a requeued job may start again after
-# cred_expire (10 s here; SLURM's default is 120 s).
+# cred_expire (10 s here; SLURM's default is 120 s) and a backfill pass (every 5 s here; default 30 s).
 set -euo pipefail
 cmd="${1:-}"; state="$(realpath -m "${2:-}")"
 [ -n "${2:-}" ] && [ "$state" != / ] || { echo "usage: $0 start|stop STATE_DIR (a directory of its own)" >&2; exit 2; }
-stop_all() {
+stop_all() {  # SIGTERM to each daemon started here (by its PID), SIGKILL to any left after 5 s
+  pids=()
   for d in slurmd slurmctld munged; do
-    if [ -f "$state/$d.pid" ]; then
-      pid="$(cat "$state/$d.pid")"; kill "$pid" 2>/dev/null || true
-      for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -9 "$pid" 2>/dev/null || true; rm -f "$state/$d.pid"
-    fi
+    [ -f "$state/$d.pid" ] && pids+=("$(cat "$state/$d.pid")") && rm -f "$state/$d.pid"
   done
+  [ "${#pids[@]}" -gt 0 ] || return 0
+  kill "${pids[@]}" 2>/dev/null || true
+  for _ in $(seq 1 50); do
+    alive=0; for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" = 1 ] || break; sleep 0.1
+  done
+  kill -9 "${pids[@]}" 2>/dev/null || true
 }
 case "$cmd" in
 start)

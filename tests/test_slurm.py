@@ -309,6 +309,19 @@ def test_a_cancelled_task_is_resubmitted_and_completes_without_duplicates(stoppe
 
 
 @pytest.mark.realtool
+def test_batch_cancel_stops_the_tasks_not_ended(cluster, tmp_path, capsys):
+    info, store, manifest = _submit(tmp_path, "--sandbox", "host", "--shards", "2", "--task", FAST[0], "--task", FAST[1])
+    job = info["submissions"][0]["array_job_id"]
+    assert main(["batch", "cancel", str(tmp_path / "submit")]) == 0
+    assert f"asked SLURM to cancel 2 job(s): {job}_0, {job}_1" in capsys.readouterr().err.replace("\n", "")
+    _wait("the tasks end", lambda: not _live(job), 60)
+    assert main(["batch", "status", store.uri]) == 0
+    assert (out := capsys.readouterr().out).count("SLURM CANCELLED") == 2, out
+    assert main(["batch", "cancel", store.uri]) == 0
+    assert "none was running or pending" in capsys.readouterr().err
+
+
+@pytest.mark.realtool
 @pytest.mark.container
 def test_the_worker_runs_in_the_container_sandbox_under_slurm(cluster, tmp_path, engine_image):
     from harness.sandbox import images

@@ -392,7 +392,7 @@ class Slurm:
     def cancel(self, submission: dict) -> list[str]:
         """``scancel`` on the array job (every task not ended)."""
         job = submission["array_job_id"]
-        live = [s for s in self.statuses(submission).values()
+        live = [s for _, s in sorted(self.statuses(submission).items())
                 if s["state"] in ("PENDING", "RUNNING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "SUSPENDED",
                                   "CONFIGURING", "RESIZING", "COMPLETING", "SIGNALING", "STAGE_OUT")]
         if not live:
