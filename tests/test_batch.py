@@ -202,9 +202,9 @@ def submitted(aws_env, casp_mirror, framac_host, isolated_cache, tmp_path, monke
               limits=Limits(), instance_role=profile, service_role=service)
     argv = [*RUN_ARGS, "--sandbox", "host"]
     opts = _run_opts(_parser().parse_args(argv), Console(stderr=True), argv)
-    info = runs.submit_run(opts, Console(stderr=True), s3=f"s3://{BUCKET}/runs",
-                           image="verikit-runner:t", probed=framac_host.probed, queue=aws.JOB_QUEUE, n_shards=3,
-                           timings=None, batch=boto3.client("batch"))
+    engine = aws.AwsBatch(boto3.client("batch"), queue=aws.JOB_QUEUE, job_definition=aws.job_definition_name("framac"))
+    info = runs.submit_run(opts, Console(stderr=True), base=f"s3://{BUCKET}/runs", engine=engine,
+                           image="verikit-runner:t", probed=framac_host.probed, n_shards=3, timings=None)
     store, manifest = worker.load_manifest(info["run_uri"])
     return store, manifest, info
 
@@ -244,6 +244,13 @@ def test_submit_plans_the_same_jobs_and_keys_as_a_local_run(submitted, tmp_path,
     (array,) = boto3.client("batch").describe_jobs(jobs=[sub["array_job_id"]])["jobs"]
     assert array["arrayProperties"]["size"] == 3
     assert "--manifest" in array["container"]["command"]
+    # cancel: TerminateJob on the array job and its reducer
+    assert main(["batch", "cancel", store.uri]) == 0
+    assert f"cancel 2 job(s): {sub['array_job_id']}, {sub['reducer_job_id']}" in capsys.readouterr().err.replace("\n", "")
+
+
+def _engine(store, manifest) -> aws.AwsBatch:
+    return aws.AwsBatch.from_info(boto3.client("batch"), runs.submissions(store), manifest)
 
 
 def _worker(store, shard: int, capsys) -> tuple[int, dict | None]:
@@ -278,7 +285,7 @@ def test_worker_resumes_stops_on_sigterm_and_collect_writes_a_valid_run(submitte
     assert {n[len("records/"):-len(".json")] for n in store.names("records/")} == set(shard0)
     code, summary = _worker(store, 0, capsys)  # and a third one has nothing to do
     assert code == 0 and summary["skipped"] == len(shard0) and summary["ran"] == 0
-    print(f"shard 0: {summary['s3_requests']} S3 requests with nothing to run")
+    print(f"shard 0: {summary['store_requests']} S3 requests with nothing to run")
     for shard in (1, 2):
         assert _worker(store, shard, capsys)[0] == 0
 
@@ -300,7 +307,7 @@ def test_worker_resumes_stops_on_sigterm_and_collect_writes_a_valid_run(submitte
     assert main(["validate", str(tmp_path / "collected")]) == 0
 
     # resubmit: only the shard with the gap
-    sub = runs.resubmit(store, manifest, boto3.client("batch"))
+    sub = runs.resubmit(store, manifest, _engine(store, manifest))
     assert sub["shards"] == [2]
     (job,) = boto3.client("batch").describe_jobs(jobs=[sub["array_job_id"]])["jobs"]
     assert job["container"]["command"][-4:] == ["--shards", "2", "--shard", "0"]
@@ -315,7 +322,7 @@ def test_worker_resumes_stops_on_sigterm_and_collect_writes_a_valid_run(submitte
     assert main(["batch", "collect", store.uri, "--out", str(tmp_path / "complete")]) == 0
     assert len(load_records(tmp_path / "complete" / "records.jsonl")) == n
     assert main(["validate", str(tmp_path / "complete")]) == 0
-    assert runs.resubmit(store, manifest, boto3.client("batch")) is None
+    assert runs.resubmit(store, manifest, _engine(store, manifest)) is None
 
 
 def test_validate_reads_a_run_from_s3(aws_env, capsys):

@@ -1,5 +1,6 @@
 """The AWS Batch control plane over boto3: spot compute environment, queue, job
-definitions, array-job submission, status and resubmission.
+definitions, array-job submission, status, resubmission and cancellation; :class:`AwsBatch`
+is the engine :mod:`harness.batch.runs` drives.
 
 Field names and limits follow the AWS Batch API reference (``CreateComputeEnvironment``,
 ``CreateJobQueue``, ``RegisterJobDefinition``, ``SubmitJob``, ``DescribeJobs``); the retry
@@ -208,3 +209,49 @@ def child_statuses(batch, submission: dict) -> dict[int, dict]:
                               "job_id": job["jobId"]}
     batch.describe_jobs(jobs=[array])  # the parent's own status follows its children's
     return out
+
+
+class AwsBatch:
+    """The AWS Batch engine of :mod:`harness.batch.runs` (an :class:`~harness.batch.runs.Engine`):
+    array jobs on a job queue with a runner image's job definition, and their reducers.
+
+    Args:
+        batch: a boto3 ``batch`` client; queue: the job queue; job_definition: the runner
+            image's job definition; dry_run: record and print the calls, make none.
+    """
+
+    backend = "aws-batch"
+    label = "AWS"
+
+    def __init__(self, batch, *, queue: str, job_definition: str, dry_run: bool = False):
+        self.batch, self.queue, self.job_definition = batch, queue, job_definition
+        self.calls = Calls(dry_run=dry_run)
+
+    @classmethod
+    def from_info(cls, batch, info: dict, manifest: dict, *, queue: str | None = None,
+                  dry_run: bool = False) -> "AwsBatch":
+        """The engine a run was submitted to (its submissions.json ``info``); ``queue``
+        overrides the recorded queue."""
+        return cls(batch, queue=queue or info.get("queue") or JOB_QUEUE, dry_run=dry_run,
+                   job_definition=info.get("job_definition") or job_definition_name(manifest["toolchain"]["name"]))
+
+    def settings(self) -> dict:
+        return {"queue": self.queue, "job_definition": self.job_definition}
+
+    def submit(self, store, name: str, shards: list[int], attempt_s: int) -> dict:
+        return submit(self.batch, run_uri=store.uri, name=name, job_definition=self.job_definition, queue=self.queue,
+                      shards=shards, attempt_s=attempt_s, calls=self.calls)
+
+    def statuses(self, submission: dict) -> dict[int, dict]:
+        return {n: {"state": v["status"], "reason": v.get("statusReason"), "job_id": v["job_id"]}
+                for n, v in child_statuses(self.batch, submission).items()}
+
+    def cancel(self, submission: dict) -> list[str]:
+        """``TerminateJob`` on the array job (AWS Batch ends its children with it) and its reducer."""
+        ids = [j for j in (submission.get("array_job_id"), submission.get("reducer_job_id")) if j]
+        for job in ids:
+            self.calls(self.batch, "terminate_job", jobId=job, reason="verikit batch cancel")
+        return ids
+
+    def dry_run_text(self) -> str:
+        return self.calls.to_text()

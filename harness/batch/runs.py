@@ -1,9 +1,14 @@
-"""A batch run from the user's side: plan and submit, status, resubmit.
+"""A batch run from the user's side: plan and submit, status, resubmit, cancel, for every
+engine (:class:`Engine`: AWS Batch in :mod:`.aws`, SLURM in :mod:`.slurm`).
 
-A batch run lives at ``<--s3>/<benchmark>-<UTC time>-<8 hex>``: ``manifest.json`` (the
-plan), ``data/`` and ``inputs/`` (what workers read), ``records/<key>.json`` (one object
-per finished job), ``submissions.json`` (every array job submitted for it) and, once the
-reducer ran, ``records.jsonl``, ``report.json``, ``run.json`` and ``SHA256SUMS``.
+A batch run lives in a store (:class:`harness.results.Store`) at
+``<base>/<benchmark>-<UTC time>-<8 hex>`` (``--s3 s3://BUCKET/PREFIX`` or ``--store DIR``):
+``manifest.json`` (the plan), ``data/`` and ``inputs/`` (what workers read),
+``records/<key>.json`` (one file per finished job), ``submissions.json`` (the engine, its
+settings and every array job submitted for the run) and, once reduced, ``records.jsonl``,
+``report.json``, ``run.json`` and ``SHA256SUMS``. Planning, the manifest, the worker, the
+store and collect are the same for every engine; an engine only submits, tells the state
+of its array tasks and cancels them.
 """
 
 from __future__ import annotations
@@ -12,17 +17,55 @@ import hashlib
 import json
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Protocol
 
 from ..model import utc_now
-from ..results import S3Store, load_records, write_json_atomic
+from ..results import Store, load_records, open_store, write_json_atomic
 from ..runner import Run, RunError, RunOptions
 from ..toolchains import ProbedToolchain
-from . import aws
 from .plan import estimate, expected_costs
 from .plan import shards as make_shards
-from .worker import job_identity, load_manifest, make_manifest, upload_inputs
+from .worker import MANIFEST, job_identity, load_manifest, make_manifest, upload_inputs
 
 SUBMISSIONS = "submissions.json"
+
+
+class Engine(Protocol):
+    """What differs between batch engines: submission, the state of array tasks,
+    cancellation.
+
+    Attributes:
+        backend: ``aws-batch`` or ``slurm`` (the manifest's and submissions.json's
+            ``backend``); label: its name in ``batch status`` lines.
+    """
+
+    backend: str
+    label: str
+
+    def settings(self) -> dict:
+        """What submissions.json keeps of the engine, so that resubmit and cancel find it again."""
+        ...
+
+    def submit(self, store: Store, name: str, shards: list[int], attempt_s: int) -> dict:
+        """Submit one array job whose tasks run ``shards`` of the run in ``store``
+        (``verikit batch worker``), each attempt limited to ``attempt_s`` seconds; ``name``
+        names it. Returns the submission: ``{"array_job_id", "shards", ...}``. Raises
+        RunError when the engine refuses it (nothing submitted)."""
+        ...
+
+    def statuses(self, submission: dict) -> dict[int, dict]:
+        """Shard -> ``{"state", "reason", "job_id"}`` of each array task of
+        ``submission`` the engine still knows."""
+        ...
+
+    def cancel(self, submission: dict) -> list[str]:
+        """Cancel every array task of ``submission`` that has not ended; returns the job
+        ids asked to stop."""
+        ...
+
+    def dry_run_text(self) -> str:
+        """What a dry run would have submitted (API calls, a batch script)."""
+        ...
 
 
 def plan_batch(opts: RunOptions, console, probed: ProbedToolchain, n_shards: int,
@@ -36,7 +79,9 @@ def plan_batch(opts: RunOptions, console, probed: ProbedToolchain, n_shards: int
             cost of each job (else every job counts the same).
 
     Returns:
-        ``(plan, jobs: key -> identity + cost_s, shards, estimate)``.
+        ``(plan, jobs: key -> identity + cost_s, shards, estimate)``; the estimate is
+        :func:`~harness.batch.plan.estimate`'s plus ``job_wall_s`` and ``job_mem_mb``,
+        the largest wall-time (s) and memory (MiB) limit of any job.
 
     Raises:
         RunError: as :func:`harness.runner.run`; ``n_shards`` out of range.
@@ -54,49 +99,68 @@ def plan_batch(opts: RunOptions, console, probed: ProbedToolchain, n_shards: int
     except ValueError as exc:
         raise RunError(str(exc)) from None
     described = {k: {**job_identity(j), "cost_s": round(costs[k], 3)} for k, j in keyed.items()}
-    return run.plan, described, split, estimate(costs, split, opts.limits.cpus)
+    limits = [j.limits or opts.limits for j in keyed.values()] or [opts.limits]
+    est = {**estimate(costs, split, opts.limits.cpus), "job_wall_s": max(lim.wall_s for lim in limits),
+           "job_mem_mb": max(lim.mem_mb for lim in limits)}
+    return run.plan, described, split, est
 
 
-def submit_run(opts: RunOptions, console, *, s3: str, image: str, probed: ProbedToolchain,
-               queue: str, n_shards: int, timings: Path | None, batch, s3_client=None,
-               dry_run: bool = False) -> dict:
-    """Plan ``opts`` and submit it to AWS Batch (see the module docstring for the layout).
+def probe_here(opts: RunOptions, console) -> ProbedToolchain:
+    """The toolchain of ``opts``'s verifier probed here, in the run's sandbox (opened and
+    closed again): what SLURM's workers will run the jobs with, on nodes like this one
+    (each worker probes its own and refuses to run a shard when it differs).
+
+    Raises:
+        RunError: as :meth:`harness.runner.Run.opened` (no sandbox or image).
+    """
+    with Run(opts, console).opened(lambda m: console.print(m, markup=False, highlight=False)) as run:
+        return run.probed
+
+
+def submit_run(opts: RunOptions, console, *, base: str, engine: Engine, probed: ProbedToolchain, n_shards: int,
+               timings: Path | None, image: str | None = None, dry_run: bool = False, planned=None) -> dict:
+    """Plan ``opts`` and submit it to ``engine`` (see the module docstring for the layout).
 
     Args:
         opts: the run (the manifest stores its spec as planned: workers and the reducer
-            plan from it; ``opts.command`` is kept for provenance); image: the runner image
-            as the job definition names it; probed: the toolchain probed in it (its label);
-            batch, s3_client: boto3 clients; dry_run: print the AWS Batch calls, write
-            nothing to S3.
+            plan from it; ``opts.command`` is kept for provenance); base: where runs go
+            (``s3://BUCKET/PREFIX`` or an absolute directory): the run's store is a new
+            folder in it; engine: where it is submitted; probed: the toolchain the jobs
+            will run with (keys depend on it); image: the runner image (AWS Batch), or None;
+            dry_run: show what would be submitted (:meth:`Engine.dry_run_text`), write
+            nothing; planned: :func:`plan_batch`'s result when the caller already has it.
 
     Returns:
-        The local ``batch.json`` content: ``{"run_uri", "queue", "job_definition",
-        "submissions": [...], "estimate"}``.
+        The local ``batch.json`` content: ``{"run_uri", "backend", <engine settings>,
+        "image", "submissions": [...], "estimate"}``.
+
+    Raises:
+        RunError: as :func:`plan_batch`, or the engine refused the submission.
     """
-    plan, jobs, split, est = plan_batch(opts, console, probed, n_shards, timings)
+    plan, jobs, split, est = planned or plan_batch(opts, console, probed, n_shards, timings)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     digest = hashlib.sha256(json.dumps(sorted(jobs), separators=(",", ":")).encode()).hexdigest()[:8]
-    store = S3Store(f"{s3.rstrip('/')}/{opts.benchmark}-{stamp}-{digest}", s3_client)
-    definition = aws.job_definition_name(probed.name)
-    calls = aws.Calls(dry_run=dry_run)
+    try:
+        store = open_store(f"{base.rstrip('/')}/{opts.benchmark}-{stamp}-{digest}")
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
     if not dry_run:
         inputs = upload_inputs(store, plan.fetched, opts.predictions)
-        store.put_json("manifest.json", make_manifest(store.uri, plan.spec(opts), image, probed, jobs, split, inputs,
-                                                      command=opts.command))
-    attempt_s = _attempt_seconds(split, opts.limits.wall_s, opts.parallel)
-    sub = aws.submit(batch, run_uri=store.uri, name=store.prefix.rsplit("/", 1)[-1], job_definition=definition,
-                     queue=queue, shards=list(range(len(split))), attempt_s=attempt_s, calls=calls)
+        store.put_json(MANIFEST, make_manifest(store.uri, plan.spec(opts), image, probed, jobs, split, inputs,
+                                               command=opts.command, backend=engine.backend))
+    sub = engine.submit(store, store.run_name, list(range(len(split))), attempt_seconds(split, est["job_wall_s"],
+                                                                                          opts.parallel))
     sub["submitted_at"] = utc_now()
-    info = {"run_uri": store.uri, "queue": queue, "job_definition": definition, "image": image,
+    info = {"run_uri": store.uri, "backend": engine.backend, **engine.settings(), "image": image,
             "submissions": [sub], "estimate": est}
     if dry_run:
-        console.print(calls.to_text(), markup=False, highlight=False)
+        console.print(engine.dry_run_text(), markup=False, highlight=False)
     else:
         store.put_json(SUBMISSIONS, info)
     return info
 
 
-def _attempt_seconds(split: list[list[str]], wall_s: float, parallel: int) -> int:
+def attempt_seconds(split: list[list[str]], wall_s: float, parallel: int) -> int:
     """A shard attempt's time limit: its jobs' worst case (each job's wall limit
     ``wall_s``, retries aside) divided by the jobs it runs at once, plus 10 minutes for
     start-up; at least an hour."""
@@ -104,54 +168,64 @@ def _attempt_seconds(split: list[list[str]], wall_s: float, parallel: int) -> in
     return int(max(3600, worst + 600))
 
 
-def status(store: S3Store, manifest: dict, batch) -> dict:
+def submissions(store: Store) -> dict:
+    """The run's submissions.json (``{"submissions": []}`` when there is none)."""
+    return store.get_json(SUBMISSIONS) or {"submissions": []}
+
+
+def status(store: Store, manifest: dict, engine: Engine | None) -> dict:
     """Where a batch run stands: ``{"shards": {n: {"jobs", "done", "infra_errors", "state",
-    "aws"}}, "jobs", "done", "reduced"}`` (done: jobs with a record object; infra_errors:
-    jobs without one whose last attempt failed on our side; state: ``done``,
-    ``partial`` or ``empty``; aws: the latest submission's child status, if any)."""
-    have = {n[len("records/"):-len(".json")] for n in store.names("records/")}
+    "scheduler"}}, "jobs", "done", "reduced"}`` (done: jobs with a record file;
+    infra_errors: jobs without one whose last attempt failed on our side; state: ``done``,
+    ``partial`` or ``empty``; scheduler: the latest submission's array task as the engine
+    tells it, ``{"state", "reason", "job_id"}``, or None)."""
+    have = store.record_keys()
     infra = {n[len("infra_errors/"):-len(".json")] for n in store.names("infra_errors/")} - have
-    info = store.get_json(SUBMISSIONS) or {"submissions": []}
     latest: dict[int, dict] = {}
-    for sub in info["submissions"]:
-        if batch is not None and sub.get("array_job_id"):
-            latest.update(aws.child_statuses(batch, sub))
+    for sub in submissions(store)["submissions"]:
+        if engine is not None and sub.get("array_job_id"):
+            latest.update(engine.statuses(sub))
     shards = {}
     for n, keys in enumerate(manifest["shards"]):
         done = sum(k in have for k in keys)
         shards[n] = {"jobs": len(keys), "done": done, "infra_errors": sum(k in infra for k in keys),
                      "state": "done" if done == len(keys) else "partial" if done else "empty",
-                     "aws": latest.get(n)}
+                     "scheduler": latest.get(n)}
     return {"shards": shards, "jobs": len(manifest["jobs"]), "done": len(have & set(manifest["jobs"])),
             "reduced": store.exists("SHA256SUMS")}
 
 
-def resubmit(store: S3Store, manifest: dict, batch, *, queue: str | None = None, dry_run: bool = False,
-             console=None) -> dict | None:
+def resubmit(store: Store, manifest: dict, engine: Engine, *, dry_run: bool = False, console=None) -> dict | None:
     """Submit again only the shards that have jobs without a record (a new array job
-    over those shards, and a new reducer). Returns the submission, or None when every
-    job has its record."""
+    over those shards; on AWS Batch with a new reducer). Returns the submission, or None
+    when every job has its record."""
     st = status(store, manifest, None)
     missing = [n for n, s in st["shards"].items() if s["state"] != "done"]
     if not missing:
         return None
-    info = store.get_json(SUBMISSIONS) or {}
-    queue = queue or info.get("queue") or aws.JOB_QUEUE
-    calls = aws.Calls(dry_run=dry_run)
-    attempt_s = _attempt_seconds([manifest["shards"][n] for n in missing], manifest["limits"]["wall_s"],
-                                 manifest.get("parallel", 1))
+    info = submissions(store)
     n = len(info.get("submissions", []))
-    sub = aws.submit(batch, run_uri=store.uri, name=f"{store.prefix.rsplit('/', 1)[-1]}-r{n}",
-                     job_definition=info.get("job_definition") or aws.job_definition_name(manifest["toolchain"]["name"]),
-                     queue=queue, shards=missing, attempt_s=attempt_s, calls=calls)
+    wall_s = info.get("estimate", {}).get("job_wall_s", manifest["limits"]["wall_s"])
+    attempt_s = attempt_seconds([manifest["shards"][i] for i in missing], wall_s, manifest.get("parallel", 1))
+    sub = engine.submit(store, f"{store.run_name}-r{n}", missing, attempt_s)
     sub["submitted_at"] = utc_now()
     if dry_run:
         if console is not None:
-            console.print(calls.to_text(), markup=False, highlight=False)
+            console.print(engine.dry_run_text(), markup=False, highlight=False)
         return sub
     info.setdefault("submissions", []).append(sub)
     store.put_json(SUBMISSIONS, info)
     return sub
+
+
+def cancel(store: Store, engine: Engine) -> list[str]:
+    """Cancel every submission's array tasks that have not ended (records already written
+    stay; ``batch resubmit`` later runs the rest). Returns the job ids asked to stop."""
+    stopped = []
+    for sub in submissions(store)["submissions"]:
+        if sub.get("array_job_id"):
+            stopped += engine.cancel(sub)
+    return stopped
 
 
 def write_local(out: Path, info: dict) -> Path:
@@ -161,4 +235,5 @@ def write_local(out: Path, info: dict) -> Path:
     return out / "batch.json"
 
 
-__all__ = ["plan_batch", "submit_run", "status", "resubmit", "write_local", "load_manifest"]
+__all__ = ["Engine", "plan_batch", "probe_here", "submit_run", "status", "resubmit", "cancel", "submissions", "write_local",
+           "load_manifest", "attempt_seconds"]

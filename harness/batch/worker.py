@@ -1,14 +1,16 @@
-"""What runs on the batch side, and what brings the results home.
+"""What runs on the batch side, and what brings the results home, for every engine (AWS
+Batch, SLURM): they share the manifest, the worker, the store interface
+(:class:`harness.results.Store`: S3, or a directory on a shared filesystem) and collect.
 
-- :func:`make_manifest` / :func:`upload_inputs` (submit): the run's plan as one S3
-  object, ``<run>/manifest.json``, with the dataset files and the predictions next to it,
-  so workers need nothing but S3.
-- :func:`work` (``verikit batch worker``, the runner image's command): one shard's jobs
-  with the host sandbox (the container is the sandbox), one S3 object per record; a job
-  whose record exists is skipped, so a retried or resubmitted shard resumes.
-- :func:`collect` (``verikit batch collect`` and the reducer): the records from S3, checked
-  and de-duplicated by key, written as an ordinary run directory by the code that writes a
-  local run's (:class:`harness.runner.Run`, :class:`harness.runner.RunDir`).
+- :func:`make_manifest` / :func:`upload_inputs` (submit): the run's plan as one file of
+  the store, ``<run>/manifest.json``, with the dataset files and the predictions next to
+  it, so workers need nothing but the store.
+- :func:`work` (``verikit batch worker``: the runner image's command on AWS Batch, an
+  array task's on SLURM): one shard's jobs, one store file per record; a job whose record
+  exists is skipped, so a retried, requeued or resubmitted shard resumes.
+- :func:`collect` (``verikit batch collect`` and the reducer): the records from the store,
+  checked and de-duplicated by key, written as an ordinary run directory by the code that
+  writes a local run's (:class:`harness.runner.Run`, :class:`harness.runner.RunDir`).
 
 The manifest holds the run's :class:`~harness.runspec.RunSpec` (``spec``: what workers and
 the reducer plan from; the ``verikit run`` command the user gave is kept beside it for
@@ -25,7 +27,7 @@ from pathlib import Path
 
 from ..model import utc_now
 from ..resources import kit_info
-from ..results import OUTPUTS, OutputStore, S3Store, ValidationError, write_text_atomic
+from ..results import OUTPUTS, OutputStore, Store, ValidationError, open_store, write_text_atomic
 from ..runner import Run, RunDir, RunError, RunOptions, locked, start_run, write_report_html
 from ..runspec import RunSpec, SpecError
 from ..toolchains import ProbedToolchain
@@ -41,21 +43,22 @@ class ShardFailed(RuntimeError):
 
 def shard_index(env: dict | None = None) -> int:
     """The array index of this worker: ``AWS_BATCH_JOB_ARRAY_INDEX`` (AWS Batch), else
-    ``JOB_COMPLETION_INDEX`` (Kubernetes indexed jobs), else the ``:N`` suffix of
-    ``AWS_BATCH_JOB_ID`` (what moto sets for array children).
+    ``SLURM_ARRAY_TASK_ID`` (SLURM), else ``JOB_COMPLETION_INDEX`` (Kubernetes indexed
+    jobs), else the ``:N`` suffix of ``AWS_BATCH_JOB_ID`` (what moto sets for array
+    children).
 
     Raises:
         ValueError: none of them is set (not an array job).
     """
     env = os.environ if env is None else env
-    for name in ("AWS_BATCH_JOB_ARRAY_INDEX", "JOB_COMPLETION_INDEX"):
+    for name in ("AWS_BATCH_JOB_ARRAY_INDEX", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"):
         if env.get(name, "").isdigit():
             return int(env[name])
     m = re.search(r":(\d+)$", env.get("AWS_BATCH_JOB_ID", ""))
     if m:
         return int(m.group(1))
-    raise ValueError("no shard index: AWS_BATCH_JOB_ARRAY_INDEX, JOB_COMPLETION_INDEX and an AWS_BATCH_JOB_ID "
-                     "ending in :N are all missing (give --shard N to run one shard by hand)")
+    raise ValueError("no shard index: AWS_BATCH_JOB_ARRAY_INDEX, SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX and "
+                     "an AWS_BATCH_JOB_ID ending in :N are all missing (give --shard N to run one shard by hand)")
 
 
 def job_identity(job) -> dict:
@@ -64,24 +67,28 @@ def job_identity(job) -> dict:
             "sample": job.candidate["sample"]}
 
 
-def make_manifest(run_uri: str, spec: RunSpec, image: str, probed: ProbedToolchain, jobs: dict[str, dict],
-                  shards: list[list[str]], inputs: dict, *, command: list[str] | tuple[str, ...] = ()) -> dict:
+def make_manifest(run_uri: str, spec: RunSpec, image: str | None, probed: ProbedToolchain, jobs: dict[str, dict],
+                  shards: list[list[str]], inputs: dict, *, command: list[str] | tuple[str, ...] = (),
+                  backend: str = "aws-batch") -> dict:
     """The manifest of a batch run.
 
     Args:
-        run_uri: ``s3://bucket/prefix/<run id>``; spec: the run, as planned
-            (:meth:`harness.runner.Plan.spec`: resolved modes and task ids); image: the
-            runner image; probed: the toolchain probed in it; jobs: key -> identity +
+        run_uri: the store of the run (``s3://bucket/prefix/<run id>`` or an absolute
+            directory); spec: the run, as planned (:meth:`harness.runner.Plan.spec`:
+            resolved modes and task ids; its sandbox is where workers run the jobs);
+            image: the runner image (AWS Batch), or None (SLURM: the spec's sandbox);
+            probed: the toolchain probed where the jobs will run; jobs: key -> identity +
             ``cost_s``; shards: lists of keys; inputs: what :func:`upload_inputs`
-            returned; command: the user's command line (provenance only).
+            returned; command: the user's command line (provenance only); backend:
+            ``aws-batch`` or ``slurm``.
     """
-    return {"format": MANIFEST_FORMAT, "run_uri": run_uri, "created_at": utc_now(), "kit": kit_info(),
+    return {"format": MANIFEST_FORMAT, "run_uri": run_uri, "backend": backend, "created_at": utc_now(), "kit": kit_info(),
             "command": list(command), "spec": spec.to_json(), "benchmark": spec.benchmark, "modes": list(spec.modes),
             "image": image, "toolchain": probed.to_json(), "limits": spec.limits.to_json(), "parallel": spec.parallel,
             "inputs": inputs, "jobs": jobs, "shards": shards}
 
 
-def upload_inputs(store: S3Store, fetched, predictions: str | None) -> dict:
+def upload_inputs(store: Store, fetched, predictions: str | None) -> dict:
     """Put the dataset's files (in the data-cache layout, under ``data/``) and the
     predictions file next to the manifest; returns ``{"data": {layout path: sha256},
     "predictions": name or None}``. A worker fetches the dataset from that copy, and the
@@ -91,8 +98,8 @@ def upload_inputs(store: S3Store, fetched, predictions: str | None) -> dict:
         RunError: a local dataset (``--dataset PATH``): batch runs take registry datasets.
     """
     if fetched.dataset.source.kind == "local":
-        raise RunError("--backend aws-batch takes registry datasets; a local dataset (--dataset PATH) is not "
-                       "uploaded (pin it in the registry first: 'verikit datasets pin DIR')")
+        raise RunError("a batch run (--backend aws-batch or slurm) takes registry datasets; a local dataset "
+                       "(--dataset PATH) is not staged (pin it in the registry first: 'verikit datasets pin DIR')")
     data = {}
     for ref in fetched.dataset.files:
         layout = fetched.dataset.layout_path(ref.path)
@@ -105,7 +112,7 @@ def upload_inputs(store: S3Store, fetched, predictions: str | None) -> dict:
     return {"data": data, "predictions": name}
 
 
-def stage_inputs(store: S3Store, manifest: dict, where: Path) -> tuple[Path, Path | None]:
+def stage_inputs(store: Store, manifest: dict, where: Path) -> tuple[Path, Path | None]:
     """Download the run's inputs into ``where``: ``(data dir, predictions path or None)``."""
     data_dir = where / "data"
     for layout in manifest["inputs"]["data"]:
@@ -125,20 +132,21 @@ def stage_inputs(store: S3Store, manifest: dict, where: Path) -> tuple[Path, Pat
     return data_dir, preds
 
 
-def load_manifest(uri: str, client=None) -> tuple[S3Store, dict]:
-    """``(store of the run, manifest)`` from the manifest's URI or the run's URI.
+def load_manifest(uri: str, client=None) -> tuple[Store, dict]:
+    """``(store of the run, manifest)`` from the manifest's URI or the run's URI (an
+    ``s3://`` URI or an absolute directory; :func:`harness.results.open_store`).
 
     Raises:
         RunError: no manifest there, or not one of this format.
     """
     run_uri = uri[:-len("/" + MANIFEST)] if uri.endswith("/" + MANIFEST) else uri.rstrip("/")
     try:
-        store = S3Store(run_uri, client)
+        store = open_store(run_uri, client)
         manifest = store.get_json(MANIFEST)
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         raise RunError(str(exc)) from None
     if manifest is None:
-        raise RunError(f"{run_uri}/{MANIFEST}: no such object (is {run_uri} a batch run?)")
+        raise RunError(f"{run_uri}/{MANIFEST}: no such file (is {run_uri} a batch run?)")
     if manifest.get("format") != MANIFEST_FORMAT:
         raise RunError(f"{run_uri}/{MANIFEST}: not a {MANIFEST_FORMAT} manifest")
     return store, manifest
@@ -160,22 +168,24 @@ def _planned(run: Run, manifest: dict):
     return by_key, expected
 
 
-def work(opts: RunOptions, store: S3Store, manifest: dict, shard: int, console) -> dict:
+def work(opts: RunOptions, store: Store, manifest: dict, shard: int, console) -> dict:
     """Run shard ``shard`` of a batch run through the run pipeline (:class:`harness.runner.Run`;
-    the options are :func:`worker_options`: the manifest's spec with ``sandbox="host"``, a
-    scratch ``out`` and the staged inputs).
+    the options are :func:`worker_options`: the manifest's spec, a scratch ``out`` and
+    the staged inputs).
 
-    For each job of the shard whose record object is missing (one listing of
+    For each job of the shard whose record file is missing (one listing of
     ``records/``), run it and put its record as ``records/<key>.json``; a job that still
     ends in ``infra_error`` after the executor's retries goes to ``infra_errors/<key>.json``
     instead (our side failed: not a result), so a resubmission runs it again, as a local
-    resume does. SIGTERM (the spot
-    interruption notice, or ``docker stop``) lets the running job finish and starts no
-    other; the next attempt of the shard resumes.
+    resume does. SIGTERM (the spot interruption notice, ``docker stop``, ``scancel``, or
+    the SLURM batch script passing on the signal sent before the time limit) lets the
+    running job finish and starts no other; the next attempt of the shard resumes.
+    ``stopped`` in the summary: a stop left jobs of the shard without a record (a stop
+    that came after the last job is not one).
 
     Returns:
         ``{"shard", "jobs", "skipped", "ran", "infra_error", "stopped", "canary_failures",
-        "s3_requests", "wall_s"}``.
+        "store_requests", "wall_s"}``.
 
     Raises:
         ShardFailed: toolchain or jobs differ from the plan, a record is not
@@ -194,7 +204,7 @@ def work(opts: RunOptions, store: S3Store, manifest: dict, shard: int, console) 
             raise ShardFailed(f"the toolchain in this image ({probed.fingerprint[:12]}: {probed.versions}) is not the "
                               f"one the run was planned with ({planned.fingerprint[:12]}: {planned.versions})")
         by_key, expected = _planned(pipeline, manifest)
-        done = {n[len("records/"):-len(".json")] for n in store.names("records/")}
+        done = store.record_keys()
         todo = [by_key[k] for k in keys if k not in done]
         executor = pipeline.make_executor()
         bad: list[str] = []
@@ -225,18 +235,18 @@ def work(opts: RunOptions, store: S3Store, manifest: dict, shard: int, console) 
                             f"{rec['verdict']} ({rec['reason']}), expected {'/'.join(sorted(want))}")
     stats = executor.stats
     summary = {"shard": shard, "jobs": len(keys), "skipped": len(keys) - len(todo), "ran": stats.ran,
-               "infra_error": stats.infra_error, "stopped": executor.draining, "canary_failures": failures,
-               "s3_requests": store.requests, "wall_s": round(time.monotonic() - t0, 3)}
+               "infra_error": stats.infra_error, "stopped": executor.draining and len(records) < len(todo),
+               "canary_failures": failures, "store_requests": store.requests, "wall_s": round(time.monotonic() - t0, 3)}
     if failures:
         raise ShardFailed(f"{len(failures)} canary failure(s): {failures[0]}")
     return summary
 
 
-def collect(opts: RunOptions, store: S3Store, manifest: dict, console) -> tuple[int, list[str]]:
+def collect(opts: RunOptions, store: Store, manifest: dict, console) -> tuple[int, list[str]]:
     """Write the batch run as an ordinary run directory ``opts.out`` through the run
     pipeline: the manifest's spec planned as a :class:`~harness.runner.Run` with the
-    toolchain probed in the runner image (nothing runs, no sandbox is opened), the records
-    from S3 (each checked: schema, key recomputed, object name = key) into the run
+    toolchain the jobs were planned with (nothing runs, no sandbox is opened), the records
+    from the store (each checked: schema, key recomputed, object name = key) into the run
     directory's sink (:class:`~harness.runner.RunDir`, rewritten whole: one record per job
     key, in plan order), their tool outputs beside them, then report.json, run.json and
     SHA256SUMS by :meth:`~harness.runner.Run.write` and report.html, as a local run writes
@@ -265,15 +275,17 @@ def collect(opts: RunOptions, store: S3Store, manifest: dict, console) -> tuple[
     missing = [k for k in order if k not in found]
     described = [f"{manifest['jobs'][k]['mode']} {manifest['jobs'][k]['task_id']} {manifest['jobs'][k]['model']} "
                  f"#{manifest['jobs'][k]['sample']}" for k in missing]
-    notes = [f"collected from {store.uri} (AWS Batch, image {manifest['image']}); {len(order) - len(missing)} of "
-             f"{len(order)} planned jobs have a record"]
+    where = (f"SLURM, sandbox {run.opts.sandbox}" if manifest.get("backend") == "slurm"
+             else f"AWS Batch, image {manifest['image']}")
+    notes = [f"collected from {store.uri} ({where}); {len(order) - len(missing)} of {len(order)} planned jobs have "
+             f"a record"]
     if missing:
         notes.append(f"{len(missing)} planned job(s) have no record (resubmit the run): {', '.join(described[:5])}")
     if problems or strangers:
         notes.append(f"{len(problems) + len(strangers)} record object(s) were left out: "
                      f"{(problems or [f'{k} is not a job of this run' for k in strangers])[0]}")
     with locked(opts.out):
-        sink = RunDir(opts.out, console, fresh=True)  # collect writes the whole run from S3 again
+        sink = RunDir(opts.out, console, fresh=True)  # collect writes the whole run from the store again
         for k in order:
             if k in found:
                 sink.log.append(found[k])
@@ -286,8 +298,8 @@ def collect(opts: RunOptions, store: S3Store, manifest: dict, console) -> tuple[
         stats = {"jobs": len(records), "ran": len(records), "cached": 0, "resumed": 0,
                  "infra_error": sum(r["verdict"] == "infra_error" for r in records),
                  "verifier_runs": sum(r["attempts"] for r in records)}
-        _, _, code = run.write(started, records, expected, stats, notes=notes,
-                               image={"ref": manifest["image"], "id": manifest["toolchain"].get("image_digest")})
+        image = {"ref": manifest["image"], "id": manifest["toolchain"].get("image_digest")} if manifest["image"] else None
+        _, _, code = run.write(started, records, expected, stats, notes=notes, image=image)
         write_report_html(opts.out, console)
         if missing:
             write_text_atomic(opts.out / "missing.txt", "".join(f"{k} {d}\n" for k, d in zip(missing, described)))
@@ -296,11 +308,12 @@ def collect(opts: RunOptions, store: S3Store, manifest: dict, console) -> tuple[
     return code or (4 if missing else 0), described
 
 
-def worker_options(store: S3Store, manifest: dict, where: Path, out: Path | None = None) -> RunOptions:
-    """The options of a worker, the reducer or ``batch collect``: the manifest's spec with the
-    host sandbox (in the runner image the container is the sandbox), the inputs staged from
-    S3 into ``where``, the run directory ``out`` (default: scratch, ``where/out``), no
-    cache, no progress bar.
+def worker_options(store: Store, manifest: dict, where: Path, out: Path | None = None) -> RunOptions:
+    """The options of a worker, the reducer or ``batch collect``: the manifest's spec (on
+    AWS Batch with the host sandbox: in the runner image the container is the sandbox; on
+    SLURM with the spec's own sandbox), the inputs staged from the store into ``where``,
+    the run directory ``out`` (default: scratch, ``where/out``), no cache, no progress
+    bar.
 
     Raises:
         RunError: the manifest's spec cannot be read (names the key).
@@ -310,7 +323,8 @@ def worker_options(store: S3Store, manifest: dict, where: Path, out: Path | None
     except SpecError as exc:
         raise RunError(f"{store.uri}/{MANIFEST}: {exc}") from None
     data_dir, preds = stage_inputs(store, manifest, where)
-    spec = spec.replace(sandbox="host", predictions=str(preds) if preds else None,
-                        parallel=manifest.get("parallel", spec.parallel))
+    spec = spec.replace(predictions=str(preds) if preds else None, parallel=manifest.get("parallel", spec.parallel))
+    if manifest.get("backend", "aws-batch") == "aws-batch":
+        spec = spec.replace(sandbox="host")
     return RunOptions.of(spec, out=out or where / "out", data_dir=data_dir, use_cache=False, progress=False,
                          command=tuple(manifest.get("command") or ()))

@@ -3,7 +3,7 @@
 One module per command group, each a table ``COMMANDS`` of the functions that add its
 commands (arguments, help, handler) to the parser assembled here:
 
-- ``run``: run (here, or ``--backend aws-batch``), reproduce; ``options``: the options of
+- ``run``: run (here, or ``--backend aws-batch|slurm``), reproduce; ``options``: the options of
   a run and the RunOptions made from them;
 - ``results``: validate, compare, report;
 - ``hub``: publish, pull, rerun;
@@ -12,8 +12,8 @@ commands (arguments, help, handler) to the parser assembled here:
 - ``benchmark``: prompts, convert, and ``verikit BENCH COMMAND`` (each benchmark's own
   commands, from its plugin);
 - ``images``: images build|push|pull|list|verify|save;
-- ``batch``: batch setup|plan|worker|reduce|status|resubmit|collect|probe, and the
-  submission of ``run --backend aws-batch``;
+- ``batch``: batch setup|plan|worker|reduce|status|resubmit|collect|cancel|probe, and the
+  submission of ``run --backend aws-batch|slurm``;
 - ``common``: argument types and messages they share.
 
 A handler is called as ``handler(args, console, argv)`` and returns the exit code.

@@ -1,5 +1,6 @@
-"""Cloud batch on AWS Batch: ``verikit batch setup|plan|worker|reduce|status|resubmit|collect|probe``,
-and the submission of ``verikit run --backend aws-batch`` (README 'Cloud batch (AWS)')."""
+"""Batch runs on AWS Batch or SLURM: ``verikit batch
+setup|plan|worker|reduce|status|resubmit|collect|cancel|probe``, and the submission of
+``verikit run --backend aws-batch|slurm`` (docs: 'Cloud batch (AWS)', 'Running on a cluster')."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from rich.console import Console
 
 from .. import registry, toolchains
-from ..batch import aws, runs, worker
+from ..batch import aws, runs, slurm, worker
 from ..model import Limits
 from ..runner import RunError
 from ..sandbox import SandboxError
@@ -31,8 +32,8 @@ def _shard_list(text: str) -> list[int]:
 
 
 def _add_batch(sub) -> None:
-    ba = sub.add_parser("batch", help="cloud batch on AWS Batch: setup, plan, status, collect, resubmit "
-                        "(submit with 'run --backend aws-batch')")
+    ba = sub.add_parser("batch", help="batch runs on AWS Batch or SLURM: setup, plan, status, collect, resubmit, "
+                        "cancel (submit with 'run --backend aws-batch|slurm')")
     ba.set_defaults(handler=_batch)
     bs = ba.add_subparsers(dest="batch_cmd", required=True)
     st = bs.add_parser("setup", help="create or update the spot compute environment, the job queue and the job "
@@ -52,8 +53,9 @@ def _add_batch(sub) -> None:
     pl.add_argument("--shards", type=_int_at_least(1), default=10)
     pl.add_argument("--timings", type=Path, metavar="RUN_DIR")
     pl.add_argument("--image", help="runner image whose toolchain keys the jobs (default: the newest local one)")
-    wk = bs.add_parser("worker", help="run one shard (the runner image's command on AWS Batch)")
-    wk.add_argument("--manifest", required=True, metavar="s3://.../manifest.json")
+    wk = bs.add_parser("worker", help="run one shard (the runner image's command on AWS Batch, an array task's "
+                       "on SLURM)")
+    wk.add_argument("--manifest", required=True, metavar="s3://.../manifest.json|DIR/manifest.json")
     wk.add_argument("--shards", type=_shard_list,
                     help="comma-separated shard numbers; the array index picks one (default: the index)")
     wk.add_argument("--shard", type=_int_at_least(0), help="this array index instead of the environment's")
@@ -61,13 +63,15 @@ def _add_batch(sub) -> None:
     rd.add_argument("--manifest", required=True, metavar="s3://.../manifest.json")
     for name, text in (("status", "shards done/running/failed and jobs done"),
                        ("resubmit", "submit again only the shards with missing records"),
-                       ("collect", "download the records into a run directory 'verikit validate' accepts")):
+                       ("collect", "download the records into a run directory 'verikit validate' accepts"),
+                       ("cancel", "cancel the run's array tasks that have not ended (records written stay)")):
         c = bs.add_parser(name, help=text)
-        c.add_argument("run", metavar="RUN", help="the run's S3 URI (as 'run --backend aws-batch' printed) or a batch.json")
+        c.add_argument("run", metavar="RUN", help="the run's S3 URI or store directory (as 'run --backend "
+                       "aws-batch|slurm' printed), or a batch.json")
         if name == "collect":
             c.add_argument("--out", type=Path, required=True)
         if name == "resubmit":
-            c.add_argument("--queue")
+            c.add_argument("--queue", help="aws-batch: another job queue")
             c.add_argument("--dry-run", action="store_true")
     pb = bs.add_parser("probe", help="probe a toolchain here with the host sandbox, as JSON (runner image builds)")
     pb.add_argument("toolchain")
@@ -132,18 +136,25 @@ def _batch(args, console: Console, argv) -> int:
             if cmd == "reduce" and not missing:
                 store.upload_run(opts.out)
         return code
-    import boto3
-
+    engine = _engine(store, manifest, queue=getattr(args, "queue", None), dry_run=getattr(args, "dry_run", False))
     if cmd == "status":
-        st = runs.status(store, manifest, boto3.client("batch"))
+        st = runs.status(store, manifest, engine)
         for n, s in st["shards"].items():
-            aws_state = s["aws"]["status"] if s["aws"] else "-"
-            reason = f" ({s['aws']['statusReason']})" if s["aws"] and s["aws"].get("statusReason") else ""
+            sched = s["scheduler"]
+            state = sched["state"] if sched else "-"
+            reason = f" ({sched['reason']})" if sched and sched.get("reason") else ""
             infra = f", {s['infra_errors']} infra error(s) to retry" if s["infra_errors"] else ""
-            print(f"shard {n}: {s['done']}/{s['jobs']} jobs recorded{infra}, {s['state']}; AWS {aws_state}{reason}")
+            print(f"shard {n}: {s['done']}/{s['jobs']} jobs recorded{infra}, {s['state']}; {engine.label} "
+                  f"{state}{reason}")
         print(f"{store.uri}: {st['done']}/{st['jobs']} jobs recorded; reduced: {'yes' if st['reduced'] else 'no'}")
         return 0
-    sub = runs.resubmit(store, manifest, boto3.client("batch"), queue=args.queue, dry_run=args.dry_run, console=console)
+    if cmd == "cancel":
+        stopped = runs.cancel(store, engine)
+        _say(console, f"{store.uri}: asked {engine.label} to cancel {len(stopped)} job(s)"
+                      f"{': ' + ', '.join(stopped) if stopped else ' (none was running or pending)'}; the records "
+                      f"written stay ('verikit batch resubmit' runs the rest)")
+        return 0
+    sub = runs.resubmit(store, manifest, engine, dry_run=args.dry_run, console=console)
     if sub is None:
         _say(console, f"{store.uri}: every job has its record; nothing to resubmit")
     else:
@@ -163,9 +174,32 @@ def _runner_probe(image: str | None, opts):
         raise RunError(str(exc)) from None
 
 
+def _engine(store, manifest: dict, *, queue: str | None = None, dry_run: bool = False) -> runs.Engine:
+    """The engine a batch run was submitted to (its submissions.json, else its manifest)."""
+    info = runs.submissions(store)
+    if (info.get("backend") or manifest.get("backend", "aws-batch")) == "slurm":
+        return slurm.Slurm.from_info(info, dry_run=dry_run)
+    import boto3
+
+    return aws.AwsBatch.from_info(boto3.client("batch"), info, manifest, queue=queue, dry_run=dry_run)
+
+
 def _submit(args, console: Console, argv) -> int:
-    """``run --backend aws-batch``: plan here, put the manifest in S3, submit the array
-    job and its reducer; print the run's S3 URI and the job ids; write batch.json."""
+    """``run --backend aws-batch|slurm``: plan here, put the manifest in the store, submit
+    the array job; print the run's store and the job ids; write batch.json."""
+    info = _submit_slurm(args, console, argv) if args.backend == "slurm" else _submit_aws(args, console, argv)
+    est = info["estimate"]
+    where = f"about {est['cpu_hours']} CPU-hours{' (dry run: nothing submitted)' if args.dry_run else ''}"
+    _say(console, f"{info['run_uri']}: {est['jobs']} jobs in {est['shards']} shard(s), {where}")
+    if not args.dry_run:
+        sub = info["submissions"][0]
+        path = runs.write_local(args.out, info)
+        print(json.dumps({"run": info["run_uri"], "array_job_id": sub["array_job_id"],
+                          "reducer_job_id": sub.get("reducer_job_id"), "batch_json": str(path)}))
+    return 0
+
+
+def _submit_aws(args, console: Console, argv) -> dict:
     import boto3
 
     if not args.s3:
@@ -173,31 +207,56 @@ def _submit(args, console: Console, argv) -> int:
     # planning only: the jobs run in the runner image, where the container is the sandbox
     opts = _run_opts(args, console, argv, sandbox="host")
     image, probed = _runner_probe(args.image, opts)
-    info = runs.submit_run(opts, console, s3=args.s3, image=image, probed=probed,
-                           queue=args.queue, n_shards=args.shards, timings=args.timings,
-                           batch=boto3.client("batch"), dry_run=args.dry_run)
-    est = info["estimate"]
-    _say(console, f"{info['run_uri']}: {est['jobs']} jobs in {est['shards']} shard(s), about {est['cpu_hours']} "
-                  f"CPU-hours{' (dry run: nothing submitted)' if args.dry_run else ''}")
-    if not args.dry_run:
-        sub = info["submissions"][0]
-        path = runs.write_local(args.out, info)
-        print(json.dumps({"run": info["run_uri"], "array_job_id": sub["array_job_id"],
-                          "reducer_job_id": sub["reducer_job_id"], "batch_json": str(path)}))
-    return 0
+    engine = aws.AwsBatch(boto3.client("batch"), queue=args.queue, job_definition=aws.job_definition_name(probed.name),
+                          dry_run=args.dry_run)
+    return runs.submit_run(opts, console, base=args.s3, engine=engine, image=image, probed=probed,
+                           n_shards=args.shards, timings=args.timings, dry_run=args.dry_run)
+
+
+def _submit_slurm(args, console: Console, argv) -> dict:
+    """Check the cluster, the store and the time limit (bad input: exit 2, nothing
+    submitted), probe the toolchain here in the run's sandbox (the workers check that
+    theirs is the same), plan, submit."""
+    if not args.store:
+        raise RunError("--backend slurm needs --store DIR (a directory on the cluster's shared filesystem)")
+    try:
+        time_limit = slurm.parse_time(args.time_limit) if args.time_limit else None
+    except ValueError as exc:
+        raise RunError(f"--time-limit: {exc}") from None
+    cluster = slurm.check_cluster(args.partition, args.account)
+    base = slurm.check_store(args.store, cluster)
+    opts = _run_opts(args, console, argv)  # the workers run the jobs in the run's own sandbox
+    probed = runs.probe_here(opts, console)
+    planned = runs.plan_batch(opts, console, probed, args.shards, args.timings)
+    _, _, split, est = planned
+    if len(split) > cluster.max_array_size - 1:
+        raise RunError(f"--shards {args.shards}: the cluster's MaxArraySize is {cluster.max_array_size} (task ids "
+                       f"0..{cluster.max_array_size - 1})")
+    if time_limit is None:
+        time_limit = runs.attempt_seconds(split, est["job_wall_s"], opts.parallel)
+        time_limit = min(time_limit, cluster.max_time_s) if cluster.max_time_s else time_limit
+    slurm.check_time_limit(time_limit, est["job_wall_s"], cluster)
+    engine = slurm.Slurm(partition=cluster.partition, account=args.account, time_limit_s=time_limit,
+                         max_running=args.max_running, cpus=max(1, int(opts.limits.cpus)) * opts.parallel,
+                         mem_mb=int(est["job_mem_mb"]) * opts.parallel + slurm.OVERHEAD_MIB,
+                         signal_lead_s=int(est["job_wall_s"]) + slurm.SIGNAL_MARGIN_S, dry_run=args.dry_run)
+    return runs.submit_run(opts, console, base=str(base), engine=engine, probed=probed, n_shards=args.shards,
+                           timings=args.timings, dry_run=args.dry_run, planned=planned)
 
 
 def _batch_run_uri(run: str) -> str:
-    """A batch run's S3 URI from its URI or a local batch.json."""
+    """A batch run's store from its S3 URI, its store directory or a local batch.json."""
     if run.startswith("s3://"):
         return run
     path = Path(run)
+    if (path / worker.MANIFEST).is_file():
+        return str(path.resolve())
     if path.is_dir():
         path = path / "batch.json"
     try:
         return json.loads(path.read_text())["run_uri"]
     except (OSError, ValueError, KeyError) as exc:
-        raise RunError(f"{run}: neither an s3:// URI nor a batch.json ({exc})") from None
+        raise RunError(f"{run}: neither an s3:// URI, a batch run's store directory nor a batch.json ({exc})") from None
 
 
 #: The commands of this group: name -> adds its parser (arguments, help, handler) to ``sub``.

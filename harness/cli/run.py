@@ -1,4 +1,4 @@
-"""``verikit run`` (here, or on AWS Batch with ``--backend aws-batch``) and ``verikit reproduce``."""
+"""``verikit run`` (here, or on AWS Batch or SLURM with ``--backend aws-batch|slurm``) and ``verikit reproduce``."""
 
 from __future__ import annotations
 
@@ -18,18 +18,29 @@ def _add_run(sub) -> None:
     names = list(registry.BENCHMARKS)
     r = sub.add_parser("run", help="verify candidates of a benchmark and write run.json, records.jsonl, report.json")
     _run_arguments(r, names)
-    bo = r.add_argument_group("cloud batch (AWS Batch; README 'Cloud batch (AWS)')")
-    bo.add_argument("--backend", choices=["local", "aws-batch"], default="local",
-                    help="local: run here (default); aws-batch: plan here, submit an array job, results in S3")
+    bo = r.add_argument_group("batch (AWS Batch or SLURM; docs: 'Cloud batch (AWS)', 'Running on a cluster')")
+    bo.add_argument("--backend", choices=["local", "aws-batch", "slurm"], default="local",
+                    help="local: run here (default); aws-batch: plan here, submit an array job, results in S3; "
+                    "slurm: plan here, submit an sbatch array job, results in --store")
     bo.add_argument("--s3", metavar="s3://BUCKET/PREFIX", help="aws-batch: where the run's manifest and records go")
     bo.add_argument("--queue", default="verikit", help="aws-batch: job queue (default verikit, made by 'batch setup')")
     bo.add_argument("--shards", type=_int_at_least(1), default=10,
-                    help="aws-batch: array size, at most 10,000 (default 10; fewer when there are fewer jobs)")
+                    help="batch: array size (default 10; fewer when there are fewer jobs; AWS Batch: at most 10,000, "
+                    "SLURM: below the cluster's MaxArraySize)")
     bo.add_argument("--image", help="aws-batch: the runner image as the job definition names it (default: the "
                     "newest local runner image of the benchmark's toolchain)")
     bo.add_argument("--timings", type=Path, metavar="RUN_DIR",
-                    help="aws-batch: a previous run whose per-job times balance the shards")
-    bo.add_argument("--dry-run", action="store_true", help="aws-batch: print the AWS calls, submit nothing")
+                    help="batch: a previous run whose per-job times balance the shards")
+    bo.add_argument("--dry-run", action="store_true", help="batch: show what would be submitted, submit nothing")
+    bo.add_argument("--store", metavar="DIR", help="slurm: absolute directory on the cluster's shared filesystem "
+                    "where the run's manifest and records go")
+    bo.add_argument("--partition", help="slurm: partition (default: the cluster's default partition)")
+    bo.add_argument("--account", help="slurm: account to charge (checked with sacctmgr)")
+    bo.add_argument("--time-limit", metavar="TIME", help="slurm: each array task's time limit, in sbatch --time "
+                    "form (minutes, HH:MM:SS, D-HH:MM; default: the longest shard's worst case, at least 1 h, at "
+                    "most the partition's MaxTime); a task that reaches it is requeued and resumes")
+    bo.add_argument("--max-running", type=_int_at_least(1), default=100, metavar="N",
+                    help="slurm: array tasks running at once (sbatch --array=...%%N; default 100)")
     r.set_defaults(handler=_run)
 
 
@@ -42,7 +53,7 @@ def _add_reproduce(sub) -> None:
 
 
 def _run(args, console: Console, argv) -> int:
-    if args.backend == "aws-batch":
+    if args.backend != "local":
         return _submit(args, console, argv)
     opts = _run_opts(args, console, argv)
     _, _, code = run(opts, console)

@@ -21,19 +21,23 @@ Submodules (every public name is also importable from ``harness.results``):
 - :mod:`.stores`: the tool outputs (:class:`OutputStore`) and the result cache
   (:class:`ResultCache`);
 - :mod:`.compare`: :func:`compare_runs`;
-- :mod:`.s3`: the S3 store (:class:`S3Store`).
+- :mod:`.store`: a batch run's store (:class:`Store`: the checks all stores share);
+  :mod:`.s3`: in S3 (:class:`S3Store`); :mod:`.dirstore`: on a shared filesystem
+  (:class:`DirStore`), and :func:`open_store`.
 """
 
 from __future__ import annotations
 
 # Re-exports: the names of the former single module harness/results.py.
 from .compare import TOLERANCE, compare_runs  # noqa: F401
+from .dirstore import DirStore, open_store  # noqa: F401
 from .files import umask, write_bytes_atomic, write_json_atomic, write_text_atomic  # noqa: F401
 from .records import (RecordLog, load_records, record_identity,  # noqa: F401
                       record_inconsistencies, record_key, record_lines, record_outcome)
 from .rundir import (LOCK_NAME, SUMMED, SUMS, RunDirBusy, check_sums, read_run_dir, run_dir_lock,  # noqa: F401
                      run_id_of, validate_run_dir, write_sums)
-from .s3 import RUN_FILES, S3Store, parse_s3_uri  # noqa: F401
+from .s3 import S3Store, parse_s3_uri  # noqa: F401
 from .schema import (KINDS, RECORD_SCHEMA_VERSION, SCHEMA_VERSION, SCHEMAS_DIR, ValidationError,  # noqa: F401
                      sections_validators, validate, validator)
+from .store import RUN_FILES, Store  # noqa: F401
 from .stores import OUTPUTS, OutputStore, ResultCache, default_cache_dir  # noqa: F401

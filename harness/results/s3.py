@@ -1,18 +1,9 @@
-"""The S3 store of a run (:class:`S3Store`): the same record format and schema checks as a
-run directory, one object per record."""
+"""The S3 store of a batch run (:class:`S3Store`): the store primitives over S3 objects; the
+record format and checks are the shared ones of :class:`~.store.Store`."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from ..model import canonical_json
-from .records import load_records, record_key
-from .schema import ValidationError, validate
-from .stores import OUTPUTS, OutputStore
-
-
-RUN_FILES = ("run.json", "records.jsonl", "report.json", "SHA256SUMS")
+from .store import Store
 
 
 def parse_s3_uri(uri: str) -> tuple[str, str]:
@@ -27,9 +18,9 @@ def parse_s3_uri(uri: str) -> tuple[str, str]:
     return bucket, prefix.strip("/")
 
 
-class S3Store:
-    """A run's objects under ``s3://bucket/prefix``: the same record format and schema
-    checks as a run directory, one object per record (``records/<job key>.json``).
+class S3Store(Store):
+    """A batch run's objects under ``s3://bucket/prefix`` (a :class:`~.store.Store`): one
+    object per file, so one per record (``records/<job key>.json``).
 
     An S3 PUT is atomic: an object is there whole or not at all, so a worker killed while
     writing leaves no torn record. The client is ``boto3.client("s3")`` (credentials and
@@ -58,30 +49,12 @@ class S3Store:
         self.requests += 1
         self.client.put_object(Bucket=self.bucket, Key=self.key(name), Body=data)
 
-    def put_json(self, name: str, obj, *, kind: str | None = None) -> None:
-        """Validate (if ``kind``) and upload ``obj`` as JSON. Raises ValidationError."""
-        if kind:
-            validate(kind, obj, f"{self.uri}/{name}")
-        self.put_bytes(name, (json.dumps(obj, indent=2, sort_keys=True, allow_nan=False) + "\n").encode())
-
     def get_bytes(self, name: str) -> bytes | None:
-        """The object's content, or None when it does not exist."""
         self.requests += 1
         try:
             return self.client.get_object(Bucket=self.bucket, Key=self.key(name))["Body"].read()
         except self.client.exceptions.NoSuchKey:
             return None
-
-    def get_json(self, name: str):
-        """The object parsed as JSON, or None when it does not exist. Raises ValueError
-        (naming the URI) when it is not JSON."""
-        data = self.get_bytes(name)
-        if data is None:
-            return None
-        try:
-            return json.loads(data)
-        except ValueError as exc:
-            raise ValueError(f"{self.uri}/{name}: not JSON: {exc}") from None
 
     def exists(self, name: str) -> bool:
         from botocore.exceptions import ClientError
@@ -104,80 +77,6 @@ class S3Store:
             out += [o["Key"][len(self.key("")):] for o in page.get("Contents", [])]
         return out
 
-    def put_record(self, record: dict) -> str:
-        """Validate ``record`` and put it as ``records/<key>.json``; returns the name.
-
-        Raises:
-            ValidationError: not a valid record, or its key is not the one its fields give.
-        """
-        validate("record", record, f"record {record.get('key')}")
-        if record_key(record) != record["key"]:
-            raise ValidationError(f"record {record['key']}: key is not the one its fields give ({record_key(record)})")
-        name = f"records/{record['key']}.json"
-        self.put_bytes(name, canonical_json(record).encode())
-        return name
-
-    def records(self) -> tuple[dict[str, dict], list[str]]:
-        """Every record object, checked: ``({key: record}, problems)``. An object that is
-        not JSON, not a valid record, whose key is not the one its fields give, or whose
-        name is not its key is left out and named in ``problems``."""
-        found, problems = {}, []
-        for name in self.names("records/"):
-            if not name.endswith(".json"):
-                continue
-            where = f"{self.uri}/{name}"
-            try:
-                rec = self.get_json(name)
-                validate("record", rec, where)
-            except (ValueError, ValidationError) as exc:
-                problems.append(str(exc))
-                continue
-            key = name[len("records/"):-len(".json")]
-            if rec["key"] != key or record_key(rec) != key:
-                problems.append(f"{where}: the record's key {rec['key'][:12]} is not its name or not the one its "
-                                f"fields give")
-                continue
-            found[key] = rec
-        return found, problems
-
-    def put_output(self, outputs: OutputStore, sha: str) -> None:
-        """Put one tool output file of ``outputs`` as ``outputs/<sha[:2]>/<sha>.json.gz``."""
-        self.put_bytes(OutputStore.name(sha), outputs.read_bytes(sha))
-
-    def get_outputs(self, outputs: OutputStore, shas) -> list[str]:
-        """Copy the tool outputs ``shas`` into ``outputs``; returns those not in the store."""
-        missing = []
-        for sha in sorted(set(shas)):
-            data = self.get_bytes(OutputStore.name(sha))
-            if data is None:
-                missing.append(sha)
-            else:
-                outputs.write_bytes(sha, data)
-        return missing
-
-    def download_run(self, dest: Path) -> list[str]:
-        """Copy the run files that exist (``RUN_FILES``) into ``dest``, and the tool outputs
-        its records name; returns the run files' names."""
-        dest.mkdir(parents=True, exist_ok=True)
-        got = []
-        for name in RUN_FILES:
-            data = self.get_bytes(name)
-            if data is not None:
-                (dest / name).write_bytes(data)
-                got.append(name)
-        if (dest / "records.jsonl").exists():
-            shas = [r["tool_output"]["sha256"] for r in load_records(dest / "records.jsonl") if r.get("tool_output")]
-            self.get_outputs(OutputStore(dest / OUTPUTS), shas)
-        return got
-
-    def upload_run(self, src: Path) -> None:
-        """Put the run files of directory ``src`` next to the records, and its report.html
-        (a view, not checked by SHA256SUMS) when there is one; SHA256SUMS last."""
-        outputs = OutputStore(src / OUTPUTS)
-        if (src / "records.jsonl").exists():
-            for r in load_records(src / "records.jsonl"):
-                if r.get("tool_output") and outputs.has(r["tool_output"]["sha256"]):
-                    self.put_output(outputs, r["tool_output"]["sha256"])
-        for name in (*RUN_FILES[:-1], "report.html", RUN_FILES[-1]):
-            if (src / name).exists():
-                self.put_bytes(name, (src / name).read_bytes())
+    def delete(self, name: str) -> None:
+        self.requests += 1
+        self.client.delete_object(Bucket=self.bucket, Key=self.key(name))
