@@ -27,6 +27,27 @@ MAX_OUTPUT_CHARS = 1_000_000  # same limit as predictions.schema.json "output".m
 MAX_LINE_BYTES = 12 * MAX_OUTPUT_CHARS + 65536
 
 
+#: The name a run directory carries the predictions file it scored under (a pulled run,
+#: a committed reference).
+BESIDE = "predictions.jsonl"
+
+
+def scored_files(run_dir: Path, run: dict) -> list[Path]:
+    """Where the predictions file that a run scored may be: the path its run.json
+    ``run`` recorded, then :data:`BESIDE` in ``run_dir``; ``[]`` for a run that scored
+    none."""
+    recorded = run.get("predictions")
+    return [Path(recorded["path"]), Path(run_dir) / BESIDE] if recorded else []
+
+
+def scored_file(run_dir: Path, run: dict) -> Path | None:
+    """The first of :func:`scored_files` that holds the sha256 run.json recorded; None
+    when none does (or the run scored none)."""
+    want = (run.get("predictions") or {}).get("sha256")
+    return next((p for p in scored_files(run_dir, run)
+                 if p.is_file() and hashlib.sha256(p.read_bytes()).hexdigest() == want), None)
+
+
 @dataclass
 class InputError:
     """One bad input line: ``file``, 1-based ``line`` (None: the whole file), ``error``."""

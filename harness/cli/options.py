@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import json
 import shutil
 import sys
@@ -17,6 +16,7 @@ from rich.console import Console
 
 from .. import registry
 from ..model import Limits
+from ..predictions import scored_file, scored_files
 from ..runner import RunError, RunOptions
 from ..runspec import RunSpec, SpecError
 from ..sandbox.container import EngineUnavailable, connect
@@ -144,19 +144,15 @@ def run_predictions(run_dir: Path, run: dict) -> Iterator[Path | None]:
     if not recorded:
         yield None
         return
-    want, original = recorded["sha256"], Path(recorded["path"])
-    beside = Path(run_dir) / "predictions.jsonl"
-
-    def holds(p: Path) -> bool:
-        return p.is_file() and hashlib.sha256(p.read_bytes()).hexdigest() == want
-
-    if holds(original):
+    original, beside = scored_files(run_dir, run)
+    found = scored_file(run_dir, run)
+    if found == original:
         yield original
         return
-    if not holds(beside):
+    if found is None:
         state = "missing" if not beside.is_file() else "not the file the run scored (its sha256 differs)"
-        raise RunError(f"{beside}: {state}; the run scored {original} (sha256 {want[:12]}...), which is not here "
-                       f"either (a pulled run carries it as predictions.jsonl)")
+        raise RunError(f"{beside}: {state}; the run scored {original} (sha256 {recorded['sha256'][:12]}...), which is "
+                       f"not here either (a pulled run carries it as predictions.jsonl)")
     with tempfile.TemporaryDirectory(prefix="verikit-predictions-") as tmp:
         copy = Path(tmp) / original.name
         shutil.copyfile(beside, copy)

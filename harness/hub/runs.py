@@ -10,9 +10,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..model import Record
+from ..predictions import scored_file, scored_files
 from ..report import check_run_dir
 from ..results import S3Store, load_records, run_id_of
-from ..model import Record
 
 
 class Refused(Exception):
@@ -83,9 +84,9 @@ def load_run(source: str, workdir: Path) -> LocalRun:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise Refused(f"{source}: not a complete run directory ({exc})") from exc
     if preds is None and run.get("predictions"):  # where the run read it, or beside the run (a pulled run)
-        want = run["predictions"]["sha256"]
-        found = [p.read_bytes() for p in (Path(run["predictions"]["path"]), where / "predictions.jsonl") if p.is_file()]
-        preds = next((b for b in found if hashlib.sha256(b).hexdigest() == want), found[0] if found else None)
+        # the file with the recorded sha256; else the first there (refusals() names the mismatch)
+        hit = scored_file(where, run) or next((p for p in scored_files(where, run) if p.is_file()), None)
+        preds = hit.read_bytes() if hit else None
     return LocalRun(source, where, run, report, records, preds, rid)
 
 
