@@ -187,6 +187,70 @@ class Command:
     run: Callable[[Any, CommandContext], int]
 
 
+# ---- generation: the paper's prompts and protocol, as data (``verikit generate``)
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """One prompt template of a paper, as data (``verikit prompts``, ``verikit generate``).
+
+    Attributes:
+        id: stable name, unique within the benchmark (``casp-repair``); a template whose
+            text changes gets a new id.
+        source: where the text comes from: paper, section/appendix/figure/listing (e.g.
+            ``"CASP paper, appendix 'Gemini Prompt', Listing 1"``), or ``"verikit"`` for a
+            template the kit wrote where the paper gives none (say so in ``note``).
+        text: the template; placeholders in ``str.format`` form (``{code}``).
+        role: the chat role it is sent as (``system``, ``user``).
+        note: how the kit's text differs from the paper's (adaptation), or "".
+    """
+
+    id: str
+    source: str
+    text: str
+    role: str = "user"
+    note: str = ""
+
+    @property
+    def sha256(self) -> str:
+        """sha256 (hex) of ``text`` encoded as UTF-8 (recorded in generation.json)."""
+        import hashlib
+
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+    def to_json(self) -> dict:
+        """``{"id", "source", "role", "sha256", "note"}`` (generation.json's ``templates``)."""
+        return {"id": self.id, "source": self.source, "role": self.role, "sha256": self.sha256, "note": self.note}
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """How a paper generated candidates for one mode: its templates, its answer-extraction
+    rule and its decoding settings (the defaults of ``verikit generate``; every value the
+    user overrides is recorded as given).
+
+    Attributes:
+        templates: every template the protocol sends (first turn, system, feedback).
+        extraction: id of the rule that takes the candidate out of a completion (e.g.
+            ``last-fenced-block``); extraction_doc: the rule in one sentence.
+        samples: samples per task in the paper (NTP4VC: 8); temperature, top_p,
+            max_tokens: the paper's decoding settings (None: the paper gives none, the
+            server's default is used and recorded as None).
+        feedback_turns: the paper's number of verifier-feedback turns (0: none).
+        source: where the decoding settings and turn count come from (paper section).
+    """
+
+    templates: tuple[PromptTemplate, ...]
+    extraction: str
+    extraction_doc: str
+    samples: int = 1
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = None
+    feedback_turns: int = 0
+    source: str = ""
+
+
 # ---- report blocks: typed, rendered by the HTML report (which knows no benchmark)
 
 
@@ -456,6 +520,35 @@ class Benchmark(ABC):
             ValueError: a setting the benchmark does not have (e.g. an unknown shot count).
         """
         raise NotImplementedError(f"{self.name} defines no prompts")
+
+    def protocol(self, mode: str) -> Protocol | None:
+        """The paper's generation protocol for ``mode`` (templates, extraction rule,
+        decoding settings), or None: the benchmark cannot be generated for
+        (``verikit generate`` says so, exit 2)."""
+        return None
+
+    def messages(self, fetched, task, mode: str) -> list[dict]:
+        """The first turn of the chat for ``task``: ``[{"role", "content"}]`` made from the
+        protocol's templates (what ``verikit prompts`` prints and ``generate`` sends).
+
+        Raises:
+            NotImplementedError: the benchmark has no protocol.
+        """
+        raise NotImplementedError(f"{self.name} defines no generation protocol")
+
+    def extract(self, completion: str, mode: str) -> str | None:
+        """The candidate in a model's completion by the protocol's extraction rule, or None
+        when it holds none (the candidate is then written with an empty ``output`` and
+        ``meta.extracted`` false, and the verifier judges it ``invalid``; it is never
+        dropped)."""
+        return completion
+
+    def feedback(self, record: Record, mode: str) -> str | None:
+        """The next user message of a verifier-in-the-loop chat, made from the judged
+        ``record`` of the last attempt with the protocol's feedback template (CASP: the
+        failing goals; Model-Bench: TLC's error; NTP4VC: the prover's error), or None:
+        nothing to send (the attempt verified, or the benchmark has no feedback)."""
+        return None
 
     def convert(self, path, fetched, tasks: list, *, model: str | None = None) -> list[dict]:
         """Predictions lines (``schemas/predictions.schema.json``) from an upstream output
