@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Podman as the Docker-API engine of the container sandbox (Debian bookworm, as root).
-#   scripts/podman-service.sh start SOCKET   install podman/runc/debootstrap/skopeo if missing,
+#   scripts/podman-service.sh start SOCKET   install podman/runc/catatonit/debootstrap/skopeo if missing,
 #                                            write /etc/containers/containers.conf if absent,
 #                                            start `podman system service` on SOCKET (PID in SOCKET.pid)
 #   scripts/podman-service.sh stop SOCKET    stop the service started above, by its PID
@@ -11,6 +11,9 @@ case "$cmd" in
 start)
   need=()
   for p in podman runc debootstrap skopeo; do command -v "$p" >/dev/null || need+=("$p"); done
+  # catatonit: the container init Podman runs (init: true) at /usr/libexec/podman/catatonit; Podman
+  # only recommends "catatonit | tini", and a machine that already has tini gets no catatonit
+  [ -x /usr/libexec/podman/catatonit ] || need+=(catatonit)
   if [ "${#need[@]}" -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get install -y -q "${need[@]}" || { apt-get update -q && apt-get install -y -q "${need[@]}"; }

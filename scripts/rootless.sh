@@ -46,6 +46,7 @@ user)
               ch-run:charliecloud mksquashfs:squashfs-tools; do
     command -v "${pair%%:*}" >/dev/null || need+=("${pair#*:}")
   done
+  [ -x /usr/libexec/podman/catatonit ] || need+=(catatonit)  # Podman's container init (see podman-service.sh)
   if [ "${#need[@]}" -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     # the lock timeout: the SLURM tests' script may be installing on the other test worker
