@@ -252,6 +252,12 @@ CASP_CODE = "/*@ assigns \\nothing;\n    ensures \\result == 2 * n; */\nint twic
     ("Here you go:\n```json\n" + json.dumps({"fixed_code": CASP_CODE}, indent=2) + "\n```\nDone.", CASP_CODE),
     # raw newlines inside the JSON string (invalid JSON, as models write it): accepted
     ('{"explanation": "x", "fixed_code": "' + CASP_CODE.replace("\\", "\\\\") + '"}', CASP_CODE),
+    # ACSL written inside the JSON string without escaping its backslashes: read as ACSL (\nothing is not
+    # a newline, \result not a carriage return, \valid not an error), while the string's \n stay newlines
+    (r'{"explanation": "x", "fixed_code": "/*@ assigns \nothing;\n    ensures \result == 2 * n; */\nint twice(int n) '
+     r'{\n  return n + n;\n}"}', CASP_CODE),
+    (r'{"fixed_code": "/*@ requires \valid(p); */\nint f(int *p) { return *p; }"}',
+     "/*@ requires \\valid(p); */\nint f(int *p) { return *p; }"),
     # the value is itself a fenced block
     (json.dumps({"fixed_code": "```c\n" + CASP_CODE + "\n```"}), CASP_CODE + "\n"),
     # broken JSON: no object decodes, a C block is taken; a json block never is
