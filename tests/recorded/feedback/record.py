@@ -47,7 +47,8 @@ def cases(name: str) -> dict:
     if name == "ntp4vc-rocq":
         task = "pearl/word_common_factor::word_common_factor_Top_powerqtvc"
         return {"benchmark": "ntp4vc", "mode": "rocq", "cases": {
-            "ill_typed": {"task_id": task, "sample": 0, "output": "```coq\nProof.\n  exact I.\nQed.\n```"},
+            # outputs are candidates as the extraction rule writes them (no fences)
+            "ill_typed": {"task_id": task, "sample": 0, "output": "Proof.\n  exact I.\nQed."},
             "new_axiom": {"task_id": task, "sample": 1,
                           "output": "Proof. Axiom cheat : forall P : Prop, P. apply cheat. Qed."},
             "empty": {"task_id": task, "sample": 2, "output": ""},
@@ -55,9 +56,10 @@ def cases(name: str) -> dict:
     raise SystemExit(f"unknown recording {name!r}: modelbench or ntp4vc-rocq")
 
 
-def run_cases(name: str, tmp: Path) -> list[dict]:
-    """The records of :func:`cases` ``name``'s candidates, run in the container sandbox
-    through :class:`harness.runner.Run` (canaries left out), in case order.
+def run_cases(name: str, tmp: Path, only: tuple[str, ...] | None = None) -> list[dict]:
+    """The records of :func:`cases` ``name``'s candidates (``only``: these cases), run in
+    the container sandbox through :class:`harness.runner.Run` (canaries left out), in
+    case order.
 
     Raises:
         harness.runner.RunError: no engine or image, data missing.
@@ -68,6 +70,8 @@ def run_cases(name: str, tmp: Path) -> list[dict]:
     from harness.sandbox import Limits
 
     spec = cases(name)
+    if only is not None:
+        spec["cases"] = {k: v for k, v in spec["cases"].items() if k in only}
     preds = tmp / "predictions.jsonl"
     preds.write_text("".join(json.dumps({"task_id": c["task_id"], "model": MODEL, "sample": c["sample"],
                                          "output": c["output"], "mode": spec["mode"]}) + "\n"
@@ -101,7 +105,7 @@ def record(name: str) -> None:
         "benchmark": spec["benchmark"], "mode": spec["mode"],
         "cases": {case: {**c, "verdict": r["verdict"]} for (case, c), r in zip(spec["cases"].items(), records)},
     }
-    (HERE / f"{name}.records.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records),
+    (HERE / f"{name}.records.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
                                                 encoding="utf-8")
     (HERE / f"{name}.provenance.json").write_text(json.dumps(provenance, indent=1, sort_keys=True) + "\n",
                                                   encoding="utf-8")
