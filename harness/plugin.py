@@ -543,11 +543,11 @@ class Benchmark(ABC):
         dropped)."""
         return completion
 
-    def feedback(self, record: Record, mode: str) -> str | None:
-        """The next user message of a verifier-in-the-loop chat, made from the judged
-        ``record`` of the last attempt with the protocol's feedback template (CASP: the
-        failing goals; Model-Bench: TLC's error; NTP4VC: the prover's error), or None:
-        nothing to send (the attempt verified, or the benchmark has no feedback)."""
+    def feedback(self, record: Record, mode: str, *, previous: str | None = None) -> str | None:
+        """The next user message of a verifier-in-the-loop chat, from the judged ``record`` of
+        the last attempt and ``previous``, the model's raw completion of it (or None), with the
+        protocol's feedback template (CASP: failing goals; Model-Bench: TLC's error; NTP4VC:
+        the prover's error); None: nothing to send (verified, infra_error, or no feedback)."""
         return None
 
     def convert(self, path, fetched, tasks: list, *, model: str | None = None) -> list[dict]:
