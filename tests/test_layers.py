@@ -37,7 +37,7 @@ LAYERS = {
     "benchmarks": 7,
     "registry": 8,
     "runner": 9,
-    "batch": 10, "hub": 10, "artifact": 10,
+    "batch": 10, "hub": 10, "artifact": 10, "generate": 10,
     "cli": 11,
     "__main__": 12, "__init__": 0,
 }

@@ -1,0 +1,170 @@
+"""A generation, described completely and serialisably: :class:`GenerationSpec`.
+
+A GenerationSpec says what ``verikit generate`` asks of which model and how: the
+benchmark, its dataset, mode and tasks, the endpoint and model, the decoding parameters,
+the seed, the feedback turns, and the sandbox and limits of the verifier runs in the loop.
+It is frozen; ``None`` for a decoding parameter means "the protocol's value" (the paper's,
+:class:`harness.plugin.Protocol`), resolved by the generation and recorded as used in
+``generation.json``. It is what ``generation.json`` stores (``spec``), as
+:class:`harness.runspec.RunSpec` is for ``run.json``.
+
+Where a generation writes (its directory, the request and result caches, the data cache)
+is not part of the spec: those are its settings (:class:`GenerationSettings`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+
+from ..model import Limits
+
+#: Version of the spec's JSON form (``generation.json`` ``spec.version``).
+SPEC_VERSION = "1"
+
+
+class SpecError(ValueError):
+    """A generation spec that cannot be read or is out of range (names the key)."""
+
+
+@dataclass(frozen=True)
+class GenerationSpec:
+    """What a generation asks of which model and how (see the module doc).
+
+    Attributes:
+        benchmark: registry name; model: the model id as the user names it (checked
+            against the server's ``/v1/models``); base_url: the OpenAI-compatible endpoint,
+            e.g. ``http://127.0.0.1:8000/v1``.
+        dataset: a registry name or a path to the user's own dataset (None: the
+            benchmark's default); mode: the one mode generated for (None: the benchmark's
+            only default mode); task_ids: only these tasks (None: all); sample: instead,
+            this many tasks drawn with ``seed`` by the benchmark (as ``run --sample``).
+        samples: samples per task (None: the protocol's); temperature, top_p, max_tokens:
+            the decoding parameters (None: the protocol's; the protocol's None: not sent,
+            the server's default applies); seed: the generation's seed (sample ``i`` is
+            requested with seed ``seed + i``; also the ``sample`` draw).
+        concurrency: requests in flight at once (>= 1).
+        feedback_turns: verifier-feedback turns after the first attempt (None: 0; the
+            protocol's paper value is recorded beside it).
+        api_key_env: the environment variable that holds the API key (its name only is
+            recorded, never its value); stream: request server-sent events.
+        request_timeout_s: seconds per HTTP request (the client's ``timeout``);
+            max_retries: retries of a request on 408/409/429/5xx, a timeout or a dropped
+            connection (the client's ``max_retries``, with its exponential backoff and the
+            server's ``Retry-After``).
+        sandbox, parallel, limits: the verifier runs of the feedback turns (as ``run``'s
+            ``--sandbox``, ``-j``, ``--timeout``/``--memory``).
+
+    Raises:
+        SpecError: (on construction) a value out of range (names the field).
+    """
+
+    benchmark: str
+    model: str
+    base_url: str
+    dataset: str | None = None
+    mode: str | None = None
+    task_ids: tuple[str, ...] | None = None
+    sample: int | None = None
+    samples: int | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = None
+    seed: int = 0
+    concurrency: int = 4
+    feedback_turns: int | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    stream: bool = False
+    sandbox: str = "host"
+    parallel: int = 1
+    limits: Limits = field(default_factory=Limits)
+    request_timeout_s: float = 600.0
+    max_retries: int = 5
+
+    def __post_init__(self):
+        if self.task_ids is not None:
+            object.__setattr__(self, "task_ids", tuple(self.task_ids))
+        for name in ("benchmark", "model", "base_url", "api_key_env"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise SpecError(f"generation spec: {name!r} must be a non-empty string")
+        checks = {"sample": (self.sample, 1), "samples": (self.samples, 1), "max_tokens": (self.max_tokens, 1),
+                  "concurrency": (self.concurrency, 1), "feedback_turns": (self.feedback_turns, 0),
+                  "parallel": (self.parallel, 1), "max_retries": (self.max_retries, 0)}
+        for name, (value, low) in checks.items():
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < low):
+                raise SpecError(f"generation spec: {name!r} must be an integer >= {low}, not {value!r}")
+        for name, value, high in (("temperature", self.temperature, 2.0), ("top_p", self.top_p, 1.0)):
+            if value is not None and not (isinstance(value, (int, float)) and 0 <= value <= high):
+                raise SpecError(f"generation spec: {name!r} must be a number from 0 to {high}, not {value!r}")
+        if not (isinstance(self.request_timeout_s, (int, float)) and math.isfinite(self.request_timeout_s)
+                and self.request_timeout_s > 0):
+            raise SpecError(f"generation spec: 'request_timeout_s' must be a finite number of seconds above 0, "
+                            f"not {self.request_timeout_s!r}")
+        if self.sample is not None and self.task_ids:
+            raise SpecError("generation spec: 'sample' and 'task_ids' cannot be combined")
+
+    def replace(self, **changes) -> "GenerationSpec":
+        """A copy with ``changes`` (the spec itself never changes)."""
+        return replace(self, **changes)
+
+    def to_json(self) -> dict:
+        """The spec as JSON (``generation.json`` ``spec``), with ``version``."""
+        out = asdict(self)
+        out["task_ids"] = list(self.task_ids) if self.task_ids is not None else None
+        out["limits"] = self.limits.to_json()
+        return {"version": SPEC_VERSION, **out}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "GenerationSpec":
+        """The spec of :meth:`to_json`'s output.
+
+        Raises:
+            SpecError: not a mapping, another version, an unknown or missing key, or a
+                value of the wrong type or out of range (names the key).
+        """
+        if not isinstance(data, dict):
+            raise SpecError("a generation spec is a JSON object")
+        if str(data.get("version")) != SPEC_VERSION:
+            raise SpecError(f"generation spec version {data.get('version')!r}: this kit reads version {SPEC_VERSION}")
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - names - {"version"})
+        if unknown:
+            raise SpecError(f"generation spec: unknown key(s) {unknown}")
+        missing = [k for k in ("benchmark", "model", "base_url") if k not in data]
+        if missing:
+            raise SpecError(f"generation spec: missing key(s) {missing}")
+        kw = {k: v for k, v in data.items() if k in names}
+        try:
+            if kw.get("task_ids") is not None:
+                kw["task_ids"] = tuple(kw["task_ids"])
+            if "limits" in kw:
+                kw["limits"] = Limits(**kw["limits"])
+            return cls(**kw)
+        except SpecError:
+            raise
+        except (TypeError, ValueError) as exc:
+            raise SpecError(f"generation spec: {exc}") from None
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    """Where a generation writes and how it shows progress (not part of the spec).
+
+    Attributes:
+        cache_dir: the kit's result cache (None: ``VERIKIT_CACHE`` or the user cache
+            dir); the request cache is its ``generations/`` subdirectory.
+        use_cache: read and write the request cache and the verifier runs' result cache.
+        data_dir: the data cache (None: ``VERIKIT_DATA`` or the user cache dir).
+        progress: show a progress bar (terminal) or plain progress lines (a log).
+        command: argv recorded in generation.json (provenance only).
+    """
+
+    cache_dir: Path | None = None
+    use_cache: bool = True
+    data_dir: Path | None = None
+    progress: bool = True
+    command: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "command", tuple(self.command or ()))
