@@ -543,11 +543,15 @@ class Benchmark(ABC):
         dropped)."""
         return completion
 
-    def feedback(self, record: Record, mode: str) -> str | None:
+    def feedback(self, record: Record, mode: str, *, previous: str | None = None) -> str | None:
         """The next user message of a verifier-in-the-loop chat, made from the judged
         ``record`` of the last attempt with the protocol's feedback template (CASP: the
         failing goals; Model-Bench: TLC's error; NTP4VC: the prover's error), or None:
-        nothing to send (the attempt verified, or the benchmark has no feedback)."""
+        nothing to send (the attempt verified, the failure is the kit's ``infra_error``,
+        or the benchmark has no feedback). ``previous``: the model's raw completion of
+        that attempt (the chat's last assistant message), for a template that quotes
+        it (CASP's repair prompt: the previous code, explanation, assumptions and
+        strategies); None when the caller has none."""
         return None
 
     def convert(self, path, fetched, tasks: list, *, model: str | None = None) -> list[dict]:

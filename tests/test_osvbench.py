@@ -254,7 +254,9 @@ def test_prompts_hook_for_verikit_prompts(fetched, tasks):
     full = fetched.files[osvbench.FULL_PROMPT_EXAMPLE].read_text(encoding="utf-8")
     (line,) = bench.prompts(fetched, [tasks[2]], "spec")
     assert line == {"task_id": "2", "mode": "spec", "shots": 5, "system": osvbench.SYSTEM_PROMPT,
-                    "prompt": full[:-1]}
+                    "prompt": full[:-1], "messages": [{"role": "system", "content": osvbench.SYSTEM_PROMPT},
+                                                      {"role": "user", "content": full[:-1]}],
+                    "template_ids": ["osvbench-system", "osvbench-task"]}
     assert len(bench.prompts(fetched, tasks, "spec", shots=0)) == 245
     with pytest.raises(ValueError, match="shots must be one of 0, 1, 3, 5, 7, 9, got 2"):
         bench.prompts(fetched, tasks, "spec", shots=2)

@@ -28,13 +28,16 @@ The package, in the order the data flows (each module imports only those above i
 - :mod:`.tasks` -- the benchmark's constants, tasks (the HumanEval problems that pass the
   static filters and the transformer; ids ``HumanEval/13``, module ``HumanEval_13``), the
   Figure 14 prompt in the paper's three settings (modes ``original-fewshot``,
-  ``original-zeroshot``, ``transformed-fewshot``) and Figure 12's fix prompt.
+  ``original-zeroshot``, ``transformed-fewshot``) and Figure 12's fix prompt, both read
+  from ``prompts.yaml``.
+- :mod:`.generation` -- the paper's generation protocol for ``verikit generate``: decoding
+  settings, the answer-extraction rule and the TLC-feedback turns (Figure 12).
 - :mod:`.benchmark` -- candidates, canaries, jobs, judging, report sections, the
   reproduction, and :data:`BENCHMARK` (the declared interface).
 - ``data/`` -- the kit's own files: a handful of HumanEval programs modelled in TLA+ by
   hand (``oracles``; each runs as the gold candidate, model ``gold``, a canary that must
   be ``verified``, and its states are the reference of the similarity), deliberately
-  imperfect candidates (``bundled``), the prompt's examples and template, and the task
+  imperfect candidates (``bundled``), the prompt's examples, and the task
   table (``tasks.json``): the CONSTANTS a model declares get values from it (others get
   ``default_constant``), since the paper's template leaves ``- constants -`` to be filled
   and does not say with what.

@@ -11,8 +11,9 @@ import json
 
 from ...model import GOLD, Candidate, Job, VerifierResult, candidate_ref, sha256_text, Record
 from .. import published_figures
-from ...plugin import Benchmark, Block, Command, Paper, Reproduction
-from . import blocks, commands, published_models
+from ...plugin import Benchmark, Block, Command, Paper, Protocol, Reproduction
+from ..prompting import EMPTY_CANDIDATE
+from . import blocks, commands, generation, published_models
 from .dataset import DATASETS, DEFAULT_DATASET
 from .metrics import (BEHAVIOUR_NOTE, ORACLE_MODEL, SIMILARITY_NOTE, THETA, WEAKNESSES_NOTE, average_fixes,
                       behaviour_table, outcomes, runnable_at_k, similarity_table, weaknesses)
@@ -186,12 +187,15 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
     if build_error:
         opts["build_error"] = build_error
     candidate = candidate_ref(cand)
+    # a completion without an extractable model (verikit generate writes it as ""): invalid, never run
+    precheck = ("invalid", EMPTY_CANDIDATE) if not (cand.output or "").strip() else None
     meta = getattr(cand, "meta", None) or {}
     if isinstance(meta, dict) and isinstance(meta.get("fixes"), int):
         candidate["fixes"] = meta["fixes"]
     return Job(benchmark=NAME, benchmark_version=VERSION, dataset=dataset, mode=mode, task_id=task.task_id,
                task_sha256=task.sha256, candidate=candidate,
-               files={f"{module}.tla": text, f"{module}.cfg": config}, options=opts, checks=checks, reject=None)
+               files={f"{module}.tla": text, f"{module}.cfg": config}, options=opts, checks=checks, reject=None,
+               precheck=precheck)
 
 
 def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
@@ -413,9 +417,11 @@ class ModelBench(Benchmark):
         return report_sections(records, tasks, modes, seed=seed)
 
     def prompts(self, fetched, tasks: list[Task], mode: str, *, shots: int | None = None) -> list[dict]:
-        """``{"task_id", "mode", "module", "prompt"}`` per task (:func:`prompt`). The number of
-        examples is part of the mode (2 for the few-shot settings, 0 for
-        ``original-zeroshot``); ``shots``, when given, must agree with it.
+        """``{"task_id", "mode", "module", "prompt", "messages", "template_ids"}`` per task
+        (:func:`prompt`; ``messages``: the chat messages ``verikit generate`` sends, with the
+        ids of their templates). The number of examples is part of the mode (2 for the
+        few-shot settings, 0 for ``original-zeroshot``); ``shots``, when given, must agree
+        with it.
 
         Raises:
             ValueError: unknown mode, or ``shots`` other than the mode's.
@@ -425,7 +431,29 @@ class ModelBench(Benchmark):
         if shots is not None and shots != n:
             raise ValueError(f"Model-Bench's {mode} has {n} example(s), not {shots}; the settings are the modes "
                              f"{', '.join(MODES)}")
-        return [{"task_id": t.task_id, "mode": mode, "module": t.module, "prompt": prompt(t, mode)} for t in tasks]
+        ids = generation.template_ids(mode)
+        return [{"task_id": t.task_id, "mode": mode, "module": t.module, "prompt": prompt(t, mode),
+                 "messages": generation.messages(t, mode), "template_ids": ids} for t in tasks]
+
+    # ---- generation (verikit generate): see :mod:`.generation`
+
+    def protocol(self, mode: str) -> Protocol:
+        """The paper's protocol (:func:`.generation.protocol`): 3 samples at temperature
+        0.7, nucleus sampling, up to 5 TLC-feedback turns with Figure 12's fix prompt."""
+        return generation.protocol(mode)
+
+    def messages(self, fetched, task: Task, mode: str) -> list[dict]:
+        """The Figure 14 prompt as one user message (:func:`.generation.messages`)."""
+        return generation.messages(task, mode)
+
+    def extract(self, completion: str, mode: str) -> str | None:
+        """The TLA+ model in a completion (:func:`.generation.extract`), or None."""
+        return generation.extract(completion)
+
+    def feedback(self, record: Record, mode: str, *, previous: str | None = None) -> str | None:
+        """Figure 12's fix prompt with TLC's error (:func:`.generation.feedback`);
+        ``previous`` is not used (the paper's prompt does not quote the model)."""
+        return generation.feedback(record)
 
     def reproduce_modes(self) -> tuple[str, ...]:
         """The kit's own run: the first prompt setting (only the oracle tasks have

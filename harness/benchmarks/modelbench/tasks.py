@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..prompting import load_templates, render
 from .dataset import humaneval_path
 from .problems import Problem, normalized_program, read_humaneval
 from .stages import static_stages
@@ -22,7 +23,8 @@ DEFAULT_MODES = ("original-fewshot",)
 VERIFIER = "tlc"
 CONTAINER_ONLY = True  # TLC runs in the tlaplus image, not on hosts
 
-#: The kit's own files: oracles, bundled candidates, prompt examples, the task table.
+#: The kit's own files: oracles, bundled candidates, prompt examples, the task table (the
+#: prompt templates are in ``prompts.yaml`` beside this module).
 DATA_DIR = Path(__file__).resolve().parent / "data"
 BUNDLED_MODEL = "bundled-imperfect"
 #: The task whose oracle is mutated into the cheat canaries.
@@ -116,12 +118,13 @@ def load_tasks(fetched) -> list[Task]:
     return tasks
 
 
-#: The Figure 14 prompt (data/prompt_template.txt, the paper's text with its LaTeX escapes
-#: resolved) with the fields {examples}, {module_name} and {code}.
-PROMPT_TEMPLATE = (DATA_DIR / "prompt_template.txt").read_text(encoding="utf-8")
-#: The paper's fix prompt (Figure 12) with the field {error}.
-FIX_TEMPLATE = ("The TLA+ specification has the following error:\n{error}\n"
-                "Please fix the specification while keeping the same logic.")
+#: The prompt templates of ``prompts.yaml`` (id -> :class:`~harness.plugin.PromptTemplate`).
+TEMPLATES = load_templates(Path(__file__).resolve().parent / "prompts.yaml")
+#: The Figure 14 prompt (template ``modelbench-generate``: the paper's text with its LaTeX
+#: escapes resolved) with the fields {examples}, {module_name} and {code}.
+PROMPT_TEMPLATE = TEMPLATES["modelbench-generate"].text
+#: The paper's fix prompt (Figure 12, template ``modelbench-fix``) with the field {error}.
+FIX_TEMPLATE = TEMPLATES["modelbench-fix"].text
 
 
 def _example(n: int, transformed: bool) -> str:
@@ -154,9 +157,10 @@ def prompt(task: Task, mode: str) -> str:
     code = normalized_program(task.problem, code=task.transformed if transformed else None)
     examples = "" if mode == "original-zeroshot" else (
         " For example:\n" + _example(1, transformed) + "\n" + _example(2, transformed))
-    return PROMPT_TEMPLATE.format(examples=examples, module_name=task.module, code=f"```python\n{code.rstrip()}\n```")
+    return render(TEMPLATES["modelbench-generate"], examples=examples, module_name=task.module,
+                  code=f"```python\n{code.rstrip()}\n```")
 
 
 def fix_prompt(error: str) -> str:
     """The paper's fix prompt (Figure 12) for one TLC error message."""
-    return FIX_TEMPLATE.format(error=error)
+    return render(TEMPLATES["modelbench-fix"], error=error)

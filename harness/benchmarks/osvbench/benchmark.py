@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from ...model import Candidate, GOLD, Job, Limits, VerifierResult, candidate_ref, Record
-from ...plugin import Benchmark, Block, Claim, Paper, Reproduction
+from ...plugin import Benchmark, Block, Claim, Paper, Protocol, Reproduction
 from ...verifiers import hyperkernel
+from ..prompting import EMPTY_CANDIDATE
 from . import blocks, image, rescore, scoring
 from .convert import convert_upstream_results
 from .prompts import SHOTS, SYSTEM_PROMPT, Prompts
+from .prompts import extract as extract_answer, protocol as upstream_protocol
 from .spec import extract_spec, integrity_scan
 from .tasks import REFERENCE_FILE, RESULTS_JSON, ManifestError, Task, has_file, load_benchmark, load_tasks, path_of
 
@@ -118,6 +120,8 @@ class OSVBench(Benchmark):
         found = integrity_scan(spec)
         checks = [{"name": "forbidden_names", "ok": not found, "detail": "; ".join(found) or "none"}]
         precheck = ("rejected", "spec uses forbidden names: " + "; ".join(found[:3])) if found else None
+        if not spec.strip():  # no spec (verikit generate writes a completion without one as ""): never run
+            precheck = ("invalid", EMPTY_CANDIDATE)
         opts = hyperkernel.Hyperkernel.task_options(options, task.syscall)
         timeout_s = float(opts.get("timeout_s", hyperkernel.UPSTREAM_TIMEOUT_S))
         return Job(benchmark=NAME, benchmark_version=VERSION, dataset=dataset, mode=mode, task_id=task.task_id,
@@ -191,9 +195,10 @@ class OSVBench(Benchmark):
 
     def prompts(self, fetched, tasks: list[Task], mode: str, *, shots: int | None = None) -> list[dict]:
         """Upstream's prompt of each task (``verikit prompts osvbench``): ``{"task_id",
-        "mode", "shots", "system", "prompt"}`` (``system``: upstream's system message;
-        ``prompt``: the user message, byte for byte as upstream's; ``shots`` default 5,
-        the paper's setting).
+        "mode", "shots", "system", "prompt", "messages", "template_ids"}`` (``system``:
+        upstream's system message; ``prompt``: the user message, byte for byte as
+        upstream's; ``messages``: both as chat messages, as ``verikit generate`` sends
+        them, with the ids of their templates; ``shots`` default 5, the paper's setting).
 
         Raises:
             ValueError: ``shots`` not one of 0, 1, 3, 5, 7, 9; an unknown mode.
@@ -203,8 +208,31 @@ class OSVBench(Benchmark):
         if shots not in SHOTS:
             raise ValueError(f"osvbench: shots must be one of {', '.join(map(str, SHOTS))}, got {shots}")
         p = Prompts.load(fetched)
+        ids = [t.id for t in upstream_protocol().templates]
         return [{"task_id": t.task_id, "mode": mode, "shots": shots, "system": SYSTEM_PROMPT,
-                 "prompt": p.prompt(t, shots)} for t in tasks]
+                 "prompt": p.prompt(t, shots), "messages": p.messages(t, shots), "template_ids": ids}
+                for t in tasks]
+
+    # ---- generation (verikit generate): see :mod:`.prompts`
+
+    def protocol(self, mode: str) -> Protocol:
+        """Upstream's protocol (:func:`.prompts.protocol`): one greedy sample of at most
+        4096 tokens from the 5-shot prompt, no feedback turns.
+
+        Raises:
+            ValueError: an unknown mode.
+        """
+        self._mode(mode)
+        return upstream_protocol()
+
+    def messages(self, fetched, task: Task, mode: str) -> list[dict]:
+        """Upstream's system and user message with 5 shots (the paper's setting)."""
+        self._mode(mode)
+        return Prompts.load(fetched).messages(task, 5)
+
+    def extract(self, completion: str, mode: str) -> str | None:
+        """Upstream's ``find_spec`` (:func:`.prompts.extract`), or None."""
+        return extract_answer(completion)
 
     def convert(self, path, fetched, tasks: list[Task], *, model: str | None = None) -> list[dict]:
         """Predictions lines from an upstream results JSON (``verikit convert osvbench

@@ -1,22 +1,28 @@
 """OSVBench prompts, exactly as upstream builds them (``tasks/Spec.py`` ``insert_example``,
 verified byte for byte against ``FULL_PROMPT_EXAMPLE_5_SHOTS``; system message of
-``LLM_API_Invocations_passk.py``), for 0/1/3/5/7/9 shots.
+``LLM_API_Invocations_passk.py``), for 0/1/3/5/7/9 shots, from the templates of
+``prompts.yaml``; the generation protocol (``verikit generate``) and upstream's spec
+extraction.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
+from ...plugin import Protocol
+from ..prompting import load_templates, render, strip_reasoning
 from .tasks import SHOT_FILES, SYSTEM_ASSUMPTION_MODEL, ManifestError, Task, load_benchmark, path_of
 
 #: Shot counts with a prompt: 0 (no examples section) and the five upstream files.
 SHOTS = (0, 1, 3, 5, 7, 9)
 
+#: The templates of ``prompts.yaml`` (id -> :class:`~harness.plugin.PromptTemplate`):
+#: ``osvbench-system`` (upstream's system message), ``osvbench-task`` (the user message).
+TEMPLATES = load_templates(Path(__file__).resolve().parent / "prompts.yaml")
 #: Upstream's system message (LLM_API_Invocations_passk.py, ``system_prompt``).
-SYSTEM_PROMPT = """
-You are an expert specializing in operating system kernel verification. Please provide only the state-machine specification code, strictly encapsulated within the format ```python\\n{code}\\n```, without including any additional text or commentary. Please act as an expert in operating system kernel verification. Your job is to synthesize the state-machine specification to verify the functional correctness of a given system call based on its given functional description and code implementation that may contain bugs.
-"""  # noqa: E501
+SYSTEM_PROMPT = render(TEMPLATES["osvbench-system"])
 #: Upstream's model short names -> API model (LLM_API_Invocations_passk.py ``llm_to_api``).
 UPSTREAM_MODELS = {"claude3sonnet": "claude-3-5-sonnet-20241022", "gpt4o": "gpt-4o", "gpto1": "o1-2024-12-17",
                    "gpto3m": "o3-mini", "deepseekR1": "DeepSeek-R1", "deepseek": "deepseek-chat",
@@ -56,14 +62,9 @@ class Prompts:
         """
         if shots not in self.examples:
             raise ValueError(f"shots must be one of {SHOTS}, got {shots!r}")
-        p = self.system_description + "\n\n"
-        p += self.examples[shots]
-        p += ("\n### Task Question:\nNow, given the system call `" + task.syscall + "`. \n" + task.description
-              + "\n" + task.code + "\n")
-        p += ("[Specification]:\nBased on the detailed functional description and the potentially buggy code "
-              "implementation of the system call `" + task.syscall + "` provided above, the state-machine "
-              "specification of the system call is deduced as follows:")
-        return p
+        return render(TEMPLATES["osvbench-task"], system_assumption_model=self.system_description,
+                      examples=self.examples[shots], syscall=task.syscall, description=task.description,
+                      code=task.code)
 
     def messages(self, task: Task, shots: int = 5) -> list[dict]:
         """Chat messages as upstream sends them: ``[{"role": "system", "content":
@@ -104,3 +105,34 @@ def _task(fetched, task: Task | str) -> Task:
     if task not in by_id:
         raise ManifestError(f"unknown task id {task!r}: expected 0..{len(tasks) - 1}")
     return by_id[task]
+
+
+# ---- the generation protocol (verikit generate)
+
+#: The extraction rule's id and its sentence (recorded in generation.json).
+EXTRACTION = "upstream-find-spec"
+EXTRACTION_DOC = ("upstream's find_spec (LLM_API_Invocations_passk.py): the first '```python ... ```' match of "
+                  "the completion (regex, DOTALL) without its 9-character opening and 3-character closing fence; "
+                  "no match: no answer (upstream drops the sample; the kit keeps it as an empty candidate, judged "
+                  "invalid). The kit first drops a '<think>...</think>' section (a server that does not split "
+                  "reasoning off), which upstream's API calls never received.")
+PROTOCOL_SOURCE = ("OSVBench paper, section 4.1 (greedy decoding, pass@1, 5-shot prompt: Table 1); upstream "
+                   "LLM_API_Invocations_passk.py (max_tokens=4096, seed=42, no temperature sent); the paper's "
+                   "two-round self-repair (Table 3) publishes no prompt, so the protocol has no feedback turns")
+
+
+def protocol() -> Protocol:
+    """The paper's protocol: one sample, greedy (temperature 0), at most 4096 tokens
+    (upstream's script), 5 shots, no feedback turns."""
+    return Protocol(templates=(TEMPLATES["osvbench-system"], TEMPLATES["osvbench-task"]), extraction=EXTRACTION,
+                    extraction_doc=EXTRACTION_DOC, samples=1, temperature=0.0, top_p=None, max_tokens=4096,
+                    feedback_turns=0, source=PROTOCOL_SOURCE)
+
+
+_FIND_SPEC = re.compile(r"```python.*?```", re.S)
+
+
+def extract(completion: str) -> str | None:
+    """The spec in a completion by :data:`EXTRACTION_DOC`'s rule, or None."""
+    m = _FIND_SPEC.search(strip_reasoning(completion))
+    return m.group()[9:-3] if m else None
