@@ -589,44 +589,23 @@ class Benchmark(ABC):
         return None
 
     def published_model_figures(self, mode: str, model: str | None = None) -> list[dict]:
-        """The paper's figures of one model's generated candidates in ``mode``: what
-        ``verikit reproduce BENCH --generate`` compares a re-run with (statistically: a
-        bootstrap confidence interval, never equality; :mod:`harness.statistical`).
-        ``model``: only that model's figures (the paper's name for it), None: every model's.
-
-        Each figure is a dict:
-
-        - ``name`` (unique), ``table``, ``row``, ``column``: where the paper prints it;
-        - ``model``: the paper's name for the model (``--published-model``);
-        - ``metric``: ``{"kind": "pass_at_k", "k": K}`` (the unbiased estimator over the
-          run's samples, :func:`harness.metrics.pass_at_k`; ``verified`` is a pass),
-          ``{"kind": "fixes"}`` (the average number of fixes,
-          :func:`harness.statistical.fixes_per_task`), or a kind of the benchmark's own,
-          whose per-task values :meth:`model_metric_values` gives;
-        - ``value``: the number as the paper prints it, in ``unit`` (``percent``: 0-100;
-          anything else, e.g. ``fix rounds``: the number itself); ``decimals``: how many
-          decimals the paper prints (default 2; a value within half a unit of the last
-          printed digit of the interval counts as inside);
-        - optional: ``samples`` (the samples per task the paper drew for this model: the
-          default of ``--samples``), ``source`` (paper, table, how the value was read),
-          ``notes`` (one line each).
-
-        Empty (the default): the paper gives no per-model figure for ``mode`` (the
-        comparison then says "no published figure for this model")."""
+        """The paper's figures of one model's generated candidates in ``mode`` (``model``: the
+        paper's name for it; None: every model's), which ``reproduce --generate`` compares
+        a re-run with by a bootstrap CI (:mod:`harness.runner.generated`). Each: ``name``,
+        ``table``, ``row``, ``column``, ``model``; ``metric``: ``{"kind": "pass_at_k", "k"}``,
+        ``{"kind": "fixes"}`` or a kind of :meth:`model_metric_values`; ``value`` as printed
+        in ``unit`` (``percent``: 0-100) with ``decimals`` (default 2); optional ``samples``
+        (per task, the paper's), ``dataset``, ``notes``. Empty: the paper gives none."""
         return []
 
     def model_metric_values(self, metric: dict, records: list[Record], mode: str,
                             model: str) -> dict[str, tuple[float, float]]:
-        """Per-task values of a metric of the benchmark's own (a :meth:`published_model_figures`
-        ``metric`` whose ``kind`` the kit does not know, e.g. Model-Bench's state similarity),
-        from the records of ``model`` in ``mode`` (canaries and gold left out by the caller;
-        the gold records are in ``records`` for a benchmark that needs them as reference):
-        ``{task_id: (numerator, denominator)}``. The statistic is the sum of numerators over
-        the sum of denominators (a task with denominator 0 adds nothing; the bootstrap
-        resamples tasks). A value 0..1 for a ``percent`` figure.
+        """``{task_id: (numerator, denominator)}`` of a metric of the benchmark's own (e.g.
+        Model-Bench's similarity) over ``model``'s records in ``mode`` (``records`` holds the
+        gold too); the statistic is sum(num) / sum(den), 0..1 for a percent figure.
 
         Raises:
-            ValueError: a metric kind the benchmark does not have (the default: every kind).
+            ValueError: a metric kind the benchmark does not have (default: every kind).
         """
         raise ValueError(f"{self.name} has no metric {metric.get('kind')!r}")
 
