@@ -296,3 +296,35 @@ def test_modelbench_similarity_per_task():
                rec("T1", "m", "verified", gold, 1),  # both: 1
                rec("T2", "m", "failed", []), rec("T3", "m", "verified", gold)]  # T3: no oracle
     assert similarity_per_task(records, "original-fewshot", "m") == {"T1": (1.5, 2.0), "T2": (0.0, 0.0)}
+
+
+# ---------------------------------------------------------------- the command line, before any request
+
+
+def test_unknown_published_model_exits_2_before_any_request(tmp_path, capsys):
+    from harness.cli import main
+
+    # nothing listens on port 9: a request would fail differently; the name is checked first
+    code = main(["reproduce", "modelbench", "--generate", "--model", "my-model", "--base-url", "http://127.0.0.1:9/v1",
+                 "--mode", "original-zeroshot", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "the paper has no model called 'my-model'" in err
+    assert "DeepSeek-V3, Gemma-3-12b-it, Llama-3.1-8B-Instruct, Qwen3-14B, Qwen3-32B, Qwen3-8B" in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["reproduce", "casp", "--model", "m"], "--model: only with --generate"),
+    (["reproduce", "casp", "--samples", "3", "--feedback-turns", "1"], "--samples, --feedback-turns: only with --generate"),
+    (["reproduce", "casp", "--generate", "--model", "m"], "reproduce --generate needs --base-url"),
+    (["reproduce", "modelbench", "--generate", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--mode", "a",
+      "--mode", "b"], "reproduce --generate runs one mode"),
+    (["reproduce", "ntp4vc", "--generate", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--mode", "rocq"],
+     "ntp4vc takes --lang, not --mode"),
+])
+def test_bad_generate_options_exit_2(argv, message, tmp_path, capsys):
+    from harness.cli import main
+
+    assert main([*argv, "--out", str(tmp_path / "out")]) == 2
+    assert message in capsys.readouterr().err
