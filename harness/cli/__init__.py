@@ -5,6 +5,7 @@ commands (arguments, help, handler) to the parser assembled here:
 
 - ``run``: run (here, or ``--backend aws-batch|slurm``), reproduce; ``options``: the options of
   a run and the RunOptions made from them;
+- ``generate``: generate (candidates from an OpenAI-compatible model, :mod:`harness.generate`);
 - ``results``: validate, compare, report;
 - ``hub``: publish, pull, rerun;
 - ``artifact``: artifact bundle|check;
@@ -41,17 +42,17 @@ from .. import __version__, registry
 from ..datasets import DatasetError
 from ..resources import NotInCheckout
 from ..runner import RunError
-from . import artifact, batch, benchmark, datasets, hub, images, results, run
+from . import artifact, batch, benchmark, datasets, generate, hub, images, results, run
 from .common import MIN_MEMORY_MIB, _say
 from .options import _run_opts
 
 #: Kept importable from ``harness.cli`` (tests and scripts use them).
 __all__ = ["MIN_MEMORY_MIB", "Terminated", "_on_sigterm", "_parser", "_run_opts", "main"]
 
-_GROUPS = (run, results, hub, artifact, datasets, benchmark, images, batch)
+_GROUPS = (run, generate, results, hub, artifact, datasets, benchmark, images, batch)
 
 #: The commands in the order ``verikit --help`` lists them.
-_ORDER = ("run", "reproduce", "validate", "publish", "pull", "rerun", "compare", "report", "artifact", "list",
+_ORDER = ("run", "reproduce", "generate", "validate", "publish", "pull", "rerun", "compare", "report", "artifact", "list",
           "datasets", "cache", "prompts", "convert", "images", "batch")
 
 

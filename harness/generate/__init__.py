@@ -16,45 +16,11 @@ resumable journal), :mod:`.engine` (the turns), :mod:`.outputs` (the two files).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from .spec import GenerationSettings, GenerationSpec, SpecError
+from .spec import GenerateError, GenerationResult, GenerationSettings, GenerationSpec, SpecError
 
 __all__ = ["GenerateError", "GenerationResult", "GenerationSettings", "GenerationSpec", "SpecError", "generate"]
-
-
-class GenerateError(RuntimeError):
-    """A generation that cannot start or finish. ``code`` is the CLI's exit code: 2 bad
-    input (unknown benchmark/mode/task, no protocol, bad endpoint, model or key), 3 the
-    canaries of a feedback turn's verifier run failed, 4 samples left unfinished after the
-    client's retries (re-run the same command to resume)."""
-
-    def __init__(self, message: str, code: int = 2):
-        super().__init__(message)
-        self.code = code
-
-
-@dataclass
-class GenerationResult:
-    """What :func:`generate` wrote.
-
-    Attributes:
-        predictions: ``out/predictions.jsonl``; generation: ``out/generation.json``.
-        requests_sent: chat-completion requests sent to the server by this call (retries
-            by the client not counted: they are each turn's ``attempts``).
-        cached: turns answered from the request cache (none sent).
-        resumed: turns taken from the directory's journal (an interrupted earlier call).
-        samples: the per-sample entries of generation.json (``task_id``, ``sample``,
-            ``turns``, ``fixes``, ``candidate_sha256``...).
-    """
-
-    predictions: Path
-    generation: Path
-    requests_sent: int
-    cached: int
-    resumed: int = 0
-    samples: list[dict] = field(default_factory=list)
 
 
 def generate(spec: GenerationSpec, out: Path, *, settings: GenerationSettings | dict | None = None,

@@ -1,4 +1,6 @@
-"""A generation, described completely and serialisably: :class:`GenerationSpec`.
+"""A generation, described completely and serialisably (:class:`GenerationSpec`), where
+it writes (:class:`GenerationSettings`), what it gives back (:class:`GenerationResult`)
+and how it fails (:class:`GenerateError`).
 
 A GenerationSpec says what ``verikit generate`` asks of which model and how: the
 benchmark, its dataset, mode and tasks, the endpoint and model, the decoding parameters,
@@ -168,3 +170,36 @@ class GenerationSettings:
 
     def __post_init__(self):
         object.__setattr__(self, "command", tuple(self.command or ()))
+
+
+class GenerateError(RuntimeError):
+    """A generation that cannot start or finish. ``code`` is the CLI's exit code: 2 bad
+    input (unknown benchmark/mode/task, no protocol, bad endpoint, model or key), 3 the
+    canaries of a feedback turn's verifier run failed, 4 samples left unfinished after the
+    client's retries (re-run the same command to resume)."""
+
+    def __init__(self, message: str, code: int = 2):
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class GenerationResult:
+    """What :func:`generate` wrote.
+
+    Attributes:
+        predictions: ``out/predictions.jsonl``; generation: ``out/generation.json``.
+        requests_sent: chat-completion requests sent to the server by this call (retries
+            by the client not counted: they are each turn's ``attempts``).
+        cached: turns answered from the request cache (none sent).
+        resumed: turns taken from the directory's journal (an interrupted earlier call).
+        samples: the per-sample entries of generation.json (``task_id``, ``sample``,
+            ``turns``, ``fixes``, ``candidate_sha256``...).
+    """
+
+    predictions: Path
+    generation: Path
+    requests_sent: int
+    cached: int
+    resumed: int = 0
+    samples: list[dict] = field(default_factory=list)

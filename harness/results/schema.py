@@ -34,7 +34,7 @@ SCHEMAS_DIR = resources.kit_file("schemas")
 SCHEMA_VERSION = "1.0"
 #: Records only: 1.1 (issue 26) adds ``tool_output``, required when the tool ran.
 RECORD_SCHEMA_VERSION = "1.1"
-KINDS = ("predictions", "record", "run", "report", "toolchain")
+KINDS = ("predictions", "record", "run", "report", "toolchain", "generation")
 
 
 class ValidationError(ValueError):

@@ -30,8 +30,9 @@ from .plan import Plan, Start, build_jobs, open_dataset, plan_run, published_of,
 from .rundir import RunDir, locked, run_manifest, write_report_html, write_run
 
 
-def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, int]:
-    """Run a benchmark and write the run directory ``opts.out``.
+def run(opts: RunOptions, console: Console | None = None, *, html: bool = True) -> tuple[dict, dict, int]:
+    """Run a benchmark and write the run directory ``opts.out`` (and its ``report.html``
+    view when ``html``; ``verikit generate``'s feedback turns leave it out).
 
     Returns:
         ``(report, manifest, exit_code)``; exit code 0 = complete, 3 = canaries failed,
@@ -48,7 +49,8 @@ def run(opts: RunOptions, console: Console | None = None) -> tuple[dict, dict, i
     plan = plan_run(opts, console)
     with locked(opts.out):
         report, manifest, code, _ = _execute(opts, console, started, plan)
-        write_report_html(opts.out, console)
+        if html:
+            write_report_html(opts.out, console)
     return report, manifest, code
 
 

@@ -28,9 +28,9 @@ from functools import cached_property
 from pathlib import Path
 
 from harness.model import GOLD, Candidate, Job, VerifierResult, candidate_ref
-from harness.plugin import Benchmark, Block, Claim, Command, CommandContext, Table
+from harness.plugin import Benchmark, Block, Claim, Command, CommandContext, Protocol, Table
 
-from . import terms
+from . import generation, terms
 from .z3 import NAME as VERIFIER, PROBLEM
 
 NAME = "smtlib"
@@ -230,6 +230,20 @@ class Smtlib(Benchmark):
         if result.verdict == "verified" and failed:
             return "rejected", f"z3 proved the VCs but running the loop refutes the invariant: {failed[0]['detail']}"
         return result.verdict, result.reason
+
+    # ---- generation (verikit generate): the plugin's own protocol (.generation)
+
+    def protocol(self, mode: str) -> Protocol | None:
+        return generation.PROTOCOL
+
+    def messages(self, fetched, task: Task, mode: str) -> list[dict]:
+        return generation.messages(task)
+
+    def extract(self, completion: str, mode: str) -> str | None:
+        return generation.extract(completion)
+
+    def feedback(self, record, mode: str) -> str | None:
+        return generation.feedback(record)
 
     def report_blocks(self, report: dict, records: list[dict]) -> list[Block]:
         """Verdicts per model and task (canaries apart)."""

@@ -1,0 +1,136 @@
+"""``verikit generate``: candidates from any OpenAI-compatible model by the paper's protocol
+(:mod:`harness.generate`), written as ``predictions.jsonl`` + ``generation.json``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from .. import registry
+from ..generate import GenerateError, GenerationSettings, GenerationSpec, SpecError, generate
+from ..model import Limits
+from ..runner import RunError
+from ..sandbox.container import EngineUnavailable, connect
+from .common import MIN_MEMORY_MIB, _int_at_least, _positive_seconds, _say
+from .options import _modes
+
+
+def _unit(high: float):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not 0 <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text!r}: must be from 0 to {high:g}")
+        return value
+    parse.__name__ = "number"
+    return parse
+
+
+def _add_generate(sub) -> None:
+    g = sub.add_parser("generate", help="generate candidates with an OpenAI-compatible model by the paper's protocol "
+                       "(prompts, extraction, verifier feedback turns): predictions.jsonl + generation.json")
+    g.add_argument("benchmark", choices=list(registry.BENCHMARKS))
+    g.add_argument("--model", required=True, help="the model id as the server names it (checked against its /v1/models)")
+    g.add_argument("--base-url", required=True, help="the OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 "
+                   "(vLLM, SGLang, llama.cpp server, TGI, OpenAI, hosted APIs)")
+    g.add_argument("--out", type=Path, required=True, help="the generation's directory (re-run the same command into it "
+                   "to resume an interrupted generation)")
+    g.add_argument("--dataset", help="a registry dataset name, or a path to your own dataset; default: the benchmark's")
+    g.add_argument("--mode", action="append", dest="modes", help="the one mode to generate for (default: the "
+                   "benchmark's only default mode with a protocol)")
+    g.add_argument("--lang", action="append", dest="langs", help="the mode of a benchmark whose modes are languages")
+    g.add_argument("--task", action="append", dest="task_ids", help="generate only for this task id; repeatable")
+    g.add_argument("--sample", type=_int_at_least(1), metavar="N", help="N tasks drawn with --seed by the benchmark "
+                   "(as run --sample)")
+    d = g.add_argument_group("decoding (default: the protocol's, i.e. the paper's; recorded as used)")
+    d.add_argument("--samples", type=_int_at_least(1), metavar="N", help="samples per task")
+    d.add_argument("--temperature", type=_unit(2.0), help="sampling temperature (0 to 2)")
+    d.add_argument("--top-p", type=_unit(1.0), help="nucleus sampling top_p (0 to 1)")
+    d.add_argument("--max-tokens", type=_int_at_least(1), metavar="N", help="completion token limit (max_tokens)")
+    d.add_argument("--seed", type=int, default=0, help="seed: sample i is requested with seed + i (and the --sample "
+                   "draw); default 0")
+    d.add_argument("--feedback-turns", type=_int_at_least(0), metavar="K", help="verifier-feedback turns after the "
+                   "first attempt: each attempt is verified (an ordinary run) and the verifier's message sent back, up "
+                   "to K times (default 0; generation.json records the paper's number)")
+    c = g.add_argument_group("the endpoint")
+    c.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME", help="the environment variable that "
+                   "holds the API key (default OPENAI_API_KEY; never written anywhere; unset: the key 'EMPTY' is sent, "
+                   "as for a local vLLM without --api-key)")
+    c.add_argument("--concurrency", type=_int_at_least(1), default=4, help="requests in flight at once (default 4)")
+    c.add_argument("--stream", action="store_true", help="request streamed completions (server-sent events)")
+    c.add_argument("--request-timeout", type=_positive_seconds, default=600.0, metavar="SECONDS",
+                   help="timeout of one HTTP request, seconds (default 600)")
+    c.add_argument("--max-retries", type=_int_at_least(0), default=5, metavar="N", help="the client's retries of a "
+                   "request on 429/5xx answers, timeouts and dropped connections, with backoff (default 5)")
+    v = g.add_argument_group("the verifier runs of --feedback-turns (as run's options)")
+    v.add_argument("--sandbox", choices=list(registry.SANDBOXES), help="where the verifier runs (default: as run's)")
+    v.add_argument("-j", "--jobs", type=_int_at_least(1), default=1, help="jobs run in parallel (default 1)")
+    v.add_argument("--timeout", type=_positive_seconds, default=600.0, help="wall-time limit per job, seconds "
+                   "(default 600)")
+    v.add_argument("--memory", type=_int_at_least(MIN_MEMORY_MIB), default=4096, help="memory limit per job, MiB "
+                   "(default 4096)")
+    v.add_argument("--cache-dir", type=Path, help="result cache (default $VERIKIT_CACHE or the user cache dir); the "
+                   "request cache is its generations/ subdirectory")
+    v.add_argument("--no-cache", action="store_true", help="do not read or write the request cache or the result cache")
+    v.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
+    g.set_defaults(handler=_generate)
+
+
+def _sandbox(args) -> str:
+    """--sandbox, else for feedback turns the default of ``run`` (container when an engine
+    answers), else ``host`` (no verifier runs). Raises RunError."""
+    if args.sandbox:
+        return args.sandbox
+    if not args.feedback_turns:
+        return "host"
+    try:
+        connect().close()
+    except EngineUnavailable as exc:
+        raise RunError(f"--feedback-turns runs the verifier, whose default sandbox is 'container', but {exc} "
+                       f"(or give --sandbox host)") from exc
+    return "container"
+
+
+def _generate(args, console: Console, argv) -> int:
+    """Generate; print where the files are and what was sent. Exit 0, or GenerateError's code."""
+    bench = registry.benchmark(args.benchmark)
+    modes = _modes(args)
+    if len(modes) > 1:
+        raise RunError(f"generate takes one --{bench.mode_option} (given: {', '.join(modes)})")
+    try:
+        spec = GenerationSpec(
+            benchmark=args.benchmark, model=args.model, base_url=args.base_url, dataset=args.dataset,
+            mode=modes[0] if modes else None, task_ids=tuple(args.task_ids) if args.task_ids else None,
+            sample=args.sample, samples=args.samples, temperature=args.temperature, top_p=args.top_p,
+            max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
+            feedback_turns=args.feedback_turns, api_key_env=args.api_key_env, stream=args.stream,
+            sandbox=_sandbox(args), parallel=args.jobs, limits=Limits(wall_s=args.timeout, mem_mb=args.memory),
+            request_timeout_s=args.request_timeout, max_retries=args.max_retries)
+    except SpecError as exc:
+        raise RunError(str(exc)) from None
+    settings = GenerationSettings(cache_dir=args.cache_dir, use_cache=not args.no_cache, data_dir=args.data_dir,
+                                  command=("verikit", *(argv if argv is not None else sys.argv[1:])))
+    try:
+        result = generate(spec, args.out, settings=settings, console=console)
+    except GenerateError as exc:
+        _say(console, f"error: {exc}")
+        return exc.code
+    tasks = len({s["task_id"] for s in result.samples})
+    empty = sum(not s["extracted"] for s in result.samples)
+    _say(console, f"generated {len(result.samples)} sample(s) of {tasks} task(s): {result.requests_sent} request(s) "
+                  f"sent, {result.cached} turn(s) from the request cache, {result.resumed} from the journal; "
+                  f"{empty} with no answer extracted")
+    mode = json.loads(Path(result.generation).read_text(encoding="utf-8"))["mode"]
+    _say(console, f"wrote {result.predictions} and {result.generation}; score them with: verikit run {args.benchmark} "
+                  f"--{bench.mode_option} {mode} --predictions {result.predictions}")
+    return 0
+
+
+#: The commands of this group: name -> adds its parser (arguments, help, handler) to ``sub``.
+COMMANDS = {"generate": _add_generate}

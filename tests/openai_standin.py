@@ -1,0 +1,305 @@
+"""An OpenAI-compatible chat-completions stand-in for the generation tests: a
+standard-library HTTP server on 127.0.0.1 (a free port, served from a thread) that answers
+``GET /v1/models`` and ``POST /v1/chat/completions`` (plain JSON, or server-sent events
+with ``stream: true``) as the official ``openai`` client reads them, with recorded answers,
+errors on demand and a count of every request. Tests use it only through the real
+``openai`` client (``verikit generate``).
+
+Usage::
+
+    from openai_standin import OpenAIStandIn
+
+    answers = {"count-up": "```smt2\\n(<= i n)\\n```",           # substring of the last user message
+               "sha256:" + sha: ["sample 0's answer", "sample 1's"],  # the message's exact sha256
+               "goal preserve": lambda body: "..."}                # a function of the request body
+    with OpenAIStandIn(answers, models=("standin/model-7b",), api_key="sk-test") as srv:
+        srv.base_url            # "http://127.0.0.1:PORT/v1"
+        srv.fail_next(429, n=2, retry_after=0.05)   # the next 2 completions: 429 + Retry-After
+        srv.fail_next(500)                           # then one 500
+        srv.delay_next(3.0, n=1)                     # hold the next completion 3 s (client timeouts)
+        srv.delay = 0.2                              # every completion takes at least 0.2 s
+        ...
+        srv.completions          # chat-completion requests received (errors included)
+        srv.requests             # every request: Request(method, path, status, body, retry_count, stream)
+
+Answers: the first rule (in the mapping's order) that matches the **last user message**
+gives the completion: a key ``"sha256:<hex>"`` matches the message whose UTF-8 sha256 is
+that; any other key matches when it is a substring of the message. A value is a string,
+a list of strings (indexed by the request's ``seed`` modulo its length: ``verikit
+generate`` sends ``seed = --seed + sample``, so with ``--seed 0`` the list is per sample),
+or a function ``f(body) -> str`` of the whole request body (messages, parameters). A
+request no rule matches gets ``default`` when given, else a 400 whose message quotes the
+prompt's start (a test that forgot an answer fails loudly).
+
+What it answers like a server: ``system_fingerprint`` (``fingerprint``), ``usage``
+(``prompt_tokens``, ``completion_tokens``, ``total_tokens``; with ``stream_options:
+{"include_usage": true}`` a last chunk with usage and no choices), ``finish_reason``
+``"length"`` when the completion has more tokens than ``max_tokens`` (then cut to that
+many), 401 with an OpenAI error body for a wrong or missing key (when ``api_key`` is set),
+404 for an unknown model, ``Retry-After`` on a 429.
+
+What it does not do (so the tests do not exercise it): a real model's behaviour (answers
+are recorded), a tokenizer (a token here is a whitespace-separated word), context-length
+limits, server-side batching and scheduling, the rate-limit headers of hosted APIs
+(``x-ratelimit-*``), ``n > 1``, tools/function calls, logprobs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+Answer = str | list[str] | Callable[[dict], str]
+
+
+@dataclass
+class Request:
+    """One request the stand-in received: ``method``, ``path``, the ``status`` it answered,
+    the JSON ``body`` (None for a GET), the client's ``x-stainless-retry-count`` header
+    (None when absent) and whether it asked for a stream."""
+
+    method: str
+    path: str
+    status: int
+    body: dict | None
+    retry_count: int | None
+    stream: bool = False
+
+
+class OpenAIStandIn:
+    """The server (see the module doc); ``with OpenAIStandIn(answers) as srv:`` serves on
+    ``srv.base_url`` until the block ends.
+
+    Args:
+        answers: rule -> answer (module doc); default: the answer when no rule matches
+            (None: a 400).
+        models: the model ids ``/v1/models`` lists (the first is what tests usually use).
+        api_key: the bearer token required (None: any, or none).
+        fingerprint: the ``system_fingerprint`` of every completion (None: left out).
+        delay: seconds every completion waits before answering.
+        chunk_words: words per streamed chunk.
+    """
+
+    def __init__(self, answers: dict[str, Answer] | None = None, *, default: Answer | None = None,
+                 models: tuple[str, ...] = ("standin/model-7b",), api_key: str | None = None,
+                 fingerprint: str | None = "fp_standin_1", delay: float = 0.0, chunk_words: int = 3):
+        self.answers = dict(answers or {})
+        self.default = default
+        self.models = tuple(models)
+        self.api_key = api_key
+        self.fingerprint = fingerprint
+        self.delay = delay
+        self.chunk_words = max(1, chunk_words)
+        self.requests: list[Request] = []
+        self._lock = threading.Lock()
+        self._faults: list[tuple[int, float | None, str | None]] = []
+        self._delays: list[float] = []
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.base_url = self.url + "/v1"
+
+    def __enter__(self) -> "OpenAIStandIn":
+        threading.Thread(target=self.server.serve_forever, daemon=True, name="openai-standin").start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    # ---- for the tests
+
+    def fail_next(self, status: int, n: int = 1, *, retry_after: float | None = None,
+                  message: str | None = None) -> None:
+        """The next ``n`` chat completions answer ``status`` with an OpenAI error body
+        (``message``), and a ``Retry-After: retry_after`` header (seconds) when given."""
+        with self._lock:
+            self._faults += [(status, retry_after, message)] * n
+
+    def delay_next(self, seconds: float, n: int = 1) -> None:
+        """Hold each of the next ``n`` chat completions ``seconds`` before answering (a
+        client whose timeout is shorter gives up and, by its retries, asks again)."""
+        with self._lock:
+            self._delays += [seconds] * n
+
+    @property
+    def completions(self) -> int:
+        """Chat-completion requests received so far (those answered with an error too)."""
+        with self._lock:
+            return sum(r.path.endswith("/chat/completions") for r in self.requests)
+
+    def answered(self) -> list[Request]:
+        """The chat-completion requests answered 200, in order of arrival."""
+        with self._lock:
+            return [r for r in self.requests if r.path.endswith("/chat/completions") and r.status == 200]
+
+    # ---- the server's side
+
+    def _log(self, req: Request) -> None:
+        with self._lock:
+            self.requests.append(req)
+
+    def _take(self, queue: list):
+        with self._lock:
+            return queue.pop(0) if queue else None
+
+    def answer(self, body: dict) -> str | None:
+        """The recorded completion for a request ``body`` (module doc), or None."""
+        last = next((m.get("content") or "" for m in reversed(body.get("messages") or []) if m.get("role") == "user"), "")
+        digest = hashlib.sha256(last.encode("utf-8")).hexdigest()
+        for rule, value in self.answers.items():
+            if (rule == f"sha256:{digest}") if rule.startswith("sha256:") else (rule in last):
+                return _pick(value, body)
+        return None if self.default is None else _pick(self.default, body)
+
+
+def _pick(value: Answer, body: dict) -> str:
+    if callable(value):
+        return value(body)
+    if isinstance(value, list):
+        return value[int(body.get("seed") or 0) % len(value)]
+    return value
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def _handler(srv: OpenAIStandIn):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):  # quiet
+            pass
+
+        def _retry_count(self) -> int | None:
+            value = self.headers.get("x-stainless-retry-count")
+            return int(value) if value and value.isdigit() else None
+
+        def _send(self, status: int, obj, headers: dict | None = None) -> None:
+            data = json.dumps(obj).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            try:
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up (its timeout)
+                pass
+
+        def _error(self, status: int, message: str, kind: str, code: str | None = None,
+                   headers: dict | None = None) -> None:
+            self._send(status, {"error": {"message": message, "type": kind, "param": None, "code": code}}, headers)
+
+        def _authorised(self) -> bool:
+            if srv.api_key is None:
+                return True
+            return self.headers.get("Authorization") == f"Bearer {srv.api_key}"
+
+        def do_GET(self):
+            path = self.path.split("?")[0]
+            if path != "/v1/models":
+                srv._log(Request("GET", path, 404, None, self._retry_count()))
+                return self._error(404, f"no route {path}", "not_found_error")
+            if not self._authorised():
+                srv._log(Request("GET", path, 401, None, self._retry_count()))
+                return self._error(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
+            srv._log(Request("GET", path, 200, None, self._retry_count()))
+            self._send(200, {"object": "list", "data": [{"id": m, "object": "model", "created": 1764115200,
+                                                          "owned_by": "standin"} for m in srv.models]})
+
+        def do_POST(self):
+            path = self.path.split("?")[0]
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                body = json.loads(self.rfile.read(length) or b"{}")
+            except ValueError:
+                body = None
+            retry = self._retry_count()
+            stream = bool(isinstance(body, dict) and body.get("stream"))
+
+            def log(status: int) -> None:
+                srv._log(Request("POST", path, status, body, retry, stream))
+
+            if path != "/v1/chat/completions":
+                log(404)
+                return self._error(404, f"no route {path}", "not_found_error")
+            if not isinstance(body, dict):
+                log(400)
+                return self._error(400, "the body is not a JSON object", "invalid_request_error")
+            if not self._authorised():
+                log(401)
+                return self._error(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
+            fault = srv._take(srv._faults)
+            if fault is not None:
+                status, after, message = fault
+                log(status)
+                headers = {"Retry-After": f"{after:g}"} if after is not None else {}
+                kind = "rate_limit_error" if status == 429 else "server_error"
+                return self._error(status, message or f"stand-in: injected {status}", kind, None, headers)
+            wait = (srv._take(srv._delays) or 0.0) + srv.delay
+            if wait:
+                time.sleep(wait)
+            if body.get("model") not in srv.models:
+                log(404)
+                return self._error(404, f"The model `{body.get('model')}` does not exist.", "invalid_request_error",
+                                   "model_not_found")
+            text = srv.answer(body)
+            if text is None:
+                log(400)
+                last = next((m.get("content") or "" for m in reversed(body.get("messages") or [])
+                             if m.get("role") == "user"), "")
+                return self._error(400, f"stand-in: no recorded answer for the prompt {last[:80]!r}",
+                                   "invalid_request_error")
+            finish = "stop"
+            limit = body.get("max_tokens") or body.get("max_completion_tokens")
+            if limit is not None and _words(text) > int(limit):
+                text, finish = " ".join(text.split()[: int(limit)]), "length"
+            prompt_tokens = sum(_words(str(m.get("content") or "")) for m in body.get("messages") or [])
+            usage = {"prompt_tokens": prompt_tokens, "completion_tokens": _words(text),
+                     "total_tokens": prompt_tokens + _words(text)}
+            log(200)
+            ident = f"chatcmpl-{len(srv.requests)}"
+            base = {"id": ident, "created": int(time.time()), "model": body["model"]}
+            if srv.fingerprint is not None:
+                base["system_fingerprint"] = srv.fingerprint
+            if not stream:
+                return self._send(200, {**base, "object": "chat.completion", "usage": usage, "choices": [
+                    {"index": 0, "finish_reason": finish, "logprobs": None,
+                     "message": {"role": "assistant", "content": text}}]})
+            self._stream(base, text, finish, usage, bool((body.get("stream_options") or {}).get("include_usage")))
+
+        def _stream(self, base: dict, text: str, finish: str, usage: dict, include_usage: bool) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            # pieces that join back to the exact text (whitespace kept)
+            words = text.split(" ")
+            pieces = [" ".join(words[i:i + srv.chunk_words]) + (" " if i + srv.chunk_words < len(words) else "")
+                      for i in range(0, len(words), srv.chunk_words)] or [""]
+            chunks = [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]
+            chunks += [{"index": 0, "delta": {"content": p}, "finish_reason": None} for p in pieces]
+            chunks += [{"index": 0, "delta": {}, "finish_reason": finish}]
+            events = [{**base, "object": "chat.completion.chunk", "choices": [c]} for c in chunks]
+            if include_usage:
+                events.append({**base, "object": "chat.completion.chunk", "choices": [], "usage": usage})
+            try:
+                for e in events:
+                    self.wfile.write(b"data: " + json.dumps(e).encode() + b"\n\n")
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+    return Handler
