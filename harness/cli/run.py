@@ -13,7 +13,8 @@ from ..runner import (RunError, check_published_model, default_samples, generate
                       reproduce_generated, run)
 from ..runner.generated import NO_FIGURE
 from .batch import _submit
-from .common import _int_at_least, _say
+from .common import _int_at_least, _positive_seconds, _say
+from .generate import _unit
 from .options import _modes, _options, _run_arguments, _run_options, _run_opts
 
 
@@ -71,8 +72,10 @@ def _add_reproduce(sub) -> None:
     g.add_argument("--sample", type=_int_at_least(1), metavar="N", help="--generate: N tasks drawn with --seed")
     g.add_argument("--samples", type=_int_at_least(1), metavar="N",
                    help="--generate: samples per task (default: what the paper drew for the model, else the protocol's)")
-    g.add_argument("--temperature", type=float, help="--generate: sampling temperature (default: the protocol's)")
-    g.add_argument("--top-p", type=float, help="--generate: nucleus sampling top_p (default: the protocol's)")
+    g.add_argument("--temperature", type=_unit(2.0), help="--generate: sampling temperature, 0 to 2 (default: the "
+                   "protocol's)")
+    g.add_argument("--top-p", type=_unit(1.0), help="--generate: nucleus sampling top_p, 0 to 1 (default: the "
+                   "protocol's)")
     g.add_argument("--max-tokens", type=_int_at_least(1), help="--generate: completion token limit (default: the "
                    "protocol's)")
     g.add_argument("--concurrency", type=_int_at_least(1), default=4, help="--generate: requests in flight (default 4)")
@@ -83,6 +86,10 @@ def _add_reproduce(sub) -> None:
                    help="--generate: verifier-feedback turns after the first attempt (default: the protocol's, i.e. "
                         "the paper's)")
     g.add_argument("--stream", action="store_true", help="--generate: request streamed completions")
+    g.add_argument("--request-timeout", type=_positive_seconds, default=600.0, metavar="SECONDS",
+                   help="--generate: timeout of one HTTP request, seconds (default 600)")
+    g.add_argument("--max-retries", type=_int_at_least(0), default=5, metavar="N", help="--generate: the client's "
+                   "retries of a request on 429/5xx answers, timeouts and dropped connections (default 5)")
     rp.set_defaults(handler=_reproduce)
 
 
@@ -93,7 +100,8 @@ _GENERATE_ONLY = {"model": ("--model", None), "base_url": ("--base-url", None),
                   "samples": ("--samples", None), "temperature": ("--temperature", None), "top_p": ("--top-p", None),
                   "max_tokens": ("--max-tokens", None), "concurrency": ("--concurrency", 4),
                   "api_key_env": ("--api-key-env", "OPENAI_API_KEY"), "feedback_turns": ("--feedback-turns", None),
-                  "stream": ("--stream", False)}
+                  "stream": ("--stream", False), "request_timeout": ("--request-timeout", 600.0),
+                  "max_retries": ("--max-retries", 5)}
 
 
 def _run(args, console: Console, argv) -> int:
@@ -154,7 +162,7 @@ def _reproduce_generated(args, console: Console, argv) -> int:
             top_p=args.top_p, max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
             feedback_turns=protocol.feedback_turns if args.feedback_turns is None else args.feedback_turns,
             api_key_env=args.api_key_env, stream=args.stream, sandbox=opts.sandbox, parallel=opts.parallel,
-            limits=opts.limits)
+            limits=opts.limits, request_timeout_s=args.request_timeout, max_retries=args.max_retries)
     except SpecError as exc:
         raise RunError(str(exc)) from None
     settings = GenerationSettings(cache_dir=args.cache_dir, use_cache=not args.no_cache, data_dir=args.data_dir,
