@@ -7,6 +7,7 @@ person reads at the end of a run.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -166,7 +167,48 @@ def read_checked_run_dir(path: Path) -> tuple[list[str], list[Record] | None]:
         return problems, records  # already among the problems
     if records is None:
         return problems, records
-    return problems + [f"{path / 'report.json'}: {p}" for p in report_inconsistencies(records, report)], records
+    problems += [f"{path / 'report.json'}: {p}" for p in report_inconsistencies(records, report)]
+    return problems + generation_inconsistencies(path, report, records), records
+
+
+def generation_inconsistencies(path: Path, report: dict, records: list[Record]) -> list[str]:
+    """What of a run's ``generation`` section (report.json) and link (run.json) its files
+    do not support: the linked generation.json missing or not of the recorded sha256, the
+    scored predictions file not found (:func:`harness.predictions.scored_file`), or the
+    section not the one recomputed from the records and the predictions' ``meta``. Empty
+    for a run without either."""
+    from .predictions import scored_file
+
+    try:
+        run = json.loads((path / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []  # already among validate_run_dir's problems
+    link, section = run.get("generation"), report.get("generation")
+    if not link and not section:
+        return []
+    if not link or not section:
+        return [f"{path}: " + ("run.json links a generation.json but report.json has no generation section" if link
+                               else "report.json has a generation section but run.json links no generation.json")]
+    where = Path(link["path"]) if Path(link["path"]).is_absolute() else path / link["path"]
+    if not where.is_file() or hashlib.sha256(where.read_bytes()).hexdigest() != link["sha256"]:
+        return [f"{where}: {'missing' if not where.is_file() else 'its sha256 is not the one run.json recorded'} "
+                f"(the generation.json of the scored predictions)"]
+    scored = scored_file(path, run)
+    if scored is None:
+        return [f"{path}: the scored predictions file is not found with the recorded sha256: the generation section "
+                f"cannot be recomputed"]
+    metas = {}
+    for line in scored.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            obj = json.loads(line)
+            metas[(obj["task_id"], obj["model"], obj["sample"])] = obj.get("meta") or {}
+    mine = [r for r in records if str(r["candidate"].get("origin", "")).startswith("predictions:")]
+    again = json.loads(json.dumps(generation_section(mine, metas, link, seed=section["bootstrap"]["seed"],
+                                                     iters=section["bootstrap"]["iters"])))
+    if again != section:
+        return [f"{path / 'report.json'}: the generation section differs from the one recomputed from records.jsonl "
+                f"and the predictions' meta"]
+    return []
 
 
 def _pct_ci(e: dict) -> str:
