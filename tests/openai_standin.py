@@ -14,9 +14,9 @@ Usage::
                "goal preserve": lambda body: "..."}                # a function of the request body
     with OpenAIStandIn(answers, models=("standin/model-7b",), api_key="sk-test") as srv:
         srv.base_url            # "http://127.0.0.1:PORT/v1"
-        srv.fail_next(429, n=2, retry_after=0.05)   # the next 2 completions: 429 + Retry-After
+        srv.delay_next(3.0)                          # hold the next completion 3 s (a client timeout)
+        srv.fail_next(429, n=2, retry_after=0.05)   # then 2 answers 429 + Retry-After
         srv.fail_next(500)                           # then one 500
-        srv.delay_next(3.0, n=1)                     # hold the next completion 3 s (client timeouts)
         srv.delay = 0.2                              # every completion takes at least 0.2 s
         ...
         srv.completions          # chat-completion requests received (errors included)
@@ -59,7 +59,8 @@ Answer = str | list[str] | Callable[[dict], str]
 
 @dataclass
 class Request:
-    """One request the stand-in received: ``method``, ``path``, the ``status`` it answered,
+    """One request the stand-in received (in :attr:`OpenAIStandIn.requests` in order of
+    arrival): ``method``, ``path``, the ``status`` it answered (0 while it is held),
     the JSON ``body`` (None for a GET), the client's ``x-stainless-retry-count`` header
     (None when absent) and whether it asked for a stream."""
 
@@ -97,10 +98,8 @@ class OpenAIStandIn:
         self.chunk_words = max(1, chunk_words)
         self.requests: list[Request] = []
         self._lock = threading.Lock()
-        self._faults: list[tuple[int, float | None, str | None]] = []
-        self._delays: list[float] = []
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self.server.daemon_threads = True
+        self._next: list[tuple] = []  # what the next chat completions do, in order: ("fail", ...) or ("delay", s)
+        self.server = _Server(("127.0.0.1", 0), _handler(self))
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.base_url = self.url + "/v1"
 
@@ -116,16 +115,19 @@ class OpenAIStandIn:
 
     def fail_next(self, status: int, n: int = 1, *, retry_after: float | None = None,
                   message: str | None = None) -> None:
-        """The next ``n`` chat completions answer ``status`` with an OpenAI error body
-        (``message``), and a ``Retry-After: retry_after`` header (seconds) when given."""
+        """``n`` chat completions, after those already scheduled by :meth:`fail_next` and
+        :meth:`delay_next` (one queue, in the order of the calls), answer ``status`` with an
+        OpenAI error body (``message``), and a ``Retry-After: retry_after`` header
+        (seconds) when given."""
         with self._lock:
-            self._faults += [(status, retry_after, message)] * n
+            self._next += [("fail", status, retry_after, message)] * n
 
     def delay_next(self, seconds: float, n: int = 1) -> None:
-        """Hold each of the next ``n`` chat completions ``seconds`` before answering (a
-        client whose timeout is shorter gives up and, by its retries, asks again)."""
+        """``n`` chat completions, next in the same queue as :meth:`fail_next`'s, are held
+        ``seconds`` before they are answered (a client whose timeout is shorter gives up and,
+        by its retries, asks again)."""
         with self._lock:
-            self._delays += [seconds] * n
+            self._next += [("delay", seconds)] * n
 
     @property
     def completions(self) -> int:
@@ -156,6 +158,16 @@ class OpenAIStandIn:
             if (rule == f"sha256:{digest}") if rule.startswith("sha256:") else (rule in last):
                 return _pick(value, body)
         return None if self.default is None else _pick(self.default, body)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):  # a client that hung up (its timeout) is no error here
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
 
 
 def _pick(value: Answer, body: dict) -> str:
@@ -222,11 +234,12 @@ def _handler(srv: OpenAIStandIn):
                 body = json.loads(self.rfile.read(length) or b"{}")
             except ValueError:
                 body = None
-            retry = self._retry_count()
-            stream = bool(isinstance(body, dict) and body.get("stream"))
+            seen = Request("POST", path, 0, body, self._retry_count(), bool(isinstance(body, dict) and body.get("stream")))
+            srv._log(seen)  # in order of arrival; its status once answered (0 while held)
+            stream = seen.stream
 
             def log(status: int) -> None:
-                srv._log(Request("POST", path, status, body, retry, stream))
+                seen.status = status
 
             if path != "/v1/chat/completions":
                 log(404)
@@ -237,14 +250,14 @@ def _handler(srv: OpenAIStandIn):
             if not self._authorised():
                 log(401)
                 return self._error(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
-            fault = srv._take(srv._faults)
-            if fault is not None:
-                status, after, message = fault
+            action = srv._take(srv._next) or ("delay", 0.0)
+            if action[0] == "fail":
+                _, status, after, message = action
                 log(status)
                 headers = {"Retry-After": f"{after:g}"} if after is not None else {}
                 kind = "rate_limit_error" if status == 429 else "server_error"
                 return self._error(status, message or f"stand-in: injected {status}", kind, None, headers)
-            wait = (srv._take(srv._delays) or 0.0) + srv.delay
+            wait = action[1] + srv.delay
             if wait:
                 time.sleep(wait)
             if body.get("model") not in srv.models:

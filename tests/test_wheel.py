@@ -38,8 +38,9 @@ REF = ROOT / "results" / "reproduced" / "casp"
 
 #: The kit's files outside the package that the wheel must carry (paths in the checkout).
 KIT_FILES = ["schemas/run.schema.json", "schemas/record.schema.json", "schemas/report.schema.json",
-             "schemas/predictions.schema.json", "schemas/toolchain.schema.json", "images/toolchains.json",
-             "images/runner.Containerfile", "images/debian/apt.Containerfile", "images/debian/tlaplus.Containerfile",
+             "schemas/predictions.schema.json", "schemas/toolchain.schema.json", "schemas/generation.schema.json",
+             "images/toolchains.json", "images/runner.Containerfile", "images/debian/apt.Containerfile",
+             "images/debian/tlaplus.Containerfile",
              "images/ntp4vc-rocq/shim/Stdlib/Reals/Zfloor.v", "flake.nix", "nix/default.nix", "nix/probe.py",
              "results/published/casp.json", "results/published/ntp4vc.json", "scripts/make-base-image.sh"]
 
