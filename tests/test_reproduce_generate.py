@@ -12,18 +12,28 @@ tlaplus image is there, the real TLC under Podman (Model-Bench).
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
+import shutil
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from harness import metrics, registry
+from harness.cli import main
 from harness.metrics import (BASIS_STATISTICAL, bootstrap_ci, bootstrap_ratio_ci, fixes_per_task, published_inside,
                              ratio)
 from harness.plugin import Benchmark
+from harness.report import check_run_dir
 from harness.results import ValidationError, validate
 from harness.runner import RunError, check_published_model
 from harness.runner.generated import NO_FIGURE, statistical_reproduction
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from openai_standin import OpenAIStandIn  # noqa: E402
 
 
 # ---------------------------------------------------------------- the bootstrap, by hand
@@ -211,8 +221,6 @@ def test_no_published_figure_lists_the_kits_values():
 
 
 def _report_with(figure: dict) -> dict:
-    from pathlib import Path
-
     base = json.loads((Path(__file__).resolve().parents[1] / "results/reproduced/ntp4vc/reproduce/report.json")
                       .read_text())
     rep = copy.deepcopy(base)
@@ -302,8 +310,6 @@ def test_modelbench_similarity_per_task():
 
 
 def test_unknown_published_model_exits_2_before_any_request(tmp_path, capsys):
-    from harness.cli import main
-
     # nothing listens on port 9: a request would fail differently; the name is checked first
     code = main(["reproduce", "modelbench", "--generate", "--model", "my-model", "--base-url", "http://127.0.0.1:9/v1",
                  "--mode", "original-zeroshot", "--out", str(tmp_path / "out")])
@@ -324,7 +330,94 @@ def test_unknown_published_model_exits_2_before_any_request(tmp_path, capsys):
      "ntp4vc takes --lang, not --mode"),
 ])
 def test_bad_generate_options_exit_2(argv, message, tmp_path, capsys):
-    from harness.cli import main
-
     assert main([*argv, "--out", str(tmp_path / "out")]) == 2
     assert message in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- end to end, against the stand-in
+
+
+def _fence(lang: str, text: str) -> str:
+    return f"Here it is.\n```{lang}\n{text}\n```\n"
+
+
+def _figures(out: Path) -> dict:
+    return {f["name"]: f for f in json.loads((out / "report.json").read_text())["reproduction"]["figures"]}
+
+
+@pytest.fixture(scope="module")
+def casp_runs(casp_tasks, shared_cache, tmp_path_factory):
+    """``reproduce casp --generate`` twice against the stand-in, with the real Frama-C on
+    the host, on 00_327 and 04_140 (spec-from-code): the model answers 00_327 with its
+    gold specification, 04_140 first with a wrong one (``\\result >= 100``; the function
+    returns 50) and with the gold after Frama-C's failing goals come back. Run 1: one
+    feedback turn (both verified, 04_140 after one fix); run 2, into another directory:
+    no feedback turn (04_140 stays failed), from the request and result caches alone."""
+    if shutil.which("frama-c") is None:
+        pytest.skip("frama-c is not installed on this machine")
+    gold = {t: casp_tasks[t].contract + "\n" + casp_tasks[t].code for t in ("00_327", "04_140")}
+    wrong = gold["04_140"].replace("ensures \\result >= 0;", "ensures \\result >= 100;")
+    assert wrong != gold["04_140"]
+    answers = {"Frama-C WP proved": _fence("c", gold["04_140"]),  # the repair turn (Frama-C's failing goals)
+               "int g(int y)": _fence("c", wrong), "void array_zero(": _fence("c", gold["00_327"])}
+    root = tmp_path_factory.mktemp("casp-generate")
+    common = ["--model", "gpt-4o-mini", "--task", "00_327", "--task", "04_140", "--sandbox", "host", "-j", "2",
+              "--dataset", "casp-sample10", "--cache-dir", str(shared_cache), "--seed", "3"]
+    with OpenAIStandIn(answers, models=("gpt-4o-mini",)) as srv:
+        codes = [main(["reproduce", "casp", "--generate", "--base-url", srv.base_url, *common,
+                       "--feedback-turns", "1", "--out", str(root / "one")])]
+        sent = srv.completions
+        codes.append(main(["reproduce", "casp", "--generate", "--base-url", srv.base_url, *common,
+                           "--feedback-turns", "0", "--out", str(root / "two")]))
+        return root, codes, sent, srv.completions - sent
+
+
+@pytest.mark.realtool
+@pytest.mark.slow
+def test_casp_reproduce_generate_end_to_end(casp_runs):
+    root, codes, sent, resent = casp_runs
+    assert sent == 3 and resent == 0  # 2 first turns + 1 repair; the second run: the request cache only
+    # run 1: pass@1 100 % over 2 tasks, the interval [100, 100]: the study's 20 % lies outside (exit 1)
+    assert codes[0] == 1
+    one = root / "one"
+    fig = _figures(one)["study.gpt-4o-mini.spec-from-code.pass_at_1"]
+    assert fig["basis"] == "re-run, statistical" and fig["ci_level"] == 0.95
+    assert fig["published"] == 20.0 and fig["reproduced"] == 100.0 and fig["ci"] == [100.0, 100.0]
+    assert fig["status"] == "differs" and fig["tasks"] == 2
+    report = json.loads((one / "report.json").read_text())
+    validate("report", report, "report.json")
+    gen = report["generation"]["models"]["spec-from-code"]["gpt-4o-mini"]
+    assert gen["tasks"] == 2 and gen["samples_per_task"] == {"min": 1, "max": 1}
+    assert gen["pass_at_k"] == {"1": {"value": 1.0, "ci": [1.0, 1.0]}}
+    assert gen["fixes"]["value"] == 0.5 and gen["fixes"]["samples"] == 2  # 04_140 fixed once, 00_327 never
+    run = json.loads((one / "run.json").read_text())
+    link = run["generation"]
+    assert link["path"] == "generation/generation.json"
+    assert link["sha256"] == hashlib.sha256((one / link["path"]).read_bytes()).hexdigest()
+    assert run["predictions"]["sha256"] == link["predictions_sha256"]
+    assert run["predictions"]["path"] == str(one / "generation" / "predictions.jsonl")
+    assert report["canaries"]["ok"]
+    assert check_run_dir(one) == []
+    html = (one / "report.html").read_text()
+    assert "re-run, statistical" in html and "[100.0, 100.0]" in html and "Generated by a model" in html
+    # run 2: 04_140 keeps its wrong answer: pass@1 50 %, the interval [0, 100] holds 20 %
+    assert codes[1] == 0
+    fig = _figures(root / "two")["study.gpt-4o-mini.spec-from-code.pass_at_1"]
+    assert fig["reproduced"] == 50.0 and fig["ci"] == [0.0, 100.0] and fig["status"] == "reproduced"
+    gen = json.loads((root / "two" / "report.json").read_text())["generation"]["models"]["spec-from-code"]
+    assert gen["gpt-4o-mini"]["fixes"]["value"] == 0.0
+    assert check_run_dir(root / "two") == []
+
+
+def test_casp_console_says_statistical(casp_runs, capsys):
+    root, _, _, _ = casp_runs
+    from harness.cli.run import _print_figures
+    from harness.plugin import Reproduction
+
+    rep = json.loads((root / "one" / "report.json").read_text())["reproduction"]
+    _print_figures(Reproduction(figures=rep["figures"], notes=rep["notes"]),
+                   type("A", (), {"benchmark": "casp", "out": root / "one"})(), Console(stderr=True, width=200))
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert "re-run, statistical (95% CI)" in text and "100.00 % [100.00, 100.00]" in text
+    assert "OUTSIDE THE CI" in text and "statistical, never exact" in text
