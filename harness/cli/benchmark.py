@@ -18,9 +18,11 @@ from .common import _int_at_least, _say
 
 
 def _add_prompts(sub) -> None:
-    pr = sub.add_parser("prompts", help="the prompts a model is given, as JSONL (benchmarks that define prompts)")
+    pr = sub.add_parser("prompts", help="the prompts a model is given (the chat messages verikit generate sends), "
+                        "as JSONL (benchmarks that define prompts)")
     pr.add_argument("benchmark", choices=list(registry.BENCHMARKS))
-    pr.add_argument("--mode", help="prompt setting (default: the benchmark's first default mode)")
+    pr.add_argument("--mode", "--lang", dest="mode", help="mode or prompt setting; NTP4VC's language (default: the "
+                    "benchmark's first default mode that has a generation protocol)")
     pr.add_argument("--shots", type=_int_at_least(0), help="few-shot examples, where the benchmark has that setting")
     pr.add_argument("--task", action="append", dest="task_ids", help="only this task id; repeatable")
     pr.add_argument("--dataset", help="registry name or path (default: the benchmark's default)")
@@ -89,11 +91,34 @@ def _write_jsonl(lines: list[dict], output: Path | None) -> None:
         output.write_text(text, encoding="utf-8")
 
 
+def _default_prompt_mode(bench) -> str:
+    """The first of the benchmark's default modes (else its modes) that has a generation
+    protocol, else the first default mode."""
+    modes = list(bench.default_modes or bench.modes)
+    for mode in modes:
+        try:
+            if bench.protocol(mode) is not None:
+                return mode
+        except ValueError:
+            continue
+    return modes[0]
+
+
 def _prompts(args, console: Console, argv) -> int:
+    """One JSON line per task: the benchmark's own prompt lines (:meth:`Benchmark.prompts`,
+    which carry ``messages`` and ``template_ids`` for a benchmark with a protocol), or for
+    a benchmark that defines only a protocol, ``{"task_id", "mode", "messages"}``."""
     bench, fetched, tasks = _bench_data(args)
-    mode = args.mode or (bench.default_modes or bench.modes)[0]
+    if args.mode is not None and args.mode not in bench.modes:
+        raise RunError(f"unknown {bench.name} mode {args.mode!r}; choose from {', '.join(bench.modes)}")
+    mode = args.mode or _default_prompt_mode(bench)
     try:
-        lines = bench.prompts(fetched, tasks, mode, shots=args.shots)
+        try:
+            lines = bench.prompts(fetched, tasks, mode, shots=args.shots)
+        except NotImplementedError:
+            if bench.protocol(mode) is None or args.shots is not None:
+                raise
+            lines = [{"task_id": t.task_id, "mode": mode, "messages": bench.messages(fetched, t, mode)} for t in tasks]
     except (NotImplementedError, ValueError) as exc:
         raise RunError(str(exc)) from exc
     _write_jsonl(lines, args.output)

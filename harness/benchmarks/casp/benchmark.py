@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...model import GOLD, Candidate, Job, VerifierResult, Record
-from ...plugin import Benchmark, Block, Claim, Paper, Reproduction
+from ...plugin import Benchmark, Block, Claim, Paper, Protocol, Reproduction
 from .. import published_figures, published_model_figures
-from . import blocks, execution
+from . import blocks, execution, generation
 from .core import (DATASETS, DEFAULT_DATASET, KIT_DEAD_CANARY, MODES, NAME, VERIFIER, VERSION, Task, build_job,
                    bundled_candidates, canaries, canary_task, compare_gold, compare_study, gold_candidates,
                    integrity_notes, judge, load_tasks, reproduce_figures, smoke_tests, study_results)
@@ -72,6 +72,42 @@ class Casp(Benchmark):
 
     def reproduce_modes(self) -> tuple[str, ...]:
         return ("gold",)
+
+    # ---- prompts and generation (verikit prompts, verikit generate): see :mod:`.generation`
+
+    def prompts(self, fetched, tasks: list[Task], mode: str, *, shots: int | None = None) -> list[dict]:
+        """``{"task_id", "mode", "messages", "template_ids"}`` per task: the first turn
+        ``verikit generate`` sends (:func:`.generation.messages`).
+
+        Raises:
+            ValueError: ``gold`` (nothing to generate), or ``shots`` given (CASP has no
+                few-shot setting).
+        """
+        if shots is not None:
+            raise ValueError("casp's prompts are zero-shot: --shots does not apply")
+        if self.protocol(mode) is None:
+            raise ValueError(f"casp's {mode} mode has no prompts: it re-verifies the dataset's own pairs "
+                             "(the candidate modes: spec-from-code, code-from-spec)")
+        ids = generation.template_ids(mode)
+        return [{"task_id": t.task_id, "mode": mode, "messages": generation.messages(t, mode), "template_ids": ids}
+                for t in tasks]
+
+    def protocol(self, mode: str) -> Protocol | None:
+        """The kit's first turn and the paper's repair loop, up to 7 Frama-C feedback turns
+        (:func:`.generation.protocol`); None for ``gold``."""
+        return generation.protocol(mode)
+
+    def messages(self, fetched, task: Task, mode: str) -> list[dict]:
+        """:func:`.generation.messages`. Raises NotImplementedError for ``gold``."""
+        return generation.messages(task, mode)
+
+    def extract(self, completion: str, mode: str) -> str | None:
+        """The answer's ``fixed_code`` (:func:`.generation.extract`), or None."""
+        return generation.extract(completion)
+
+    def feedback(self, record: Record, mode: str, *, previous: str | None = None) -> str | None:
+        """The paper's repair prompt with Frama-C's failing goals (:func:`.generation.feedback`)."""
+        return generation.feedback(record, mode, previous)
 
     def reproduce(self, fetched, run: dict | None) -> Reproduction:
         """The gold pairs' verdicts and goal counts vs the dataset's published ones

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from ...model import GOLD, Candidate, Job, sha256_text, Record
 from .. import published_figures
-from ...plugin import Benchmark, Block, Paper, Reproduction
-from . import blocks
+from ...plugin import Benchmark, Block, Paper, Protocol, Reproduction
+from . import blocks, generation
 from .candidates import bundled_spec, read_candidate
 from .checks import build_files
 from .dataset import TEST_DIR, convert_generations, is_registry, last_survey, load_tasks
@@ -512,6 +512,35 @@ class DafnyIntent(Benchmark):
         if path is None or not Path(path).is_file():  # a name of RQ_FILES (else the error names them)
             return convert_generations(fetched, tasks, rq=str(path) if path else None, model=model)
         return convert_generations(fetched, tasks, path=Path(path), model=model)
+
+    # ---- prompts and generation (verikit prompts, verikit generate): see :mod:`.generation`
+
+    def prompts(self, fetched, tasks: list[Task], mode: str, *, shots: int | None = None) -> list[dict]:
+        """``{"task_id", "mode", "messages", "template_ids"}`` per task: the kit's prompt
+        (:func:`.generation.messages`; the paper gives none).
+
+        Raises:
+            ValueError: ``shots`` given (zero-shot), an unknown mode, or a task without a
+                description (a directory of one's own programs).
+        """
+        verifier_for(mode)
+        if shots is not None:
+            raise ValueError("dafny-intent's prompt is zero-shot: --shots does not apply")
+        return [{"task_id": t.task_id, "mode": mode, "messages": generation.messages(fetched, t, mode),
+                 "template_ids": ["dafny-intent-postconditions"]} for t in tasks]
+
+    def protocol(self, mode: str) -> Protocol:
+        """The kit's protocol (:func:`.generation.protocol`): one sample, no feedback."""
+        verifier_for(mode)
+        return generation.protocol(mode)
+
+    def messages(self, fetched, task: Task, mode: str) -> list[dict]:
+        """:func:`.generation.messages` (description and signature, never the tests)."""
+        return generation.messages(fetched, task, mode)
+
+    def extract(self, completion: str, mode: str) -> str | None:
+        """The specification in a completion (:func:`.generation.extract`), or None."""
+        return generation.extract(completion)
 
     def reproduce_modes(self) -> tuple[str, ...]:
         return MODES

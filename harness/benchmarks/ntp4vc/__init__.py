@@ -50,7 +50,7 @@ import random
 from pathlib import Path
 
 from ...model import Candidate, Job, VerifierResult, Record
-from ...plugin import Benchmark, Block, Claim, Paper, Reproduction
+from ...plugin import Benchmark, Block, Claim, Paper, Protocol, Reproduction
 from .. import published_figures, published_model_figures
 from .data import (CATEGORIES, LANGUAGES, MANIFESTS, N_TASKS, SOURCES, SUFFIXES, TABLE3_PROJECT,  # noqa: F401
                    ManifestError, Task, load_tasks, read_auto_level_3)
@@ -59,7 +59,7 @@ from .proofs import (CANARY_TASK, CANARY_WALL_S, PASS_AT_K, PLACEHOLDERS, ROCQ_C
 from .published import (CATEGORY_NOT_DERIVABLE, NOT_REPRODUCIBLE, SLEDGEHAMMER_CSV,  # noqa: F401
                         load_published, reproduce_figures, rescore_auto_level_3, rescore_sledgehammer)
 from .rocq_library import ROCQ_ADAPTATION, RocqLibrary, rocq_library_files, rocq_library_image  # noqa: F401
-from . import blocks, proofs, why3_al3
+from . import blocks, generation, proofs, why3_al3
 
 NAME = "ntp4vc"
 VERSION = "1"
@@ -211,6 +211,41 @@ class NTP4VC(Benchmark):
         if WHY3 in modes:
             out["why3_auto_level_3"] = why3_al3.agreement_section(records, tasks)
         return out
+
+    # ---- prompts and generation (verikit prompts, verikit generate): see :mod:`.generation`
+
+    def prompts(self, fetched, tasks: list[Task], mode: str, *, shots: int | None = None) -> list[dict]:
+        """``{"task_id", "mode", "messages", "template_ids"}`` per task: the general prompt
+        of Appendix F for the language (:func:`.generation.messages`).
+
+        Raises:
+            ValueError: ``why3`` (nothing is generated), or ``shots`` given (zero-shot).
+        """
+        if shots is not None:
+            raise ValueError("ntp4vc's prompts are zero-shot (the paper's setting): --shots does not apply")
+        if generation.protocol(mode) is None:
+            raise ValueError(f"ntp4vc's {mode} mode has no prompts (the proof languages: {', '.join(LANGUAGES)})")
+        ids = generation.template_ids(mode)
+        return [{"task_id": t.task_id, "mode": mode, "messages": generation.messages(fetched, t, mode),
+                 "template_ids": ids} for t in tasks]
+
+    def protocol(self, mode: str) -> Protocol | None:
+        """8 samples at temperature 1.0, at most 32,000 tokens, zero-shot
+        (:func:`.generation.protocol`); None for ``why3``."""
+        return generation.protocol(mode)
+
+    def messages(self, fetched, task: Task, mode: str) -> list[dict]:
+        """:func:`.generation.messages` (the language's general prompt with the task's
+        library context). Raises NotImplementedError for ``why3``."""
+        return generation.messages(fetched, task, mode)
+
+    def extract(self, completion: str, mode: str) -> str | None:
+        """The proof in a completion (:func:`.generation.extract`), or None."""
+        return generation.extract(completion, mode)
+
+    def feedback(self, record: Record, mode: str, *, previous: str | None = None) -> str | None:
+        """The kit's repair message with the prover's error (:func:`.generation.feedback`)."""
+        return generation.feedback(record, mode)
 
     # ---- reproduction
 

@@ -25,6 +25,7 @@ from ...verifiers import rocq as rocq_mod
 from ...verifiers.proof import Theorem
 from .data import ISABELLE_PROJECT_ROOT, ISABELLE_SESSION_DIRS, LANGUAGES, LEAN_PROJECT, SOURCES, Task, path_of
 from .published import CATEGORY_NOT_DERIVABLE
+from ..prompting import EMPTY_CANDIDATE
 from .libraries import LeanLibrary
 from .rocq_library import LIBRARY_ROOT, RocqLibrary
 
@@ -148,7 +149,8 @@ def build_proof_job(task: Task, cand: Candidate, language: str, options: dict, d
     if cand.model == "canary:changed-statement":
         out = _changed_statement(text, thm)
     checks: list[dict] = []
-    precheck = None
+    # a completion without an extractable proof (verikit generate writes it as ""): invalid, never run
+    precheck = ("invalid", EMPTY_CANDIDATE) if cand.model != GOLD and not out.strip() else None
     proof = out
     if cand.model != GOLD:
         split = getattr(v, "split_full", None)
