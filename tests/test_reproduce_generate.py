@@ -348,35 +348,44 @@ def _figures(out: Path) -> dict:
 @pytest.fixture(scope="module")
 def casp_runs(casp_tasks, shared_cache, tmp_path_factory):
     """``reproduce casp --generate`` twice against the stand-in, with the real Frama-C on
-    the host, on 00_327 and 04_140 (spec-from-code): the model answers 00_327 with its
-    gold specification, 04_140 first with a wrong one (``\\result >= 100``; the function
-    returns 50) and with the gold after Frama-C's failing goals come back. Run 1: one
-    feedback turn (both verified, 04_140 after one fix); run 2, into another directory:
-    no feedback turn (04_140 stays failed), from the request and result caches alone."""
+    the host, on 00_327 and 05_125 (spec-from-code; two of the sample's quickest pairs):
+    the model answers 00_327 with its gold specification, 05_125 first with a wrong one
+    (``ensures \\result.isValid``: the function returns an invalid value) and with the
+    gold once the repair prompt brings Frama-C's failing goal back. Run 1: one feedback
+    turn (both verified, 05_125 after one fix); run 2, into another directory: no feedback
+    turn (05_125 stays failed), from the request and result caches alone. The canaries
+    come from the session's shared result cache when another test ran them."""
     if shutil.which("frama-c") is None:
         pytest.skip("frama-c is not installed on this machine")
-    gold = {t: casp_tasks[t].contract + "\n" + casp_tasks[t].code for t in ("00_327", "04_140")}
-    wrong = gold["04_140"].replace("ensures \\result >= 0;", "ensures \\result >= 100;")
-    assert wrong != gold["04_140"]
-    answers = {"Frama-C WP proved": _fence("c", gold["04_140"]),  # the repair turn (Frama-C's failing goals)
-               "int g(int y)": _fence("c", wrong), "void array_zero(": _fence("c", gold["00_327"])}
+    gold = {t: casp_tasks[t].contract + "\n" + casp_tasks[t].code for t in ("00_327", "05_125")}
+    wrong = gold["05_125"].replace("ensures ! \\result.isValid;", "ensures \\result.isValid;")
+    assert wrong != gold["05_125"]
+    answers = {"Your task is to correct ACSL specifications": _fence("c", gold["05_125"]),  # the repair prompt
+               "C function `noneBool`": _fence("c", wrong), "C function `array_zero`": _fence("c", gold["00_327"])}
     root = tmp_path_factory.mktemp("casp-generate")
-    common = ["--model", "gpt-4o-mini", "--task", "00_327", "--task", "04_140", "--sandbox", "host", "-j", "2",
+    common = ["--model", "gpt-4o-mini", "--task", "00_327", "--task", "05_125", "--sandbox", "host", "-j", "2",
               "--dataset", "casp-sample10", "--cache-dir", str(shared_cache), "--seed", "3"]
     with OpenAIStandIn(answers, models=("gpt-4o-mini",)) as srv:
         codes = [main(["reproduce", "casp", "--generate", "--base-url", srv.base_url, *common,
                        "--feedback-turns", "1", "--out", str(root / "one")])]
         sent = srv.completions
+        repair = [r.body["messages"] for r in srv.answered() if len(r.body["messages"]) > 1]
         codes.append(main(["reproduce", "casp", "--generate", "--base-url", srv.base_url, *common,
                            "--feedback-turns", "0", "--out", str(root / "two")]))
-        return root, codes, sent, srv.completions - sent
+        return root, codes, sent, srv.completions - sent, repair
 
 
 @pytest.mark.realtool
 @pytest.mark.slow
 def test_casp_reproduce_generate_end_to_end(casp_runs):
-    root, codes, sent, resent = casp_runs
+    root, codes, sent, resent, repair = casp_runs
     assert sent == 3 and resent == 0  # 2 first turns + 1 repair; the second run: the request cache only
+    # the repair turn: the chat so far, then the paper's repair prompt with Frama-C's real failing goal
+    assert len(repair) == 1 and [m["role"] for m in repair[0]][:3] == ["user", "assistant", "user"]
+    assert "ensures \\result.isValid;" in repair[0][1]["content"]  # the model's wrong answer, as it was
+    assert "Your task is to correct ACSL specifications" in repair[0][-1]["content"]
+    assert "Frama-C WP proved 16 of 17 goals" in repair[0][-1]["content"]
+    assert "[wp] [Failed] Goal typed_noneBool_ensures" in repair[0][-1]["content"]
     # run 1: pass@1 100 % over 2 tasks, the interval [100, 100]: the study's 20 % lies outside (exit 1)
     assert codes[0] == 1
     one = root / "one"
@@ -389,7 +398,7 @@ def test_casp_reproduce_generate_end_to_end(casp_runs):
     gen = report["generation"]["models"]["spec-from-code"]["gpt-4o-mini"]
     assert gen["tasks"] == 2 and gen["samples_per_task"] == {"min": 1, "max": 1}
     assert gen["pass_at_k"] == {"1": {"value": 1.0, "ci": [1.0, 1.0]}}
-    assert gen["fixes"]["value"] == 0.5 and gen["fixes"]["samples"] == 2  # 04_140 fixed once, 00_327 never
+    assert gen["fixes"]["value"] == 0.5 and gen["fixes"]["samples"] == 2  # 05_125 fixed once, 00_327 never
     run = json.loads((one / "run.json").read_text())
     link = run["generation"]
     assert link["path"] == "generation/generation.json"
@@ -400,7 +409,7 @@ def test_casp_reproduce_generate_end_to_end(casp_runs):
     assert check_run_dir(one) == []
     html = (one / "report.html").read_text()
     assert "re-run, statistical" in html and "[100.0, 100.0]" in html and "Generated by a model" in html
-    # run 2: 04_140 keeps its wrong answer: pass@1 50 %, the interval [0, 100] holds 20 %
+    # run 2: 05_125 keeps its wrong answer: pass@1 50 %, the interval [0, 100] holds 20 %
     assert codes[1] == 0
     fig = _figures(root / "two")["study.gpt-4o-mini.spec-from-code.pass_at_1"]
     assert fig["reproduced"] == 50.0 and fig["ci"] == [0.0, 100.0] and fig["status"] == "reproduced"
@@ -409,8 +418,9 @@ def test_casp_reproduce_generate_end_to_end(casp_runs):
     assert check_run_dir(root / "two") == []
 
 
-def test_casp_console_says_statistical(casp_runs, capsys):
-    root, _, _, _ = casp_runs
+def test_casp_console_says_statistical(casp_runs, capsys, monkeypatch):
+    root = casp_runs[0]
+    monkeypatch.setenv("COLUMNS", "250")
     from harness.cli.run import _print_figures
     from harness.plugin import Reproduction
 
