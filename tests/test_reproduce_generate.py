@@ -431,3 +431,49 @@ def test_casp_console_says_statistical(casp_runs, capsys, monkeypatch):
     text = out.out + out.err
     assert "re-run, statistical (95% CI)" in text and "100.00 % [100.00, 100.00]" in text
     assert "OUTSIDE THE CI" in text and "statistical, never exact" in text
+
+
+@pytest.fixture(scope="module")
+def modelbench_run(engine_image, shared_cache, tmp_path_factory):
+    """``reproduce modelbench --generate`` on HumanEval/13 alone (original-fewshot, the
+    paper's 3 samples and up to 5 fix turns) against the stand-in, with the real TLC in the
+    tlaplus image under Podman: samples 0 and 1 answer the kit's oracle model, sample 2 the
+    oracle with a wrong assertion, fixed after TLC's real violation comes back."""
+    from harness.benchmarks.modelbench.tasks import DATA_DIR
+    from harness.sandbox import images
+
+    engine_image(lambda: images.resolve("tlaplus"))
+    oracle = (DATA_DIR / "oracles" / "HumanEval_13.tla").read_text()
+    wrong = oracle.replace("result = Gcd(a0, b0)", "result = Gcd(a0, b0) + 1")
+    assert wrong != oracle
+    answers = {"The TLA+ specification has the following error": _fence("tla", oracle),  # Figure 12's fix prompt
+               "Module Name: HumanEval_13": [_fence("tla", oracle), _fence("tla", oracle), _fence("tla", wrong)]}
+    out = tmp_path_factory.mktemp("modelbench-generate") / "out"
+    with OpenAIStandIn(answers, models=("Qwen/Qwen3-8B",)) as srv:
+        code = main(["reproduce", "modelbench", "--generate", "--model", "Qwen/Qwen3-8B", "--base-url", srv.base_url,
+                     "--published-model", "Qwen3-8B", "--task", "HumanEval/13", "--sandbox", "container", "-j", "2",
+                     "--cache-dir", str(shared_cache), "--out", str(out)])
+        fixes = [r.body["messages"][-1]["content"] for r in srv.answered() if len(r.body["messages"]) > 1]
+        return out, code, srv.completions, fixes
+
+
+@pytest.mark.container
+@pytest.mark.slow
+def test_modelbench_reproduce_generate_end_to_end(modelbench_run):
+    out, code, sent, fixes = modelbench_run
+    assert sent == 4  # 3 first turns (the paper's n = 3) + 1 fix
+    assert len(fixes) == 1 and "Invariant Assertion is violated" in fixes[0]  # TLC's own words, with its trace
+    assert code == 1  # every figure of Qwen3-8B lies outside this one-task run's intervals
+    figs = {f["column"]: f for f in _figures(out).values()}
+    assert set(figs) == {"Runnable@1 (%)", "Runnable@2 (%)", "Runnable@3 (%)", "Avg Similarity (%)", "Avg Fixes"}
+    assert all(f["basis"] == "re-run, statistical" and f["status"] == "differs" for f in figs.values())
+    # one task: every resample is that task, so each interval is a point
+    assert figs["Runnable@1 (%)"]["reproduced"] == 100.0 and figs["Runnable@1 (%)"]["ci"] == [100.0, 100.0]
+    assert figs["Runnable@1 (%)"]["published"] == 16.0
+    assert figs["Avg Similarity (%)"]["reproduced"] == 100.0  # the oracle's own states
+    assert figs["Avg Fixes"]["reproduced"] == pytest.approx(1 / 3, abs=1e-6) and figs["Avg Fixes"]["published"] == 1.9
+    report = json.loads((out / "report.json").read_text())
+    gen = report["generation"]["models"]["original-fewshot"]["Qwen/Qwen3-8B"]
+    assert gen["samples_per_task"] == {"min": 3, "max": 3} and sorted(gen["pass_at_k"]) == ["1", "2", "3"]
+    assert gen["fixes"]["value"] == pytest.approx(1 / 3) and gen["turns"] == pytest.approx(4 / 3)
+    assert report["canaries"]["ok"] and check_run_dir(out) == []
