@@ -306,6 +306,23 @@ def test_modelbench_similarity_per_task():
     assert similarity_per_task(records, "original-fewshot", "m") == {"T1": (1.5, 2.0), "T2": (0.0, 0.0)}
 
 
+def test_default_mode_and_samples_follow_the_paper():
+    from harness.runner import default_samples, generate_mode
+
+    b = {n: registry.benchmark(n) for n in ("ntp4vc", "modelbench", "casp")}
+    assert [generate_mode(b[n], ()) for n in b] == ["rocq", "original-fewshot", "spec-from-code"]
+    assert generate_mode(b["ntp4vc"], ["lean"]) == "lean"
+    with pytest.raises(RunError, match="casp has no generation protocol for --mode gold"):
+        generate_mode(b["casp"], ["gold"])
+    rocq = b["ntp4vc"].protocol("rocq").samples
+    assert rocq == 8  # Section 5: n = 8
+    assert default_samples(check_published_model(b["ntp4vc"], "rocq", "DeepSeek-V3.1"), rocq) == 8
+    assert default_samples(check_published_model(b["ntp4vc"], "rocq", "GPT-o4-mini-high"), rocq) == 1
+    assert default_samples(check_published_model(b["modelbench"], "original-zeroshot", "Qwen3-8B"), 3) == 3
+    assert default_samples(check_published_model(b["casp"], "spec-from-code", "gpt-5.2"), 1) == 1
+    assert default_samples([], 5) == 5  # no published figure: the protocol's
+
+
 # ---------------------------------------------------------------- the command line, before any request
 
 
