@@ -365,8 +365,8 @@ def _figures(out: Path) -> dict:
 @pytest.fixture(scope="module")
 def casp_runs(casp_tasks, shared_cache, tmp_path_factory):
     """``reproduce casp --generate`` twice against the stand-in, with the real Frama-C on
-    the host, on 00_327 and 05_125 (spec-from-code; two of the sample's quickest pairs):
-    the model answers 00_327 with its gold specification, 05_125 first with a wrong one
+    the host, on 01_57 and 05_125 (spec-from-code): the model answers 01_57 with its gold
+    specification (the text of the canary ``gold-contract``: one verification, shared), 05_125 first with a wrong one
     (``ensures \\result.isValid``: the function returns an invalid value) and with the
     gold once the repair prompt brings Frama-C's failing goal back. Run 1: one feedback
     turn (both verified, 05_125 after one fix); run 2, into another directory: no feedback
@@ -374,13 +374,16 @@ def casp_runs(casp_tasks, shared_cache, tmp_path_factory):
     come from the session's shared result cache when another test ran them."""
     if shutil.which("frama-c") is None:
         pytest.skip("frama-c is not installed on this machine")
-    gold = {t: casp_tasks[t].contract + "\n" + casp_tasks[t].code for t in ("00_327", "05_125")}
+    gold = {t: casp_tasks[t].contract + "\n" + casp_tasks[t].code for t in ("01_57", "05_125")}
     wrong = gold["05_125"].replace("ensures ! \\result.isValid;", "ensures \\result.isValid;")
     assert wrong != gold["05_125"]
-    answers = {"Your task is to correct ACSL specifications": _fence("c", gold["05_125"]),  # the repair prompt
-               "C function `noneBool`": _fence("c", wrong), "C function `array_zero`": _fence("c", gold["00_327"])}
+    def answer(code: str) -> str:  # Listing 3's JSON answer format
+        return _fence("json", json.dumps({"explanation": "the contract", "assumptions": "none", "fixed_code": code}))
+
+    answers = {"Your task is to correct ACSL specifications": answer(gold["05_125"]),  # the repair prompt
+               "C function `noneBool`": answer(wrong), "C function `divmult`": answer(gold["01_57"])}
     root = tmp_path_factory.mktemp("casp-generate")
-    common = ["--model", "gpt-4o-mini", "--task", "00_327", "--task", "05_125", "--sandbox", "host", "-j", "2",
+    common = ["--model", "gpt-4o-mini", "--task", "01_57", "--task", "05_125", "--sandbox", "host", "-j", "2",
               "--dataset", "casp-sample10", "--cache-dir", str(shared_cache), "--seed", "3"]
     with OpenAIStandIn(answers, models=("gpt-4o-mini",)) as srv:
         codes = [main(["reproduce", "casp", "--generate", "--base-url", srv.base_url, *common,
@@ -415,7 +418,7 @@ def test_casp_reproduce_generate_end_to_end(casp_runs):
     gen = report["generation"]["models"]["spec-from-code"]["gpt-4o-mini"]
     assert gen["tasks"] == 2 and gen["samples_per_task"] == {"min": 1, "max": 1}
     assert gen["pass_at_k"] == {"1": {"value": 1.0, "ci": [1.0, 1.0]}}
-    assert gen["fixes"]["value"] == 0.5 and gen["fixes"]["samples"] == 2  # 05_125 fixed once, 00_327 never
+    assert gen["fixes"]["value"] == 0.5 and gen["fixes"]["samples"] == 2  # 05_125 fixed once, 01_57 never
     run = json.loads((one / "run.json").read_text())
     link = run["generation"]
     assert link["path"] == "generation/generation.json"
