@@ -402,7 +402,8 @@ def test_casp_reproduce_generate_end_to_end(casp_runs):
     assert sent == 3 and resent == 0  # 2 first turns + 1 repair; the second run: the request cache only
     # the repair turn: the chat so far, then the paper's repair prompt with Frama-C's real failing goal
     assert len(repair) == 1 and [m["role"] for m in repair[0]][:3] == ["user", "assistant", "user"]
-    assert "ensures \\result.isValid;" in repair[0][1]["content"]  # the model's wrong answer, as it was
+    said = json.loads(repair[0][1]["content"].split("```json\n", 1)[1].split("\n```", 1)[0])
+    assert "ensures \\result.isValid;" in said["fixed_code"]  # the model's wrong answer, as it was
     assert "Your task is to correct ACSL specifications" in repair[0][-1]["content"]
     assert "Frama-C WP proved 16 of 17 goals" in repair[0][-1]["content"]
     assert "[wp] [Failed] Goal typed_noneBool_ensures" in repair[0][-1]["content"]
