@@ -459,7 +459,8 @@ def modelbench_run(engine_image, shared_cache, tmp_path_factory):
     """``reproduce modelbench --generate`` on HumanEval/13 alone (original-fewshot, the
     paper's 3 samples and up to 5 fix turns) against the stand-in, with the real TLC in the
     tlaplus image under Podman: samples 0 and 1 answer the kit's oracle model, sample 2 the
-    oracle with a wrong assertion, fixed after TLC's real violation comes back."""
+    oracle with a wrong assertion (the text of the canary ``violation``), fixed after TLC's
+    real violation comes back."""
     from harness.benchmarks.modelbench.tasks import DATA_DIR
     from harness.sandbox import images
 
@@ -467,8 +468,11 @@ def modelbench_run(engine_image, shared_cache, tmp_path_factory):
     oracle = (DATA_DIR / "oracles" / "HumanEval_13.tla").read_text()
     wrong = oracle.replace("result = Gcd(a0, b0)", "result = Gcd(a0, b0) + 1")
     assert wrong != oracle
-    answers = {"The TLA+ specification has the following error": _fence("tla", oracle),  # Figure 12's fix prompt
-               "Module Name: HumanEval_13": [_fence("tla", oracle), _fence("tla", oracle), _fence("tla", wrong)]}
+    def answer(model: str) -> str:  # the model text exactly (it ends with a newline): the oracle's and the
+        return f"Here it is.\n```tla\n{model}```\n"  # violation canary's own verifications, shared
+
+    answers = {"The TLA+ specification has the following error": answer(oracle),  # Figure 12's fix prompt
+               "Module Name: HumanEval_13": [answer(oracle), answer(oracle), answer(wrong)]}
     out = tmp_path_factory.mktemp("modelbench-generate") / "out"
     with OpenAIStandIn(answers, models=("Qwen/Qwen3-8B",)) as srv:
         code = main(["reproduce", "modelbench", "--generate", "--model", "Qwen/Qwen3-8B", "--base-url", srv.base_url,
