@@ -544,14 +544,10 @@ class Benchmark(ABC):
         return completion
 
     def feedback(self, record: Record, mode: str, *, previous: str | None = None) -> str | None:
-        """The next user message of a verifier-in-the-loop chat, made from the judged
-        ``record`` of the last attempt with the protocol's feedback template (CASP: the
-        failing goals; Model-Bench: TLC's error; NTP4VC: the prover's error), or None:
-        nothing to send (the attempt verified, the failure is the kit's ``infra_error``,
-        or the benchmark has no feedback). ``previous``: the model's raw completion of
-        that attempt (the chat's last assistant message), for a template that quotes
-        it (CASP's repair prompt: the previous code, explanation, assumptions and
-        strategies); None when the caller has none."""
+        """The next user message of a verifier-in-the-loop chat, from the judged ``record`` of
+        the last attempt and ``previous``, the model's raw completion of it (or None), with the
+        protocol's feedback template (CASP: failing goals; Model-Bench: TLC's error; NTP4VC:
+        the prover's error); None: nothing to send (verified, infra_error, or no feedback)."""
         return None
 
     def convert(self, path, fetched, tasks: list, *, model: str | None = None) -> list[dict]:

@@ -96,7 +96,7 @@ def test_prompts_and_convert_for_osvbench(tmp_path):
     assert line["task_id"] == "0" and "def " in line["prompt"]
     assert main(["convert", "osvbench", "-o", str(preds)]) == 0
     assert len(preds.read_text().splitlines()) == 245
-    assert main(["prompts", "casp", "-o", str(prompts)]) == 2  # CASP defines no prompts: a clear error
+    assert main(["prompts", "casp", "--mode", "gold", "-o", str(prompts)]) == 2  # gold has no prompts: a clear error
 
 
 def test_git_state_is_read_without_git():

@@ -84,10 +84,15 @@ def load_templates(path: Path) -> dict[str, PromptTemplate]:
         if entry["id"] in out:
             raise TemplateFileError(f"{path}:{line}: duplicate template id {entry['id']!r}")
         try:
-            list(string.Formatter().parse(entry["text"]))
+            parsed = list(string.Formatter().parse(entry["text"]))
         except ValueError as exc:
             raise TemplateFileError(f"{path}:{line}: template {entry['id']!r} is not a str.format template: {exc} "
                                     "(write a literal brace doubled)") from None
+        odd = [f"{{{name}{'!' + conv if conv else ''}{':' + spec if spec else ''}}}"
+               for _, name, spec, conv in parsed if name is not None and (not name.isidentifier() or spec or conv)]
+        if odd:
+            raise TemplateFileError(f"{path}:{line}: template {entry['id']!r} is not a str.format template of named "
+                                    f"placeholders: {', '.join(odd)} (write a literal brace doubled)")
         out[entry["id"]] = PromptTemplate(id=entry["id"], source=entry["source"], text=entry["text"], role=role,
                                           note=note)
     return out

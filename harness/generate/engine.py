@@ -17,6 +17,7 @@ with the same command sends only what it had not received.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import queue
 import threading
@@ -320,6 +321,15 @@ class Generation:
         if entry.get("error"):
             chat.stopped = "request-error"
 
+    def _feedback(self, record: dict, previous: str) -> str | None:
+        """The benchmark's feedback message for ``record``, given the attempt's completion
+        as ``previous`` when its hook takes it (a plugin written before that keyword
+        existed gets the record and mode only)."""
+        params = inspect.signature(self.bench.feedback).parameters
+        if "previous" in params or any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            return self.bench.feedback(record, self.mode, previous=previous)
+        return self.bench.feedback(record, self.mode)
+
     def _parallel(self, items: list, fn: Callable, label: str) -> list:
         """``fn(item)`` for each of ``items`` on ``concurrency`` daemon worker threads, with
         progress; results in ``items``' order. An exception of ``fn`` stops the others
@@ -424,7 +434,7 @@ class Generation:
             if final:
                 chat.stopped = "turn-limit"
                 continue
-            msg = self.bench.feedback(rec, self.mode)
+            msg = self._feedback(rec, chat.completions[-1])
             if msg is None:
                 chat.stopped = "no-feedback"
                 continue

@@ -30,7 +30,9 @@ PROTOCOL_SOURCE = ("CASP paper, section 'Verifying and Curating CASP source file
 EXTRACTION = "casp-json-fixed-code"
 EXTRACTION_DOC = ("the string 'fixed_code' of the first JSON object holding it (Listing 3's answer format), looked "
                   "for in the completion's fenced blocks, then anywhere in it (raw newlines inside strings "
-                  "accepted); a value that is itself one fenced block is unwrapped; with no such object (no JSON, "
+                  "accepted; ACSL's backslash words written unescaped inside a string, such as \\result, \\valid "
+                  "or \\nothing, read as ACSL, not as JSON escapes); a value that is itself one fenced block is "
+                  "unwrapped; with no such object (no JSON, "
                   "or broken JSON), the last fenced block tagged c (or acsl, h, cpp), else the last fenced block "
                   "not tagged json; otherwise no answer (the candidate is empty and judged invalid). A "
                   "'<think>...</think>' section is dropped first.")
@@ -86,14 +88,47 @@ def messages(task: Task, mode: str) -> list[dict]:
     return [{"role": "user", "content": body + "\n\n" + render(TEMPLATES[fmt])}]
 
 
+#: ACSL's built-in words that start with a backslash (the ACSL manual's terms, predicates,
+#: memory and set built-ins, logic functions): a model that writes ``\result`` inside a
+#: JSON string without doubling the backslash would have it read as the JSON escape ``\r``.
+ACSL_WORDS = ("result", "old", "at", "pre", "here", "post", "valid", "valid_read", "valid_index", "valid_range",
+              "valid_function", "separated", "nothing", "everything", "forall", "exists", "true", "false", "null",
+              "base_addr", "block_length", "offset", "initialized", "dangling", "fresh", "freeable", "allocable",
+              "object_pointer", "pointer_comparable", "specified", "sum", "product", "numof", "max", "min", "abs",
+              "let", "lambda", "with", "from", "union", "inter", "subset", "empty", "sqrt", "pow", "floor", "ceil",
+              "exit_status", "is_finite", "is_NaN", "integer", "real", "boolean", "length", "round_float",
+              "round_double", "plus_infinity", "minus_infinity", "NaN", "eq_float", "le_float", "lt_float",
+              "ge_float", "gt_float", "ne_float", "ghost", "block")
+_LONE_BACKSLASH = r"(?<!\\)((?:\\\\)*)\\"
+_ACSL_ESCAPE = re.compile(_LONE_BACKSLASH + r"(?=(?:" + "|".join(sorted(ACSL_WORDS, key=len, reverse=True)) + r")\b)")
+_BAD_ESCAPE = re.compile(_LONE_BACKSLASH + r"(?=[^\"\\/bfnrtu])")
+
+
+def acsl_in_json(text: str) -> str:
+    """``text`` with every lone backslash that starts an ACSL word (:data:`ACSL_WORDS`) or
+    no JSON escape doubled, so that JSON reads ``\\valid``, ``\\result`` and ``\\nothing``
+    written unescaped inside a string as ACSL."""
+    return _BAD_ESCAPE.sub(r"\1\\\\", _ACSL_ESCAPE.sub(r"\1\\\\", text))
+
+
 def _answer(completion: str) -> dict | None:
-    return json_object_with(strip_reasoning(completion), "fixed_code")
+    """The first JSON object with ``fixed_code``. When the text writes an ACSL word after a
+    lone backslash (the model did not escape ACSL for JSON), :func:`acsl_in_json`'s
+    reading is tried first, else last."""
+    text = strip_reasoning(completion)
+    fixed = acsl_in_json(text)
+    order = (fixed, text) if _ACSL_ESCAPE.search(text) else (text, fixed)
+    for candidate in dict.fromkeys(order):
+        obj = json_object_with(candidate, "fixed_code")
+        if obj is not None:
+            return obj
+    return None
 
 
 def extract(completion: str) -> str | None:
     """The candidate in a completion by :data:`EXTRACTION_DOC`'s rule, or None."""
     text = strip_reasoning(completion)
-    obj = json_object_with(text, "fixed_code")
+    obj = _answer(text)
     if obj is not None and isinstance(obj["fixed_code"], str):
         code = obj["fixed_code"]
         if code.strip().startswith(("```", "~~~")):

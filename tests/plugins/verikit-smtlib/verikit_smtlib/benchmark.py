@@ -242,7 +242,7 @@ class Smtlib(Benchmark):
     def extract(self, completion: str, mode: str) -> str | None:
         return generation.extract(completion)
 
-    def feedback(self, record, mode: str) -> str | None:
+    def feedback(self, record, mode: str, *, previous: str | None = None) -> str | None:
         return generation.feedback(record)
 
     def report_blocks(self, report: dict, records: list[dict]) -> list[Block]:
