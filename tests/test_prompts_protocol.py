@@ -6,7 +6,7 @@ judged ``invalid`` by every benchmark, ``verikit prompts``, and the verifier-fee
 messages built from real records: CASP's from the real Frama-C on this host (one module
 run), Model-Bench's and NTP4VC's from records of real TLC and Coq runs in their images,
 recorded in tests/recorded/feedback/ (``recorded``; tests/recorded/feedback/record.py
-made them and re-runs them live when the images exist).
+made them, and ``record.py --check`` re-runs them in the images and compares).
 """
 
 from __future__ import annotations
@@ -451,6 +451,12 @@ def test_casp_feedback_is_the_papers_repair_prompt_with_frama_cs_errors(casp_rec
     assert bench.feedback({**code, "verdict": "infra_error"}, "code-from-spec") is None
 
 
+def _by_case(records: list[dict], cases: dict) -> dict[str, dict]:
+    """case -> its record (matched by task and sample)."""
+    where = {(r["task_id"], r["candidate"]["sample"]): r for r in records}
+    return {case: where[(c["task_id"], c["sample"])] for case, c in cases.items()}
+
+
 def _recorded(name: str) -> tuple[list[dict], dict]:
     path = RECORDED / f"{name}.records.jsonl"
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
@@ -464,34 +470,45 @@ def _recorded(name: str) -> tuple[list[dict], dict]:
 def test_modelbench_feedback_is_figure_12_with_tlcs_error():
     records, prov = _recorded("modelbench")
     assert prov["tool"].startswith("TLC") and prov["image_id"].startswith("sha256:")
-    by = {r["candidate"]["sample"]: r for r in records}
+    by = _by_case(records, prov["cases"])
+    assert {c: r["verdict"] for c, r in by.items()} == {c: v["verdict"] for c, v in prov["cases"].items()}
     bench = registry.benchmark("modelbench")
     head = "The TLA+ specification has the following error:\n"
     tail = "\nPlease fix the specification while keeping the same logic."
-    parse = bench.feedback(by[0], "original-fewshot")
-    assert by[0]["verdict"] == "invalid" and parse.startswith(head) and parse.endswith(tail)
-    assert 'Encountered "b" at line' in parse and by[0]["verifier"]["messages"][0] in parse
-    violated = bench.feedback(by[1], "original-fewshot")
-    assert by[1]["verdict"] == "failed" and "Invariant Assertion is violated." in violated
-    assert "The behavior up to this point is:\n1: <Initial predicate>\n/\\ " in violated
-    runtime = bench.feedback(by[2], "original-fewshot")
-    assert by[2]["verdict"] == "failed" and by[2]["verifier"]["messages"][0] in runtime
-    assert bench.feedback(by[3], "original-fewshot") is None and by[3]["verdict"] == "verified"
+    parse = bench.feedback(by["parse_error"], "original-fewshot")
+    assert by["parse_error"]["verdict"] == "invalid" and parse.startswith(head) and parse.endswith(tail)
+    assert parse == head + '***Parse Error*** Encountered "b" at line 11, column 15 and token "while"' + tail
+    violated = bench.feedback(by["invariant_violated"], "original-fewshot")
+    assert by["invariant_violated"]["verdict"] == "failed"
+    assert violated.startswith(head + "Invariant Assertion is violated.\nThe behavior up to this point is:\n"
+                               "1: <Initial predicate>\n/\\ ")
+    assert "\n3: <Loop line 12, col 9 to line 19, col 40 of module HumanEval_13>\n" in violated
+    runtime = bench.feedback(by["runtime_error"], "original-fewshot")
+    assert runtime == (head + "Attempted to apply function: <<-2>> to argument 0, which is not in the domain of the "
+                       "function. (line 13, col 22)" + tail)
+    assert bench.feedback(by["verified"], "original-fewshot") is None and by["verified"]["verdict"] == "verified"
+    assert by["empty"]["verdict"] == "invalid" and by["empty"]["reason"] == EMPTY_CANDIDATE  # TLC never ran
+    assert by["empty"]["timings"]["wall_s"] == 0
 
 
 @pytest.mark.recorded
 def test_ntp4vc_feedback_carries_coqs_whole_error():
     records, prov = _recorded("ntp4vc-rocq")
     assert prov["tool"].startswith("Coq") and prov["image_id"].startswith("sha256:")
-    by = {r["candidate"]["sample"]: r for r in records}
+    by = _by_case(records, prov["cases"])
+    assert {c: r["verdict"] for c, r in by.items()} == {c: v["verdict"] for c, v in prov["cases"].items()}
     bench = registry.benchmark("ntp4vc")
-    ill = bench.feedback(by[0], "rocq")
-    assert by[0]["verdict"] == "invalid"
-    assert ill.startswith("The Rocq proof checker did not accept the proof:\nline ")
-    assert "In environment\nn : Z" in ill and 'The term "I" has type "True" while it is expected to have type' in ill
+    ill = bench.feedback(by["ill_typed"], "rocq")
+    assert by["ill_typed"]["verdict"] == "invalid" and by["ill_typed"]["reason"] == "line 33: In environment"
+    # the whole message, where the record's reason has its first line only
+    assert ill.startswith("The Rocq proof checker did not accept the proof:\nline 33, characters 8-9:\nError:\n"
+                          "In environment\nn : Z\n")
+    assert 'The term "I" has type "True" while it is expected to have type\n "let o1 := n - 1 in' in ill
     assert ill.endswith("Please fix the proof. Response the Rocq proof only. Do not repeate any context nor the "
                         "statement.")
-    axiom = bench.feedback(by[1], "rocq")
-    assert by[1]["verdict"] == "rejected" and by[1]["reason"] in axiom
-    assert by[2]["verdict"] == "invalid" and by[2]["reason"] == EMPTY_CANDIDATE  # empty: never ran
-    assert bench.feedback(by[3], "rocq") is None and by[3]["verdict"] == "verified"
+    axiom = bench.feedback(by["new_axiom"], "rocq")
+    assert by["new_axiom"]["verdict"] == "rejected" and by["new_axiom"]["reason"] in axiom
+    assert "command Axiom is not allowed" in axiom
+    assert by["empty"]["verdict"] == "invalid" and by["empty"]["reason"] == EMPTY_CANDIDATE  # never ran
+    assert by["empty"]["timings"]["wall_s"] == 0
+    assert bench.feedback(by["verified"], "rocq") is None and by["verified"]["verdict"] == "verified"

@@ -5,6 +5,8 @@ takes the model out of a completion, and the Figure 12 fix prompt filled with TL
 
 from __future__ import annotations
 
+import re
+
 from ...model import Record
 from ...plugin import Protocol
 from ..prompting import message, nonempty, strip_reasoning
@@ -76,7 +78,7 @@ def tlc_error(record: Record) -> str:
     if record["verdict"] == "rejected" or not msgs:
         return record["reason"]
     text = "\n".join(msgs)
-    if extra.get("location") and extra["location"] not in text:
+    if extra.get("location") and not re.search(r"\bline \d+", text):  # SANY's message may name it already
         text += f" ({extra['location']})"
     trace = extra.get("trace") or []
     if extra.get("outcome") == "invariant_violated" and trace:

@@ -11,9 +11,12 @@ the benchmark's judge; the run's canaries are left out) in the tool's image, and
 Usage (an engine on DOCKER_HOST, the images built, the data mirror on
 VERIKIT_DATA_MIRRORS)::
 
-    python tests/recorded/feedback/record.py modelbench ntp4vc-rocq
+    python tests/recorded/feedback/record.py modelbench ntp4vc-rocq           # record
+    python tests/recorded/feedback/record.py --check modelbench ntp4vc-rocq   # re-run, compare
 
-:func:`run_cases` is also what the live test re-runs when the images exist.
+``--check`` re-runs the wrong candidates and exits 1 when a verdict or a feedback message
+(the benchmark's ``feedback`` hook) differs from the recorded records' (kept out of the
+test suite: its container runs would add about half a minute).
 """
 
 from __future__ import annotations
@@ -43,11 +46,13 @@ def cases(name: str) -> dict:
             "parse_error": {"task_id": "HumanEval/13", "sample": 1, "output": _bundled("HumanEval_13.s1.tla")},
             "invariant_violated": {"task_id": "HumanEval/13", "sample": 2, "output": _bundled("HumanEval_13.s2.tla")},
             "runtime_error": {"task_id": "HumanEval/35", "sample": 0, "output": _bundled("HumanEval_35.s0.tla")},
-            "verified": {"task_id": "HumanEval/13", "sample": 0, "output": _bundled("HumanEval_13.s0.tla")}}}
+            "verified": {"task_id": "HumanEval/13", "sample": 0, "output": _bundled("HumanEval_13.s0.tla")},
+            "empty": {"task_id": "HumanEval/35", "sample": 1, "output": ""}}}
     if name == "ntp4vc-rocq":
         task = "pearl/word_common_factor::word_common_factor_Top_powerqtvc"
         return {"benchmark": "ntp4vc", "mode": "rocq", "cases": {
-            "ill_typed": {"task_id": task, "sample": 0, "output": "```coq\nProof.\n  exact I.\nQed.\n```"},
+            # outputs are candidates as the extraction rule writes them (no fences)
+            "ill_typed": {"task_id": task, "sample": 0, "output": "Proof.\n  exact I.\nQed."},
             "new_axiom": {"task_id": task, "sample": 1,
                           "output": "Proof. Axiom cheat : forall P : Prop, P. apply cheat. Qed."},
             "empty": {"task_id": task, "sample": 2, "output": ""},
@@ -55,9 +60,10 @@ def cases(name: str) -> dict:
     raise SystemExit(f"unknown recording {name!r}: modelbench or ntp4vc-rocq")
 
 
-def run_cases(name: str, tmp: Path) -> list[dict]:
-    """The records of :func:`cases` ``name``'s candidates, run in the container sandbox
-    through :class:`harness.runner.Run` (canaries left out), in case order.
+def run_cases(name: str, tmp: Path, only: tuple[str, ...] | None = None) -> list[dict]:
+    """The records of :func:`cases` ``name``'s candidates (``only``: these cases), run in
+    the container sandbox through :class:`harness.runner.Run` (canaries left out), in
+    case order.
 
     Raises:
         harness.runner.RunError: no engine or image, data missing.
@@ -68,6 +74,8 @@ def run_cases(name: str, tmp: Path) -> list[dict]:
     from harness.sandbox import Limits
 
     spec = cases(name)
+    if only is not None:
+        spec["cases"] = {k: v for k, v in spec["cases"].items() if k in only}
     preds = tmp / "predictions.jsonl"
     preds.write_text("".join(json.dumps({"task_id": c["task_id"], "model": MODEL, "sample": c["sample"],
                                          "output": c["output"], "mode": spec["mode"]}) + "\n"
@@ -101,14 +109,47 @@ def record(name: str) -> None:
         "benchmark": spec["benchmark"], "mode": spec["mode"],
         "cases": {case: {**c, "verdict": r["verdict"]} for (case, c), r in zip(spec["cases"].items(), records)},
     }
-    (HERE / f"{name}.records.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records),
+    (HERE / f"{name}.records.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
                                                 encoding="utf-8")
     (HERE / f"{name}.provenance.json").write_text(json.dumps(provenance, indent=1, sort_keys=True) + "\n",
                                                   encoding="utf-8")
     print(f"{name}: " + ", ".join(f"{k} {v['verdict']}" for k, v in provenance["cases"].items()))
 
 
+def check(name: str) -> list[str]:
+    """The differences between a re-run of the recording's wrong candidates and the
+    recorded records (verdicts and feedback messages); [] when there are none."""
+    from harness import registry
+
+    spec = cases(name)
+    wrong = tuple(case for case in spec["cases"] if case not in ("verified", "empty"))
+    with tempfile.TemporaryDirectory(prefix="verikit-record-") as tmp:
+        live = run_cases(name, Path(tmp), only=wrong)
+    recorded = {(r["task_id"], r["candidate"]["sample"]): r for r in
+                (json.loads(x) for x in (HERE / f"{name}.records.jsonl").read_text(encoding="utf-8").splitlines())}
+    bench = registry.benchmark(spec["benchmark"])
+    problems = []
+    for case, now in zip(wrong, live):
+        then = recorded[(now["task_id"], now["candidate"]["sample"])]
+        if now["verdict"] != then["verdict"]:
+            problems.append(f"{name} {case}: verdict {now['verdict']}, recorded {then['verdict']}")
+        elif bench.feedback(now, spec["mode"]) != bench.feedback(then, spec["mode"]):
+            problems.append(f"{name} {case}: the feedback message differs from the recorded record's")
+    return problems
+
+
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    for arg in sys.argv[1:] or ["modelbench", "ntp4vc-rocq"]:
-        record(arg)
+    args = sys.argv[1:]
+    checking = "--check" in args
+    names = [a for a in args if a != "--check"] or ["modelbench", "ntp4vc-rocq"]
+    found = []
+    for arg in names:
+        if checking:
+            found += check(arg)
+            print(f"{arg}: checked")
+        else:
+            record(arg)
+    for line in found:
+        print(line, file=sys.stderr)
+    sys.exit(1 if found else 0)
