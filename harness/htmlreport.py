@@ -232,11 +232,32 @@ def _reproduction(v: RunView) -> dict | None:
         return None
     figures = []
     for f in rep.get("figures") or []:
+        ci = f.get("ci")
         figures.append({"name": f.get("name") or f"{f.get('table')}.{f.get('row')}.{f.get('column')}",
                         "table": f.get("table"), "row": f.get("row"), "column": f.get("column"),
                         "published": fmt_value(f.get("published")), "reproduced": fmt_value(f.get("reproduced")),
-                        "status": f.get("status"), "notes": f.get("notes") or [], "criterion": f.get("criterion")})
+                        "status": f.get("status"), "notes": f.get("notes") or [], "criterion": f.get("criterion"),
+                        "basis": f.get("basis") or "exact",  # absent: a report made before basis was recorded
+                        "ci": f"[{fmt_value(ci[0])}, {fmt_value(ci[1])}]" if ci else "-",
+                        "ci_level": f.get("ci_level")})
     return {"summary": rep.get("summary") or {}, "figures": figures, "notes": rep.get("notes") or []}
+
+
+def _generation(v: RunView) -> dict | None:
+    """report.json's ``generation`` section as table rows (pass@k and fixes with their CIs),
+    or None for a run whose predictions ``verikit generate`` did not make."""
+    gen = v.report.get("generation")
+    if not gen:
+        return None
+    rows = []
+    for mode, models in gen.get("models", {}).items():
+        for model, g in models.items():
+            fix = g.get("fixes")
+            rows.append({"mode": mode, "model": model, "tasks": g["tasks"], "spt": g["samples_per_task"],
+                         "pass": [(k, e["value"], e["ci"]) for k, e in g["pass_at_k"].items()],
+                         "fixes": fix, "no_answer": g.get("no_answer", 0)})
+    return {"rows": rows, "generation_json": gen["generation_json"], "bootstrap": gen["bootstrap"],
+            "fixes_definition": gen["fixes_definition"]}
 
 
 def _comparison(v: RunView) -> dict | None:
@@ -326,6 +347,7 @@ def _context(v: RunView, index: int) -> dict:
     return {"index": index, "anchor": f"run{index}", "benchmark": bench, "dataset": v.report.get("dataset"),
             "view": v, "provenance": _provenance(v), "toolchains": _toolchains(v), "metrics": _metrics(v, metric),
             "k_metric": metric, "reproduction": _reproduction(v), "comparison": _comparison(v),
+            "generation": _generation(v),
             "tasks": _tasks(v), "integrity": _integrity(v), "times": _times(v),
             "blocks": [{"title": None, "svg": None, "table": None, "text": None, **_render_block(b)}
                        for b in (plugin.report_blocks(v.report, v.records) if plugin else [])],

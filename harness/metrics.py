@@ -1,7 +1,11 @@
-"""Metrics: verdict counts and rates, pass@k (unbiased estimator), bootstrap CIs.
+"""Metrics: verdict counts and rates, pass@k (unbiased estimator), bootstrap CIs, and the
+statistical comparison of a re-run with a published figure.
 
 pass@k follows Chen et al. 2021, "Evaluating Large Language Models Trained on Code"
 (the unbiased estimator ``1 - C(n-c, k) / C(n, k)`` per task, averaged over tasks).
+Every confidence interval is a percentile bootstrap over tasks (Efron & Tibshirani 1993,
+"An Introduction to the Bootstrap", ch. 13): :data:`BOOTSTRAP_ITERS` resamples of the
+tasks with replacement, drawn with ``random.Random(seed)`` (the run's ``--seed``).
 """
 
 from __future__ import annotations
@@ -11,6 +15,17 @@ from collections import Counter, defaultdict
 from math import comb
 
 from .model import VERDICTS, Record
+
+#: Resamples of every bootstrap of the kit (report.json's ``ci95``, pass@k curves, the
+#: statistical figures of a generated re-run).
+BOOTSTRAP_ITERS = 2000
+#: The confidence level of every interval the kit reports.
+CI_LEVEL = 0.95
+#: ``basis`` of a reproduced figure: recomputed exactly from published outputs or a
+#: deterministic re-run (compared by equality), or re-run from newly generated samples
+#: (compared by a bootstrap confidence interval).
+BASIS_EXACT = "exact"
+BASIS_STATISTICAL = "re-run, statistical"
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -46,7 +61,7 @@ def mean_pass_at_k(per_task: dict[str, tuple[int, int]], k: int) -> float:
     return total / len(per_task)
 
 
-def bootstrap_ci(values: list[float], *, iters: int = 2000, alpha: float = 0.05, seed: int = 0) -> tuple[float, float]:
+def bootstrap_ci(values: list[float], *, iters: int = BOOTSTRAP_ITERS, alpha: float = 0.05, seed: int = 0) -> tuple[float, float]:
     """Percentile bootstrap confidence interval of the mean of ``values``.
 
     Args:
@@ -61,7 +76,7 @@ def bootstrap_ci(values: list[float], *, iters: int = 2000, alpha: float = 0.05,
     return _bootstrap_cis([values], iters=iters, alpha=alpha, seed=seed)[0]
 
 
-def _bootstrap_cis(columns: list[list[float]], *, iters: int = 2000, alpha: float = 0.05,
+def _bootstrap_cis(columns: list[list[float]], *, iters: int = BOOTSTRAP_ITERS, alpha: float = 0.05,
                    seed: int = 0) -> list[tuple[float, float]]:
     """:func:`bootstrap_ci` of each of ``columns`` (non-empty, all of one length: scores
     of the same tasks), from one drawing of the resamples: each column's interval is
@@ -163,3 +178,91 @@ def pass_at_k_curves(records: list[Record], *, seed: int = 0, kmax: int = 16) ->
         out[mode][model] = [(k, mean_pass_at_k({t: tuple(v) for t, v in per_task.items()}, k), lo, hi)
                             for k, (lo, hi) in zip(ks, cis)]
     return dict(out)
+
+
+def bootstrap_ratio_ci(pairs: list[tuple[float, float]], *, iters: int = BOOTSTRAP_ITERS, alpha: float = 0.05,
+                       seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap confidence interval of ``sum(num) / sum(den)`` over tasks.
+
+    Args:
+        pairs: one ``(numerator, denominator)`` per task: ``(pass@k estimate, 1)`` for a
+            mean over tasks, ``(sum of a per-sample value, number of samples)`` for a mean
+            over samples (e.g. the fixes of :func:`fixes_per_task`; Model-Bench's similarity
+            over runnable samples). Resampling tasks keeps a task's samples together.
+        iters: resamples; alpha: 1 - confidence level; seed: RNG seed (the run's).
+
+    Returns:
+        ``(low, high)``: the ``alpha/2`` and ``1 - alpha/2`` percentiles of the resampled
+        statistic (the same draws and the same index rule as :func:`bootstrap_ci`, so with
+        every denominator 1 it is :func:`bootstrap_ci` of the numerators to the last bit).
+        A resample whose denominators sum to 0 has no value and is left out; (nan, nan)
+        when no resample has one (or ``pairs`` is empty).
+    """
+    if not pairs:
+        return (float("nan"), float("nan"))
+    rng = random.Random(seed)
+    n = len(pairs)
+    pick = range(n)
+    stats = []
+    for _ in range(iters):
+        drawn = [rng.choice(pick) for _ in range(n)]
+        den = sum(pairs[i][1] for i in drawn)
+        if den:
+            stats.append(sum(pairs[i][0] for i in drawn) / den)
+    if not stats:
+        return (float("nan"), float("nan"))
+    stats.sort()
+    m = len(stats)
+    lo, hi = int(alpha / 2 * m), min(m - 1, int((1 - alpha / 2) * m))
+    return (stats[lo], stats[hi])
+
+
+def ratio(pairs: list[tuple[float, float]]) -> float | None:
+    """``sum(num) / sum(den)`` of :func:`bootstrap_ratio_ci`'s pairs; None when the
+    denominators sum to 0."""
+    den = sum(d for _, d in pairs)
+    return sum(x for x, _ in pairs) / den if den else None
+
+
+def pass_at_k_per_task(per_task: dict[str, tuple[int, int]], k: int) -> dict[str, tuple[float, float]]:
+    """``{task: (pass@k estimate, 1)}`` from ``{task: (n, c)}`` (the pairs of
+    :func:`bootstrap_ratio_ci` whose ratio is :func:`mean_pass_at_k`).
+
+    Raises:
+        ValueError: a task has fewer than k samples (names it).
+    """
+    out = {}
+    for task, (n, c) in per_task.items():
+        try:
+            out[task] = (pass_at_k(n, c, k), 1)
+        except ValueError as exc:
+            raise ValueError(f"task {task}: {exc}") from exc
+    return out
+
+
+def fixes_per_task(fixes: dict[str, list[int]]) -> dict[str, tuple[float, float]]:
+    """The average number of fixes as :func:`bootstrap_ratio_ci` pairs: ``{task: (sum of
+    its samples' fixes, number of samples)}`` from ``{task: [fixes of each sample]}``.
+
+    A sample's fixes is the number of verifier-feedback rounds of its chat that were
+    answered by a new candidate (``meta.fixes`` of a predictions line written by ``verikit
+    generate``): 0 when the first answer was the final one. The average is over every
+    sample of the model, verified or not (a sample that never verified counts the rounds
+    it was given, at most ``--feedback-turns``). This is the kit's reading of Model-Bench's
+    "average number of fixes under Runnable@1" (paper 002, Section 5.1 and Table 2, which
+    refer to Section 4.1.1; that section defines Runnable@k only and gives no formula for
+    the fixes): each sample is one Runnable@1 trial, and its fixes are the rounds of
+    "self-correct via error feedback and iterative multi-turn chats" (Section 4) it took.
+    Table 2's zero-shot rows, where models with about 1 % Runnable@1 show 5.00 fixes,
+    suggest the paper too counts a sample that never ran with its whole budget of rounds.
+    """
+    return {task: (float(sum(xs)), float(len(xs))) for task, xs in fixes.items() if xs}
+
+
+def published_inside(published: float, low: float, high: float, *, decimals: int = 2) -> bool:
+    """Whether a published value lies inside the interval ``[low, high]``, read as printed:
+    a value printed with ``decimals`` decimals stands for anything that rounds to it, so
+    it is inside when ``[published - h, published + h]`` (``h`` half a unit of the last
+    printed digit) meets the interval. Bounds are inclusive; a nan bound is never met."""
+    h = 0.5 * 10 ** -decimals
+    return low - h <= published <= high + h

@@ -584,6 +584,27 @@ class Benchmark(ABC):
         the format of ``results/published/``), or None."""
         return None
 
+    def published_model_figures(self, mode: str, model: str | None = None) -> list[dict]:
+        """The paper's figures of one model's generated candidates in ``mode`` (``model``: the
+        paper's name for it; None: every model's), which ``reproduce --generate`` compares
+        a re-run with by a bootstrap CI (:mod:`harness.runner.generated`). Each: ``name``,
+        ``table``, ``row``, ``column``, ``model``; ``metric``: ``{"kind": "pass_at_k", "k"}``,
+        ``{"kind": "fixes"}`` or a kind of :meth:`model_metric_values`; ``value`` as printed
+        in ``unit`` (``percent``: 0-100) with ``decimals`` (default 2); optional ``samples``
+        (per task, the paper's), ``dataset``, ``notes``. Empty: the paper gives none."""
+        return []
+
+    def model_metric_values(self, metric: dict, records: list[Record], mode: str,
+                            model: str) -> dict[str, tuple[float, float]]:
+        """``{task_id: (numerator, denominator)}`` of a metric of the benchmark's own (e.g.
+        Model-Bench's similarity) over ``model``'s records in ``mode`` (``records`` holds the
+        gold too); the statistic is sum(num) / sum(den), 0..1 for a percent figure.
+
+        Raises:
+            ValueError: a metric kind the benchmark does not have (default: every kind).
+        """
+        raise ValueError(f"{self.name} has no metric {metric.get('kind')!r}")
+
     def report_blocks(self, report: dict, records: list[Record]) -> list[Block]:
         """The benchmark's own blocks of the HTML report, from its report.json (``report``)
         and records (canaries included: a block leaves them out itself)."""

@@ -34,10 +34,18 @@ BESIDE = "predictions.jsonl"
 
 def scored_files(run_dir: Path, run: dict) -> list[Path]:
     """Where the predictions file that a run scored may be: the path its run.json
-    ``run`` recorded, then :data:`BESIDE` in ``run_dir``; ``[]`` for a run that scored
-    none."""
+    ``run`` recorded, then :data:`BESIDE` in ``run_dir``, then, for predictions made by
+    ``verikit generate`` (run.json ``generation``, a path relative to ``run_dir``), the
+    generation's own predictions.jsonl beside its generation.json (a moved run directory of
+    ``reproduce --generate``); ``[]`` for a run that scored none."""
     recorded = run.get("predictions")
-    return [Path(recorded["path"]), Path(run_dir) / BESIDE] if recorded else []
+    if not recorded:
+        return []
+    out = [Path(recorded["path"]), Path(run_dir) / BESIDE]
+    link = run.get("generation") or {}
+    if link.get("path") and not Path(link["path"]).is_absolute():
+        out.append(Path(run_dir) / Path(link["path"]).parent / "predictions.jsonl")
+    return out
 
 
 def scored_file(run_dir: Path, run: dict) -> Path | None:

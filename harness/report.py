@@ -7,6 +7,7 @@ person reads at the end of a run.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -14,7 +15,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from .metrics import group_metrics
+from .metrics import (BOOTSTRAP_ITERS, CI_LEVEL, bootstrap_ratio_ci, fixes_per_task, group_metrics, pass_at_k_per_task,
+                      ratio)
 from .results import SCHEMA_VERSION, read_run_dir
 from .model import Record
 
@@ -54,6 +56,70 @@ def build_report(benchmark: str, dataset: str, records: list[Record], *, compari
         "bootstrap_seed": seed,
         "notes": notes,
     }
+
+
+#: The definition of the fixes the kit reports (report.json ``generation.fixes_definition``).
+FIXES_DEFINITION = ("fixes of a sample: the verifier-feedback rounds of its chat answered by a new candidate "
+                    "(predictions meta.fixes, written by verikit generate; 0 when the first answer was final); the "
+                    "average is over every sample of the model, verified or not (a sample that never verified counts "
+                    "the rounds it was given). The kit's reading of Model-Bench's 'average number of fixes under "
+                    "Runnable@1' (paper 002, Section 5.1 and Table 2, referring to Section 4.1.1, which gives no "
+                    "formula for it); see harness.metrics.fixes_per_task")
+
+
+def generation_section(records: list[Record], metas: dict[tuple, dict], link: dict, *, seed: int,
+                       iters: int = BOOTSTRAP_ITERS) -> dict:
+    """report.json's ``generation`` section (schemas/report.schema.json) of a run whose
+    predictions ``verikit generate`` made.
+
+    Args:
+        records: the records of the predictions' candidates (canaries and gold left out
+            by the caller).
+        metas: ``{(task_id, model, sample): meta}`` of the predictions lines (``meta`` as
+            ``verikit generate`` writes it: ``extracted``, ``turns``, ``fixes``,
+            ``finish_reason``; a line without one maps to ``{}``).
+        link: ``{"path", "sha256", "predictions_sha256"}`` of the generation.json.
+        seed: the bootstrap's seed (the run's).
+
+    Returns:
+        ``{"generation_json", "predictions_sha256", "bootstrap", "fixes_definition",
+        "models": {mode: {model: {"tasks", "samples", "samples_per_task": {"min", "max"},
+        "pass_at_k": {k: {"value", "ci"}}, "fixes": {"value", "ci", "samples"} | None,
+        "turns", "no_answer"}}}}``: pass@k for k = 1 .. the smallest samples per task
+        (unbiased estimator; ``verified`` is a pass, an ``infra_error`` sample is not),
+        values in 0..1; fixes: None when no sample carries ``meta.fixes``; CIs: percentile
+        bootstrap over tasks (:func:`harness.metrics.bootstrap_ratio_ci`).
+    """
+    groups: dict[tuple, dict[str, list]] = {}
+    for r in records:
+        meta = metas.get((r["task_id"], r["candidate"]["model"], r["candidate"]["sample"])) or {}
+        per_task = groups.setdefault((r["mode"], r["candidate"]["model"]), {})
+        per_task.setdefault(r["task_id"], []).append((r["verdict"] == "verified", meta))
+    models: dict = {}
+    for (mode, model), per_task in sorted(groups.items()):
+        nc = {t: (len(xs), sum(ok for ok, _ in xs)) for t, xs in per_task.items()}
+        low = min(n for n, _ in nc.values())
+        pass_k = {}
+        for k in range(1, low + 1):
+            pairs = list(pass_at_k_per_task(nc, k).values())
+            lo, hi = bootstrap_ratio_ci(pairs, iters=iters, seed=seed)
+            pass_k[str(k)] = {"value": ratio(pairs), "ci": [lo, hi]}
+        fixes = {t: [m["fixes"] for _, m in xs if isinstance(m.get("fixes"), int)] for t, xs in per_task.items()}
+        fpairs = list(fixes_per_task(fixes).values())
+        fix = None
+        if fpairs:
+            lo, hi = bootstrap_ratio_ci(fpairs, iters=iters, seed=seed)
+            fix = {"value": ratio(fpairs), "ci": [lo, hi], "samples": int(sum(d for _, d in fpairs))}
+        turns = [m["turns"] for xs in per_task.values() for _, m in xs if isinstance(m.get("turns"), int)]
+        models.setdefault(mode, {})[model] = {
+            "tasks": len(nc), "samples": sum(n for n, _ in nc.values()),
+            "samples_per_task": {"min": low, "max": max(n for n, _ in nc.values())}, "pass_at_k": pass_k,
+            "fixes": fix, "turns": sum(turns) / len(turns) if turns else None,
+            "no_answer": sum(m.get("extracted") is False for xs in per_task.values() for _, m in xs)}
+    return {"generation_json": {"path": link["path"], "sha256": link["sha256"]},
+            "predictions_sha256": link["predictions_sha256"],
+            "bootstrap": {"iters": iters, "seed": seed, "ci_level": CI_LEVEL},
+            "fixes_definition": FIXES_DEFINITION, "models": models}
 
 
 def report_inconsistencies(records: list[Record], report: dict) -> list[str]:
@@ -101,7 +167,56 @@ def read_checked_run_dir(path: Path) -> tuple[list[str], list[Record] | None]:
         return problems, records  # already among the problems
     if records is None:
         return problems, records
-    return problems + [f"{path / 'report.json'}: {p}" for p in report_inconsistencies(records, report)], records
+    problems += [f"{path / 'report.json'}: {p}" for p in report_inconsistencies(records, report)]
+    return problems + generation_inconsistencies(path, report, records), records
+
+
+def generation_inconsistencies(path: Path, report: dict, records: list[Record]) -> list[str]:
+    """What of a run's ``generation`` section (report.json) and link (run.json) its files
+    do not support: the linked generation.json missing or not of the recorded sha256, the
+    scored predictions file not found (:func:`harness.predictions.scored_file`), or the
+    section not the one recomputed from the records and the predictions' ``meta``. Empty
+    for a run without either."""
+    from .predictions import scored_file
+
+    try:
+        run = json.loads((path / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []  # already among validate_run_dir's problems
+    link, section = run.get("generation"), report.get("generation")
+    if not link and not section:
+        return []
+    if not link or not section:
+        return [f"{path}: " + ("run.json links a generation.json but report.json has no generation section" if link
+                               else "report.json has a generation section but run.json links no generation.json")]
+    where = Path(link["path"]) if Path(link["path"]).is_absolute() else path / link["path"]
+    if not where.is_file() or hashlib.sha256(where.read_bytes()).hexdigest() != link["sha256"]:
+        return [f"{where}: {'missing' if not where.is_file() else 'its sha256 is not the one run.json recorded'} "
+                f"(the generation.json of the scored predictions)"]
+    scored = scored_file(path, run)
+    if scored is None:
+        return [f"{path}: the scored predictions file is not found with the recorded sha256: the generation section "
+                f"cannot be recomputed"]
+    metas = {}
+    for line in scored.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            obj = json.loads(line)
+            metas[(obj["task_id"], obj["model"], obj["sample"])] = obj.get("meta") or {}
+    mine = [r for r in records if str(r["candidate"].get("origin", "")).startswith("predictions:")]
+    again = json.loads(json.dumps(generation_section(mine, metas, link, seed=section["bootstrap"]["seed"],
+                                                     iters=section["bootstrap"]["iters"])))
+    if again != section:
+        return [f"{path / 'report.json'}: the generation section differs from the one recomputed from records.jsonl "
+                f"and the predictions' meta"]
+    return []
+
+
+def _pct_ci(e: dict) -> str:
+    """``value % [low, high]`` of an estimate in 0..1 (percent, 1 decimal)."""
+    if e["value"] is None:
+        return "-"
+    ci = e.get("ci")
+    return f"{e['value']:.1%}" + (f" [{ci[0]:.1%}, {ci[1]:.1%}]" if ci else "")
 
 
 def print_summary(report: dict, console: Console | None = None) -> None:
@@ -118,6 +233,21 @@ def print_summary(report: dict, console: Console | None = None) -> None:
             rate = f"{c['rate']:.1%}" if c["rate"] is not None else "-"
             table.add_row(model, str(c["n"]), str(c["verified"]), rate, str(bv["failed"]), str(bv["rejected"]),
                           str(bv["invalid"]), str(bv["timeout"]), str(bv["memout"]), str(bv["infra_error"]))
+        console.print(table)
+    gen = report.get("generation")
+    if gen:
+        table = Table(title=f"generated by a model (generation.json {gen['generation_json']['sha256'][:12]}): "
+                            f"pass@k and fixes, {gen['bootstrap']['ci_level']:.0%} bootstrap CI over tasks")
+        for col in ("mode", "model", "tasks", "samples/task", "pass@k [CI]", "avg fixes [CI]", "no answer"):
+            table.add_column(col, overflow="fold")
+        for mode, models in gen["models"].items():
+            for model, g in models.items():
+                spt = g["samples_per_task"]
+                passk = "; ".join(f"@{k} {_pct_ci(e)}" for k, e in g["pass_at_k"].items())
+                fix = g["fixes"]
+                fixes = "-" if fix is None else f"{fix['value']:.2f} [{fix['ci'][0]:.2f}, {fix['ci'][1]:.2f}]"
+                table.add_row(mode, model, str(g["tasks"]), str(spt["min"]) if spt["min"] == spt["max"]
+                              else f"{spt['min']}-{spt['max']}", passk, fixes, str(g.get("no_answer", 0)))
         console.print(table)
     comp = report["comparison"]
     if comp:

@@ -26,3 +26,15 @@ def published_figures(name: str) -> dict:
         OSError, json.JSONDecodeError: the file is missing or not JSON.
     """
     return json.loads(resources.kit_file(f"results/published/{name}.json").read_text(encoding="utf-8"))
+
+
+def published_model_figures(name: str, mode: str, model: str | None = None) -> list[dict]:
+    """The ``model_figures`` of ``results/published/<name>.json`` for ``mode`` (and
+    ``model``, when given): the paper's per-model figures in the format of
+    :meth:`harness.plugin.Benchmark.published_model_figures` (each names its ``mode``).
+
+    Raises:
+        OSError, json.JSONDecodeError: as :func:`published_figures`.
+    """
+    return [f for f in published_figures(name).get("model_figures") or []
+            if f["mode"] == mode and (model is None or f["model"] == model)]

@@ -144,7 +144,7 @@ def run_predictions(run_dir: Path, run: dict) -> Iterator[Path | None]:
     if not recorded:
         yield None
         return
-    original, beside = scored_files(run_dir, run)
+    original, beside = scored_files(run_dir, run)[:2]
     found = scored_file(run_dir, run)
     if found == original:
         yield original
@@ -155,7 +155,7 @@ def run_predictions(run_dir: Path, run: dict) -> Iterator[Path | None]:
                        f"not here either (a pulled run carries it as predictions.jsonl)")
     with tempfile.TemporaryDirectory(prefix="verikit-predictions-") as tmp:
         copy = Path(tmp) / original.name
-        shutil.copyfile(beside, copy)
+        shutil.copyfile(found, copy)
         yield copy
 
 

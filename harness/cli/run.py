@@ -8,10 +8,14 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import registry
-from ..runner import reproduce, run
+from ..metrics import BASIS_EXACT, BASIS_STATISTICAL
+from ..runner import (RunError, check_published_model, default_samples, generate_mode, locked, reproduce,
+                      reproduce_generated, run)
+from ..runner.generated import NO_FIGURE
 from .batch import _submit
-from .common import _int_at_least, _say
-from .options import _options, _run_arguments, _run_options, _run_opts
+from .common import _int_at_least, _positive_seconds, _say
+from .generate import _unit
+from .options import _modes, _options, _run_arguments, _run_options, _run_opts
 
 
 def _add_run(sub) -> None:
@@ -46,10 +50,58 @@ def _add_run(sub) -> None:
 
 def _add_reproduce(sub) -> None:
     rp = sub.add_parser("reproduce", help="the paper's figures vs the kit's (rescored from the published files, "
-                        "or re-run with the kit's verifiers), written as a run directory")
+                        "or re-run with the kit's verifiers; with --generate: a model's published figures vs a re-run "
+                        "on samples it generates now, statistically), written as a run directory")
     rp.add_argument("benchmark", choices=list(registry.BENCHMARKS))
     _run_options(rp)
+    g = rp.add_argument_group("re-run a model's published figures (--generate; docs: 'Statistical reproduction')")
+    g.add_argument("--generate", action="store_true",
+                   help="generate candidates with --model at --base-url by the paper's protocol into OUT/generation/, "
+                        "run the benchmark on them into OUT, and compare with the paper's figures of that model "
+                        "(bootstrap confidence intervals, never exact)")
+    g.add_argument("--model", help="--generate: the model id as the server names it")
+    g.add_argument("--base-url", help="--generate: the OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    g.add_argument("--published-model", metavar="NAME",
+                   help="--generate: the paper's name for the model (default: --model); an unknown name lists the "
+                        "paper's models (exit 2)")
+    g.add_argument("--mode", action="append", dest="modes", help="--generate: the one mode generated for (default: "
+                   "the first of the benchmark's modes with a protocol and published per-model figures)")
+    g.add_argument("--lang", action="append", dest="langs", help="--generate: the mode of a benchmark whose modes "
+                   "are languages (NTP4VC)")
+    g.add_argument("--task", action="append", dest="task_ids", help="--generate: only this task id; repeatable")
+    g.add_argument("--sample", type=_int_at_least(1), metavar="N", help="--generate: N tasks drawn with --seed")
+    g.add_argument("--samples", type=_int_at_least(1), metavar="N",
+                   help="--generate: samples per task (default: what the paper drew for the model, else the protocol's)")
+    g.add_argument("--temperature", type=_unit(2.0), help="--generate: sampling temperature, 0 to 2 (default: the "
+                   "protocol's)")
+    g.add_argument("--top-p", type=_unit(1.0), help="--generate: nucleus sampling top_p, 0 to 1 (default: the "
+                   "protocol's)")
+    g.add_argument("--max-tokens", type=_int_at_least(1), help="--generate: completion token limit (default: the "
+                   "protocol's)")
+    g.add_argument("--concurrency", type=_int_at_least(1), default=4, help="--generate: requests in flight (default 4)")
+    g.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME",
+                   help="--generate: the environment variable holding the API key (default OPENAI_API_KEY; never "
+                        "written anywhere)")
+    g.add_argument("--feedback-turns", type=_int_at_least(0), metavar="K",
+                   help="--generate: verifier-feedback turns after the first attempt (default: the protocol's, i.e. "
+                        "the paper's)")
+    g.add_argument("--stream", action="store_true", help="--generate: request streamed completions")
+    g.add_argument("--request-timeout", type=_positive_seconds, default=600.0, metavar="SECONDS",
+                   help="--generate: timeout of one HTTP request, seconds (default 600)")
+    g.add_argument("--max-retries", type=_int_at_least(0), default=5, metavar="N", help="--generate: the client's "
+                   "retries of a request on 429/5xx answers, timeouts and dropped connections (default 5)")
     rp.set_defaults(handler=_reproduce)
+
+
+#: The options of ``reproduce`` that only ``--generate`` reads (dest -> option), with their defaults.
+_GENERATE_ONLY = {"model": ("--model", None), "base_url": ("--base-url", None),
+                  "published_model": ("--published-model", None), "modes": ("--mode", None),
+                  "langs": ("--lang", None), "task_ids": ("--task", None), "sample": ("--sample", None),
+                  "samples": ("--samples", None), "temperature": ("--temperature", None), "top_p": ("--top-p", None),
+                  "max_tokens": ("--max-tokens", None), "concurrency": ("--concurrency", 4),
+                  "api_key_env": ("--api-key-env", "OPENAI_API_KEY"), "feedback_turns": ("--feedback-turns", None),
+                  "stream": ("--stream", False), "request_timeout": ("--request-timeout", 600.0),
+                  "max_retries": ("--max-retries", 5)}
 
 
 def _run(args, console: Console, argv) -> int:
@@ -69,28 +121,113 @@ def _fmt(v) -> str:
 
 def _reproduce(args, console: Console, argv) -> int:
     """Write the reproduction run directory, print published vs reproduced figures; exit 1
-    when a reproducible figure differs."""
+    when a reproducible figure differs. With ``--generate``: :func:`_reproduce_generated`."""
+    if args.generate:
+        return _reproduce_generated(args, console, argv)
+    given = [opt for dest, (opt, default) in _GENERATE_ONLY.items() if getattr(args, dest) != default]
+    if given:
+        raise RunError(f"{', '.join(given)}: only with --generate (reproduce without it re-checks the paper's "
+                       f"figures from published files and the kit's own runs)")
     # a rescoring-only reproduction runs no tool: no engine needed
     rescoring = not registry.benchmark(args.benchmark).reproduce_modes()
     rep, code = reproduce(_options(args, console, argv, sandbox="host" if rescoring and args.sandbox is None else None),
                           console)
+    _print_figures(rep, args, console)
+    return code
+
+
+def _reproduce_generated(args, console: Console, argv) -> int:
+    """``reproduce BENCH --generate``: the paper's protocol (the benchmark's
+    :meth:`~harness.plugin.Benchmark.protocol`, its defaults unless overridden) into
+    OUT/generation/ (:func:`harness.generate.generate`), the ordinary run on the
+    predictions into OUT, and the model's published figures compared statistically
+    (:func:`harness.runner.reproduce_generated`). Exit 2 before any request for a missing
+    --model/--base-url, a mode without a protocol, or a model name the paper does not have."""
+    from ..generate import GenerateError, GenerationSettings, GenerationSpec, SpecError, generate
+
+    bench = registry.benchmark(args.benchmark)
+    missing = [opt for opt, v in (("--model", args.model), ("--base-url", args.base_url)) if not v]
+    if missing:
+        raise RunError(f"reproduce --generate needs {' and '.join(missing)}")
+    mode = generate_mode(bench, _modes(args))
+    published = args.published_model or args.model
+    figures = check_published_model(bench, mode, published)
+    protocol = bench.protocol(mode)
+    opts = _options(args, console, argv, modes=(mode,), task_ids=args.task_ids, sample=args.sample)
+    try:
+        spec = GenerationSpec(
+            benchmark=bench.name, model=args.model, base_url=args.base_url, dataset=args.dataset, mode=mode,
+            task_ids=tuple(args.task_ids) if args.task_ids else None, sample=args.sample,
+            samples=args.samples or default_samples(figures, protocol.samples), temperature=args.temperature,
+            top_p=args.top_p, max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
+            feedback_turns=protocol.feedback_turns if args.feedback_turns is None else args.feedback_turns,
+            api_key_env=args.api_key_env, stream=args.stream, sandbox=opts.sandbox, parallel=opts.parallel,
+            limits=opts.limits, request_timeout_s=args.request_timeout, max_retries=args.max_retries)
+    except SpecError as exc:
+        raise RunError(str(exc)) from None
+    settings = GenerationSettings(cache_dir=args.cache_dir, use_cache=not args.no_cache, data_dir=args.data_dir,
+                                  command=tuple(opts.command))
+    with locked(opts.out):
+        try:
+            result = generate(spec, opts.out / "generation", settings=settings, console=console)
+        except GenerateError as exc:
+            _say(console, f"error: {exc}")
+            return exc.code
+        _say(console, f"generated {len(result.samples)} sample(s) into {result.predictions} ({result.requests_sent} "
+                      f"request(s) sent, {result.cached} from the cache)")
+        rep, code = reproduce_generated(opts.replace(predictions=str(result.predictions)), published, console)
+    _print_figures(rep, args, console)
+    return code
+
+
+def _kit_value(f: dict) -> str:
+    """The kit's side of a figure: the value, and for a statistical figure its CI."""
+    if f.get("basis") != BASIS_STATISTICAL:
+        return _fmt(f["reproduced"])
+    unit = " %" if f.get("unit") == "percent" else ""
+    if f["reproduced"] is None:
+        return "-"
+    ci = f.get("ci")
+    return f"{f['reproduced']:.2f}{unit}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+
+
+def _print_figures(rep, args, console: Console) -> None:
+    """The paper-vs-kit table (a statistical figure shows its CI and the word
+    'statistical'), the notes and the summary line."""
     table = Table(title=f"{args.benchmark}: paper vs kit")
-    for col in ("figure", "paper", "kit", "status"):
+    for col in ("figure", "paper", "kit", "basis", "status"):
         table.add_column(col, overflow="fold")
     for f in rep.figures:
-        words = ({"reproduced": "holds", "differs": "DOES NOT HOLD"} if f.get("criterion")
-                 else {"reproduced": "equal", "differs": "DIFFERS"})  # a finding judged by a stated criterion
+        statistical = f.get("basis") == BASIS_STATISTICAL
+        if statistical:  # judged by the bootstrap confidence interval, never by equality
+            words = {"reproduced": "inside the CI", "differs": "OUTSIDE THE CI"}
+        elif f.get("criterion"):  # a finding judged by a stated criterion
+            words = {"reproduced": "holds", "differs": "DOES NOT HOLD"}
+        else:
+            words = {"reproduced": "equal", "differs": "DIFFERS"}
         status = {**words, "not_reproducible": "not reproducible"}[f["status"]]
-        table.add_row(f"{f['table']} {f['row']} ({f['column']})", _fmt(f["published"]), _fmt(f["reproduced"]), status)
+        basis = (f"re-run, statistical ({f.get('ci_level', 0.95):.0%} CI)" if statistical
+                 else f.get("basis", BASIS_EXACT))
+        paper = _fmt(f["published"]) + (" %" if statistical and f.get("unit") == "percent"
+                                        and f["published"] is not None else "")
+        table.add_row(f"{f['table']} {f['row']} ({f['column']})", paper, _kit_value(f), basis, status)
     Console().print(table)
     for note in rep.notes:
         _say(console, f"note: {note}")
     s = rep.summary()
-    _say(console, f"{s['reproduced']} reproduced exactly, {s['differs']} differ, "
-         f"{s['not_reproducible']} not reproducible; wrote {args.out}/run.json, records.jsonl, report.json")
+    stat = sum(f.get("basis") == BASIS_STATISTICAL for f in rep.figures)
+    head = (f"{s['reproduced']} reproduced (published value inside the kit's confidence interval: statistical, "
+            f"never exact)" if stat else f"{s['reproduced']} reproduced exactly")
+    _say(console, f"{head}, {s['differs']} differ, {s['not_reproducible']} not reproducible; wrote {args.out}/run.json, "
+                  f"records.jsonl, report.json")
+    for f in rep.figures:
+        if f["status"] == "not_reproducible" and NO_FIGURE in (f.get("notes") or []):
+            _say(console, f"note: {f['row']}: {NO_FIGURE} in {args.benchmark}'s paper for this mode; the kit's values "
+                          f"are listed with their confidence intervals")
+            break
     if s["differs"]:
-        _say(console, "error: the kit does not reproduce the paper on the figures marked DIFFERS")
-    return code
+        _say(console, "error: the kit does not reproduce the paper on the figures marked "
+                      + ("OUTSIDE THE CI" if stat else "DIFFERS"))
 
 
 #: The commands of this group: name -> adds its parser (arguments, help, handler) to ``sub``.

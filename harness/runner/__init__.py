@@ -15,17 +15,21 @@ reproduction writes the same three files with no records.
 The package: :mod:`.options` (:class:`RunOptions`: a :class:`~harness.runspec.RunSpec`
 and where the run writes), :mod:`.plan` (:func:`plan_run` -> :class:`Plan`,
 :func:`build_jobs`), :mod:`.pipeline` (:class:`Run`: sandbox, toolchain, jobs, executor
-into a record sink; :func:`run`, :func:`reproduce`, :func:`recheck`, :func:`rejudge`) and
+into a record sink; :func:`run`, :func:`reproduce`, :func:`reproduce_generated`, :func:`recheck`, :func:`rejudge`),
+:mod:`.generated` (the statistical comparison of a re-run on generated predictions with a
+model's published figures, and report.json's ``generation`` section) and
 :mod:`.rundir` (the run directory: its lock, :class:`RunDir`, the record sink of a local
 run and of a collected batch run, and :func:`write_run`, its run files).
 """
 
 from .options import RUNNER_ENV, SETTINGS, RunError, RunOptions
-from .pipeline import Run, job_image, open_sandbox, probe_toolchain, recheck, rejudge, reproduce, run
+from .generated import check_published_model, default_samples, generate_mode
+from .pipeline import (Run, job_image, open_sandbox, probe_toolchain, recheck, rejudge, reproduce, reproduce_generated,
+                       run)
 from .plan import Plan, Start, build_jobs, git_state, host_info, open_dataset, plan_run, published_of, start_run
 from .rundir import RunDir, locked, write_report_html, write_run
 
 __all__ = ["RUNNER_ENV", "SETTINGS", "Plan", "Run", "RunDir", "RunError", "RunOptions", "Start", "build_jobs",
-           "git_state", "host_info", "job_image", "locked", "open_dataset", "open_sandbox", "plan_run",
-           "probe_toolchain", "published_of", "recheck", "rejudge", "reproduce", "run", "start_run",
-           "write_report_html", "write_run"]
+           "check_published_model", "default_samples", "generate_mode", "git_state", "host_info", "job_image",
+           "locked", "open_dataset", "open_sandbox", "plan_run", "probe_toolchain", "published_of", "recheck",
+           "rejudge", "reproduce", "reproduce_generated", "run", "start_run", "write_report_html", "write_run"]

@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from .. import registry, toolchains
 from ..executor import Executor, derive
+from ..metrics import BASIS_EXACT
 from ..model import Job, Record
 from ..plugin import Benchmark, Reproduction
 from ..progress import PlainProgress
@@ -23,6 +24,7 @@ from ..results import (OUTPUTS, OutputStore, RecordLog, ResultCache, record_iden
                        write_json_atomic, write_sums, write_text_atomic)
 from ..sandbox import SandboxError
 from ..toolchains import ProbedToolchain
+from .generated import check_published_model, statistical_reproduction
 from .options import RUNNER_ENV, RunError, RunOptions
 from .plan import Plan, Start, build_jobs, open_dataset, plan_run, published_of, start_run
 from .rundir import RunDir, locked, run_manifest, write_report_html, write_run
@@ -312,6 +314,8 @@ def _reproduce_locked(opts: RunOptions, console: Console, bench, modes) -> tuple
                                                                "infra_error": 0, "verifier_runs": 0})
         manifest["sandbox"] = "none (rescoring of published files)"
         code = 0
+    for f in rep.figures:  # recomputed from published outputs or a deterministic re-run: compared by equality
+        f.setdefault("basis", BASIS_EXACT)
     report["reproduction"] = rep.to_json()
     report["sections"].update(rep.sections)
     report["notes"] += rep.notes
@@ -320,6 +324,43 @@ def _reproduce_locked(opts: RunOptions, console: Console, bench, modes) -> tuple
     write_json_atomic(opts.out / "report.json", report, kind="report")
     if not modes:
         write_json_atomic(opts.out / "run.json", manifest, kind="run")
+    write_sums(opts.out)  # last: the reproduction's report is final
+    write_report_html(opts.out, console)
+    if code == 0 and rep.summary()["differs"]:
+        code = 1
+    return rep, code
+
+
+def reproduce_generated(opts: RunOptions, published_model: str, console: Console | None = None) -> tuple[Reproduction, int]:
+    """The run-and-compare half of ``verikit reproduce BENCH --generate`` (the CLI generates
+    first, into ``OUT/generation/``): the ordinary run of ``opts.predictions`` (one mode,
+    gold and canaries as every run) into ``opts.out``, then the published figures of the
+    model the paper calls ``published_model`` next to the kit's, statistically
+    (:func:`~harness.runner.generated.statistical_reproduction`: a bootstrap confidence
+    interval, seeded by ``opts.seed``). report.json gets the ``reproduction`` (and, the
+    predictions being generate's, the ``generation`` section); run.json links
+    generation.json with its sha256. The caller holds the run directory's lock
+    (:func:`~harness.runner.rundir.locked`).
+
+    Returns:
+        ``(reproduction, exit_code)``: 0 every figure with a published value inside its
+        CI, 1 some differ, or the run's own code (3 canaries, 4 infra errors, 5 bad lines).
+
+    Raises:
+        RunError: as :func:`run`; no predictions or not one mode; the paper has per-model
+            figures for the mode but none of ``published_model`` (lists its models).
+    """
+    console = console or Console(stderr=True)
+    if not opts.predictions or len(opts.modes) != 1:
+        raise RunError("reproduce --generate scores one mode's generated predictions")
+    plan = plan_run(opts, console)
+    figures = check_published_model(plan.bench, plan.modes[0], published_model)
+    report, _, code, records = _execute(opts, console, start_run(), plan)
+    rep = statistical_reproduction(plan.bench, plan.modes[0], published_model, figures, records, plan.preds,
+                                   seed=opts.seed, dataset=plan.fetched.dataset.name)
+    report["reproduction"] = rep.to_json()
+    report["notes"] += rep.notes
+    write_json_atomic(opts.out / "report.json", report, kind="report")
     write_sums(opts.out)  # last: the reproduction's report is final
     write_report_html(opts.out, console)
     if code == 0 and rep.summary()["differs"]:

@@ -17,6 +17,7 @@ from ..report import build_report, canary_results, print_summary
 from ..resources import kit_info
 from ..results import (SCHEMA_VERSION, RecordLog, RunDirBusy, run_dir_lock, write_json_atomic, write_sums,
                        write_text_atomic)
+from .generated import generation_link, generation_report
 from .options import RunError, RunOptions
 from .plan import Plan, Start, host_info, published_of
 
@@ -119,6 +120,9 @@ def write_run(opts: RunOptions, console: Console, started: Start, plan: Plan, pr
     report = build_report(bench.name, plan.fetched.dataset.name, records, comparison=comparison,
                           canaries=canaries, seed=opts.seed, notes=notes, published=published_of(bench))
     report["sections"] = bench.report_sections(records, plan.tasks, list(plan.modes), seed=opts.seed)
+    link = generation_link(plan.preds.path, plan.preds.sha256, opts.out) if plan.preds is not None else None
+    if link is not None:  # predictions made by verikit generate: pass@k and fixes per model
+        report["generation"] = generation_report(records, plan.preds, link, seed=opts.seed)
     status, code = "complete", 0
     if plan.preds is not None and plan.preds.errors:
         status, code = "partial", 5
@@ -132,6 +136,7 @@ def write_run(opts: RunOptions, console: Console, started: Start, plan: Plan, pr
         "image": image,
         "adaptation": bench.adaptation(plan.modes[0]),
         "jobs_parallel": opts.parallel,
+        "generation": link,
     })
     for name, text in bench.run_files(records, plan.tasks).items():
         write_text_atomic(opts.out / name, text)

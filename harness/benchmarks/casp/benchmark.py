@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ...model import GOLD, Candidate, Job, VerifierResult, Record
 from ...plugin import Benchmark, Block, Claim, Paper, Protocol, Reproduction
-from .. import published_figures
+from .. import published_figures, published_model_figures
 from . import blocks, execution, generation
 from .core import (DATASETS, DEFAULT_DATASET, KIT_DEAD_CANARY, MODES, NAME, VERIFIER, VERSION, Task, build_job,
                    bundled_candidates, canaries, canary_task, compare_gold, compare_study, gold_candidates,
@@ -122,6 +122,12 @@ class Casp(Benchmark):
 
     def published(self) -> dict:
         return published_figures(NAME)
+
+    def published_model_figures(self, mode: str, model: str | None = None) -> list[dict]:
+        """The CASP paper gives no per-model figure; the CASP-LLM-Verification-Study's
+        verdicts give one per model for ``spec-from-code`` on casp-sample10 (pass@1, one
+        specification per pair; ``results/published/casp.json`` ``model_figures``)."""
+        return published_model_figures(NAME, mode, model)
 
     def report_blocks(self, report: dict, records: list[Record]) -> list[Block]:
         return blocks.report_blocks(report, records)

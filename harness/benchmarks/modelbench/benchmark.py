@@ -13,7 +13,7 @@ from ...model import GOLD, Candidate, Job, VerifierResult, candidate_ref, sha256
 from .. import published_figures
 from ...plugin import Benchmark, Block, Command, Paper, Protocol, Reproduction
 from ..prompting import EMPTY_CANDIDATE
-from . import blocks, commands, generation
+from . import blocks, commands, generation, published_models
 from .dataset import DATASETS, DEFAULT_DATASET
 from .metrics import (BEHAVIOUR_NOTE, ORACLE_MODEL, SIMILARITY_NOTE, THETA, WEAKNESSES_NOTE, average_fixes,
                       behaviour_table, outcomes, runnable_at_k, similarity_table, weaknesses)
@@ -481,6 +481,21 @@ class ModelBench(Benchmark):
 
     def published(self) -> dict:
         return load_published()
+
+    def published_model_figures(self, mode: str, model: str | None = None) -> list[dict]:
+        """Table 2's rows of the prompt setting ``mode`` (:func:`.published_models.model_figures`)."""
+        return published_models.model_figures(mode, model)
+
+    def model_metric_values(self, metric: dict, records: list[Record], mode: str,
+                            model: str) -> dict[str, tuple[float, float]]:
+        """``similarity``: :func:`.published_models.similarity_per_task` (theta from the metric).
+
+        Raises:
+            ValueError: another metric kind.
+        """
+        if metric.get("kind") != "similarity":
+            raise ValueError(f"{NAME} has no metric {metric.get('kind')!r}")
+        return published_models.similarity_per_task(records, mode, model, theta=metric.get("theta", THETA))
 
     def report_blocks(self, report: dict, records: list[Record]) -> list[Block]:
         return blocks.report_blocks(report, records)

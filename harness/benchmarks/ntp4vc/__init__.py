@@ -51,7 +51,7 @@ from pathlib import Path
 
 from ...model import Candidate, Job, VerifierResult, Record
 from ...plugin import Benchmark, Block, Claim, Paper, Protocol, Reproduction
-from .. import published_figures
+from .. import published_figures, published_model_figures
 from .data import (CATEGORIES, LANGUAGES, MANIFESTS, N_TASKS, SOURCES, SUFFIXES, TABLE3_PROJECT,  # noqa: F401
                    ManifestError, Task, load_tasks, read_auto_level_3)
 from .proofs import (CANARY_TASK, CANARY_WALL_S, PASS_AT_K, PLACEHOLDERS, ROCQ_CANARIES,  # noqa: F401
@@ -272,6 +272,11 @@ class NTP4VC(Benchmark):
 
     def published(self) -> dict:
         return published_figures(NAME)
+
+    def published_model_figures(self, mode: str, model: str | None = None) -> list[dict]:
+        """Table 5's NTP-model rows for the language ``mode`` (pass@1/4/8 in percent of the
+        600 VCs; ``results/published/ntp4vc.json`` ``model_figures``); none for ``why3``."""
+        return published_model_figures(NAME, mode, model)
 
     def report_blocks(self, report: dict, records: list[Record]) -> list[Block]:
         return blocks.report_blocks(report, records)
