@@ -23,7 +23,8 @@ benchmark can live in its own distribution. The groups:
 The kit's own five benchmarks, eight verifiers are registered the same way, in its
 ``pyproject.toml``; when the kit runs from a checkout that is not installed (on
 ``PYTHONPATH``), the same declarations are read from that file. This module imports only
-:mod:`harness.model` and :mod:`harness.resources` (layer 0).
+:mod:`harness.model`, :mod:`harness.resources` and :mod:`harness.blocks` (the report
+blocks, re-exported here) (layer 0).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import resources
+from .blocks import Bars, Block, Scatter, Table, Text, VerdictBars  # noqa: F401 (the interface's blocks)
 from .model import Candidate, Job, VerifierResult, Record
 
 #: The entry-point groups of the kit (see the module doc).
@@ -251,60 +253,8 @@ class Protocol:
     source: str = ""
 
 
-# ---- report blocks: typed, rendered by the HTML report (which knows no benchmark)
+# ---- report blocks (harness/blocks.py), part of this interface: re-exported here
 
-
-@dataclass(frozen=True)
-class Table:
-    """A table: ``head`` (column names) and ``rows`` (lists of cells: str, numbers, None)."""
-
-    title: str | None
-    head: list[str]
-    rows: list[list]
-
-
-@dataclass(frozen=True)
-class Bars:
-    """Grouped bars: ``values`` is ``{group: {series: value}}``; ``ymax`` caps the axis
-    (100 for percentages), None: automatic."""
-
-    title: str | None
-    values: dict[str, dict[str, float]]
-    ylabel: str
-    plot_title: str = ""
-    ymax: float | None = None
-
-
-@dataclass(frozen=True)
-class VerdictBars:
-    """Stacked verdict counts per group: ``counts`` is ``{group: {verdict: n}}``."""
-
-    title: str | None
-    counts: dict[str, dict[str, int]]
-    plot_title: str = ""
-
-
-@dataclass(frozen=True)
-class Scatter:
-    """Points ``(x, y, label)``."""
-
-    title: str | None
-    points: list[tuple[float, float, str]]
-    xlabel: str
-    ylabel: str
-    plot_title: str = ""
-
-
-@dataclass(frozen=True)
-class Text:
-    """One paragraph of text."""
-
-    text: str
-    title: str | None = None
-
-
-#: Every report block type.
-Block = Table | Bars | VerdictBars | Scatter | Text
 
 
 @dataclass
