@@ -32,6 +32,34 @@ def _unit(high: float):
     return parse
 
 
+def generation_arguments(group, *, note: str = "", samples: str, feedback: str) -> None:
+    """Add the decoding and endpoint options that ``generate`` and ``reproduce --generate``
+    share (one definition, so that they mean the same in both) to ``group``; ``note``
+    prefixes each help text (``"--generate: "``), ``samples`` and ``feedback`` say the
+    command's defaults of ``--samples`` and ``--feedback-turns``."""
+    group.add_argument("--samples", type=_int_at_least(1), metavar="N", help=f"{note}samples per task ({samples})")
+    group.add_argument("--temperature", type=_unit(2.0), help=f"{note}sampling temperature, 0 to 2 (default: the "
+                       "protocol's, i.e. the paper's)")
+    group.add_argument("--top-p", type=_unit(1.0), help=f"{note}nucleus sampling top_p, 0 to 1 (default: the "
+                       "protocol's)")
+    group.add_argument("--max-tokens", type=_int_at_least(1), metavar="N", help=f"{note}completion token limit "
+                       "(max_tokens; default: the protocol's)")
+    group.add_argument("--feedback-turns", type=_int_at_least(0), metavar="K", help=f"{note}verifier-feedback turns "
+                       "after the first attempt: each attempt is verified (an ordinary run) and the verifier's message "
+                       f"sent back, up to K times ({feedback})")
+    group.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME", help=f"{note}the environment "
+                       "variable that holds the API key (default OPENAI_API_KEY; never written anywhere; unset: the key "
+                       "'EMPTY' is sent, as for a local vLLM without --api-key)")
+    group.add_argument("--concurrency", type=_int_at_least(1), default=4, help=f"{note}requests in flight at once "
+                       "(default 4)")
+    group.add_argument("--stream", action="store_true", help=f"{note}request streamed completions (server-sent events)")
+    group.add_argument("--request-timeout", type=_positive_seconds, default=600.0, metavar="SECONDS",
+                       help=f"{note}timeout of one HTTP request, seconds (default 600)")
+    group.add_argument("--max-retries", type=_int_at_least(0), default=5, metavar="N", help=f"{note}the client's "
+                       "retries of a request on 429/5xx answers, timeouts and dropped connections, with backoff "
+                       "(default 5)")
+
+
 def _add_generate(sub) -> None:
     g = sub.add_parser("generate", help="generate candidates with an OpenAI-compatible model by the paper's protocol "
                        "(prompts, extraction, verifier feedback turns): predictions.jsonl + generation.json")
@@ -48,26 +76,11 @@ def _add_generate(sub) -> None:
     g.add_argument("--task", action="append", dest="task_ids", help="generate only for this task id; repeatable")
     g.add_argument("--sample", type=_int_at_least(1), metavar="N", help="N tasks drawn with --seed by the benchmark "
                    "(as run --sample)")
-    d = g.add_argument_group("decoding (default: the protocol's, i.e. the paper's; recorded as used)")
-    d.add_argument("--samples", type=_int_at_least(1), metavar="N", help="samples per task")
-    d.add_argument("--temperature", type=_unit(2.0), help="sampling temperature (0 to 2)")
-    d.add_argument("--top-p", type=_unit(1.0), help="nucleus sampling top_p (0 to 1)")
-    d.add_argument("--max-tokens", type=_int_at_least(1), metavar="N", help="completion token limit (max_tokens)")
+    d = g.add_argument_group("decoding and the endpoint (default: the protocol's, i.e. the paper's; recorded as used)")
+    generation_arguments(d, samples="default: the protocol's", feedback="default 0; generation.json records the "
+                         "paper's number")
     d.add_argument("--seed", type=int, default=0, help="seed: sample i is requested with seed + i (and the --sample "
                    "draw); default 0")
-    d.add_argument("--feedback-turns", type=_int_at_least(0), metavar="K", help="verifier-feedback turns after the "
-                   "first attempt: each attempt is verified (an ordinary run) and the verifier's message sent back, up "
-                   "to K times (default 0; generation.json records the paper's number)")
-    c = g.add_argument_group("the endpoint")
-    c.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME", help="the environment variable that "
-                   "holds the API key (default OPENAI_API_KEY; never written anywhere; unset: the key 'EMPTY' is sent, "
-                   "as for a local vLLM without --api-key)")
-    c.add_argument("--concurrency", type=_int_at_least(1), default=4, help="requests in flight at once (default 4)")
-    c.add_argument("--stream", action="store_true", help="request streamed completions (server-sent events)")
-    c.add_argument("--request-timeout", type=_positive_seconds, default=600.0, metavar="SECONDS",
-                   help="timeout of one HTTP request, seconds (default 600)")
-    c.add_argument("--max-retries", type=_int_at_least(0), default=5, metavar="N", help="the client's retries of a "
-                   "request on 429/5xx answers, timeouts and dropped connections, with backoff (default 5)")
     v = g.add_argument_group("the verifier runs of --feedback-turns (as run's options)")
     v.add_argument("--sandbox", choices=list(registry.SANDBOXES), help="where the verifier runs (default: as run's)")
     v.add_argument("-j", "--jobs", type=_int_at_least(1), default=1, help="jobs run in parallel (default 1)")

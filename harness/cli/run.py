@@ -13,8 +13,8 @@ from ..runner import (RunError, check_published_model, default_samples, generate
                       reproduce_generated, run)
 from ..runner.generated import NO_FIGURE
 from .batch import _submit
-from .common import _int_at_least, _positive_seconds, _say
-from .generate import _unit
+from .common import _int_at_least, _say
+from .generate import generation_arguments
 from .options import _modes, _options, _run_arguments, _run_options, _run_opts
 
 
@@ -70,26 +70,8 @@ def _add_reproduce(sub) -> None:
                    "are languages (NTP4VC)")
     g.add_argument("--task", action="append", dest="task_ids", help="--generate: only this task id; repeatable")
     g.add_argument("--sample", type=_int_at_least(1), metavar="N", help="--generate: N tasks drawn with --seed")
-    g.add_argument("--samples", type=_int_at_least(1), metavar="N",
-                   help="--generate: samples per task (default: what the paper drew for the model, else the protocol's)")
-    g.add_argument("--temperature", type=_unit(2.0), help="--generate: sampling temperature, 0 to 2 (default: the "
-                   "protocol's)")
-    g.add_argument("--top-p", type=_unit(1.0), help="--generate: nucleus sampling top_p, 0 to 1 (default: the "
-                   "protocol's)")
-    g.add_argument("--max-tokens", type=_int_at_least(1), help="--generate: completion token limit (default: the "
-                   "protocol's)")
-    g.add_argument("--concurrency", type=_int_at_least(1), default=4, help="--generate: requests in flight (default 4)")
-    g.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME",
-                   help="--generate: the environment variable holding the API key (default OPENAI_API_KEY; never "
-                        "written anywhere)")
-    g.add_argument("--feedback-turns", type=_int_at_least(0), metavar="K",
-                   help="--generate: verifier-feedback turns after the first attempt (default: the protocol's, i.e. "
-                        "the paper's)")
-    g.add_argument("--stream", action="store_true", help="--generate: request streamed completions")
-    g.add_argument("--request-timeout", type=_positive_seconds, default=600.0, metavar="SECONDS",
-                   help="--generate: timeout of one HTTP request, seconds (default 600)")
-    g.add_argument("--max-retries", type=_int_at_least(0), default=5, metavar="N", help="--generate: the client's "
-                   "retries of a request on 429/5xx answers, timeouts and dropped connections (default 5)")
+    generation_arguments(g, note="--generate: ", samples="default: what the paper drew for the model, else the "
+                         "protocol's", feedback="default: the protocol's, i.e. the paper's")
     rp.set_defaults(handler=_reproduce)
 
 
