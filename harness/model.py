@@ -241,6 +241,10 @@ class Limits:
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
                 raise ValueError(f"Limits.{name} must be a finite number above 0, not {value!r}")
+        # seconds as a float, so that equal limits key a job alike (120 and 120.0 wrote
+        # different JSON into the verification key: a cache written by a run that gave an
+        # int missed the CLI's, which always gives a float)
+        object.__setattr__(self, "wall_s", float(self.wall_s))
 
     def to_json(self) -> dict:
         """The limits as a JSON-able dict (keys as the attribute names)."""

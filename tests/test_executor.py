@@ -71,6 +71,8 @@ def test_job_key_and_verification_key(casp_tasks, framac_host):
     assert a.key(tc, LIMITS) == gold_job(t, framac_host, model="a").key(tc, LIMITS)  # deterministic
     # the verification depends on limits, options and content
     assert a.verification_key(tc, Limits(wall_s=10)) != a.verification_key(tc, LIMITS)
+    # equal limits key alike, however the seconds were written (the CLI gives a float)
+    assert a.verification_key(tc, Limits(wall_s=300.0)) == a.verification_key(tc, LIMITS)
     other_opts = casp.build_job(t, Candidate(t.task_id, "a", 0, t.gold, "gold"), "gold",
                                 framac_host.options(smoke=False, wp_timeout_s=5), DS)
     assert other_opts.verification_key(tc, LIMITS) != a.verification_key(tc, LIMITS)

@@ -364,6 +364,30 @@ def test_every_task_resolves_in_every_language_from_pinned_files(fetched, tasks)
                                           "klibc_string", "x509_parser", "should_we_balance"}
 
 
+def test_rocq_modules_resolve_by_coqcs_q_rule(fetched):
+    """``RocqLibrary.resolve`` (a look-up per dotted prefix) gives what the ``-Q dir name``
+    rule gives read as a scan of every theory in declaration order, for every module the
+    pinned files require and for a module two theories' names are prefixes of."""
+    lib = ntp4vc.RocqLibrary.load(fetched)
+
+    def scan(logical: str) -> str | None:
+        for name, directory in lib.theories.items():
+            if logical.startswith(name + "."):
+                rel = f"{directory}/{logical[len(name) + 1:].replace('.', '/')}.v"
+                if rel in lib.files:
+                    return rel
+        return None
+
+    modules = sorted({m for text in lib.files.values() for m in lib.requires(text)})
+    assert len(modules) > 400 and len(lib.theories) > 600
+    assert [lib.resolve(m) for m in modules] == [scan(m) for m in modules]
+    assert sum(lib.resolve(m) is None for m in modules) < len(modules) // 2
+    both = ntp4vc.RocqLibrary({"A.B": "second", "A": "first"}, {"second/C.v": "", "first/B/C.v": ""})
+    assert both.resolve("A.B.C") == "second/C.v" and both.resolve("A.D") is None
+    both.theories = {"A": "first", "A.B": "second"}  # declared first wins
+    assert both.resolve("A.B.C") == "first/B/C.v"
+
+
 def test_a_missing_library_file_is_named(fetched, tasks, tmp_path):
     """The closure check can fail: with one library file gone, the tasks that import it
     report the import and the file that wanted it."""

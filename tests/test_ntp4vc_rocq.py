@@ -57,9 +57,10 @@ def image(fetched, engine_image):
     return engine_image(lambda: runner.job_image(ntp4vc.BENCHMARK, "rocq", fetched, build=False))
 
 
-def _run(tmp_path, tasks, *, predictions=None, out="run"):
+def _run(tmp_path, tasks, *, predictions=None, out="run", cache_dir=None):
     opts = RunOptions(benchmark="ntp4vc", modes=["rocq"], sandbox="container", parallel=2,
-                      limits=Limits(wall_s=120), out=tmp_path / out, use_cache=False, task_ids=tasks,
+                      limits=Limits(wall_s=120), out=tmp_path / out, use_cache=cache_dir is not None,
+                      cache_dir=cache_dir, task_ids=tasks,
                       predictions=str(predictions) if predictions else None, progress=False,
                       command=["test"])
     report, manifest, code = run(opts, Console(stderr=True, quiet=True))
@@ -68,8 +69,12 @@ def _run(tmp_path, tasks, *, predictions=None, out="run"):
 
 
 @pytest.fixture(scope="module")
-def canary_run(image, tmp_path_factory):
-    return _run(tmp_path_factory.mktemp("ntp4vc-rocq"), [POWER, AVL, *REAL_C.values()])
+def canary_run(image, shared_cache, tmp_path_factory):
+    """The canaries and the gold of 9 tasks in one run, through the session's result cache:
+    test_generate_ntp4vc's runs (same limits) judge the same canaries, so one of the two
+    files runs them with Coq and the other re-derives their verdicts from Coq's stored
+    output."""
+    return _run(tmp_path_factory.mktemp("ntp4vc-rocq"), [POWER, AVL, *REAL_C.values()], cache_dir=shared_cache)
 
 
 def test_canaries_get_their_expected_verdicts(canary_run):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ... import resources
@@ -56,6 +56,9 @@ class RocqLibrary:
 
     theories: dict[str, str]
     files: dict[str, str]
+    #: theory name -> its place in :attr:`theories`, made from the dict ``_order_of``
+    _order: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _order_of: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def load(cls, fetched) -> "RocqLibrary":
@@ -82,13 +85,25 @@ class RocqLibrary:
 
     def resolve(self, logical: str) -> str | None:
         """The repo-relative ``.v`` file of module ``logical`` (``Why3.Base``), or None.
-        Follows coqc's ``-Q dir name`` rule: ``name.sub.M`` is ``dir/sub/M.v``."""
-        for name, directory in self.theories.items():
-            if logical.startswith(name + "."):
-                rel = f"{directory}/{logical[len(name) + 1:].replace('.', '/')}.v"
+        Follows coqc's ``-Q dir name`` rule: ``name.sub.M`` is ``dir/sub/M.v``; when
+        several theories' names are prefixes of ``logical`` and have the file, the one
+        declared first (in :attr:`theories`' order) wins. Each dotted prefix is looked up
+        by name (the pinned data has about 700 theories and a run resolves every task's
+        closure to fingerprint its image)."""
+        parts = logical.split(".")
+        found = []
+        for cut in range(1, len(parts)):
+            name = ".".join(parts[:cut])
+            if name in self.theories:
+                rel = f"{self.theories[name]}/{'/'.join(parts[cut:])}.v"
                 if rel in self.files:
-                    return rel
-        return None
+                    found.append((name, rel))
+        if len(found) > 1:  # several theories provide it (frequent in the pinned data): the first declared
+            if self._order_of is not self.theories or len(self._order) != len(self.theories) \
+                    or any(n not in self._order for n, _ in found):
+                self._order, self._order_of = {n: i for i, n in enumerate(self.theories)}, self.theories
+            found.sort(key=lambda f: self._order[f[0]])
+        return found[0][1] if found else None
 
     def requires(self, text: str) -> list[str]:
         """Modules of this dataset a file loads (``Require Import A.B.`` lines; the
