@@ -182,14 +182,16 @@ class _ReportRequired(TypedDict):
 
 class Report(_ReportRequired, total=False):
     """``report.json`` (``schemas/report.schema.json``): metrics per mode and model, the
-    published figures, the comparison, canaries, notes, the benchmark's sections and a
-    reproduction's figures."""
+    published figures, the comparison, canaries, notes, the benchmark's sections, a
+    reproduction's figures and, for predictions made by ``verikit generate``, the
+    generation section (pass@k and fixes per model)."""
 
     canaries: dict[str, Any]
     bootstrap_seed: int
     notes: list[str]
     sections: dict[str, Any]
     reproduction: dict[str, Any]
+    generation: dict[str, Any]
 
 
 @dataclass(frozen=True)
