@@ -316,19 +316,24 @@ def _reproduce_locked(opts: RunOptions, console: Console, bench, modes) -> tuple
         code = 0
     for f in rep.figures:  # recomputed from published outputs or a deterministic re-run: compared by equality
         f.setdefault("basis", BASIS_EXACT)
+    if not modes:
+        write_json_atomic(opts.out / "run.json", manifest, kind="run")
+    return rep, _write_reproduction(opts, console, report, rep, code)
+
+
+def _write_reproduction(opts: RunOptions, console: Console, report: dict, rep: Reproduction, code: int) -> int:
+    """Put ``rep`` into ``report`` (figures, sections, notes), write its extra files,
+    report.json, SHA256SUMS (last: the reproduction's report is final) and report.html.
+    Returns the exit code: ``code``, or 1 when it is 0 and a figure differs."""
     report["reproduction"] = rep.to_json()
     report["sections"].update(rep.sections)
     report["notes"] += rep.notes
     for name, text in rep.files.items():
         write_text_atomic(opts.out / name, text)
     write_json_atomic(opts.out / "report.json", report, kind="report")
-    if not modes:
-        write_json_atomic(opts.out / "run.json", manifest, kind="run")
-    write_sums(opts.out)  # last: the reproduction's report is final
+    write_sums(opts.out)
     write_report_html(opts.out, console)
-    if code == 0 and rep.summary()["differs"]:
-        code = 1
-    return rep, code
+    return 1 if code == 0 and rep.summary()["differs"] else code
 
 
 def reproduce_generated(opts: RunOptions, published_model: str, console: Console | None = None) -> tuple[Reproduction, int]:
@@ -358,14 +363,7 @@ def reproduce_generated(opts: RunOptions, published_model: str, console: Console
     report, _, code, records = _execute(opts, console, start_run(), plan)
     rep = statistical_reproduction(plan.bench, plan.modes[0], published_model, figures, records, plan.preds,
                                    seed=opts.seed, dataset=plan.fetched.dataset.name)
-    report["reproduction"] = rep.to_json()
-    report["notes"] += rep.notes
-    write_json_atomic(opts.out / "report.json", report, kind="report")
-    write_sums(opts.out)  # last: the reproduction's report is final
-    write_report_html(opts.out, console)
-    if code == 0 and rep.summary()["differs"]:
-        code = 1
-    return rep, code
+    return rep, _write_reproduction(opts, console, report, rep, code)
 
 
 def recheck(opts: RunOptions, records: list[Record], n: int, *, seed: int = 0,
