@@ -36,3 +36,16 @@ def _positive_seconds(text: str) -> float:
 
 def _say(console: Console, text: str) -> None:
     console.print(text, markup=False, highlight=False)
+
+
+def _unit(high: float):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not 0 <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text!r}: must be from 0 to {high:g}")
+        return value
+    parse.__name__ = "number"
+    return parse

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -15,21 +14,8 @@ from ..generate import GenerateError, GenerationSettings, GenerationSpec, SpecEr
 from ..model import Limits
 from ..runner import RunError
 from ..sandbox.container import EngineUnavailable, connect
-from .common import MIN_MEMORY_MIB, _int_at_least, _positive_seconds, _say
+from .common import MIN_MEMORY_MIB, _int_at_least, _positive_seconds, _say, _unit
 from .options import _modes
-
-
-def _unit(high: float):
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not 0 <= value <= high:
-            raise argparse.ArgumentTypeError(f"{text!r}: must be from 0 to {high:g}")
-        return value
-    parse.__name__ = "number"
-    return parse
 
 
 def generation_arguments(group, *, note: str = "", samples: str, feedback: str) -> None:
