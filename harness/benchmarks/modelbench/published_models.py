@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-
 from ...model import Record
 from .. import published_figures
 from .metrics import ORACLE_MODEL, THETA, similarity_table
