@@ -22,8 +22,10 @@ Honest neighbours stay ``verified`` and re-checked by ``coqchk``: a hypothesis n
 ``Back``, one named ``Admitted``, a local ``Ltac`` named ``Abort'``, a local helper,
 command words in comments and strings, bullets, braces and a selector; one uses the
 library axiom ``classic``. All candidates share ONE run; candidates whose text is a
-canary's share its job. Skips without an engine unless
-``VERIKIT_REQUIRE_ENGINE=1``.
+canary's share its job. The run uses the session's result cache (``shared_cache``, same
+limits as test_ntp4vc_rocq): the canaries' verdicts come from whichever of the two files
+runs them first, re-derived from Coq's stored output; the candidates here are this
+file's own and run with Coq. Skips without an engine unless ``VERIKIT_REQUIRE_ENGINE=1``.
 """
 
 from __future__ import annotations
@@ -128,13 +130,13 @@ def image(ntp4vc_fetched, engine_image):
 
 
 @pytest.fixture(scope="module")
-def integrity_run(image, tmp_path_factory):
+def integrity_run(image, shared_cache, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("rocq-integrity")
     preds = tmp / "preds.jsonl"
     preds.write_text("".join(json.dumps({"task_id": POWER, "model": name, "sample": 0, "output": out}) + "\n"
                              for name, (out, _) in CANDIDATES.items()))
     opts = RunOptions(benchmark="ntp4vc", modes=["rocq"], sandbox="container", parallel=2,
-                      limits=Limits(wall_s=120), out=tmp / "run", use_cache=False, task_ids=[POWER],
+                      limits=Limits(wall_s=120), out=tmp / "run", cache_dir=shared_cache, task_ids=[POWER],
                       predictions=str(preds), progress=False, command=["test"])
     report, _, code = run(opts, Console(stderr=True, quiet=True))
     records = [json.loads(line) for line in (tmp / "run" / "records.jsonl").read_text().splitlines()]
