@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -39,6 +40,36 @@ def pytest_configure(config):
 
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    if os.environ.get("VERIKIT_TEST_JOBLOG"):
+        _log_executor_runs(os.environ["VERIKIT_TEST_JOBLOG"])
+
+
+def _log_executor_runs(path: str) -> None:
+    """``VERIKIT_TEST_JOBLOG=FILE``: every ``Executor.run`` of this process appends its
+    counters (``RunStats``: jobs, ran, cached, task_runs, ...) and the running test to FILE,
+    one JSON line each, to count the real tool jobs each test file makes (computed vs
+    cached) independently of the machine's load. Measurement only; off by default."""
+    import functools
+    import json
+
+    from harness.executor import Executor
+
+    inner = Executor.run
+
+    @functools.wraps(inner)
+    def run(self, *args, **kwargs):
+        recs = []
+        try:
+            recs = inner(self, *args, **kwargs)
+            return recs
+        finally:
+            test = os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" ", 1)[0]
+            cache = str(self.cache.root) if self.cache else None
+            walls = [[r["task_id"], r["candidate"].get("model"), r["verdict"], r["timings"]["wall_s"]] for r in recs]
+            with open(path, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"test": test, "cache": cache, **self.stats.to_json(), "records": walls}) + "\n")
+
+    Executor.run = run
 
 CASP_SAMPLE = "casp-sample10"
 CASP_PREFIX = ("github/AbdelbasetKABOU/CASP-LLM-Verification-Study/"
@@ -89,6 +120,16 @@ def casp_tasks(casp_fetched) -> dict:
     return {t.task_id: t for t in casp.load_tasks(casp_fetched)}
 
 
+def _session_dir(tmp_path_factory, name: str) -> Path:
+    """A directory of the whole test session: under xdist, ONE for all workers (beside
+    their base temporary directories), else a fresh one."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / name
+        shared.mkdir(exist_ok=True)
+        return shared
+    return tmp_path_factory.mktemp(name)
+
+
 @pytest.fixture(scope="session")
 def shared_cache(tmp_path_factory) -> Path:
     """A result cache shared by the tests whose subject is neither the cache nor a fresh
@@ -96,12 +137,9 @@ def shared_cache(tmp_path_factory) -> Path:
     (the canaries of a mode, the same gold) runs once per session. Every entry read is
     re-derived from its stored tool output by this kit's parser and judge (the executor),
     so a test still gets this kit's verdicts; a test that counts tool runs or edits the
-    cache uses its own (``isolated_cache``)."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):  # one cache for all workers (entries are written atomically)
-        shared = tmp_path_factory.getbasetemp().parent / "shared-result-cache"
-        shared.mkdir(exist_ok=True)
-        return shared
-    return tmp_path_factory.mktemp("shared-result-cache")
+    cache uses its own (``isolated_cache``). One cache for all workers (entries are
+    written atomically)."""
+    return _session_dir(tmp_path_factory, "shared-result-cache")
 
 
 @pytest.fixture
@@ -122,29 +160,113 @@ def isolated_cache(monkeypatch, tmp_path) -> dict:
     return env
 
 
+class TaskRunStore:
+    """The executor's task runs (``Executor._task_runs``: task-run content key -> the files
+    it collected) kept for the whole session in a directory (one for all workers, each
+    entry written atomically), so that a task's task-soundness run (~14 s per CASP task)
+    is made once per session by the runs that use it, instead of once per run. An entry
+    is named by the toolchain's fingerprint and the executor's own key (the task run's
+    files, command and environment), so it is exactly what the run would collect again.
+    A duplicate computation by the other worker at the same time is harmless (same
+    content, last write wins). Not for tests whose subject is the task run or the count
+    of tool runs (test_executor, the cache tests): they keep the executor's own."""
+
+    def __init__(self, root: Path, fingerprint: str = ""):
+        self.root = root
+        self.fingerprint = fingerprint
+
+    def view(self, fingerprint: str) -> TaskRunStore:
+        """The entries of one toolchain (what an executor of that toolchain reads)."""
+        return TaskRunStore(self.root, fingerprint)
+
+    def _path(self, key: str) -> Path:
+        assert self.fingerprint, "TaskRunStore: use view(toolchain fingerprint)"
+        return self.root / f"{self.fingerprint[:16]}-{key}.pickle"
+
+    def __contains__(self, key: str) -> bool:
+        return self._path(key).is_file()
+
+    def __getitem__(self, key: str) -> dict:
+        import pickle
+
+        files = pickle.loads(self._path(key).read_bytes())
+        if os.environ.get("VERIKIT_TEST_JOBLOG"):  # a task run not made again (see _log_executor_runs)
+            import json
+
+            test = os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" ", 1)[0]
+            with open(os.environ["VERIKIT_TEST_JOBLOG"], "a", encoding="utf-8") as f:
+                f.write(json.dumps({"test": test, "task_run_reused": key}) + "\n")
+        return files
+
+    def __setitem__(self, key: str, files: dict) -> None:
+        import pickle
+        import tempfile
+
+        fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump(dict(files), f)
+        os.replace(tmp, self._path(key))
+
+
+@contextlib.contextmanager
+def session_task_runs(host: FramaCHost):
+    """Context: every ``Executor`` made inside it (e.g. by an in-process ``verikit run``)
+    uses the session's task runs (``host.task_runs``, :class:`TaskRunStore`) instead of
+    its own; its verifications and records are its own as usual."""
+    from harness.executor import Executor
+
+    init = Executor.__init__
+
+    def patched(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self._task_runs = host.task_runs.view(self.toolchain.fingerprint)
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(Executor, "__init__", patched)
+        yield
+
+
+@pytest.fixture
+def shared_task_runs(framac_host):
+    """The test's executors use the session's task runs (:func:`session_task_runs`)."""
+    with session_task_runs(framac_host):
+        yield
+
+
 @dataclass
 class FramaCHost:
-    """The real Frama-C on this host: sandbox, probed toolchain, verifier, shared files."""
+    """The real Frama-C on this host: sandbox, probed toolchain, verifier, shared files,
+    and the session's result cache and task runs (``shared=True`` runs)."""
 
     sandbox: object
     probed: object
     framac: object
     shared: dict = field(default_factory=dict)
+    cache_dir: Path | None = None
+    task_runs: TaskRunStore | None = None
 
     def options(self, *, smoke: bool, **overrides) -> dict:
         """WP options for a job (paper options unless overridden)."""
         return self.framac.options(self.probed, smoke=smoke, **overrides)
 
-    def run_casp_jobs(self, jobs: list, tmp_path: Path) -> list[dict]:
+    def run_casp_jobs(self, jobs: list, tmp_path: Path, *, shared: bool = False) -> list[dict]:
         """Run CASP jobs (2 at a time, 300 s each) through the real executor and CASP's
-        judge; returns their schema-checked records in job order."""
+        judge; returns their schema-checked records in job order.
+
+        ``shared=True``: the result cache and the task runs are the session's (a job or a
+        task run another module already made is not made again: the record is re-derived
+        from its stored tool output by the kit's parser and judge, as on any cache read);
+        else a fresh cache in ``tmp_path`` (for tests whose subject is the run itself)."""
         from harness.benchmarks import casp
         from harness.executor import Executor
         from harness.results import RecordLog, ResultCache, validate
         from harness.sandbox import Limits
 
+        use_shared = shared and self.cache_dir is not None
         ex = Executor(self.framac, self.sandbox, self.probed, shared_files=self.shared, limits=Limits(wall_s=300),
-                      parallel=2, cache=ResultCache(tmp_path / "cache"))
+                      parallel=2, cache=ResultCache(self.cache_dir if use_shared else tmp_path / "cache"))
+        if use_shared and self.task_runs is not None:
+            ex._task_runs = self.task_runs.view(self.probed.fingerprint)  # the session's (see TaskRunStore)
         log = RecordLog(tmp_path / "records.jsonl")
         try:
             recs = ex.run(jobs, log, casp.BENCHMARK.judge)
@@ -156,10 +278,13 @@ class FramaCHost:
 
     def run_items(self, items: list, tmp_path: Path, *, execution: bool = True) -> dict[tuple, dict]:
         """Run candidates ``[(task, mode, output)]`` (smoke tests on, 10 s per goal) as ONE
-        run (a module's real-tool cases share it: one task run per task, both cores busy).
-        ``execution=False`` leaves out the execution cross-check (``execution_check``), for
-        cases about what the judge reads from Frama-C alone (the cross-check has its own
-        tests: test_casp_execution, the canaries).
+        run (a module's real-tool cases share it: both cores busy), in the session's result
+        cache with the session's task runs (``run_casp_jobs(shared=True)``): a candidate
+        or a task run that another module already made (the same gold, the same canary,
+        01_57's task-soundness run) is made once per session. ``execution=False`` leaves
+        out the execution cross-check (``execution_check``), for cases about what the judge
+        reads from Frama-C alone (the cross-check has its own tests: test_casp_execution,
+        the canaries).
 
         Returns: ``{(task_id, mode, output): record}``."""
         from harness.benchmarks import Candidate, casp
@@ -169,13 +294,14 @@ class FramaCHost:
         task = {t.task_id: t for t, _, _ in items}
         jobs = [casp.build_job(task[tid], Candidate(task_id=tid, model=f"m{i}", sample=0, output=out, origin="test"),
                                mode, opts, {"name": "test", "revision": "0"}) for i, (tid, mode, out) in enumerate(unique)]
-        by_model = {r["candidate"]["model"]: r for r in self.run_casp_jobs(jobs, tmp_path)}
+        by_model = {r["candidate"]["model"]: r for r in self.run_casp_jobs(jobs, tmp_path, shared=True)}
         return {k: by_model[f"m{i}"] for i, k in enumerate(unique)}
 
 
 @pytest.fixture(scope="session")
-def framac_host() -> FramaCHost:
-    """Real Frama-C through ``HostSandbox`` (skips when frama-c is not installed)."""
+def framac_host(tmp_path_factory) -> FramaCHost:
+    """Real Frama-C through ``HostSandbox`` (skips when frama-c is not installed), with a
+    result cache and task-run store of the session (one for all workers)."""
     if shutil.which("frama-c") is None:
         pytest.skip("frama-c is not installed on this machine")
     from harness import toolchains
@@ -186,7 +312,11 @@ def framac_host() -> FramaCHost:
     probed = toolchains.probe("framac", sandbox)
     assert probed.versions["frama-c"], probed.tools["frama-c"]
     framac = FramaC()
-    return FramaCHost(sandbox=sandbox, probed=probed, framac=framac, shared=framac.prepare(sandbox, probed))
+    session = _session_dir(tmp_path_factory, "framac-host")
+    (session / "cache").mkdir(exist_ok=True)
+    (session / "task-runs").mkdir(exist_ok=True)
+    return FramaCHost(sandbox=sandbox, probed=probed, framac=framac, shared=framac.prepare(sandbox, probed),
+                      cache_dir=session / "cache", task_runs=TaskRunStore(session / "task-runs"))
 
 
 def _require(reason: str):

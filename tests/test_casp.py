@@ -3,7 +3,11 @@
 
 Runs that verify are restricted to task 01_57 (where the canaries live) and to quick gold
 pairs; candidates with a false postcondition get ``wp_timeout_s`` lowered so no goal waits
-for the paper's 60 s.
+for the paper's 60 s. Sharing: the ``verikit run`` tests use the session's task runs
+(``shared_task_runs``: 01_57's task-soundness run is made once per session) and, for the
+canaries, the session's result cache (``shared_cache``: test_reliability's code-from-spec
+run on 01_57 has the same canaries); the single-candidate verdict cases are ONE run
+(``verdicts``) in the session's result cache (``framac_host.run_casp_jobs(shared=True)``).
 """
 
 from __future__ import annotations
@@ -345,7 +349,8 @@ def _write_predictions(path: Path, rows: list[dict]) -> Path:
 @pytest.mark.realtool
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["spec-from-code", "code-from-spec"])
-def test_canaries_get_their_verdicts(casp_tasks, framac_host, isolated_cache, shared_cache, tmp_path, mode):
+def test_canaries_get_their_verdicts(casp_tasks, framac_host, isolated_cache, shared_cache, shared_task_runs, tmp_path,
+                                     mode):
     t = casp_tasks["01_57"]
     output = t.contract + "\n" + t.code if mode == "spec-from-code" else t.code
     preds = _write_predictions(tmp_path / "p.jsonl", [{"task_id": "01_57", "model": "m", "sample": 0,
@@ -366,7 +371,8 @@ def test_canaries_get_their_verdicts(casp_tasks, framac_host, isolated_cache, sh
 
 @pytest.mark.realtool
 @pytest.mark.slow
-def test_spec_from_code_run_on_the_canary_task(casp_tasks, framac_host, isolated_cache, shared_cache, tmp_path):
+def test_spec_from_code_run_on_the_canary_task(casp_tasks, framac_host, isolated_cache, shared_cache, shared_task_runs,
+                                               tmp_path):
     report, _, code = _run(tmp_path, shared_cache, modes=["spec-from-code"], task_ids=["01_57"])
     assert report["canaries"]["ok"] is True
     got = {x["model"]: x["verdict"] for x in report["canaries"]["results"]}
@@ -375,7 +381,7 @@ def test_spec_from_code_run_on_the_canary_task(casp_tasks, framac_host, isolated
 
 
 @pytest.mark.realtool
-def test_gold_run_on_quick_pairs(casp_tasks, framac_host, isolated_cache, tmp_path):
+def test_gold_run_on_quick_pairs(casp_tasks, framac_host, isolated_cache, shared_task_runs, tmp_path):
     tids = ["00_327", "04_140", "06_114"]
     report, manifest, code = _run(tmp_path, modes=["gold"], task_ids=tids)
     assert code == 0
@@ -402,7 +408,8 @@ def test_gold_run_on_quick_pairs(casp_tasks, framac_host, isolated_cache, tmp_pa
 
 
 @pytest.mark.realtool
-def test_gold_goal_difference_not_explained_by_terminating(casp_tasks, framac_host, isolated_cache, tmp_path):
+def test_gold_goal_difference_not_explained_by_terminating(casp_tasks, framac_host, isolated_cache, shared_task_runs,
+                                                           tmp_path):
     """01_57: the published Frama-C 30 total is 12 (10 scheduled + Terminating + Unreachable,
     see the study's log); Frama-C 25 makes 9 goals. The report must still explain the
     difference, as toolchain drift."""
@@ -418,41 +425,53 @@ def test_gold_goal_difference_not_explained_by_terminating(casp_tasks, framac_ho
             assert f"{d['published'] - d['reproduced']:+d}" in d["explanation"]
 
 
-@pytest.mark.realtool
-def test_code_from_spec_prototype_contract_cannot_strengthen_the_precondition(casp_tasks, framac_host,
-                                                                                tmp_path):
-    t = casp_tasks["01_57"]
-    out = ("/*@ requires a == 0;\n    assigns \\nothing;\n    ensures \\result == a; */\n"
-           "int divmult(int a, int b);\n\nint divmult(int a, int b)\n{\n  return 0;\n}\n")
+#: The single-candidate verdict cases of this module: name -> (task id, mode, output(tasks)).
+#: They run as ONE run (``verdicts``, in the session's result cache and task runs), each
+#: test reads its records.
+PROTOTYPE_REQUIRES = ("/*@ requires a == 0;\n    assigns \\nothing;\n    ensures \\result == a; */\n"
+                      "int divmult(int a, int b);\n\nint divmult(int a, int b)\n{\n  return 0;\n}\n")
+HEADER_DEFINE = ("#define return return 0;\n/*@ requires b != 0; requires b != -1; assigns \\nothing;\n"
+                 "    ensures \\result == 0; */\n")
+VERDICT_CASES = {
+    "prototype contract": ("01_57", "code-from-spec", lambda ts: PROTOTYPE_REQUIRES),
+    "header #define": ("01_57", "spec-from-code", lambda ts: HEADER_DEFINE + ts["01_57"].code),
+    "requires only": ("01_57", "spec-from-code",
+                      lambda ts: "/*@ requires b != 0;\n    requires b != -1; */\n" + ts["01_57"].code),
+    "02_12 gold contract": ("02_12", "spec-from-code", lambda ts: ts["02_12"].contract + "\n" + ts["02_12"].code),
+}
+
+
+@pytest.fixture(scope="module")
+def verdicts(casp_tasks, framac_host, tmp_path_factory) -> dict:
+    """name -> (job, record) of every :data:`VERDICT_CASES` case, from one run."""
     opts = framac_host.options(smoke=True, wp_timeout_s=10)
-    j = casp.build_job(t, cand("01_57", out), "code-from-spec", opts, DS)
-    (rec,) = framac_host.run_casp_jobs([j], tmp_path)
+    jobs = {name: casp.build_job(casp_tasks[tid], cand(tid, out(casp_tasks), model=f"m{i}"), mode, opts, DS)
+            for i, (name, (tid, mode, out)) in enumerate(VERDICT_CASES.items())}
+    recs = {r["candidate"]["model"]: r
+            for r in framac_host.run_casp_jobs(list(jobs.values()), tmp_path_factory.mktemp("verdicts"), shared=True)}
+    return {name: (j, recs[j.candidate["model"]]) for name, j in jobs.items()}
+
+
+@pytest.mark.realtool
+def test_code_from_spec_prototype_contract_cannot_strengthen_the_precondition(verdicts):
+    _, rec = verdicts["prototype contract"]
     assert rec["verdict"] == "rejected", (rec["verdict"], rec["reason"])
 
 
 @pytest.mark.realtool
-def test_spec_from_code_header_cannot_redefine_the_tasks_code(casp_tasks, framac_host, tmp_path):
-    t = casp_tasks["01_57"]
-    out = ("#define return return 0;\n/*@ requires b != 0; requires b != -1; assigns \\nothing;\n"
-           "    ensures \\result == 0; */\n" + t.code)
-    opts = framac_host.options(smoke=True, wp_timeout_s=10)
-    j = casp.build_job(t, cand("01_57", out), "spec-from-code", opts, DS)
-    assert j.files["candidate.c"].endswith(t.code)
-    (rec,) = framac_host.run_casp_jobs([j], tmp_path)
+def test_spec_from_code_header_cannot_redefine_the_tasks_code(casp_tasks, verdicts):
+    j, rec = verdicts["header #define"]
+    assert j.files["candidate.c"].endswith(casp_tasks["01_57"].code)
     assert rec["verdict"] != "verified", rec["reason"]
 
 
 @pytest.mark.realtool
-def test_precondition_only_contract_is_vacuous(casp_tasks, framac_host, tmp_path):
+def test_precondition_only_contract_is_vacuous(verdicts):
     """A contract with requires but no ensures states nothing about the result: rejected
     in spec-from-code, even CASP's own gold contract of 02_12 (a safety contract that
     only makes the RTE goals provable); the record says why."""
-    t, gold = casp_tasks["01_57"], casp_tasks["02_12"]
-    opts = framac_host.options(smoke=True, wp_timeout_s=10)
-    jobs = [casp.build_job(t, cand("01_57", "/*@ requires b != 0;\n    requires b != -1; */\n" + t.code),
-                           "spec-from-code", opts, DS),
-            casp.build_job(gold, cand("02_12", gold.contract + "\n" + gold.code), "spec-from-code", opts, DS)]
-    for rec in framac_host.run_casp_jobs(jobs, tmp_path):
+    for name in ("requires only", "02_12 gold contract"):
+        _, rec = verdicts[name]
         assert rec["verdict"] == "rejected", rec["reason"]
         assert "the contract has no ensures clause" in rec["reason"]
         assert {c["name"]: c["ok"] for c in rec["checks"]}["not-vacuous"] is False

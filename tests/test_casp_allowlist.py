@@ -6,8 +6,10 @@ cannot classify; ``integrity.allowlist_checks`` judges what the candidate wrote 
 the declared lists (harness/benchmarks/casp/docs.md "Allow-lists"). Two layers of tests:
 
 - on Frama-C's views alone (parse only, no WP, about a second per file): many spellings
-  of each class must break the expected rule, and honest candidates none;
-- end to end (WP, the judge, the records): a cheat of each class is ``rejected``, and the
+  of each class must break the expected rule, and honest candidates none (the view of a
+  task's fixed part is made once per task and mode and shared, ``_TASK_VIEWS``);
+- end to end (WP, the judge, the records; ONE run in the session's result cache and task
+  runs, ``framac_host.run_items``): a cheat of each class is ``rejected``, and the
   honest neighbours (an attribute that changes nothing, a libc call the task's header
   declares, forward gotos, the gold code) still verify;
 - the kit's new canaries get their verdicts on the kit's own pair.
@@ -19,6 +21,7 @@ these tests (one includes ``<stdlib.h>``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -48,9 +51,24 @@ def _framac():
         pytest.skip("frama-c is not installed on this machine")
 
 
+#: Frama-C's view of a task's fixed part (``task.c``), by the sha256 of its text: the same for
+#: every candidate of a task and mode, so it is made once per module (by worker) and shared
+#: by the view tests: ``(directory it was made in, the view's JSON text)``. A view of
+#: ``task.c`` reads that file alone and differs from one directory to another only by the
+#: file's absolute path, which is put back for the directory of the test.
+_TASK_VIEWS: dict[str, tuple[str, str | None]] = {}
+
+
+def _view_text(d: Path, name: str) -> str | None:
+    env = dict(os.environ, VERIKIT_VIEW=f"{name}.json", PWD=str(d))
+    subprocess.run(["frama-c", "-load-script", VIEW_SCRIPT, name], cwd=d, env=env, capture_output=True, timeout=300)
+    p = d / f"{name}.json"
+    return p.read_text() if p.exists() else None
+
+
 def _views(task, mode: str, output: str, tmp_path: Path) -> tuple[dict | None, dict | None]:
     """Frama-C's views of the verified file and of the task's fixed part, built exactly
-    as a job builds them (parse only: no WP)."""
+    as a job builds them (parse only: no WP); the task's is shared (``_TASK_VIEWS``)."""
     job = casp.build_job(task, Candidate(task_id=task.task_id, model="m", sample=0, output=output, origin="test"),
                          mode, {}, DS)
     assert job.precheck is None, job.precheck
@@ -59,13 +77,13 @@ def _views(task, mode: str, output: str, tmp_path: Path) -> tuple[dict | None, d
     for name, text in job.files.items():
         (d / name).write_text(text)
     (d / VIEW_SCRIPT).write_bytes(_SHIPPED[VIEW_SCRIPT].read_bytes())
-    out = []
-    for name in ("candidate.c", integrity.REFERENCE):
-        env = dict(os.environ, VERIKIT_VIEW=f"{name}.json", PWD=str(d))
-        subprocess.run(["frama-c", "-load-script", VIEW_SCRIPT, name], cwd=d, env=env, capture_output=True, timeout=300)
-        p = d / f"{name}.json"
-        out.append(json.loads(p.read_text()) if p.exists() else None)
-    return out[0], out[1]
+    ref = hashlib.sha256(job.files[integrity.REFERENCE].encode()).hexdigest()
+    if ref not in _TASK_VIEWS:
+        _TASK_VIEWS[ref] = (str(d), _view_text(d, integrity.REFERENCE))
+    made_in, task_text = _TASK_VIEWS[ref]
+    view = _view_text(d, "candidate.c")
+    return (json.loads(view) if view is not None else None,
+            json.loads(task_text.replace(made_in + "/", str(d) + "/")) if task_text is not None else None)
 
 
 def _broken(task, mode, output, tmp_path) -> dict[str, str]:

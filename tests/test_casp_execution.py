@@ -2,7 +2,9 @@
 running it (``harness/benchmarks/casp/execution.py``, ``drivers/exec_check.sh``).
 
 Live tests run the real Frama-C/WP, E-ACSL and gcc (-O0/-O2, ASan + UBSan) once for a batch
-of candidates (module-scoped). The cheats are WP-vs-C differences that WP 25 proves
+of candidates (module-scoped), in the session's result cache (``framac_host``: a job or a
+task run another module made, e.g. a canary or 01_57's task-soundness run, is read back and
+re-judged, not made again). The cheats are WP-vs-C differences that WP 25 proves
 (checked: Qed alone proves every goal of each): a union read through another member than
 the one written, a bit-field used beyond its width; they must come back ``rejected`` with
 the input that shows it. Their honest neighbours (the union read through the member
@@ -85,7 +87,8 @@ def records(framac_host, casp_tasks, tmp_path_factory):
     items += [(name, TWICE, "spec-from-code", spec + "\n" + TWICE.code) for name, (spec, _) in SPECS.items()]
     jobs = [casp.build_job(t, Candidate(task_id=t.task_id, model=f"m{i}", sample=0, output=out, origin="test"),
                            mode, opts, DS) for i, (_name, t, mode, out) in enumerate(items)]
-    recs = {r["candidate"]["model"]: r for r in framac_host.run_casp_jobs(jobs, tmp_path_factory.mktemp("exec"))}
+    # the session's result cache and task runs: the canaries and 01_57's task run recur in other modules
+    recs = {r["candidate"]["model"]: r for r in framac_host.run_casp_jobs(jobs, tmp_path_factory.mktemp("exec"), shared=True)}
     return {name: recs[f"m{i}"] for i, (name, *_rest) in enumerate(items)}
 
 

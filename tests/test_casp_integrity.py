@@ -31,7 +31,8 @@ SIG = "int divmult(int a, int b)\n"
 
 
 #: The real-tool cases of this module: name -> ``items(tasks) -> [(task, mode, output)]``.
-#: They run as ONE run (the ``batch`` fixture: one task run per task, both cores busy),
+#: They run as ONE run (the ``batch`` fixture: both cores busy; in the session's result cache
+#: and task runs, ``framac_host.run_items``: 01_57's task-soundness run is made once per session),
 #: without the execution cross-check (these rules are judged on Frama-C's output alone;
 #: the cross-check has its own tests); each test reads the records of its case.
 CASES: dict = {}
@@ -65,7 +66,10 @@ NON_TERMINATING = {
     "for(;;)": SIG + "{\n  for (;;) {}\n  return a;\n}\n",
     "do-while": SIG + "{\n  do { } while (1);\n  return a;\n}\n",
     "recursion": SIG + "{\n  return divmult(a, b);\n}\n",
+    # the helper has divmult's contract, so that WP proves every goal (partial correctness) and
+    # only the termination rule fails it (without one, its goals waited for their timeouts)
     "mutual recursion": "int vk_helper(int a, int b);\n" + SIG + "{\n  return vk_helper(a, b);\n}\n"
+                        "/*@ requires b != 0;\n    requires b != -1;\n    assigns \\nothing;\n    ensures \\result == a; */\n"
                         "int vk_helper(int a, int b) { return divmult(a, b); }\n",
     "goto loop": SIG + "{\n again: goto again;\n  return a;\n}\n",
 }

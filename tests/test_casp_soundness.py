@@ -2,7 +2,8 @@
 task's (issue 26), with the real Frama-C: an inconsistent task is flagged on every record;
 a code-from-spec candidate whose proof goes through code a call makes unreachable is not
 ``verified``; honest candidates with a defensive branch are; a spec-from-code candidate's
-``requires`` is compared with the task's by WP. One shared run (module-scoped).
+``requires`` is compared with the task's by WP. One shared run (module-scoped), in the
+session's result cache and task runs (``framac_host.run_casp_jobs(shared=True)``).
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def recs(framac_host, tmp_path_factory) -> dict:
     names = list(ITEMS)
     jobs = [casp.build_job(t, Candidate(task_id=t.task_id, model=f"m{i}", sample=0, output=out, origin="test"),
                            mode, opts, DS) for i, (t, mode, out) in enumerate(ITEMS[n] for n in names)]
-    out = framac_host.run_casp_jobs(jobs, tmp_path_factory.mktemp("soundness"))
+    out = framac_host.run_casp_jobs(jobs, tmp_path_factory.mktemp("soundness"), shared=True)
     by_model = {r["candidate"]["model"]: r for r in out}
     return {n: by_model[f"m{i}"] for i, n in enumerate(names)}
 

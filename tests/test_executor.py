@@ -1,6 +1,9 @@
 """Tests of harness/executor.py with the real Frama-C through HostSandbox on quick CASP
 gold pairs (04_140, 06_114): job keys, one tool run per distinct verification, resume
-from records.jsonl, the content-addressed cache, infra-only retries, prechecks."""
+from records.jsonl, the content-addressed cache, infra-only retries, prechecks. Every test
+makes its own verification runs; the tests that count no task run (retries, a judge that
+raises, edited cache entries) read the task-soundness runs from the session's
+(``shared_task_runs``), the others make their own."""
 
 from __future__ import annotations
 
@@ -227,7 +230,8 @@ def test_new_record_log_gets_everything_from_the_cache(first_run, casp_tasks, fr
 
 
 @pytest.mark.parametrize("retries", [0, 2])
-def test_infra_error_is_retried_then_recorded_but_not_cached(casp_tasks, framac_host, tmp_path, retries):
+def test_infra_error_is_retried_then_recorded_but_not_cached(casp_tasks, framac_host, shared_task_runs, tmp_path,
+                                                            retries):
     t = casp_tasks["04_140"]
     job = gold_job(t, framac_host)
     cache = ResultCache(tmp_path / "cache")
@@ -326,7 +330,8 @@ def test_a_tool_crash_is_the_candidates_failure_and_the_golds_infra_error(casp_t
         assert r["tool_output"]["sha256"]  # the crash's own output is kept
 
 
-def test_an_exception_judging_one_candidate_makes_it_invalid_and_the_run_goes_on(casp_tasks, framac_host, tmp_path):
+def test_an_exception_judging_one_candidate_makes_it_invalid_and_the_run_goes_on(casp_tasks, framac_host,
+                                                                                 shared_task_runs, tmp_path):
     """The kit's own judge raising on one candidate (as a parser meeting odd input can):
     that candidate is ``invalid`` with the reason, the other records are intact."""
     t = casp_tasks["04_140"]
@@ -351,7 +356,7 @@ def test_an_exception_judging_one_candidate_makes_it_invalid_and_the_run_goes_on
 
 
 @pytest.mark.parametrize("edit", ["verified->failed", "failed->verified"])
-def test_a_cache_entry_edited_either_way_reruns_its_job(casp_tasks, framac_host, tmp_path, edit):
+def test_a_cache_entry_edited_either_way_reruns_its_job(casp_tasks, framac_host, shared_task_runs, tmp_path, edit):
     """A cache entry is re-judged from its stored tool output when read: an edited verdict
     (goal counts left or made consistent) is ignored and its job runs again."""
     import json

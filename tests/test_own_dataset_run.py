@@ -3,7 +3,10 @@ project writes itself (tests/test_own_datasets.py), with the real Frama-C of thi
 the kit's gold verdicts and goal totals equal those of bare ``frama-c -wp -wp-rte`` with
 the kit's flags on the same files, and run.json names the directory and every file's
 sha256 (never a registry name). Also the candidate modes on such a file (the rest of the
-file stays around the candidate) and ``verikit datasets pin``."""
+file stays around the candidate) and ``verikit datasets pin``. The code-from-spec run uses
+the session's result cache and task runs (its canaries are on the kit's own pairs, which
+test_casp_soundness and test_casp_allowlist also run on); the gold run stays fresh (its
+records are compared with bare frama-c)."""
 
 from __future__ import annotations
 
@@ -79,7 +82,7 @@ def test_gold_run_equals_bare_frama_c(own_dir, tmp_path):
 
 
 @pytest.mark.slow
-def test_code_from_spec_keeps_the_rest_of_the_file(own_dir, tmp_path, shared_cache):
+def test_code_from_spec_keeps_the_rest_of_the_file(own_dir, tmp_path, shared_cache, shared_task_runs):
     """clamp.c: the candidate writes percent(); the helper before it and main() after it
     stay, so main's `assert p == 100` is proved only with a correct candidate."""
     preds = tmp_path / "preds.jsonl"

@@ -1,5 +1,8 @@
 """Reliability (issue 14): arguments checked at parse time, no NaN or infinity in written
-JSON, limits that cannot be meaningless."""
+JSON, limits that cannot be meaningless; the result cache is never an authority; verdicts
+re-derivable from the stored tool output. The real-tool runs whose subject is not the task
+run use the session's task runs (``shared_task_runs``: 01_57's task-soundness run is made
+once per session); ``validate --recheck`` keeps its own fresh runs."""
 
 from __future__ import annotations
 
@@ -82,7 +85,9 @@ def _execute(framac_host, job, tmp_path, cache, name):
 
 
 @pytest.mark.realtool
-def test_tampered_cache_entry_is_ignored_and_the_job_reruns(casp_tasks, framac_host, tmp_path):
+def test_tampered_cache_entry_is_ignored_and_the_job_reruns(casp_tasks, framac_host, shared_task_runs, tmp_path):
+    """The job's own verification runs again (``ran``); 01_57's task-soundness run, which is
+    not the subject, comes from the session's task runs (``shared_task_runs``)."""
     import json
 
     from harness.results import ResultCache
@@ -105,7 +110,7 @@ def test_tampered_cache_entry_is_ignored_and_the_job_reruns(casp_tasks, framac_h
 
 
 @pytest.mark.realtool
-def test_unwritable_cache_loses_nothing(casp_tasks, framac_host, tmp_path):
+def test_unwritable_cache_loses_nothing(casp_tasks, framac_host, shared_task_runs, tmp_path):
     from harness.results import ResultCache, load_records
 
     (tmp_path / "cache").write_text("a file where the cache directory should be")
@@ -429,22 +434,24 @@ def test_full_disk_is_one_message_not_a_traceback(monkeypatch, capsys, tmp_path)
 
 
 @pytest.fixture(scope="module")
-def judged_run(casp_tasks, tmp_path_factory, shared_cache):
+def judged_run(casp_tasks, tmp_path_factory, shared_cache, framac_host):
     """A real CASP code-from-spec run on 01_57 (host Frama-C): one wrong candidate of
     model m (``failed``) and the canaries (verified, failed, rejected), through the
-    session's shared result cache (the canaries may come from it, re-derived)."""
+    session's shared result cache (the canaries may come from it, re-derived; test_casp's
+    canary run has the same ones) and the session's task runs (01_57's is made once)."""
     import json
 
-    if not __import__("shutil").which("frama-c"):
-        pytest.skip("frama-c is not installed on this machine")
+    from conftest import session_task_runs
+
     base = tmp_path_factory.mktemp("judged")
     preds = base / "predictions.jsonl"
     preds.write_text(json.dumps({"task_id": "01_57", "model": "m", "sample": 0,
                                  "output": "int divmult(int a, int b) { return 1; }"}) + "\n")
     out = base / "out"
-    assert main(["run", "casp", "--mode", "code-from-spec", "--task", "01_57", "--predictions", str(preds),
-                 "--sandbox", "host", "--out", str(out), "--cache-dir", str(shared_cache),
-                 "--data-dir", str(base / "data")]) == 0
+    with session_task_runs(framac_host):
+        assert main(["run", "casp", "--mode", "code-from-spec", "--task", "01_57", "--predictions", str(preds),
+                     "--sandbox", "host", "--out", str(out), "--cache-dir", str(shared_cache),
+                     "--data-dir", str(base / "data")]) == 0
     return out
 
 
