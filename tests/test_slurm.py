@@ -4,9 +4,11 @@ slurmd) with munge, a single-node cluster on 127.0.0.1 started for this module b
 accounting; proctrack/linuxproc). Workers run the real Frama-C (host sandbox, and once
 the container sandbox under Podman); the store is a directory (:class:`DirStore`).
 
-- casp-sample10 gold in 3 array tasks (balanced by the committed reference run's
-  timings) equals the local run (the committed reference
-  ``results/reproduced/casp/reproduce``: ``verikit compare``); the node is drained once the
+- casp-sample10 gold on six of its tasks (``FAST``) in 3 array tasks of 2 jobs (balanced
+  by the committed reference run's timings; each shard keeps a job to run after the first
+  record, so the drain finds two tasks running and one pending, as with all ten tasks)
+  equals the local run (the committed reference
+  ``results/reproduced/casp/reproduce``: ``verikit compare --subset``); the node is drained once the
   first record is in: the running tasks finish, the pending one waits, and after
   ``state=resume`` it runs; nothing is lost or duplicated;
 - one array task cancelled mid-run (``scancel JOB_1``), then ``batch resubmit`` runs only
@@ -181,12 +183,15 @@ def _same_as_reference(out: Path):
 
 @pytest.fixture(scope="module")
 def drained_run(cluster, tmp_path_factory):
-    """casp-sample10 gold in 3 array tasks on the 2-CPU node (2 run, 1 waits); the node is
+    """casp-sample10 gold on the six FAST tasks in 3 array tasks of 2 jobs on the 2-CPU node
+    (2 run, 1 waits); the node is
     drained once the first record is in, and resumed 2 s after one of the running tasks
     has ended (a CPU free, the third task still pending)."""
     tmp = tmp_path_factory.mktemp("drained")
     t0 = time.monotonic()
-    info, store, manifest = _submit(tmp, "--sandbox", "host", "--shards", "3", "--timings", str(REFERENCE))
+    tasks = [a for t in FAST for a in ("--task", t)]
+    info, store, manifest = _submit(tmp, "--sandbox", "host", "--shards", "3", "--timings", str(REFERENCE), *tasks)
+    assert [len(s) for s in manifest["shards"]] == [2, 2, 2], manifest["shards"]
     job = info["submissions"][0]["array_job_id"]
     _wait("a first record", store.record_keys, 180)
     _sh("scontrol", "update", "nodename=localhost", "state=drain", "reason=verikit-test")
@@ -215,17 +220,18 @@ def drained_run(cluster, tmp_path_factory):
 @pytest.mark.realtool
 def test_array_run_equals_the_local_run(drained_run, capsys):
     store, manifest, out = drained_run["store"], drained_run["manifest"], drained_run["out"]
-    assert len(manifest["shards"]) == 3 and len(manifest["jobs"]) == 10
+    assert len(manifest["shards"]) == 3 and len(manifest["jobs"]) == len(FAST)
     assert manifest["backend"] == "slurm" and manifest["spec"]["sandbox"] == "host"
     recs = load_records(out / "records.jsonl")
-    assert len(recs) == 10 and {r["key"] for r in recs} == set(manifest["jobs"])
+    assert len(recs) == len(FAST) and {r["key"] for r in recs} == set(manifest["jobs"])
     assert main(["validate", str(out)]) == 0
     assert main(["compare", "--subset", str(REFERENCE), str(out)]) == 0, capsys.readouterr().err
     assert "collected from" in json.dumps(json.loads((out / "report.json").read_text())["notes"])
     assert main(["batch", "status", store.uri]) == 0
     lines = capsys.readouterr().out
-    assert "10/10 jobs recorded" in lines and lines.count("done; SLURM COMPLETED") == 3, lines
-    print(f"casp-sample10 gold, 3 array tasks, node drained mid-run: {drained_run['wall']:.1f} s from sbatch to the "
+    assert f"{len(FAST)}/{len(FAST)} jobs recorded" in lines and lines.count("done; SLURM COMPLETED") == 3, lines
+    print(f"casp-sample10 gold ({len(FAST)} tasks), 3 array tasks, node drained mid-run: {drained_run['wall']:.1f} s "
+          f"from sbatch to the "
           f"last task's end")
 
 
@@ -236,10 +242,10 @@ def test_a_node_drained_mid_run_loses_no_records(drained_run):
     record."""
     assert drained_run["node"] in ("drained", "draining") and drained_run["still"], drained_run
     assert "PENDING" in drained_run["still"].values() and list(drained_run["still"].values()).count("RUNNING") < 2
-    assert 1 <= drained_run["recorded_while_drained"] < 10
+    assert 1 <= drained_run["recorded_while_drained"] < len(FAST)
     store, manifest = drained_run["store"], drained_run["manifest"]
     assert store.record_keys() == set(manifest["jobs"])
-    assert len(store.names("records/")) == 10
+    assert len(store.names("records/")) == len(FAST)
 
 
 @pytest.fixture(scope="module")
