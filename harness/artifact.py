@@ -17,7 +17,6 @@ checksums, progress on long runs).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -486,7 +485,7 @@ def check(root: Path) -> list[str]:
         p = root / name
         if not p.is_file():
             problems.append(f"{sums}:{i}: {name}: missing")
-        elif hashlib.sha256(p.read_bytes()).hexdigest() != digest:
+        elif sha256_file(p) != digest:  # in blocks: the image archive is gigabytes
             problems.append(f"{p}: its sha256 differs from {SUMS} (modified)")
     for p in sorted(root.rglob("*")):
         rel = p.relative_to(root).as_posix()

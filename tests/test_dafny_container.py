@@ -6,6 +6,14 @@ not resolve; seeded runs (same seed: identical records without timing fields; an
 seed: only mutant-dependent fields change). Skips without an engine unless
 ``VERIKIT_REQUIRE_ENGINE=1`` (``nox -s tests``).
 
+The module's run (``small_run``) and the predictions run use the session's shared result
+cache (``shared_cache``), as test_dafny_integrity's run does: the 18 canaries on task 17
+(seed 0, the same jobs in the three runs) run once per session and are read back,
+re-derived from their stored tool output by the kit's parser and judge; the predictions
+run then verifies only the model's candidates. The seeded runs of the determinism test
+use no cache: a fresh run is their subject (the first seed-0 run they compare with is the
+module's).
+
 ``python tests/test_dafny_container.py --record`` re-records tests/recorded/dafny/dafny2/
 (real outputs of these runs, parsed again by tests/test_dafny_verifier.py).
 """
@@ -56,13 +64,15 @@ def dafny_env(fetched, engine_image):
     sandbox.close()
 
 
-def _run(tmp_path, tasks, *, seed=0, out="run", predictions=None):
+def _run(tmp_path, tasks, *, seed=0, out="run", predictions=None, cache_dir=None):
+    """A run of ``tasks`` (and the canaries); no result cache unless ``cache_dir``."""
     from rich.console import Console
 
     from harness.runner import RunOptions, run
 
     opts = RunOptions(benchmark="dafny-intent", modes=["spec"], sandbox="container", parallel=2,
-                      limits=Limits(wall_s=600), out=tmp_path / out, use_cache=False, task_ids=tasks,
+                      limits=Limits(wall_s=600), out=tmp_path / out, use_cache=cache_dir is not None,
+                      cache_dir=cache_dir, task_ids=tasks,
                       predictions=str(predictions) if predictions else None, progress=False,
                       command=["test"], seed=seed)
     report, manifest, code = run(opts, Console(stderr=True, quiet=True))  # --seed reaches the mutants
@@ -71,9 +81,9 @@ def _run(tmp_path, tasks, *, seed=0, out="run", predictions=None):
 
 
 @pytest.fixture(scope="module")
-def small_run(dafny_env, tmp_path_factory):
+def small_run(dafny_env, tmp_path_factory, shared_cache):
     # 79 (GPT-4) and 600 (the authors'): two of the 40 programs pinned by issue 25
-    return _run(tmp_path_factory.mktemp("dafny-run"), ["2", "17", "234", *NEW_PROGRAMS])
+    return _run(tmp_path_factory.mktemp("dafny-run"), ["2", "17", "234", *NEW_PROGRAMS], cache_dir=shared_cache)
 
 
 def test_canaries_and_paper_findings(small_run):
@@ -111,9 +121,9 @@ def test_new_programs_match_the_reference(small_run):
         assert rec["verifier"]["options"]["checks"] == want["verifier"]["options"]["checks"], key
 
 
-def test_predictions_file(dafny_env, tmp_path):
+def test_predictions_file(dafny_env, small_run, shared_cache, tmp_path):
     """A model's specifications from a predictions file: scored, cheats rejected, bad
-    text invalid with its line."""
+    text invalid with its line. The canaries come from the shared cache (the module run's)."""
     lines = [
         {"task_id": "17", "model": "m", "sample": 0, "output": "ensures perimeter == 4 * side"},
         {"task_id": "17", "model": "m", "sample": 1, "output": "requires false\nensures true"},
@@ -125,7 +135,9 @@ def test_predictions_file(dafny_env, tmp_path):
     ]
     preds = tmp_path / "preds.jsonl"
     preds.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    report, _, code, records = _run(tmp_path, ["2", "17"], predictions=preds)
+    report, manifest, code, records = _run(tmp_path, ["2", "17"], predictions=preds, cache_dir=shared_cache)
+    # the canaries read back (and m's sample 0 on 17, the canary "spec"'s text); the model's others ran
+    assert manifest["counts"]["cached"] >= len(di.CANARIES) and manifest["counts"]["ran"] >= 3
     got = {(r["task_id"], r["candidate"]["sample"]): r for r in records if r["candidate"]["model"] == "m"}
     assert got[("17", 0)]["verdict"] == "verified" and di.score(got[("17", 0)])["completeness"] == 1
     assert got[("17", 1)]["verdict"] == "rejected"

@@ -8,7 +8,12 @@ on this 2-core machine.
 Each test injects one fault of the audit while Frama-C jobs are running and checks what
 the user sees (exit code, one message, no traceback), what is left running (processes
 counted by their job mark), what is kept (every record line valid) and that re-running
-the same command resumes to a run directory ``verikit validate`` accepts.
+the same command resumes to a run directory ``verikit validate`` accepts. The runs the
+faults hit are fresh (``isolated_cache``); the resume after a fault reads the jobs the
+stopped run did not finish from the session's shared result cache, where one complete run
+of the same command (``reference_cache``, made once per session) left them, each
+re-derived from its stored tool output by the kit's parser and judge; the resume itself
+(records kept, none lost or duplicated, ``validate``) is what those tests check.
 
 The full-disk tests mount a small tmpfs and so need root; they skip otherwise (CI runs as
 root). The other faults of the audit have unit-level regression tests in
@@ -44,6 +49,17 @@ JOBS = len(TASKS)
 @pytest.fixture
 def env(casp_mirror, framac_host, isolated_cache) -> dict:
     return dict(isolated_cache)
+
+
+@pytest.fixture(scope="module")
+def reference_cache(casp_mirror, framac_host, shared_cache, tmp_path_factory) -> Path:
+    """The session's shared result cache with the gold records of TASKS: one complete run
+    of ARGS (once per session; its 4 jobs and task runs replace those of three resumes)."""
+    base = tmp_path_factory.mktemp("reference")
+    res = _cli({**os.environ, "VERIKIT_CACHE": str(shared_cache), "VERIKIT_DATA": str(base / "data")}, *ARGS,
+               "--out", str(base / "run"))
+    assert res.returncode == 0, res.stderr
+    return shared_cache
 
 
 def _start(env: dict, out: Path, *extra: str) -> subprocess.Popen:
@@ -96,11 +112,12 @@ def _wait_for_running_jobs(proc: subprocess.Popen, n: int) -> None:
     pytest.fail(f"{n} Frama-C jobs were never running at once")
 
 
-def _assert_resumes(env: dict, out: Path) -> None:
-    """Every line kept is a record; the same command completes the run; validate accepts it."""
+def _assert_resumes(env: dict, out: Path, cache: Path) -> None:
+    """Every line kept is a record; the same command completes the run (the jobs not kept
+    read from ``cache``, the reference run's); validate accepts it."""
     kept = load_records(out / "records.jsonl") if (out / "records.jsonl").exists() else []
     assert len(kept) < JOBS
-    res = _cli(env, *ARGS, "--out", str(out))
+    res = _cli({**env, "VERIKIT_CACHE": str(cache)}, *ARGS, "--out", str(out))
     assert res.returncode == 0, res.stderr
     recs = load_records(out / "records.jsonl")
     assert len(recs) == JOBS and len({r["key"] for r in recs}) == JOBS
@@ -110,7 +127,7 @@ def _assert_resumes(env: dict, out: Path) -> None:
     assert check.returncode == 0, check.stdout + check.stderr
 
 
-def test_stop_signals_with_framac_running_are_prompt_and_resumable(env, tmp_path):
+def test_stop_signals_with_framac_running_are_prompt_and_resumable(env, tmp_path, reference_cache):
     """SIGINT (exit 130), then SIGTERM (exit 143) on the resumed run, each sent while two
     Frama-C jobs run: the kit stops within 3 s, leaves no job process, scratch directory
     or traceback, and the same command then completes the run."""
@@ -129,10 +146,10 @@ def test_stop_signals_with_framac_running_are_prompt_and_resumable(env, tmp_path
         assert stop_s < 3, f"stopping took {stop_s:.1f} s with 2 Frama-C jobs running"
         assert "Traceback" not in _stderr(out)
         assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob(f"verikit-job-{kit.pid}-*"))
-    _assert_resumes(env, out)
+    _assert_resumes(env, out, reference_cache)
 
 
-def test_sigkill_of_the_kit_leaves_no_job_process(env, tmp_path):
+def test_sigkill_of_the_kit_leaves_no_job_process(env, tmp_path, reference_cache):
     out = tmp_path / "run"
     kit = _start(env, out)
     _wait_for_running_jobs(kit, 2)
@@ -148,7 +165,7 @@ def test_sigkill_of_the_kit_leaves_no_job_process(env, tmp_path):
     assert left == {}, {m: [p.pid for p in ps] for m, ps in left.items()}
     assert gone_s < 2
     scratch = list(Path(os.environ.get("TMPDIR", "/tmp")).glob(f"verikit-job-{kit.pid}-*"))
-    _assert_resumes(env, out)
+    _assert_resumes(env, out, reference_cache)
     assert not any(d.exists() for d in scratch)  # removed by the next run
 
 
@@ -186,7 +203,8 @@ def tmpfs(tmp_path):
         subprocess.run(["umount", "-l", str(where)], check=False)
 
 
-def test_full_out_directory_is_one_message_and_resumes_after_space_is_freed(env, tmp_path, tmpfs):
+def test_full_out_directory_is_one_message_and_resumes_after_space_is_freed(env, tmp_path, tmpfs,
+                                                                            reference_cache):
     out = tmpfs("32k", "out")  # 8 pages: the lock file and a few records, each with its tool output (a page)
     res = _cli(env, *ARGS, "--out", str(out))
     assert res.returncode == 2, res.stderr
@@ -195,7 +213,7 @@ def test_full_out_directory_is_one_message_and_resumes_after_space_is_freed(env,
     kept = (out / "records.jsonl").read_bytes()
     assert kept.count(b"\n") >= 1
     subprocess.run(["mount", "-o", "remount,size=8m", str(out)], check=True)
-    _assert_resumes(env, out)
+    _assert_resumes(env, out, reference_cache)
     # a record torn by the full disk is not lost silently: set aside, byte for byte
     rejected = out / "records.rejected.jsonl"
     if not kept.endswith(b"\n"):
