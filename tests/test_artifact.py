@@ -130,11 +130,9 @@ def casp_bundle(tmp_path_factory):
     return out, time.monotonic() - t0, made.stderr
 
 
-def _reviewer_env(tmp: Path) -> dict:
-    """A fresh machine: its own Podman storage, no data mirror, empty home and caches."""
-    storage = tmp / "storage"
-    conf = tmp / "storage.conf"
-    conf.write_text(f'[storage]\ndriver = "overlay"\ngraphroot = "{storage}/root"\nrunroot = "{storage}/run"\n')
+def _reviewer_env(tmp: Path, conf: Path) -> dict:
+    """A fresh machine: its own Podman storage (``conf``: :func:`fresh_podman_storage`), no
+    data mirror, empty home and caches."""
     keep = {k: os.environ[k] for k in ("PATH", "LANG", "TERM") if k in os.environ}
     (tmp / "home").mkdir(exist_ok=True)
     return {**keep, "HOME": str(tmp / "home"), "CONTAINERS_STORAGE_CONF": str(conf), "JOBS": "2",
@@ -149,7 +147,7 @@ def _smoke(bundle: Path, env: dict, work: Path) -> subprocess.CompletedProcess:
 @pytest.mark.container
 @pytest.mark.realtool
 @pytest.mark.slow
-def test_casp_bundle_smoke_test_passes_offline_on_a_fresh_machine(casp_bundle, tmp_path):
+def test_casp_bundle_smoke_test_passes_offline_on_a_fresh_machine(casp_bundle, tmp_path, fresh_podman_storage):
     bundle, seconds, log = casp_bundle
     claims = json.loads((bundle / "claims.json").read_text())
     assert [c["id"] for c in claims["claims"]] == ["casp-gold", "casp-models", "smtlib-invariants"]
@@ -178,7 +176,7 @@ def test_casp_bundle_smoke_test_passes_offline_on_a_fresh_machine(casp_bundle, t
     assert images_json[0]["manifest_digest"].startswith("sha256:") and images_json[0]["toolchain"]["name"] == "framac"
     assert subprocess.run([VERIKIT, "artifact", "check", str(bundle)], capture_output=True).returncode == 0
 
-    env = _reviewer_env(tmp_path)
+    env = _reviewer_env(tmp_path, fresh_podman_storage)
     t0 = time.monotonic()
     first = _smoke(bundle, env, tmp_path / "work")
     smoke_s = time.monotonic() - t0

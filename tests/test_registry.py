@@ -68,9 +68,8 @@ def registry(tmp_path_factory):
     proc.wait(timeout=10)
 
 
-def _fresh_storage(tmp: Path) -> dict:
-    conf = tmp / "storage.conf"
-    conf.write_text(f'[storage]\ndriver = "overlay"\ngraphroot = "{tmp}/root"\nrunroot = "{tmp}/run"\n')
+def _fresh_storage(conf: Path) -> dict:
+    """The environment with an empty image store (``conf``: :func:`fresh_podman_storage`)."""
     return {**os.environ, "CONTAINERS_STORAGE_CONF": str(conf)}
 
 
@@ -84,8 +83,8 @@ def pushed(registry):
     return out
 
 
-def test_pull_by_digest_into_a_fresh_storage_checks_the_baked_manifest(registry, pushed, tmp_path):
-    env = _fresh_storage(tmp_path)
+def test_pull_by_digest_into_a_fresh_storage_checks_the_baked_manifest(registry, pushed, fresh_podman_storage):
+    env = _fresh_storage(fresh_podman_storage)
     ref = f"{pushed['pushed'].rsplit(':', 1)[0]}@{pushed['digest']}"
     got = subprocess.run([VERIKIT, "images", "pull", TOOLCHAIN, "--ref", ref, "--no-tls-verify"], env=env,
                          capture_output=True, text=True, timeout=900)
@@ -108,7 +107,7 @@ def test_pull_by_digest_into_a_fresh_storage_checks_the_baked_manifest(registry,
     assert "label verikit.toolchain=tlaplus, not framac" in wrong.stderr
 
 
-def test_the_recorded_digest_is_what_pull_uses(registry, pushed, tmp_path, monkeypatch):
+def test_the_recorded_digest_is_what_pull_uses(registry, pushed, tmp_path, monkeypatch, fresh_podman_storage):
     """scripts/record_published.py (the workflow's last step) writes the digest into a
     copy of images/toolchains.json; ``images.pull(NAME)`` then needs no reference."""
     pins = tmp_path / "toolchains.json"
@@ -124,7 +123,7 @@ def test_the_recorded_digest_is_what_pull_uses(registry, pushed, tmp_path, monke
     monkeypatch.setattr(toolchains, "PINS_FILE", pins)
     toolchains.load_pins.cache_clear()  # cached: read the copy, and the real file again after the test
     assert images.fingerprint(TOOLCHAIN) == entry["fingerprint"]  # recording does not move the fingerprint
-    for k, v in _fresh_storage(tmp_path).items():
+    for k, v in _fresh_storage(fresh_podman_storage).items():
         monkeypatch.setenv(k, v)
     try:
         got = images.pull(TOOLCHAIN, tls_verify=False)
@@ -134,7 +133,7 @@ def test_the_recorded_digest_is_what_pull_uses(registry, pushed, tmp_path, monke
     assert got["ref"] == entry["ref"] and got["tag"] == images.image_tag(TOOLCHAIN)
 
 
-def test_debian_base_by_digest(registry, tmp_path):
+def test_debian_base_by_digest(registry, tmp_path, fresh_podman_storage):
     """The Debian-flavor base from an image by digest (where a registry is reachable),
     checked to be the right suite; debootstrap stays the offline path."""
     suite = images.image_spec(TOOLCHAIN)["suite"]
@@ -146,7 +145,7 @@ def test_debian_base_by_digest(registry, tmp_path):
     assert got.returncode == 0, got.stderr
     out = json.loads(got.stdout)
     ref = f"{out['pushed'].rsplit(':', 1)[0]}@{out['digest']}"
-    env = _fresh_storage(tmp_path)
+    env = _fresh_storage(fresh_podman_storage)
     conf = tmp_path / "registries.conf"
     conf.write_text(f'[[registry]]\nlocation = "{registry["uri"]}"\ninsecure = true\n')
     env["CONTAINERS_REGISTRIES_CONF"] = str(conf)
