@@ -11,27 +11,28 @@ from rich.console import Console
 #: (the JVM of TLC alone reserves more), so a smaller value is a mistake, not a limit.
 MIN_MEMORY_MIB = 256
 
-def _int_at_least(low: int):
-    def parse(text: str) -> int:
+
+def _number(convert, what: str, ok, bound: str, name: str):
+    """An argparse ``type``: ``convert(text)`` (``int`` or ``float``), then ``ok(value)``.
+    Raises ArgumentTypeError: "'TEXT' is not WHAT" or "'TEXT': must be BOUND"."""
+    def parse(text: str):
         try:
-            value = int(text)
+            value = convert(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"{text!r}: must be at least {low}")
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{text!r}: must be {bound}")
         return value
-    parse.__name__ = "int"  # argparse names the type in its messages
+    parse.__name__ = name  # argparse names the type in its messages
     return parse
 
 
-def _positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be a finite number of seconds above 0")
-    return value
+def _int_at_least(low: int):
+    return _number(int, "an integer", lambda v: v >= low, f"at least {low}", "int")
+
+
+_positive_seconds = _number(float, "a number of seconds", lambda v: math.isfinite(v) and v > 0,
+                            "a finite number of seconds above 0", "_positive_seconds")
 
 
 def _say(console: Console, text: str) -> None:
@@ -39,13 +40,4 @@ def _say(console: Console, text: str) -> None:
 
 
 def _unit(high: float):
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not 0 <= value <= high:
-            raise argparse.ArgumentTypeError(f"{text!r}: must be from 0 to {high:g}")
-        return value
-    parse.__name__ = "number"
-    return parse
+    return _number(float, "a number", lambda v: 0 <= v <= high, f"from 0 to {high:g}", "number")
