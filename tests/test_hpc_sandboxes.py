@@ -76,7 +76,7 @@ def ch_run(sqfs):
 def test_squashfs_image_file(sqfs):
     path = Path(sqfs["path"])
     assert path.parent == IMAGES and path.name.startswith("verikit-framac-debian-") and path.suffix == ".sqfs"
-    from harness.sandbox.imagefile import sha256_file
+    from harness.datasets import sha256_file
 
     assert sqfs["sha256"] == sha256_file(path) and sqfs["bytes"] == path.stat().st_size
     assert json.loads(path.with_name(path.name + ".json").read_text())["image_id"] == sqfs["image_id"]

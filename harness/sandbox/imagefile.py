@@ -21,12 +21,12 @@ image ID is for the container sandbox.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
 from pathlib import Path
 
+from ..datasets.core import sha256_file
 from ..model import Limits, ProcResult
 from .base import SandboxError
 from .local import HostSandbox
@@ -35,19 +35,6 @@ from .local import HostSandbox
 SCRATCH = "/scratch"
 #: The job's PATH inside the image (the host's means nothing there).
 PATH_IN = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
-
-def sha256_file(path: Path) -> str:
-    """sha256 (hex) of the file ``path``, read in 1 MiB blocks.
-
-    Raises:
-        OSError: it cannot be read.
-    """
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 class ImageFileSandbox(HostSandbox):

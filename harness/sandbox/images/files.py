@@ -25,9 +25,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from ...datasets import sha256_file
 from ...model import utc_now
 from ..base import SandboxError
-from ..imagefile import sha256_file
 from .debian import image_tag
 
 #: ``--format`` -> file suffix.
