@@ -40,36 +40,6 @@ def pytest_configure(config):
 
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    if os.environ.get("VERIKIT_TEST_JOBLOG"):
-        _log_executor_runs(os.environ["VERIKIT_TEST_JOBLOG"])
-
-
-def _log_executor_runs(path: str) -> None:
-    """``VERIKIT_TEST_JOBLOG=FILE``: every ``Executor.run`` of this process appends its
-    counters (``RunStats``: jobs, ran, cached, task_runs, ...) and the running test to FILE,
-    one JSON line each, to count the real tool jobs each test file makes (computed vs
-    cached) independently of the machine's load. Measurement only; off by default."""
-    import functools
-    import json
-
-    from harness.executor import Executor
-
-    inner = Executor.run
-
-    @functools.wraps(inner)
-    def run(self, *args, **kwargs):
-        recs = []
-        try:
-            recs = inner(self, *args, **kwargs)
-            return recs
-        finally:
-            test = os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" ", 1)[0]
-            cache = str(self.cache.root) if self.cache else None
-            walls = [[r["task_id"], r["candidate"].get("model"), r["verdict"], r["timings"]["wall_s"]] for r in recs]
-            with open(path, "a", encoding="utf-8") as f:
-                f.write(json.dumps({"test": test, "cache": cache, **self.stats.to_json(), "records": walls}) + "\n")
-
-    Executor.run = run
 
 CASP_SAMPLE = "casp-sample10"
 CASP_PREFIX = ("github/AbdelbasetKABOU/CASP-LLM-Verification-Study/"
@@ -214,23 +184,14 @@ class TaskRunStore:
     def __getitem__(self, key: str) -> dict:
         import pickle
 
-        files = pickle.loads(self._path(key).read_bytes())
-        if os.environ.get("VERIKIT_TEST_JOBLOG"):  # a task run not made again (see _log_executor_runs)
-            import json
-
-            test = os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" ", 1)[0]
-            with open(os.environ["VERIKIT_TEST_JOBLOG"], "a", encoding="utf-8") as f:
-                f.write(json.dumps({"test": test, "task_run_reused": key}) + "\n")
-        return files
+        return pickle.loads(self._path(key).read_bytes())
 
     def __setitem__(self, key: str, files: dict) -> None:
         import pickle
-        import tempfile
 
-        fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            pickle.dump(dict(files), f)
-        os.replace(tmp, self._path(key))
+        from harness.results.files import write_bytes_atomic
+
+        write_bytes_atomic(self._path(key), pickle.dumps(dict(files)))
 
 
 @contextlib.contextmanager
