@@ -1,5 +1,6 @@
-"""CASP integrity (issue 13), with the real Frama-C: each cheat class, in several spellings,
-must not come back ``verified``; the honest candidates next to them must.
+"""CASP integrity, on the real Frama-C's outputs (recorded: ``framac_recorded``): each cheat
+class, in several spellings, must not come back ``verified``; the honest candidates next
+to them must.
 
 The rules are judged on Frama-C's own view of the file (``framac_view.ml``), the
 preprocessor's output of the candidate's text and a WP run on a do-nothing body (see
@@ -30,11 +31,13 @@ LOOP_TASK = casp.Task(
 SIG = "int divmult(int a, int b)\n"
 
 
-#: The real-tool cases of this module: name -> ``items(tasks) -> [(task, mode, output)]``.
-#: They run as ONE run (the ``batch`` fixture: both cores busy; in the session's result cache
-#: and task runs, ``framac_host.run_items``: 01_57's task-soundness run is made once per session),
+#: The rule-matrix cases of this module: name -> ``items(tasks) -> [(task, mode, output)]``.
+#: They are judged as ONE run (the ``batch`` fixture) on the real Frama-C's recorded outputs
+#: (``framac_recorded``: ``tests/recorded/runs/casp-integrity/``, made by
+#: ``scripts/record.py casp-integrity``; ``tests/test_freshness.py`` re-runs a sample live),
 #: without the execution cross-check (these rules are judged on Frama-C's output alone;
-#: the cross-check has its own tests); each test reads the records of its case.
+#: the cross-check has its own tests); each test reads the records of its case. The
+#: canaries, one per cheat class, run live in ``tests/test_casp.py``.
 CASES: dict = {}
 
 
@@ -45,8 +48,8 @@ def case(fn):
 
 
 @pytest.fixture(scope="module")
-def batch(casp_tasks, framac_host, tmp_path_factory):
-    return framac_host.run_items([x for items in CASES.values() for x in items(casp_tasks)],
+def batch(casp_tasks, framac_recorded, tmp_path_factory):
+    return framac_recorded.run_items([x for items in CASES.values() for x in items(casp_tasks)],
                                  tmp_path_factory.mktemp("casp-integrity"), execution=False)
 
 
@@ -80,7 +83,7 @@ def non_terminating(tasks):
     return [(tasks["01_57"], "code-from-spec", out) for out in NON_TERMINATING.values()]
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_code_from_spec_non_termination_fails(casp_tasks, batch):
     """WP 25 proves these (partial correctness); the kit's termination rules fail them,
     as Frama-C 30's Terminating goal does."""
@@ -109,7 +112,7 @@ def exit_and_abort(tasks):
     ]
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_code_from_spec_exit_and_abort(casp_tasks, batch):
     """With <stdlib.h> from the task, exit/abort carry Frama-C's libc contracts (never
     return): termination fails. Declared by the candidate, or called undeclared, they are
@@ -149,7 +152,7 @@ def preprocessing(tasks):
                (t, "spec-from-code", "#def\\\nine VK 1\n" + t.contract + "\n" + t.code)])
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_preprocessing_directives_in_any_spelling_are_rejected(casp_tasks, batch):
     recs = _run(batch, preprocessing(casp_tasks))
     names = list(PREPROCESSOR) + ["spec-from-code %:define", "spec-from-code splice"]
@@ -173,7 +176,7 @@ def trusted(tasks):
     return [(tasks["01_57"], "code-from-spec", out) for out in TRUSTED.values()]
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_trusted_declarations_are_rejected(casp_tasks, batch):
     recs = _run(batch, trusted(casp_tasks))
     for name, rec in zip(TRUSTED, recs):
@@ -192,7 +195,7 @@ def signatures(tasks):
     return [(tasks["01_57"], "code-from-spec", v + "{\n  return (a / b) * b + (a % b);\n}\n") for v in SIGNATURES]
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_signature_changes_are_rejected(casp_tasks, batch):
     variants = SIGNATURES
     recs = _run(batch, signatures(casp_tasks))
@@ -222,7 +225,7 @@ def axioms(tasks):
                 + SIG + t.code[t.code.index("{"):])])
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_axioms_admits_checks_and_asm_are_rejected(casp_tasks, batch):
     items = _axiom_items(casp_tasks["01_57"])
     recs = _run(batch, axioms(casp_tasks))
@@ -255,7 +258,7 @@ def vacuous(tasks):
                 "    behavior neg: assumes a < 0; ensures \\result == a; */\n" + t.code)])
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_spec_from_code_vacuous_contracts_are_rejected(casp_tasks, batch):
     recs = _run(batch, vacuous(casp_tasks))
     for name, rec in zip(VACUOUS, recs):
@@ -284,7 +287,7 @@ def spec_cheats(tasks):
     return [(t, "spec-from-code", c + "\n" + t.code) for _, c in SPEC_CHEATS]
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_spec_from_code_axiom_admit_and_trusted_helper_are_rejected(casp_tasks, batch):
     items = SPEC_CHEATS
     recs = _run(batch, spec_cheats(casp_tasks))
@@ -302,7 +305,7 @@ def trivial(tasks):
     return [(TRIVIAL_TASK, "code-from-spec", "void nop(void) { }\n")]
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_trivial_task_is_verified_with_a_note(casp_tasks, batch):
     """A task whose contract has no ensures: a correct body is ``verified`` with
     ``trivial_task`` (not a model's failure), whether or not WP generates goals."""
@@ -336,8 +339,8 @@ def test_empty_parameter_list_reads_as_void():
     assert not integrity._same_type("long (int , int )", "int (int , int )")
 
 
-@pytest.mark.realtool
-def test_canaries_stay_on_their_pair_whatever_task_says(casp_tasks, framac_host, tmp_path):
+@pytest.mark.recorded
+def test_canaries_stay_on_their_pair_whatever_task_says(casp_tasks, framac_recorded, tmp_path):
     """``--task 03_379`` alone: the canaries still run on 01_57 (before issue 13 they moved
     onto the selected task, where the wrong-code canary came back invalid: a false alarm)."""
     import io
@@ -350,7 +353,7 @@ def test_canaries_stay_on_their_pair_whatever_task_says(casp_tasks, framac_host,
                              out=tmp_path / "out", cache_dir=tmp_path / "cache", data_dir=tmp_path / "data",
                              progress=False, command=["pytest"])
     plan = runner.plan_run(opts, Console(file=io.StringIO()))
-    jobs, expected = runner.build_jobs(opts, plan, framac_host.probed, plan.verifier)
+    jobs, expected = runner.build_jobs(opts, plan, framac_recorded.probed, plan.verifier)
     canary_jobs = [j for j in jobs if j.candidate["model"].startswith("canary:")]
     assert len(canary_jobs) == len(expected) == sum(len(casp.canaries(plan.all_tasks, m)) for m in opts.modes) >= 20
     assert {j.task_id for j in canary_jobs} == {"01_57", casp.KIT_DEAD_CANARY.task_id}  # issue 26: its own pair
