@@ -24,9 +24,11 @@ cache); :func:`derive` makes the verdict from it, here, in ``validate`` and on e
 cache read (an entry whose verdict its output does not give is ignored and its job runs).
 
 A job's ``task_run`` (files that depend on the task alone, e.g. CASP's task-soundness smoke
-tests) is run once per run for each distinct content, with the same command as the jobs,
-and the files it collected are added to the output of every job that names it, where
-the candidate's own run cannot overwrite them; the stored tool output holds them, so the
+tests) is run once for each distinct content, with the same command as the jobs, and kept
+in the result cache like a job (keyed by its files, command, toolchain fingerprint and
+limits), so later runs and other users of the cache read it instead of making it again;
+the files it collected are added to the output of every job that names it, where the
+candidate's own run cannot overwrite them; the stored tool output holds them, so the
 verdict stays re-derivable.
 
 A verifier may ask for a follow-up run decided from the first run's output (its optional
@@ -110,7 +112,7 @@ class RunStats:
     """What a run did: ``jobs`` distinct jobs, ``ran`` started a verifier, ``cached`` came
     from the result cache, ``resumed`` were already in records.jsonl, ``infra_error``
     still failed on our side after retries, ``verifier_runs`` counts every tool start
-    (retries included), ``task_runs`` the jobs' task runs (``Job.task_run``: one per
+    (retries included), ``task_runs`` the jobs' task runs made (``Job.task_run``: one per
     distinct task run), ``followups`` the verifier's follow-up runs, ``gated`` the jobs
     the gate's run decided (``rejected`` without the verification)."""
 
@@ -337,9 +339,10 @@ class Executor:
         return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=attempts)
 
     def _task_run(self, job: Job) -> dict[str, bytes]:
-        """The files collected by ``job.task_run``'s run, made once per run for each
-        distinct (files, command) and shared by the jobs that name it (a job waits while
-        another makes it). The command is the verifier's ``task_command(options)`` when it
+        """The files collected by ``job.task_run``'s run, made once for each distinct
+        (files, command) and shared by the jobs that name it (a job waits while another
+        makes it); a run already in the result cache (same toolchain and limits) is read
+        from it, and a new one is put there. The command is the verifier's ``task_command(options)`` when it
         has one (only what a task run reads: jobs whose other options differ, e.g. a gold
         and a candidate mode, share it), else the job's own. A run that did not start is
         not kept (the next job tries again) and gives no files; nor does a run the sandbox
@@ -352,19 +355,26 @@ class Executor:
         with lock:
             if key in self._task_runs:
                 return self._task_runs[key]
-            if self._stopping.is_set():
-                raise Stopped("the run is stopping")
-            with self._lock:
-                self.stats.task_runs += 1
-            try:
-                proc = self.sandbox.run(argv, files={**self.shared_files, **job.task_run}, env=env,
-                                        collect=collect, limits=self.limits)  # the run's: it is the task's
-            except SandboxError:
-                return {}
-            if self._stopping.is_set():
-                raise Stopped("the run is stopping")
-            if proc.start_error is not None:
-                return {}
+            # in the result cache, keyed like a job: its content, the toolchain, the limits
+            cache_key = sha256_text(canonical_json({"task_run": key, "toolchain": self.toolchain.fingerprint,
+                                                    "limits": self.limits.to_json()}))
+            proc = self.cache.get_task_run(cache_key) if self.cache else None
+            if proc is None:
+                if self._stopping.is_set():
+                    raise Stopped("the run is stopping")
+                with self._lock:
+                    self.stats.task_runs += 1
+                try:
+                    proc = self.sandbox.run(argv, files={**self.shared_files, **job.task_run}, env=env,
+                                            collect=collect, limits=self.limits)  # the run's: it is the task's
+                except SandboxError:
+                    return {}
+                if self._stopping.is_set():
+                    raise Stopped("the run is stopping")
+                if proc.start_error is not None:
+                    return {}
+                if self.cache:
+                    self.cache.put_task_run(cache_key, proc)
             ended = termination(proc, self.verifier.name) is not None or proc.returncode != 0
             self._task_runs[key] = {} if ended else dict(proc.files)
             return self._task_runs[key]

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -155,81 +154,30 @@ def isolated_cache(monkeypatch, tmp_path) -> dict:
     return env
 
 
-class TaskRunStore:
-    """The executor's task runs (``Executor._task_runs``: task-run content key -> the files
-    it collected) kept for the whole session in a directory (one for all workers, each
-    entry written atomically), so that a task's task-soundness run (~14 s per CASP task)
-    is made once per session by the runs that use it, instead of once per run. An entry
-    is named by the toolchain's fingerprint and the executor's own key (the task run's
-    files, command and environment), so it is exactly what the run would collect again.
-    A duplicate computation by the other worker at the same time is harmless (same
-    content, last write wins). Not for tests whose subject is the task run or the count
-    of tool runs (test_executor, the cache tests): they keep the executor's own."""
-
-    def __init__(self, root: Path, fingerprint: str = ""):
-        self.root = root
-        self.fingerprint = fingerprint
-
-    def view(self, fingerprint: str) -> TaskRunStore:
-        """The entries of one toolchain (what an executor of that toolchain reads)."""
-        return TaskRunStore(self.root, fingerprint)
-
-    def _path(self, key: str) -> Path:
-        assert self.fingerprint, "TaskRunStore: use view(toolchain fingerprint)"
-        return self.root / f"{self.fingerprint[:16]}-{key}.pickle"
-
-    def __contains__(self, key: str) -> bool:
-        return self._path(key).is_file()
-
-    def __getitem__(self, key: str) -> dict:
-        import pickle
-
-        return pickle.loads(self._path(key).read_bytes())
-
-    def __setitem__(self, key: str, files: dict) -> None:
-        import pickle
-
-        from harness.results.files import write_bytes_atomic
-
-        write_bytes_atomic(self._path(key), pickle.dumps(dict(files)))
-
-
-@contextlib.contextmanager
-def session_task_runs(host: FramaCHost):
-    """Context: every ``Executor`` made inside it (e.g. by an in-process ``verikit run``)
-    uses the session's task runs (``host.task_runs``, :class:`TaskRunStore`) instead of
-    its own; its verifications and records are its own as usual."""
-    from harness.executor import Executor
-
-    init = Executor.__init__
-
-    def patched(self, *args, **kwargs):
-        init(self, *args, **kwargs)
-        self._task_runs = host.task_runs.view(self.toolchain.fingerprint)
-
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(Executor, "__init__", patched)
-        yield
-
-
 @pytest.fixture
-def shared_task_runs(framac_host):
-    """The test's executors use the session's task runs (:func:`session_task_runs`)."""
-    with session_task_runs(framac_host):
-        yield
+def shared_task_runs(framac_host, monkeypatch):
+    """The test's own result caches keep their task runs (CASP's task-soundness run, about
+    14 s per task here) in the session's result cache (``framac_host.cache_dir``, the
+    ``shared_cache``), so a task's run is made once per session; their records stay their
+    own. Not for tests whose subject is the task run or the count of tool runs."""
+    from harness.results import ResultCache
+
+    session = ResultCache(framac_host.cache_dir)
+    monkeypatch.setattr(ResultCache, "get_task_run", lambda self, key: session.get_task_run(key))
+    monkeypatch.setattr(ResultCache, "put_task_run", lambda self, key, proc: session.put_task_run(key, proc))
+    yield
 
 
 @dataclass
 class FramaCHost:
     """The real Frama-C on this host: sandbox, probed toolchain, verifier, shared files,
-    and the session's result cache and task runs (``shared=True`` runs)."""
+    and the session's result cache (``shared=True`` runs; it holds their task runs too)."""
 
     sandbox: object
     probed: object
     framac: object
     shared: dict = field(default_factory=dict)
     cache_dir: Path | None = None
-    task_runs: TaskRunStore | None = None
 
     def options(self, *, smoke: bool, **overrides) -> dict:
         """WP options for a job (paper options unless overridden)."""
@@ -239,10 +187,10 @@ class FramaCHost:
         """Run CASP jobs (2 at a time, 300 s each) through the real executor and CASP's
         judge; returns their schema-checked records in job order.
 
-        ``shared=True``: the result cache and the task runs are the session's (a job or a
-        task run another module already made is not made again: the record is re-derived
-        from its stored tool output by the kit's parser and judge, as on any cache read);
-        else a fresh cache in ``tmp_path`` (for tests whose subject is the run itself)."""
+        ``shared=True``: the result cache is the session's (a job or a task run another
+        module already made is not made again: the record is re-derived from its stored
+        tool output by the kit's parser and judge, as on any cache read); else a fresh
+        cache in ``tmp_path`` (for tests whose subject is the run itself)."""
         from harness.benchmarks import casp
         from harness.executor import Executor
         from harness.results import RecordLog, ResultCache, validate
@@ -251,8 +199,6 @@ class FramaCHost:
         use_shared = shared and self.cache_dir is not None
         ex = Executor(self.framac, self.sandbox, self.probed, shared_files=self.shared, limits=Limits(wall_s=300),
                       parallel=2, cache=ResultCache(self.cache_dir if use_shared else tmp_path / "cache"))
-        if use_shared and self.task_runs is not None:
-            ex._task_runs = self.task_runs.view(self.probed.fingerprint)  # the session's (see TaskRunStore)
         log = RecordLog(tmp_path / "records.jsonl")
         try:
             recs = ex.run(jobs, log, casp.BENCHMARK.judge)
@@ -260,12 +206,14 @@ class FramaCHost:
             log.close()
         for r in recs:
             validate("record", r)
+        if hasattr(self.sandbox, "keep_jobs"):  # the recorder (tests/recording.py): keep what was judged
+            self.sandbox.keep_jobs(jobs, recs, ex.limits)
         return recs
 
     def run_items(self, items: list, tmp_path: Path, *, execution: bool = True) -> dict[tuple, dict]:
         """Run candidates ``[(task, mode, output)]`` (smoke tests on, 10 s per goal) as ONE
         run (a module's real-tool cases share it: both cores busy), in the session's result
-        cache with the session's task runs (``run_casp_jobs(shared=True)``): a candidate
+        cache (``run_casp_jobs(shared=True)``): a candidate
         or a task run that another module already made (the same gold, the same canary,
         01_57's task-soundness run) is made once per session. ``execution=False`` leaves
         out the execution cross-check (``execution_check``), for cases about what the judge
@@ -286,8 +234,8 @@ class FramaCHost:
 
 @pytest.fixture(scope="session")
 def framac_host(tmp_path_factory) -> FramaCHost:
-    """Real Frama-C through ``HostSandbox`` (skips when frama-c is not installed), with a
-    result cache and task-run store of the session (one for all workers)."""
+    """Real Frama-C through ``HostSandbox`` (skips when frama-c is not installed), with the
+    session's result cache (``shared_cache``: one for all workers)."""
     if shutil.which("frama-c") is None:
         pytest.skip("frama-c is not installed on this machine")
     from harness import toolchains
@@ -298,11 +246,40 @@ def framac_host(tmp_path_factory) -> FramaCHost:
     probed = toolchains.probe("framac", sandbox)
     assert probed.versions["frama-c"], probed.tools["frama-c"]
     framac = FramaC()
-    session = _session_dir(tmp_path_factory, "framac-host")
-    (session / "cache").mkdir(exist_ok=True)
-    (session / "task-runs").mkdir(exist_ok=True)
     return FramaCHost(sandbox=sandbox, probed=probed, framac=framac, shared=framac.prepare(sandbox, probed),
-                      cache_dir=session / "cache", task_runs=TaskRunStore(session / "task-runs"))
+                      cache_dir=_session_dir(tmp_path_factory, "shared-result-cache"))
+
+
+@pytest.fixture(scope="module")
+def framac_recorded(request) -> FramaCHost:
+    """Frama-C for a module's rule matrix, judged on recorded real outputs
+    (``tests/recording.py``): the module's family is its name without ``test_``
+    (``test_casp_integrity`` -> ``casp-integrity``, ``tests/recorded/runs/casp-integrity/``).
+    Replayed by default (no tool runs: the executor, parser and judge read the real tool's
+    recorded output of every command); with ``VERIKIT_RECORD=1`` (``scripts/record.py``) the
+    real Frama-C of this host runs every command and the family's recording is replaced
+    when the module ends. Its runs use a fresh result cache each (no session cache)."""
+    from recording import Recording, RecordingSandbox, ReplaySandbox, recording_mode
+
+    from harness.verifiers.framac import FramaC
+
+    family = request.module.__name__.rsplit(".", 1)[-1].removeprefix("test_").replace("_", "-")
+    framac = FramaC()
+    if recording_mode():
+        if shutil.which("frama-c") is None:
+            pytest.fail("the recorder needs the real frama-c on this host (scripts/bootstrap-debian.sh framac)")
+        from harness import toolchains
+        from harness.sandbox.local import HostSandbox
+
+        inner = HostSandbox()
+        probed = toolchains.probe("framac", inner)
+        sandbox = RecordingSandbox(inner, family, framac.name)
+    else:
+        recording = Recording(family)
+        sandbox, probed = ReplaySandbox(recording), recording.toolchain()
+    yield FramaCHost(sandbox=sandbox, probed=probed, framac=framac, shared=framac.prepare(sandbox, probed))
+    if recording_mode():
+        sandbox.save(probed)
 
 
 def _require(reason: str):

@@ -438,20 +438,17 @@ def judged_run(casp_tasks, tmp_path_factory, shared_cache, framac_host):
     """A real CASP code-from-spec run on 01_57 (host Frama-C): one wrong candidate of
     model m (``failed``) and the canaries (verified, failed, rejected), through the
     session's shared result cache (the canaries may come from it, re-derived; test_casp's
-    canary run has the same ones) and the session's task runs (01_57's is made once)."""
+    canary run has the same ones; so may 01_57's task run)."""
     import json
-
-    from conftest import session_task_runs
 
     base = tmp_path_factory.mktemp("judged")
     preds = base / "predictions.jsonl"
     preds.write_text(json.dumps({"task_id": "01_57", "model": "m", "sample": 0,
                                  "output": "int divmult(int a, int b) { return 1; }"}) + "\n")
     out = base / "out"
-    with session_task_runs(framac_host):
-        assert main(["run", "casp", "--mode", "code-from-spec", "--task", "01_57", "--predictions", str(preds),
-                     "--sandbox", "host", "--out", str(out), "--cache-dir", str(shared_cache),
-                     "--data-dir", str(base / "data")]) == 0
+    assert main(["run", "casp", "--mode", "code-from-spec", "--task", "01_57", "--predictions", str(preds),
+                 "--sandbox", "host", "--out", str(out), "--cache-dir", str(shared_cache),
+                 "--data-dir", str(base / "data")]) == 0
     return out
 
 

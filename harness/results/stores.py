@@ -1,6 +1,6 @@
 """The local content-addressed stores: the tools' outputs (:class:`OutputStore`) and the
-result cache of records (:class:`ResultCache`), so a job already done anywhere is never
-run again."""
+result cache of records and task runs (:class:`ResultCache`), so a job or a task run
+already done anywhere is never run again."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from .schema import ValidationError, validate
 
 #: The folder of tool outputs in a run directory and in the result cache.
 OUTPUTS = "outputs"
+#: The folder of task-run entries in the result cache.
+TASK_RUNS = "task-runs"
 
 
 def default_cache_dir() -> Path:
@@ -203,11 +205,47 @@ class ResultCache:
                 removed += 1
         return removed
 
+    def _task_run_path(self, key: str) -> Path:
+        return self.root / TASK_RUNS / key[:2] / f"{key}.json"
+
+    def get_task_run(self, key: str) -> ProcResult | None:
+        """The output of the task run ``key`` (a run that depends on the task alone, e.g.
+        CASP's task-soundness smoke tests: :meth:`harness.executor.Executor.run`), or None
+        when there is none or it cannot be trusted (unreadable, another key, an output
+        that is missing or edited: named in :attr:`problems`, and the task run is made
+        again)."""
+        path = self._task_run_path(key)
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except (OSError, ValueError) as exc:
+            self.problems.append(f"{path}: ignored, unreadable ({exc})")
+            return None
+        try:
+            if entry.get("key") != key:
+                raise ValueError(f"its key is {entry.get('key')!r}")
+            return self.outputs.get(entry["tool_output"]["sha256"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            self.problems.append(f"{path}: ignored, the task run is made again: {exc}")
+            return None
+
+    def put_task_run(self, key: str, proc: ProcResult) -> None:
+        """Store the output of task run ``key`` (its index entry atomically, after its
+        output). A failure to write is recorded in :attr:`problems`, never raised."""
+        try:
+            out = self.outputs.put(proc)
+            write_text_atomic(self._task_run_path(key), json.dumps({"key": key, "tool_output": out}, sort_keys=True) + "\n")
+        except OSError as exc:
+            self.problems.append(f"result cache {self.root}: task run not written ({exc.strerror or exc})")
+
     def clear(self) -> int:
-        """Remove every entry. Returns how many."""
+        """Remove every entry (records and task runs). Returns how many records."""
         keys = self.keys()
         for key in keys:
             self._path(key).unlink(missing_ok=True)
+        for f in (self.root / TASK_RUNS).glob("??/*.json") if (self.root / TASK_RUNS).is_dir() else ():
+            f.unlink(missing_ok=True)
         for f in self.outputs.root.glob("??/*.json.gz") if self.outputs.root.is_dir() else ():
             f.unlink(missing_ok=True)
         return len(keys)
