@@ -1,5 +1,6 @@
-"""User-facing sessions: ``nox -s tests``, ``nox -s main`` (the main job), ``nox -s bench``
-(``-- --quick`` for the quick mode).
+"""User-facing sessions: ``nox -s tests`` (everything), ``nox -s quick`` (the inner loop: no
+tool, engine or apt step), ``nox -s main`` (the main job), ``nox -s bench`` (``-- --quick``
+for the quick mode), ``nox -s record`` (the rule matrix's recordings made anew).
 
 No session names a benchmark: the main job's command and reference run are data
 (``[tool.verikit.main-job]`` in pyproject.toml), the reproductions are one session per
@@ -107,6 +108,39 @@ def tests(session: nox.Session) -> None:
                                    "--no-loadscope-reorder", "tests"]
         # VERIKIT_REQUIRE_ENGINE turns "no engine" skips into failures: CI must run them.
         session.run("pytest", *args, env={"PYTHONDONTWRITEBYTECODE": "1", "VERIKIT_REQUIRE_ENGINE": "1", **env})
+    finally:
+        _stop_engine(session)
+
+
+#: The inner loop's selection: no real verifier, no container engine, nothing slow. The
+#: rule matrix is in it, judged on the real tools' recorded outputs (marker ``recorded``).
+QUICK = "not realtool and not container and not slow"
+
+
+@nox.session(python=PY)
+def quick(session: nox.Session) -> None:
+    """The inner loop (a few minutes on two cores): parsers, judges and integrity rules on the
+    recorded real outputs (``tests/recorded/``), schemas, the CLI, plans and reports. No apt
+    step, no container engine, no image: it installs the kit into its own virtualenv
+    (reused) and runs the tests that start no verifier (``QUICK``: not realtool, container or slow); extra arguments
+    go to pytest."""
+    session.install("-e", ".[dev]")
+    for plugin in TEST_PLUGINS:
+        session.install("--no-deps", "-e", plugin)
+    session.run("pytest", "-q", "-n", "2", "--dist", "loadfile", "-m", QUICK, *(session.posargs or ["tests"]),
+                env={"PYTHONDONTWRITEBYTECODE": "1"})
+
+
+@nox.session(python=PY)
+def record(session: nox.Session) -> None:
+    """Record the real tools' outputs of the rule matrix anew (``scripts/record.py``;
+    ``nox -s record -- FAMILY...``, default every family): the same set-up as ``tests``
+    (toolchain, engine, images), then each family's tests run with the real tools and its
+    recording under ``tests/recorded/runs/`` is replaced."""
+    _setup(session)
+    env = _engine(session)
+    try:
+        session.run("python", "scripts/record.py", *session.posargs, env=env)
     finally:
         _stop_engine(session)
 
