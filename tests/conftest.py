@@ -206,8 +206,6 @@ class FramaCHost:
             log.close()
         for r in recs:
             validate("record", r)
-        if hasattr(self.sandbox, "keep_jobs"):  # the recorder (tests/recording.py): keep what was judged
-            self.sandbox.keep_jobs(jobs, recs, ex.limits)
         return recs
 
     def run_items(self, items: list, tmp_path: Path, *, execution: bool = True) -> dict[tuple, dict]:
@@ -259,27 +257,19 @@ def framac_recorded(request) -> FramaCHost:
     recorded output of every command); with ``VERIKIT_RECORD=1`` (``scripts/record.py``) the
     real Frama-C of this host runs every command and the family's recording is replaced
     when the module ends. Its runs use a fresh result cache each (no session cache)."""
-    from recording import Recording, RecordingSandbox, ReplaySandbox, recording_mode
+    from recording import Recording, family_sandbox, recording_mode
 
+    from harness import toolchains
+    from harness.sandbox.local import HostSandbox
     from harness.verifiers.framac import FramaC
 
     family = request.module.__name__.rsplit(".", 1)[-1].removeprefix("test_").replace("_", "-")
+    if recording_mode() and shutil.which("frama-c") is None:
+        pytest.fail("the recorder needs the real frama-c on this host (scripts/bootstrap-debian.sh framac)")
     framac = FramaC()
-    if recording_mode():
-        if shutil.which("frama-c") is None:
-            pytest.fail("the recorder needs the real frama-c on this host (scripts/bootstrap-debian.sh framac)")
-        from harness import toolchains
-        from harness.sandbox.local import HostSandbox
-
-        inner = HostSandbox()
-        probed = toolchains.probe("framac", inner)
-        sandbox = RecordingSandbox(inner, family, framac.name)
-    else:
-        recording = Recording(family)
-        sandbox, probed = ReplaySandbox(recording), recording.toolchain()
-    yield FramaCHost(sandbox=sandbox, probed=probed, framac=framac, shared=framac.prepare(sandbox, probed))
-    if recording_mode():
-        sandbox.save(probed)
+    with family_sandbox(family, framac.name, HostSandbox) as sandbox:
+        probed = toolchains.probe("framac", sandbox.inner) if recording_mode() else Recording(family).toolchain()
+        yield FramaCHost(sandbox=sandbox, probed=probed, framac=framac, shared=framac.prepare(sandbox, probed))
 
 
 def _require(reason: str):

@@ -31,6 +31,7 @@ recording is replaced as a whole when its module's tests end.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import hashlib
@@ -159,6 +160,9 @@ class ReplaySandbox:
         self.image = sb.get("image")
         self.image_digest = sb.get("image_digest")
         self.isolation = sb.get("isolation")
+        reads = recording.provenance().get("reads") or {}
+        if reads:  # a container's files read by the probe (the image's toolchain manifest)
+            self.read_file = reads.get
 
     def run(self, argv, *, files=None, limits: Limits = Limits(), collect=(), env=None) -> ProcResult:
         """The recorded output of this exact command. Raises RecordingMissing."""
@@ -186,10 +190,18 @@ class RecordingSandbox:
         self.outputs = OutputStore(self.staging / "outputs")
         self.calls: dict[str, dict] = {}
         self.jobs: list[dict] = []
+        self.reads: dict[str, str | None] = {}
+        self.probed = None  # the toolchain the family's jobs ran with (set by the first run)
         self._lock = threading.Lock()
 
     def __getattr__(self, name):
-        return getattr(self.inner, name)
+        attr = getattr(self.inner, name)
+        if name == "read_file":  # what the probe reads from an image is kept too
+            def read_file(path: str):
+                self.reads[path] = attr(path)
+                return self.reads[path]
+            return read_file
+        return attr
 
     def run(self, argv, *, files=None, limits: Limits = Limits(), collect=(), env=None) -> ProcResult:
         """Run the command in the real sandbox and keep its output."""
@@ -213,11 +225,15 @@ class RecordingSandbox:
                     self.jobs.append({"job": job_to_json(job), "limits": dataclasses.asdict(limits),
                                       "verdict": r["verdict"], "reason": r["reason"], "test": test})
 
-    def save(self, probed) -> Path:
+    def save(self, probed=None) -> Path:
         """Replace the family's recording with what was run (``probed``: the toolchain
-        probed in the real sandbox). Returns its directory."""
+        probed in the real sandbox, default the one its jobs ran with). Returns its
+        directory. Raises RuntimeError when no job ran."""
         from harness.resources import kit_info
 
+        probed = probed or self.probed
+        if probed is None or not self.jobs:
+            raise RuntimeError(f"the recorder ran no job of {self.family}: nothing to record")
         sb = self.inner
         provenance = {
             "family": self.family,
@@ -228,6 +244,7 @@ class RecordingSandbox:
                         "image_digest": getattr(sb, "image_digest", None),
                         "isolation": getattr(sb, "isolation", None)},
             "toolchain": probed.to_json(),
+            "reads": self.reads,
             "verifier": self.verifier,
             "tests": sorted({j["test"] for j in self.jobs}),
             "calls": len(self.calls),
@@ -252,3 +269,59 @@ class RecordingSandbox:
         shutil.rmtree(self.staging, ignore_errors=True)
         return dest
 
+
+
+@contextlib.contextmanager
+def family_sandbox(family: str, verifier: str, live):
+    """The sandbox a family's tests run their jobs in: a :class:`ReplaySandbox` of its
+    recording, or, in record mode, ``live()`` (the real sandbox) wrapped in a
+    :class:`RecordingSandbox`, whose recording is saved when the block ends. In record
+    mode every :class:`~harness.executor.Executor` run in that sandbox keeps its jobs and
+    verdicts (for the freshness test) and the toolchain it ran with. Use a fresh result
+    cache for the family's runs (a cached job starts no command, so nothing is recorded).
+
+    Raises:
+        RecordingMissing: replay of a family never recorded.
+    """
+    if not recording_mode():
+        yield ReplaySandbox(Recording(family))
+        return
+    from harness.executor import Executor
+
+    sandbox = RecordingSandbox(live(), family, verifier)
+    run = Executor.run
+
+    def keeping(self, jobs, log, judge, progress=None):
+        records = run(self, jobs, log, judge, progress)
+        if self.sandbox is sandbox:
+            sandbox.probed = sandbox.probed or self.toolchain
+            sandbox.keep_jobs(jobs, records, self.limits)
+        return records
+
+    Executor.run = keeping
+    try:
+        yield sandbox
+    finally:
+        Executor.run = run
+        sandbox.inner.close()
+    sandbox.save()
+
+
+@contextlib.contextmanager
+def pipeline_sandbox(sandbox):
+    """Every run of the kit's pipeline (``verikit run`` in-process, ``harness.runner``) in
+    the block uses ``sandbox`` (a family's, :func:`family_sandbox`) instead of opening its
+    own; the image it reports is the recorded (or real) sandbox's."""
+    from harness.runner import pipeline
+
+    opened = pipeline.open_sandbox
+
+    @contextlib.contextmanager
+    def given(opts, plan, log):
+        yield sandbox, getattr(sandbox, "image", None)
+
+    pipeline.open_sandbox = given
+    try:
+        yield sandbox
+    finally:
+        pipeline.open_sandbox = opened
