@@ -1,29 +1,46 @@
-"""CASP allow-lists and the fail-closed view (issue 26), with the real Frama-C.
+"""CASP allow-lists and the fail-closed view, on the real Frama-C's outputs (recorded:
+``framac_recorded``).
 
 Frama-C's view (``harness/verifiers/drivers/framac_view.ml``) lists every function
 (builtins flagged), every global variable, every declaration occurrence and whatever it
 cannot classify; ``integrity.allowlist_checks`` judges what the candidate wrote against
 the declared lists (harness/benchmarks/casp/docs.md "Allow-lists"). Two layers of tests:
 
-- on Frama-C's views alone (parse only, no WP, about a second per file): many spellings
-  of each class must break the expected rule, and honest candidates none (the view of a
-  task's fixed part is made once per task and mode and shared, ``_TASK_VIEWS``);
-- end to end (WP, the judge, the records; ONE run in the session's result cache and task
-  runs, ``framac_host.run_items``): a cheat of each class is ``rejected``, and the
-  honest neighbours (an attribute that changes nothing, a libc call the task's header
-  declares, forward gotos, the gold code) still verify;
+- on Frama-C's views alone (parse only, no WP): many spellings of each class must break
+  the expected rule, and honest candidates none (the view of a task's fixed part is asked
+  for once per task and mode and shared, ``_TASK_VIEWS``);
+- end to end (WP, the judge, the records; ONE run, the ``batch`` fixture): a cheat of
+  each class is ``rejected``, and the honest neighbours (an attribute that changes
+  nothing, a libc call the task's header declares, forward gotos) still verify;
 - the kit's new canaries get their verdicts on the kit's own pair.
 
-Tasks: CASP's 01_57 (``divmult``), 02_12 (includes ``<string.h>``, calls ``strlen``) and
-06_114 (declares ``abs`` and ``max``) from the mirror, and three small tasks written for
-these tests (one includes ``<stdlib.h>``).
+Both layers are judged on recorded real outputs (``tests/recording.py``): the family
+``casp-allowlist``, ``tests/recorded/runs/casp-allowlist/``, holds what the real Frama-C
+answered to each command, the view commands (``frama-c -load-script
+verikit_framac_view.ml FILE``, run through the recorded sandbox) and every command of the
+end-to-end run (gate, task runs, verification, execution cross-check). In a normal session
+no tool runs: the kit's executor, parser and judge, and the view checks, read those
+outputs. Refresh the recording (real Frama-C on this host; a few minutes) with::
+
+    python scripts/record.py casp-allowlist
+
+after a change to the cases, the job's files or the driver (a command the recording does
+not hold fails its test and names that command); ``tests/test_freshness.py`` re-runs a
+daily sample of its jobs live. What stays live: the derivation script on casp-sample10
+(``test_derivation_script_finds_every_honest_construct_allowed``, slow); the allow-list
+canaries (builtin attribute, reserved name, variant relation, huge local, attribute,
+builtin call, clause, forward goto) run live on 01_57 in ``tests/test_casp.py``
+(``test_canaries_get_their_verdicts``).
+
+Tasks: CASP's 01_57 (``divmult``), 02_12 (includes ``<string.h>``, calls ``strlen``),
+05_125 and 06_114 (declares ``abs`` and ``max``) from the mirror, and three small tasks
+written for these tests (one includes ``<stdlib.h>``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -33,7 +50,8 @@ import pytest
 
 from harness.benchmarks import Candidate, casp
 from harness.benchmarks.casp import integrity
-from harness.verifiers.framac import _SHIPPED, VIEW_SCRIPT
+from harness.model import Limits
+from harness.verifiers.framac import VIEW_SCRIPT
 from test_casp_integrity import LOOP_TASK, STDLIB_TASK  # the kit-written tasks both files judge candidates on
 from test_casp_integrity import _run  # a batch's records of [(task, mode, output)], in that order
 
@@ -52,43 +70,44 @@ def _framac():
 
 
 #: Frama-C's view of a task's fixed part (``task.c``), by the sha256 of its text: the same for
-#: every candidate of a task and mode, so it is made once per module (by worker) and shared
-#: by the view tests: ``(directory it was made in, the view's JSON text)``. A view of
-#: ``task.c`` reads that file alone and differs from one directory to another only by the
-#: file's absolute path, which is put back for the directory of the test.
-_TASK_VIEWS: dict[str, tuple[str, str | None]] = {}
+#: every candidate of a task and mode, so it is asked for once per module (by worker) and
+#: shared by the view tests (the recording holds it once either way: the same command).
+_TASK_VIEWS: dict[str, str | None] = {}
 
 
-def _view_text(d: Path, name: str) -> str | None:
-    env = dict(os.environ, VERIKIT_VIEW=f"{name}.json", PWD=str(d))
-    subprocess.run(["frama-c", "-load-script", VIEW_SCRIPT, name], cwd=d, env=env, capture_output=True, timeout=300)
-    p = d / f"{name}.json"
-    return p.read_text() if p.exists() else None
+def _view_text(host, name: str, text: str) -> str | None:
+    """Frama-C's view (JSON text) of the file ``name`` holding ``text``, or None when
+    Frama-C wrote none: the command the job's driver runs for it (``framac_job.sh``), in
+    ``host``'s sandbox (the recorded one: replayed, or run and kept by the recorder), with
+    that file and the view script alone. Nothing in the command depends on the machine or
+    the test's directories, so that it is the same command in every session."""
+    view = f"{name}.json"
+    proc = host.sandbox.run(["frama-c", "-load-script", VIEW_SCRIPT, name],
+                            files={name: text, VIEW_SCRIPT: host.shared[VIEW_SCRIPT]},
+                            env={"VERIKIT_VIEW": view}, collect=[view], limits=Limits(wall_s=300))
+    return proc.files[view].decode() if view in proc.files else None
 
 
-def _views(task, mode: str, output: str, tmp_path: Path) -> tuple[dict | None, dict | None]:
-    """Frama-C's views of the verified file and of the task's fixed part, built exactly
-    as a job builds them (parse only: no WP); the task's is shared (``_TASK_VIEWS``)."""
+def _views(host, task, mode: str, output: str) -> tuple[dict | None, dict | None]:
+    """Frama-C's views of the verified file and of the task's fixed part, of the files a
+    job builds (parse only: no WP); the task's is shared (``_TASK_VIEWS``). The views
+    name each file by its path in the sandbox's scratch directory: the rules read only
+    whether a file is named (a builtin's is empty), never which."""
     job = casp.build_job(task, Candidate(task_id=task.task_id, model="m", sample=0, output=output, origin="test"),
                          mode, {}, DS)
     assert job.precheck is None, job.precheck
-    d = Path(os.path.realpath(tmp_path)) / f"v{len(list(tmp_path.iterdir()))}"
-    d.mkdir()
-    for name, text in job.files.items():
-        (d / name).write_text(text)
-    (d / VIEW_SCRIPT).write_bytes(_SHIPPED[VIEW_SCRIPT].read_bytes())
     ref = hashlib.sha256(job.files[integrity.REFERENCE].encode()).hexdigest()
     if ref not in _TASK_VIEWS:
-        _TASK_VIEWS[ref] = (str(d), _view_text(d, integrity.REFERENCE))
-    made_in, task_text = _TASK_VIEWS[ref]
-    view = _view_text(d, "candidate.c")
+        _TASK_VIEWS[ref] = _view_text(host, integrity.REFERENCE, job.files[integrity.REFERENCE])
+    task_text = _TASK_VIEWS[ref]
+    view = _view_text(host, "candidate.c", job.files["candidate.c"])
     return (json.loads(view) if view is not None else None,
-            json.loads(task_text.replace(made_in + "/", str(d) + "/")) if task_text is not None else None)
+            json.loads(task_text) if task_text is not None else None)
 
 
-def _broken(task, mode, output, tmp_path) -> dict[str, str]:
+def _broken(host, task, mode, output) -> dict[str, str]:
     """rule name -> detail of every rule the view checks find broken."""
-    view, task_view = _views(task, mode, output, tmp_path)
+    view, task_view = _views(host, task, mode, output)
     assert view is not None and task_view is not None, "Frama-C did not parse the file"
     return {c["name"]: c["detail"] for c in integrity.view_checks(view, task_view, task.function, mode) if not c["ok"]}
 
@@ -251,36 +270,33 @@ def _task(key, casp_tasks):
     return {"stdlib": STDLIB_TASK, "loop": LOOP_TASK}.get(key) or casp_tasks[key]
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 @pytest.mark.parametrize("name,key,mode,output,rule,words", CHEATS, ids=[c[0] for c in CHEATS])
-def test_cheats_break_their_rule_on_the_view(casp_tasks, tmp_path, name, key, mode, output, rule, words):
-    _framac()
-    broken = _broken(_task(key, casp_tasks), mode, output, tmp_path)
+def test_cheats_break_their_rule_on_the_view(casp_tasks, framac_recorded, name, key, mode, output, rule, words):
+    broken = _broken(framac_recorded, _task(key, casp_tasks), mode, output)
     assert rule in broken, (name, broken)
     assert words in broken[rule], (name, broken[rule])
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 @pytest.mark.parametrize("name,key,mode,output", HONEST, ids=[h[0] for h in HONEST])
-def test_honest_candidates_break_no_rule_on_the_view(casp_tasks, tmp_path, name, key, mode, output):
-    _framac()
+def test_honest_candidates_break_no_rule_on_the_view(casp_tasks, framac_recorded, name, key, mode, output):
     task = _task(key, casp_tasks)
     if output is None:
         output = task.code if mode == C else task.contract + "\n" + task.code
-    assert _broken(task, mode, output, tmp_path) == {}, name
+    assert _broken(framac_recorded, task, mode, output) == {}, name
 
 
-@pytest.mark.realtool
-def test_view_lists_every_function_variable_and_declaration(casp_tasks, tmp_path):
+@pytest.mark.recorded
+def test_view_lists_every_function_variable_and_declaration(casp_tasks, framac_recorded):
     """Fail closed: builtins are listed (flagged), so are global variables (a static
     local too), every declaration occurrence and the global asm; a forward goto is no
     cycle, a backward one is."""
-    _framac()
     out = ("__asm__(\"nop\");\nint vk_g = 1;\n/*@ assigns \\nothing; ensures \\result == x; */\n"
            "int vk_h(int x) __attribute__((FC_BUILTIN));\nint vk_h(int x) { return x; }\n"
            + SIG + "{\n  static int vk_s;\n  int n = 1;\n  int v[n];\n  v[0] = vk_s;\n  if (a) goto fwd;\n back:\n"
            "  if (v[0]++ < 3) goto back;\n fwd:\n  return (a / b) * b + (a % b);\n}\n")
-    view, task_view = _views(casp_tasks["01_57"], C, out, tmp_path)
+    view, task_view = _views(framac_recorded, casp_tasks["01_57"], C, out)
     fns = {f["name"]: f for f in view["functions"]}
     assert fns["vk_h"]["builtin"] and fns["vk_h"]["defined"] and "FC_BUILTIN" in fns["vk_h"]["attribute_names"]
     assert fns["__fc_vla_alloc"]["builtin"] and fns["__fc_vla_alloc"]["file"] == ""
@@ -293,18 +309,17 @@ def test_view_lists_every_function_variable_and_declaration(casp_tasks, tmp_path
     assert view["unclassified"] == [] and task_view["unclassified"] == []
 
 
-@pytest.mark.realtool
-def test_goto_cycles_on_frama_c_cfg(tmp_path):
+@pytest.mark.recorded
+def test_goto_cycles_on_frama_c_cfg(framac_recorded):
     """A goto forms a loop when its target reaches it again without a loop statement's
     back edge: a goto back to a labelled loop from after it does (it restarts the loop's
     variant), a goto out of an inner loop to a later label does not."""
-    _framac()
     helpers = ("int vk_back(int n, int c) {\n  int i = 0;\n top:\n  /*@ loop variant n - i; */\n  while (i < n) i++;\n"
                "  if (c-- > 0) goto top;\n  return i;\n}\n"
                "int vk_nested(int n) {\n  int i = 0, j;\n  /*@ loop variant n - i; */\n  while (i < n) {\n"
                "    /*@ loop variant n - j; */\n    for (j = 0; j < n; j++) { if (j == 3) goto next; }\n   next:\n"
                "    i++;\n  }\n again:\n  if (i-- > 0) goto again;\n  return i;\n}\n")
-    view, _ = _views(LOOP_TASK, C, helpers + LOOP_TASK.code, tmp_path)
+    view, _ = _views(framac_recorded, LOOP_TASK, C, helpers + LOOP_TASK.code)
     fns = {f["name"]: f for f in view["functions"]}
     assert [g["cycle"] for g in fns["vk_back"]["gotos"]] == [True]
     assert [g["cycle"] for g in fns["vk_nested"]["gotos"]] == [False, True]
@@ -332,16 +347,17 @@ def _e2e_items(casp_tasks) -> dict[str, list]:
 
 
 @pytest.fixture(scope="module")
-def batch(casp_tasks, framac_host, tmp_path_factory):
-    """The end-to-end cases as ONE run (one task run per task, both cores busy)."""
-    return framac_host.run_items([x for items in _e2e_items(casp_tasks).values() for x in items],
-                                 tmp_path_factory.mktemp("allowlist-e2e"))
+def batch(casp_tasks, framac_recorded, tmp_path_factory):
+    """The end-to-end cases as ONE run (one task run per task), judged on the real
+    Frama-C's recorded outputs (``framac_recorded``)."""
+    return framac_recorded.run_items([x for items in _e2e_items(casp_tasks).values() for x in items],
+                                     tmp_path_factory.mktemp("casp-allowlist"))
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_cheats_are_rejected_end_to_end(casp_tasks, batch):
-    """One cheat per class through WP and the judge. The first verified before issue 26
-    (a body-less helper marked FC_BUILTIN was not in the view: its contract was assumed)."""
+    """One cheat per class through WP and the judge. The first once verified (a body-less
+    helper marked FC_BUILTIN was not in the view: its contract was assumed)."""
     items = {c[0]: c for c in CHEATS}
     recs = _run(batch, _e2e_items(casp_tasks)["cheats"])
     for name, rec in zip(CHEAT_PICKS, recs):
@@ -349,7 +365,7 @@ def test_cheats_are_rejected_end_to_end(casp_tasks, batch):
         assert items[name][4] in {c["name"] for c in rec["checks"] if not c["ok"]}, (name, rec["checks"])
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_honest_neighbours_still_verify(casp_tasks, batch):
     """An attribute that changes nothing, a libc call the task's header declares, forward
     gotos (code-from-spec): verified, termination established."""
@@ -359,7 +375,7 @@ def test_honest_neighbours_still_verify(casp_tasks, batch):
         assert rec["verifier"]["extra"]["termination"] in ("proved", "assumed"), name
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_new_canaries_on_the_kit_pair(casp_tasks, batch):
     """The allow-list canaries (core.py canaries()) are written for any int-returning
     pair: on the kit's own pair (a user's dataset) they get their verdicts too."""
