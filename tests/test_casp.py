@@ -1,13 +1,14 @@
 """Tests of harness/benchmarks/casp.py on the real casp-sample10 files (from the mirror in
 ``VERIKIT_DATA_MIRRORS``) and, for verdicts, with the real Frama-C through the harness.
 
-Runs that verify are restricted to task 01_57 (where the canaries live) and to quick gold
-pairs; candidates with a false postcondition get ``wp_timeout_s`` lowered so no goal waits
-for the paper's 60 s. Sharing: the ``verikit run`` tests use the session's task runs
-(``shared_task_runs``: 01_57's task-soundness run is made once per session) and, for the
-canaries, the session's result cache (``shared_cache``: test_reliability's code-from-spec
-run on 01_57 has the same canaries); the single-candidate verdict cases are ONE run
-(``verdicts``) in the session's result cache (``framac_host.run_casp_jobs(shared=True)``).
+The canaries of both modes (one per cheat class) run live with the real Frama-C, once per
+session: the ``verikit run`` tests use the session's result cache (``shared_cache``:
+test_reliability's code-from-spec run on 01_57 has the same canaries; it holds 01_57's
+task-soundness run too). The gold runs on quick pairs and the single-candidate verdict
+cases (``verdicts``, ONE run) are judged on the real Frama-C's recorded outputs
+(``framac_recorded``: ``tests/recorded/runs/casp/``; refresh with ``python
+scripts/record.py casp``). Candidates with a false postcondition get ``wp_timeout_s``
+lowered so no goal waits for the paper's 60 s.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from recording import pipeline_sandbox
 from rich.console import Console
 
 from harness.benchmarks import Candidate, casp
@@ -380,16 +382,17 @@ def test_spec_from_code_run_on_the_canary_task(casp_tasks, framac_host, isolated
     assert code == 0
 
 
-@pytest.mark.realtool
-def test_gold_run_on_quick_pairs(casp_tasks, framac_host, isolated_cache, shared_task_runs, tmp_path):
+@pytest.mark.recorded
+def test_gold_run_on_quick_pairs(casp_tasks, framac_recorded, isolated_cache, tmp_path):
     tids = ["00_327", "04_140", "06_114"]
-    report, manifest, code = _run(tmp_path, modes=["gold"], task_ids=tids)
+    with pipeline_sandbox(framac_recorded.sandbox):
+        report, manifest, code = _run(tmp_path, modes=["gold"], task_ids=tids)
     assert code == 0
     assert report["metrics"]["gold"]["overall"]["verified"] == 3
     assert report["canaries"] == {"ok": True, "results": []}
     rows = {r["task_id"]: r for r in report["comparison"]}
     assert sorted(rows) == tids
-    major = int(framac_host.probed.versions["frama-c"].split(".")[0])
+    major = int(framac_recorded.probed.versions["frama-c"].split(".")[0])
     for tid, row in rows.items():
         assert row["agree"] is True and row["reproduced"]["verdict"] == "verified"
         assert row["published"]["total"] == casp_tasks[tid].published["total_goals"]
@@ -407,13 +410,13 @@ def test_gold_run_on_quick_pairs(casp_tasks, framac_host, isolated_cache, shared
     assert all(r["verifier"]["options"]["smoke_tests"] is False for r in recs)  # paper protocol
 
 
-@pytest.mark.realtool
-def test_gold_goal_difference_not_explained_by_terminating(casp_tasks, framac_host, isolated_cache, shared_task_runs,
-                                                           tmp_path):
+@pytest.mark.recorded
+def test_gold_goal_difference_not_explained_by_terminating(casp_tasks, framac_recorded, isolated_cache, tmp_path):
     """01_57: the published Frama-C 30 total is 12 (10 scheduled + Terminating + Unreachable,
     see the study's log); Frama-C 25 makes 9 goals. The report must still explain the
     difference, as toolchain drift."""
-    report, _, code = _run(tmp_path, modes=["gold"], task_ids=["01_57"])
+    with pipeline_sandbox(framac_recorded.sandbox):
+        report, _, code = _run(tmp_path, modes=["gold"], task_ids=["01_57"])
     assert code == 0
     (row,) = report["comparison"]
     assert row["agree"] is True
@@ -426,8 +429,8 @@ def test_gold_goal_difference_not_explained_by_terminating(casp_tasks, framac_ho
 
 
 #: The single-candidate verdict cases of this module: name -> (task id, mode, output(tasks)).
-#: They run as ONE run (``verdicts``, in the session's result cache and task runs), each
-#: test reads its records.
+#: They are judged as ONE run (``verdicts``) on the recorded real outputs, each test reads
+#: its records.
 PROTOTYPE_REQUIRES = ("/*@ requires a == 0;\n    assigns \\nothing;\n    ensures \\result == a; */\n"
                       "int divmult(int a, int b);\n\nint divmult(int a, int b)\n{\n  return 0;\n}\n")
 HEADER_DEFINE = ("#define return return 0;\n/*@ requires b != 0; requires b != -1; assigns \\nothing;\n"
@@ -442,30 +445,30 @@ VERDICT_CASES = {
 
 
 @pytest.fixture(scope="module")
-def verdicts(casp_tasks, framac_host, tmp_path_factory) -> dict:
+def verdicts(casp_tasks, framac_recorded, tmp_path_factory) -> dict:
     """name -> (job, record) of every :data:`VERDICT_CASES` case, from one run."""
-    opts = framac_host.options(smoke=True, wp_timeout_s=10)
+    opts = framac_recorded.options(smoke=True, wp_timeout_s=10)
     jobs = {name: casp.build_job(casp_tasks[tid], cand(tid, out(casp_tasks), model=f"m{i}"), mode, opts, DS)
             for i, (name, (tid, mode, out)) in enumerate(VERDICT_CASES.items())}
     recs = {r["candidate"]["model"]: r
-            for r in framac_host.run_casp_jobs(list(jobs.values()), tmp_path_factory.mktemp("verdicts"), shared=True)}
+            for r in framac_recorded.run_casp_jobs(list(jobs.values()), tmp_path_factory.mktemp("verdicts"), shared=True)}
     return {name: (j, recs[j.candidate["model"]]) for name, j in jobs.items()}
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_code_from_spec_prototype_contract_cannot_strengthen_the_precondition(verdicts):
     _, rec = verdicts["prototype contract"]
     assert rec["verdict"] == "rejected", (rec["verdict"], rec["reason"])
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_spec_from_code_header_cannot_redefine_the_tasks_code(casp_tasks, verdicts):
     j, rec = verdicts["header #define"]
     assert j.files["candidate.c"].endswith(casp_tasks["01_57"].code)
     assert rec["verdict"] != "verified", rec["reason"]
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_precondition_only_contract_is_vacuous(verdicts):
     """A contract with requires but no ensures states nothing about the result: rejected
     in spec-from-code, even CASP's own gold contract of 02_12 (a safety contract that

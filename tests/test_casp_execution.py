@@ -1,10 +1,11 @@
-"""CASP execution cross-check (issue 26): "verified" means proved by WP and not refuted by
-running it (``harness/benchmarks/casp/execution.py``, ``drivers/exec_check.sh``).
+"""CASP execution cross-check: "verified" means proved by WP and not refuted by running it
+(``harness/benchmarks/casp/execution.py``, ``drivers/exec_check.sh``).
 
-Live tests run the real Frama-C/WP, E-ACSL and gcc (-O0/-O2, ASan + UBSan) once for a batch
-of candidates (module-scoped), in the session's result cache (``framac_host``: a job or a
-task run another module made, e.g. a canary or 01_57's task-soundness run, is read back and
-re-judged, not made again). The cheats are WP-vs-C differences that WP 25 proves
+The batch of candidates (module-scoped) is judged on the recorded outputs of the real
+Frama-C/WP, E-ACSL and gcc (-O0/-O2, ASan + UBSan) on this host (``framac_recorded``:
+``tests/recorded/runs/casp-execution/``; refresh it with ``python scripts/record.py
+casp-execution``); the driver runs live in the framac image at the end of the module, and
+the cross-check's canaries run live with the other canaries (``tests/test_casp.py``). The cheats are WP-vs-C differences that WP 25 proves
 (checked: Qed alone proves every goal of each): a union read through another member than
 the one written, a bit-field used beyond its width; they must come back ``rejected`` with
 the input that shows it. Their honest neighbours (the union read through the member
@@ -75,9 +76,9 @@ CANARIES = ("canary:union-other-member", "canary:bitfield-beyond-width")
 
 
 @pytest.fixture(scope="module")
-def records(framac_host, casp_tasks, tmp_path_factory):
+def records(framac_recorded, casp_tasks, tmp_path_factory):
     """One run of every candidate of this module (WP + the cross-check), by name."""
-    opts = framac_host.options(smoke=True, wp_timeout_s=10)
+    opts = framac_recorded.options(smoke=True, wp_timeout_s=10)
     t57 = casp_tasks["01_57"]
     canaries = {cand.model: (cand, expected) for cand, expected in casp.canaries([t57], "code-from-spec")}
     items = [(name, t57, "code-from-spec", canaries[name][0].output) for name in CANARIES]
@@ -88,11 +89,11 @@ def records(framac_host, casp_tasks, tmp_path_factory):
     jobs = [casp.build_job(t, Candidate(task_id=t.task_id, model=f"m{i}", sample=0, output=out, origin="test"),
                            mode, opts, DS) for i, (_name, t, mode, out) in enumerate(items)]
     # the session's result cache and task runs: the canaries and 01_57's task run recur in other modules
-    recs = {r["candidate"]["model"]: r for r in framac_host.run_casp_jobs(jobs, tmp_path_factory.mktemp("exec"), shared=True)}
+    recs = {r["candidate"]["model"]: r for r in framac_recorded.run_casp_jobs(jobs, tmp_path_factory.mktemp("exec"), shared=True)}
     return {name: recs[f"m{i}"] for i, (name, *_rest) in enumerate(items)}
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 @pytest.mark.parametrize("name", list(CHEATS))
 def test_wp_vs_c_cheats_rejected_with_input(records, name):
     """WP proves it (every goal); running it refutes it, with the input."""
@@ -105,7 +106,7 @@ def test_wp_vs_c_cheats_rejected_with_input(records, name):
     assert "input " in ex["reason"] and "n=" in ex["reason"] and "Postcondition failed" in ex["reason"], ex["reason"]
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_modulo_overflow_that_wp_25_proves_is_rejected_by_running_it(records):
     """A known soundness bug of the pinned Frama-C (RTE 25 guards ``%`` against division by
     zero only): WP proves ``a % b`` under ``b != 0``; the input (INT_MIN, -1), drawn for
@@ -118,7 +119,7 @@ def test_modulo_overflow_that_wp_25_proves_is_rejected_by_running_it(records):
     assert ex["status"] == "refuted" and "a=-2147483648" in ex["reason"] and "b=-1" in ex["reason"], ex
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 @pytest.mark.parametrize("name", CANARIES)
 def test_canaries_of_the_cross_check(records, name):
     """On CASP's 01_57 (divmult): WP proves the canary, running it refutes it."""
@@ -129,7 +130,7 @@ def test_canaries_of_the_cross_check(records, name):
     assert ex["status"] == "refuted" and "input " in ex["reason"] and "a=" in ex["reason"], ex
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 @pytest.mark.parametrize("name", list(HONEST))
 def test_honest_neighbours_verified(records, name):
     rec = records[name]
@@ -143,7 +144,7 @@ def test_honest_neighbours_verified(records, name):
     assert "gcc" in ex["compilers"] and "-fsanitize=undefined,address" in ex["flags"]
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_spec_from_code_strength(records):
     gold = records["gold contract"]
     assert gold["verdict"] == "verified", gold["reason"]

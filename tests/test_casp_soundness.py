@@ -1,9 +1,10 @@
 """CASP task soundness, proofs through dead code, and requires not stronger than the
-task's (issue 26), with the real Frama-C: an inconsistent task is flagged on every record;
+task's, on the real Frama-C's recorded outputs: an inconsistent task is flagged on every record;
 a code-from-spec candidate whose proof goes through code a call makes unreachable is not
 ``verified``; honest candidates with a defensive branch are; a spec-from-code candidate's
-``requires`` is compared with the task's by WP. One shared run (module-scoped), in the
-session's result cache and task runs (``framac_host.run_casp_jobs(shared=True)``).
+``requires`` is compared with the task's by WP. One shared run (module-scoped) judged on
+the recording ``tests/recorded/runs/casp-soundness/`` (``framac_recorded``; refresh it with
+``python scripts/record.py casp-soundness``).
 """
 
 from __future__ import annotations
@@ -56,13 +57,13 @@ ITEMS = {
 
 
 @pytest.fixture(scope="module")
-def recs(framac_host, tmp_path_factory) -> dict:
+def recs(framac_recorded, tmp_path_factory) -> dict:
     """name -> record, from one run of every item of :data:`ITEMS`."""
-    opts = framac_host.options(smoke=True, wp_timeout_s=5, execution_check=False)
+    opts = framac_recorded.options(smoke=True, wp_timeout_s=5, execution_check=False)
     names = list(ITEMS)
     jobs = [casp.build_job(t, Candidate(task_id=t.task_id, model=f"m{i}", sample=0, output=out, origin="test"),
                            mode, opts, DS) for i, (t, mode, out) in enumerate(ITEMS[n] for n in names)]
-    out = framac_host.run_casp_jobs(jobs, tmp_path_factory.mktemp("soundness"), shared=True)
+    out = framac_recorded.run_casp_jobs(jobs, tmp_path_factory.mktemp("soundness"), shared=True)
     by_model = {r["candidate"]["model"]: r for r in out}
     return {n: by_model[f"m{i}"] for i, n in enumerate(names)}
 
@@ -71,7 +72,7 @@ def _extra(rec) -> dict:
     return rec["verifier"].get("extra", {})
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_inconsistent_task_is_flagged_on_every_record(recs):
     assert _extra(recs["unsound gold"])["task_sound"] is False, _extra(recs["unsound gold"])
     assert any("typed_sq_wp_smoke_dead_call" in d for d in _extra(recs["unsound gold"])["task_sound_detail"])
@@ -80,7 +81,7 @@ def test_inconsistent_task_is_flagged_on_every_record(recs):
         assert _extra(recs[name])["task_sound"] is True, (name, _extra(recs[name]))
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 @pytest.mark.parametrize("name", ["through the inconsistent prelude", "after a call that cannot return",
                                   "a path made dead by a call"])
 def test_proof_through_dead_code_is_not_verified(recs, name):
@@ -89,7 +90,7 @@ def test_proof_through_dead_code_is_not_verified(recs, name):
     assert "no-dead-code-proof" in rec["reason"], rec["reason"]
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 @pytest.mark.parametrize("name", ["defensive branch", "defensive branch and a call"])
 def test_honest_defensive_branch_still_verifies(recs, name):
     rec = recs[name]
@@ -97,7 +98,7 @@ def test_honest_defensive_branch_still_verifies(recs, name):
     assert _extra(rec).get("dead_code"), "the defensive branch should be a failed dead-code smoke test"
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_requires_stronger_than_the_task_is_reported(recs):
     assert _extra(recs["same requires"])["requires_weaker_or_equal"] is True, _extra(recs["same requires"])
     assert _extra(recs["same requires, other spelling"])["requires_weaker_or_equal"] is True
