@@ -19,13 +19,24 @@ from pathlib import Path
 import pytest
 
 
+#: Fixtures that run a real verifier (``realtool``) or need the engine and images
+#: (``container``): a test using one is marked so, whatever its own marks say, so that the
+#: inner loop (``nox -s quick``: not realtool, container or slow) never starts a tool.
+TOOL_FIXTURES = {"framac_host": "realtool", "shared_task_runs": "realtool", "engine_image": "container"}
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Longest test files first (``tests/durations.json``: seconds per file, refreshed by
+    """Marks the tests that use a real tool's fixture (:data:`TOOL_FIXTURES`), then orders
+    the longest test files first (``tests/durations.json``: seconds per file, refreshed by
     ``scripts/test_durations.py``; a file not listed counts 0), keeping the order within a
     file. With ``-n 2 --dist loadfile --no-loadscope-reorder`` the two workers take the
     files in this order, so a long file does not start last and leave one core idle."""
     import json
 
+    for item in items:
+        for name in sorted(set(getattr(item, "fixturenames", ())) & TOOL_FIXTURES.keys()):
+            item.add_marker(getattr(pytest.mark, TOOL_FIXTURES[name]))
     weights = json.loads((Path(__file__).parent / "durations.json").read_text(encoding="utf-8"))
     items.sort(key=lambda item: -weights.get(item.nodeid.split("::")[0], 0))
 
