@@ -2,14 +2,15 @@
 a standard-library HTTP server on 127.0.0.1) driven by the real ``huggingface_hub`` client
 through ``HF_ENDPOINT``. The kit runs as a subprocess (its console script), as a user runs it.
 
-Real Frama-C: one test makes a CASP gold run, publishes and pulls it, and re-runs the
-pulled copy with ``verikit rerun`` (no cache: every record re-verified here); the test of a
-model run's predictions re-verifies its two model records from the pulled copy with the
-real Frama-C through the functions ``rerun`` uses (its 11 canaries are not re-run: the
-subject is the predictions file travelling with the run; a whole pulled run re-run by the
-CLI is the gold test's). The runs they publish are made with the
-session's ``shared_cache`` (jobs another test ran are read back, re-derived from their
-stored tool output); the other tests publish the committed reference runs.
+Real Frama-C: one test re-runs a pulled CASP gold run (two tasks) with ``verikit rerun``
+and the real Frama-C of this host (no cache: every record re-verified here, live). The runs
+the two Frama-C tests publish, the gold test's second rerun (of a record edited after the
+pull: the subject is the disagreement, the verdicts are the same jobs as the run's) and the
+model run's re-verification of its two model records from the pulled copy are judged on
+the real Frama-C's recorded outputs, replayed through the kit's own executor, parser and
+judge (``framac_recorded`` with ``pipeline_sandbox``: ``verikit run`` / ``rerun`` called
+in-process; ``tests/recorded/runs/hub/``; refresh it with ``python scripts/record.py
+hub``). The other tests publish the committed reference runs.
 
 Not exercised here (no Hub can be reached): the large-file path (LFS / Xet uploads: the
 stand-in answers every pre-upload "regular"), the dataset viewer's rendering of the card's
@@ -31,7 +32,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from recording import pipeline_sandbox
 
+from harness.cli import main
 from harness.htmlreport import load_view, render_html
 from harness.hub import run_id_of
 from harness.metrics import group_metrics
@@ -340,21 +343,23 @@ def test_pull_checks_hashes_and_finds_a_tampered_hub_copy(hub, tmp_path):
 
 
 @pytest.mark.realtool
+@pytest.mark.recorded
 @pytest.mark.slow
-def test_publish_pull_rerun_casp_gold_agrees_with_real_framac(hub, tmp_path, shared_cache):
-    """A gold run of two CASP sample tasks (made with the session's result cache), published,
+def test_publish_pull_rerun_casp_gold_agrees_with_real_framac(hub, tmp_path, framac_recorded, isolated_cache, capsys):
+    """A gold run of two CASP sample tasks (judged on the recorded real outputs), published,
     pulled into a fresh directory, checked, and re-verified by ``verikit rerun`` with the
-    real Frama-C (no cache): 2/2 records agree; a record edited after the pull disagrees.
-    The one test where a pulled run is re-run whole by the CLI."""
+    real Frama-C of this host (live, no cache): 2/2 records agree; a record edited after the
+    pull disagrees (that rerun judged on the recorded outputs of the same jobs). The one
+    test where a pulled run is re-run whole by the CLI."""
     if not shutil.which("frama-c"):
         pytest.skip("frama-c is not installed on this machine")
-    env = _env(tmp_path, hub)
-    env["VERIKIT_CACHE"] = str(shared_cache)  # the run to publish may come from it; rerun uses no cache
+    env = _env(tmp_path, hub)  # isolated_cache's VERIKIT_CACHE and VERIKIT_DATA; rerun uses no cache
     run_dir = tmp_path / "gold"
     two = [x for t in ("05_125", "06_114") for x in ("--task", t)]
-    made = _kit(["run", "casp", "--mode", "gold", "--dataset", "casp-sample10", *two, "--sandbox", "host", "-j", "2",
-                 "--out", str(run_dir)], env, timeout=900)
-    assert made.returncode == 0, made.stderr
+    with pipeline_sandbox(framac_recorded.sandbox):
+        made = main(["run", "casp", "--mode", "gold", "--dataset", "casp-sample10", *two, "--sandbox", "host", "-j",
+                     "2", "--out", str(run_dir), "--cache-dir", str(tmp_path / "cache")])
+    assert made == 0, capsys.readouterr().err
     pub = _kit(["publish", str(run_dir), "--repo", REPO, "--allow-dirty"], env)  # a dev checkout may be dirty
     assert pub.returncode == 0, pub.stderr
     rid = run_id_of(run_dir, json.loads((run_dir / "run.json").read_text()))
@@ -374,8 +379,10 @@ def test_publish_pull_rerun_casp_gold_agrees_with_real_framac(hub, tmp_path, sha
         recs[1].update(verdict="failed", reason="edited")
         g["proved"], g["failed"] = g["proved"] - 1, g["failed"] + 1
     _rewrite(pulled, records=fail_one)
-    changed = _kit(["rerun", str(pulled), "-j", "2"], env, timeout=900)
-    assert changed.returncode == 1 and "agreement 1/2 records" in changed.stderr
+    capsys.readouterr()
+    with pipeline_sandbox(framac_recorded.sandbox):
+        changed = main(["rerun", str(pulled), "-j", "2"])
+    assert changed == 1 and "agreement 1/2 records" in capsys.readouterr().err
 
 
 def test_invoke_task_calls_the_same_command():
@@ -386,18 +393,17 @@ def test_invoke_task_calls_the_same_command():
     assert shown == "verikit publish a b --repo x/y --revision main --private --allow-dirty"
 
 
-@pytest.mark.realtool
+@pytest.mark.recorded
 @pytest.mark.slow
-def test_a_model_run_travels_with_its_predictions(hub, tmp_path, casp_tasks, shared_cache):
+def test_a_model_run_travels_with_its_predictions(hub, tmp_path, casp_tasks, framac_recorded, isolated_cache, capsys):
     """A run that scored a predictions file: refused while the file is gone, published
     with it as predictions.jsonl, pulled with its hash checked, and its two model records
-    re-verified from the pulled copy (the original file moved away) with the real Frama-C,
-    through the functions ``verikit rerun`` uses (the predictions found beside the pulled
-    run.json, the run's own spec, no cache)."""
-    if not shutil.which("frama-c"):
-        pytest.skip("frama-c is not installed on this machine")
+    re-verified from the pulled copy (the original file moved away) through the functions
+    ``verikit rerun`` uses (the predictions found beside the pulled run.json, the run's own
+    spec, no cache). The run and the re-verification are judged on the real Frama-C's
+    recorded outputs (the subject is the predictions file travelling with the run; the
+    live rerun of a pulled run is the gold test's)."""
     env = _env(tmp_path, hub)
-    env["VERIKIT_CACHE"] = str(shared_cache)  # the canaries may come from it (rerun uses no cache)
     t = casp_tasks["01_57"]
     preds = tmp_path / "preds" / "model.jsonl"
     preds.parent.mkdir()
@@ -405,9 +411,10 @@ def test_a_model_run_travels_with_its_predictions(hub, tmp_path, casp_tasks, sha
                      + "\n" + json.dumps({"task_id": "01_57", "model": "m", "sample": 1,
                                           "output": "/*@ ensures \\result == 0; */\n" + t.code}) + "\n")
     run_dir = tmp_path / "model-run"
-    made = _kit(["run", "casp", "--mode", "spec-from-code", "--task", "01_57", "--predictions", str(preds),
-                 "--sandbox", "host", "-j", "2", "--out", str(run_dir)], env, timeout=900)
-    assert made.returncode == 0, made.stderr
+    with pipeline_sandbox(framac_recorded.sandbox):
+        made = main(["run", "casp", "--mode", "spec-from-code", "--task", "01_57", "--predictions", str(preds),
+                     "--sandbox", "host", "-j", "2", "--out", str(run_dir), "--cache-dir", str(tmp_path / "cache")])
+    assert made == 0, capsys.readouterr().err
     moved = tmp_path / "elsewhere.jsonl"
     preds.rename(moved)
     gone = _kit(["publish", str(run_dir), "--repo", REPO, "--allow-dirty"], env)
@@ -429,8 +436,9 @@ def test_a_model_run_travels_with_its_predictions(hub, tmp_path, casp_tasks, sha
         assert not found.is_relative_to(preds.parent)  # not the original (moved away): the pulled copy
         opts = _command_opts(pulled, "rerun", parallel=2, predictions=str(found))
         model = [r for r in load_records(pulled / "records.jsonl") if r["candidate"]["model"] == "m"]
-        again, differences = recheck(opts, model, len(model))
-    assert differences == [] and len(again) == len(model) == 2  # the records agree with the real Frama-C's
+        with pipeline_sandbox(framac_recorded.sandbox):
+            again, differences = recheck(opts, model, len(model))
+    assert differences == [] and len(again) == len(model) == 2  # the records agree with the (recorded) real Frama-C's
     verdicts = {(r["candidate"]["model"], r["candidate"]["sample"]): r["verdict"] for r in again}
     assert verdicts[("m", 0)] == "verified" and verdicts[("m", 1)] != "verified"
     # the Hub's copy of the predictions edited: the pull says so
