@@ -33,6 +33,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import threading
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -118,6 +119,9 @@ def main() -> int:
              + [(c, "spec-from-code") for c in casp.gold_candidates(tasks, "spec-from-code")]
              + [(c, "spec-from-code") for c in casp.bundled_candidates(fetched, "spec-from-code")])
 
+    task_views: dict[str, dict | None] = {}  # the task's fixed part (task.c) is the same for its candidates
+    lock = threading.Lock()
+
     def one(item):
         cand, mode = item
         task = by_id[cand.task_id]
@@ -129,7 +133,15 @@ def main() -> int:
             for name, text in job.files.items():
                 (d / name).write_text(text)
             (d / VIEW_SCRIPT).write_bytes(_SHIPPED[VIEW_SCRIPT].read_bytes())
-            view, task_view = view_of(args.frama_c, d, "candidate.c"), view_of(args.frama_c, d, integrity.REFERENCE)
+            view = view_of(args.frama_c, d, "candidate.c")
+            ref = job.files[integrity.REFERENCE]
+            with lock:
+                known = ref in task_views
+            if not known:
+                made = view_of(args.frama_c, d, integrity.REFERENCE)
+                with lock:
+                    task_views.setdefault(ref, made)
+            task_view = task_views[ref]
         if view is None or task_view is None:
             return cand, mode, None, "Frama-C did not parse " + ("the candidate's file" if view is None else "task.c")
         return cand, mode, (view, task_view, task.function), ""
