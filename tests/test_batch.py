@@ -137,6 +137,7 @@ def test_child_statuses_from_describe_jobs_payloads():
 # --- AWS Batch control plane (moto) -----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_setup_is_idempotent_and_sets_the_fields(aws_env):
     subnet, sg, service, profile = _network()
     batch = boto3.client("batch")
@@ -336,6 +337,7 @@ def test_worker_resumes_stops_on_sigterm_and_collect_writes_a_valid_run(submitte
     assert runs.resubmit(store, manifest, _engine(store, manifest)) is None
 
 
+@pytest.mark.slow
 def test_validate_reads_a_run_from_s3(aws_env, capsys):
     from pathlib import Path
 

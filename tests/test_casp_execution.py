@@ -5,8 +5,10 @@ The batch of candidates (module-scoped) is judged on the recorded outputs of the
 Frama-C/WP, E-ACSL and gcc (-O0/-O2, ASan + UBSan) on this host (``framac_recorded``:
 ``tests/recorded/runs/casp-execution/``; refresh it with ``python scripts/record.py
 casp-execution``); the driver runs live in the framac image at the end of the module, and
-the cross-check's canaries run live with the other canaries (``tests/test_casp.py``). The cheats are WP-vs-C differences that WP 25 proves
-(checked: Qed alone proves every goal of each): a union read through another member than
+the cross-check's canaries run live with the other canaries (``tests/test_casp.py``).
+
+The cheats are WP-vs-C differences that WP 25 proves (checked: Qed alone proves every goal
+of each): a union read through another member than
 the one written, a bit-field used beyond its width; they must come back ``rejected`` with
 the input that shows it. Their honest neighbours (the union read through the member
 written, a bit-field within its width, a libc call, the gold) must still verify.

@@ -459,6 +459,7 @@ def test_registry_is_read_once():
     assert D.REGISTRY is D.REGISTRY
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["casp-sample10", "casp", "ntp4vc", "osvbench", "dafny-intent",
                                   "modelbench-humaneval"])
 def test_dump_entry_reads_back_unchanged(name, tmp_path):

@@ -50,6 +50,7 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
     return {}
 
 
+@pytest.mark.slow
 def test_site_builds_strict(site):
     assert (site / "index.html").is_file()
     home = (site / "index.html").read_text()

@@ -427,6 +427,7 @@ def test_build_nix_says_how_to_record_a_missing_source_hash(fakes, monkeypatch):
         images.build_nix("dafny", engine="podman", out_link=fakes["dir"] / "result", log=lambda m: None)
 
 
+@pytest.mark.slow
 def test_cli_images_build_flavor_nix(fakes):
     env = dict(os.environ, **fakes["env"])
     proc = subprocess.run([sys.executable, "-m", "harness", "images", "build", "framac", "--flavor", "nix"],

@@ -124,6 +124,7 @@ def test_outputs_are_schema_valid_sorted_and_keep_empty_answers(plain):
     assert "Answer with one SMT-LIB term" in body["messages"][0]["content"]
 
 
+@pytest.mark.slow
 def test_a_rerun_sends_nothing(plain, tmp_path, monkeypatch):
     srv, out, cache, _, _ = plain
     monkeypatch.setenv("VERIKIT_CACHE", str(cache))
@@ -155,6 +156,7 @@ def test_streamed_and_plain_completions_give_the_same_files(plain, tmp_path, mon
         [[{k: t[k] for k in keep} for t in s["turns"]] for s in b]
 
 
+@pytest.mark.slow
 def test_429_500_and_timeouts_are_retried_with_the_attempts_recorded(tmp_path, monkeypatch):
     monkeypatch.setenv("VERIKIT_CACHE", str(tmp_path / "cache"))
     with OpenAIStandIn(answers()) as srv:
@@ -286,6 +288,7 @@ def _start(out: Path, env: dict, base_url: str) -> subprocess.Popen:
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 def test_interrupted_and_killed_generations_resume_with_nothing_lost_or_duplicated(plain, tmp_path, isolated_cache):
     """SIGINT (exit 130) and SIGKILL (a crash) while requests are in flight; the same command
     then finishes with exactly the predictions of an uninterrupted run, having sent only what

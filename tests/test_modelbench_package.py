@@ -99,6 +99,7 @@ def test_filter_counts_on_a_users_mbpp_file(tmp_path):
         modelbench.filter_counts({"MBPP": f}, HostSandbox(), humaneval=False)
 
 
+@pytest.mark.slow
 def test_filter_counts_humaneval_file_and_static_table1(tmp_path):
     he = tmp_path / "HumanEval.jsonl"
     he.write_text(json.dumps({"task_id": "HumanEval/0", "prompt": "def inc(x: int) -> int:\n",

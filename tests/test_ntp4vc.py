@@ -155,6 +155,7 @@ def test_auto_level_3_reproduces_table2(al3, published):
         assert (got["passed"], got["total"], got["percent"]) == (f["passed"], f["total"], f["percent"])
 
 
+@pytest.mark.slow
 def test_auto_level_3_one_row_per_item_and_conflicts_rejected(fetched, tasks, al3, tmp_path):
     """Each item joins exactly one goal row; a second, contradicting row for a proved item
     is an error rather than silently and-ed or overwritten."""
@@ -267,6 +268,7 @@ def test_benchmark_reproduce_is_a_rescoring(fetched):
     assert any("X prefix dropped" in n for n in rep.notes)
 
 
+@pytest.mark.slow
 def test_runner_reproduce_writes_a_valid_run_dir(fetched, tmp_path, monkeypatch):
     """``verikit reproduce ntp4vc --out DIR``: no job runs, a schema-valid directory."""
     from rich.console import Console
@@ -333,6 +335,7 @@ def test_sample_draws_the_recorded_rerun_goals(tasks):
 
 # --- library closures (issue 25: the per-project lib/ trees are pinned) ------------------
 
+@pytest.mark.slow
 def test_every_task_resolves_in_every_language_from_pinned_files(fetched, tasks):
     """No tool needed: every import of every task file, in Rocq, Lean and Isabelle, and of
     every library file they load, is a pinned file of the dataset or comes from outside the
@@ -388,6 +391,7 @@ def test_rocq_modules_resolve_by_coqcs_q_rule(fetched):
     assert both.resolve("A.B.C") == "first/B/C.v"
 
 
+@pytest.mark.slow
 def test_a_missing_library_file_is_named(fetched, tasks, tmp_path):
     """The closure check can fail: with one library file gone, the tasks that import it
     report the import and the file that wanted it."""

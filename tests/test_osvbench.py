@@ -240,6 +240,7 @@ def test_example_sets_are_nested(fetched):
     assert prompts.example_syscalls(9)[:7] == prompts.example_syscalls(7)
 
 
+@pytest.mark.slow
 def test_plain_prompt_function_for_verikit_prompts(fetched, tasks):
     full = fetched.files[osvbench.FULL_PROMPT_EXAMPLE].read_text(encoding="utf-8")
     assert osvbench.prompt(fetched, "2", 5) + "\n" == full
@@ -355,6 +356,7 @@ def test_reproduce_fails_loudly_on_a_difference(fetched, published):
     assert bad["name"] == changed["figures"][0]["name"]
 
 
+@pytest.mark.slow
 def test_a_failed_consistency_check_is_a_difference(fetched, tmp_path):
     """A published results JSON with two specs for a task breaks a check: the reproduction
     then differs (a figure for the check), even though the 16 figures are equal."""
@@ -370,6 +372,7 @@ def test_a_failed_consistency_check_is_a_difference(fetched, tmp_path):
     assert "'2': 1" in bad["notes"][0]
 
 
+@pytest.mark.slow
 def test_doubled_log_is_diagnosed(fetched, tmp_path):
     root = copy_dataset(fetched, tmp_path / "repo")
     log = root / osvbench.LOG
@@ -411,6 +414,7 @@ def test_published_figures_match_paper_text_and_readme(fetched, published):
                   figs["table2.claude-3.5-sonnet.semantic_error"]["percent"]]
 
 
+@pytest.mark.slow
 def test_verikit_reproduce_writes_a_valid_run_directory(fetched, tmp_path, isolated_cache):
     """``verikit reproduce osvbench --out DIR`` (the runner): a rescoring-only reproduction
     writes run.json, an empty records.jsonl and report.json with the reproduction and the
@@ -493,6 +497,7 @@ def test_integrity_scan(fetched, tasks):
     assert jobs[0].task_sha256 == tasks[5].sha256 != tasks[10].sha256
 
 
+@pytest.mark.slow
 def test_convert_hook_for_verikit_convert(fetched, tasks, tmp_path):
     bench = registry.benchmark("osvbench")
     lines = bench.convert(None, fetched, tasks)

@@ -335,6 +335,7 @@ def test_job_image_without_engine_is_a_clear_message(bench, monkeypatch):
     assert "verikit images build hyperkernel-osvbench" in msg and "without access to Docker Hub cannot pull" in msg
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::harness.benchmarks.osvbench.UpstreamQuirkWarning")
 def test_verikit_run_without_the_image_stops_with_the_message(fetched, tmp_path, monkeypatch, isolated_cache):
     """``verikit run osvbench --sandbox container --predictions claude.jsonl`` where no job

@@ -64,6 +64,7 @@ def test_the_plugin_is_registered_by_entry_points_only():
     assert not any("smtlib" in p.name for p in (registry.Path(registry.__file__).parent / "benchmarks").iterdir())
 
 
+@pytest.mark.slow
 def test_verikit_list_shows_it(capsys):
     assert main(["list", "--json"]) == 0
     info = json.loads(capsys.readouterr().out)

@@ -80,6 +80,7 @@ def _kit_files() -> list[Path]:
     return files + [ROOT / "noxfile.py", ROOT / "tasks.py"]
 
 
+@pytest.mark.slow
 def test_the_kit_uses_no_benchmark_name_as_code():
     pattern = _pattern(NAMES)
     hits = [h for f in _kit_files() for h in names_as_code(f.read_text(encoding="utf-8"), str(f.relative_to(ROOT)),
@@ -287,11 +288,13 @@ def _probe(code: str) -> tuple[list[str], list[str]]:
     return seen["groups"], [m for m in seen["modules"] if m in plugins or any(m.startswith(p + ".") for p in plugins)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["--version"], ["compare", "--help"], ["cache", "--help"]])
 def test_version_and_shared_commands_read_no_entry_point(argv):
     assert _probe(f"from harness.cli import main; main({argv!r})") == ([], [])
 
 
+@pytest.mark.slow
 def test_help_reads_the_benchmark_names_and_imports_no_plugin():
     groups, modules = _probe("from harness.cli import main; main(['--help'])")
     assert groups == ["verikit.benchmarks"] and modules == []

@@ -184,6 +184,7 @@ def test_ntp4vc_messages_hold_the_goal_and_its_library(ntp4vc_fetched):
         bench.messages(ntp4vc_fetched, task, "why3")
 
 
+@pytest.mark.slow
 def test_modelbench_messages_are_the_figure_14_prompt():
     bench = registry.benchmark("modelbench")
     fetched = modelbench.fetch()
@@ -210,6 +211,7 @@ def dafny_tasks(dafny_intent_fetched):
     return di.load_tasks(dafny_intent_fetched)
 
 
+@pytest.mark.slow
 def test_dafny_messages_give_the_intent_not_the_tests(dafny_intent_fetched, dafny_tasks):
     bench = registry.benchmark("dafny-intent")
     task = next(t for t in dafny_tasks if t.task_id == "2")
@@ -327,6 +329,7 @@ def test_dafny_extraction(completion, want):
 # ---- an empty candidate (no extractable answer) is invalid in every benchmark
 
 
+@pytest.mark.slow
 def test_an_empty_candidate_is_invalid_without_running(casp_data, ntp4vc_fetched, dafny_tasks, osvbench_fetched):
     from harness.benchmarks.ntp4vc.proofs import build_proof_job, proof_context
     from harness.verifiers.rocq import Rocq
@@ -366,6 +369,7 @@ def _cli(capsys, *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.slow
 def test_verikit_prompts_prints_the_messages_of_every_benchmark(capsys, casp_data, ntp4vc_fetched, osvbench_fetched,
                                                                 dafny_intent_fetched):
     cases = [("casp", ["--task", "01_57"], "spec-from-code", {"task_id", "mode", "messages", "template_ids"}),

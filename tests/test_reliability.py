@@ -171,6 +171,7 @@ def test_directory_as_predictions_exits_2(tmp_path, capsys):
 # --- one run per directory; a bad --out is an error, not a traceback --------------------------
 
 
+@pytest.mark.slow
 def test_second_run_on_a_locked_directory_exits_2_naming_the_pid(tmp_path, capsys):
     import os
 
@@ -186,6 +187,7 @@ def test_second_run_on_a_locked_directory_exits_2_naming_the_pid(tmp_path, capsy
         pass
 
 
+@pytest.mark.slow
 def test_out_that_is_a_file_exits_2(tmp_path, capsys):
     (tmp_path / "out").write_text("not a directory")
     code = main(["run", "casp", "--mode", "gold", "--task", "01_57", "--sandbox", "host", "--out", str(tmp_path / "out")])
@@ -325,6 +327,7 @@ def _flip_canary_in_report(report):
     next(c for c in report["canaries"]["results"] if c["verdict"] == "rejected")["verdict"] = "verified"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, change, says", [
     ("records.jsonl", _flip_bundled_verdict, "differ from those recomputed from records.jsonl"),
     ("report.json", _edit_verified_count, "metrics of gold differ"),

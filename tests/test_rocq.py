@@ -93,6 +93,7 @@ def test_unterminated_comment_is_an_error_with_line():
         blank_comments("Lemma x : True.\n(* open")
 
 
+@pytest.mark.slow
 def test_theorem_found_in_all_600_task_files(fetched, tasks):
     v = Rocq()
     names = set()

@@ -174,6 +174,7 @@ def _elsewhere(run: dict, tmp_path: Path) -> dict:
     return {**run, "predictions": {**run["predictions"], "path": str(tmp_path / "gone" / "rq12.jsonl")}}
 
 
+@pytest.mark.slow
 def test_a_committed_run_replans_from_the_predictions_beside_it(tmp_path):
     """The rq1-rq2 reference scored a file that is not here (run.json names its path in a
     temporary directory): its predictions.jsonl, with the recorded sha256, stands in under

@@ -58,6 +58,7 @@ def dists(tmp_path_factory):
     return images.kit_distributions(tmp_path_factory.mktemp("dist"))
 
 
+@pytest.mark.slow
 def test_the_wheel_and_sdist_carry_the_kits_files(dists):
     wheel = set(zipfile.ZipFile(dists["wheel"]).namelist())
     for rel in KIT_FILES:
@@ -154,6 +155,7 @@ FINGERPRINTS = ("from harness import toolchains; from harness.sandbox import ima
                 "images.nix_fingerprint(n)] for n, t in pins.items()}))")
 
 
+@pytest.mark.slow
 def test_the_kit_comes_only_from_the_wheel(wheel_venv, tmp_path):
     code = ("import harness, json, sys; from harness import resources; "
             "print(json.dumps({'file': harness.__file__, 'path': sys.path, 'installed': resources.installed(), "

@@ -337,6 +337,7 @@ def test_dependency_closure(tmp_path):
         why3_al3.dependencies(fetched, "data/p/main.mlw")
 
 
+@pytest.mark.slow
 def test_rerun_results_are_consistent():
     if not RERUN_JSON.is_file():
         pytest.skip(f"{RERUN_JSON} has not been produced yet")

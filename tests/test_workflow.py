@@ -59,6 +59,7 @@ def test_actionlint_finds_nothing(actionlint):
                                      for p in problems)
 
 
+@pytest.mark.slow
 def test_actionlint_is_not_a_check_that_cannot_fail(actionlint, tmp_path):
     bad = tmp_path / "bad.yml"
     bad.write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    needs: nope\n    steps:\n"
