@@ -19,10 +19,12 @@ from pathlib import Path
 import pytest
 
 
-#: Fixtures that run a real verifier (``realtool``) or need the engine and images
-#: (``container``): a test using one is marked so, whatever its own marks say, so that the
-#: inner loop (``nox -s quick``: not realtool, container or slow) never starts a tool.
-TOOL_FIXTURES = {"framac_host": "realtool", "shared_task_runs": "realtool", "engine_image": "container"}
+#: Fixtures that run a real verifier (``realtool``: the session's result cache is filled by
+#: real tool runs) or need the engine and images (``container``): a test using one is marked
+#: so, whatever its own marks say, so that the inner loop (``nox -s quick``: not realtool,
+#: container or slow) never starts a tool.
+TOOL_FIXTURES = {"framac_host": "realtool", "shared_task_runs": "realtool", "shared_cache": "realtool",
+                 "engine_image": "container"}
 
 
 @pytest.hookimpl(tryfirst=True)
