@@ -2,8 +2,9 @@
 
 Each family's recording (``tests/recorded/runs/<family>/``, made by ``scripts/record.py``;
 see ``tests/recording.py``) answers the rule-matrix tests in every session without running
-a tool. Here a rotating sample of its recorded jobs (seeded by today's date and the
-family: a few per family, other ones tomorrow) runs live with the real tool in the
+a tool. Here a rotating sample of the recorded jobs of each tool (a verifier in one kind of
+sandbox: ``PER_TOOL`` of them, drawn from all the families recorded with it, seeded by
+today's date and the tool: other ones tomorrow) runs live with the real tool in the
 recorded kind of sandbox, and is judged again from the recording by the same executor,
 parser and judge; a verdict or reason that differs fails the test, naming the recording
 to refresh and the command that does it. The last test shows that the comparison can fail:
@@ -24,26 +25,39 @@ from recording import ROOT, Recording, ReplaySandbox, call_key, job_from_json
 
 from harness.model import Limits, ProcResult
 
-#: Jobs of each family run live per session.
-PER_FAMILY = 2
+#: Recorded jobs of each tool (a verifier in one kind of sandbox) run live per session.
+PER_TOOL = 3
 
 FAMILIES = sorted(p.name for p in ROOT.iterdir() if (p / "provenance.json").is_file()) if ROOT.is_dir() else []
 
 
-def _marks(family: str) -> list:
-    sandbox = Recording(family).provenance()["sandbox"]["name"]
-    return [pytest.mark.realtool] + ([pytest.mark.container] if sandbox != "host" else [])
+def tool_of(family: str) -> str:
+    """The tool a family's recording was made with: its verifier and image (or ``host``)."""
+    prov = Recording(family).provenance()
+    return f"{prov['verifier']} in {prov['sandbox']['image'] or prov['sandbox']['name']}"
 
 
-def sample(recording: Recording, day: str, k: int = PER_FAMILY) -> list[dict]:
-    """``k`` of the recording's jobs, chosen by ``day`` (ISO date) and the family."""
-    jobs = recording.jobs()
-    return random.Random(f"{day}:{recording.family}").sample(jobs, min(k, len(jobs)))
+#: tool -> the families recorded with it
+TOOLS: dict[str, list[str]] = {}
+for _f in FAMILIES:
+    TOOLS.setdefault(tool_of(_f), []).append(_f)
+
+
+def _marks(tool: str) -> list:
+    return [pytest.mark.realtool] + ([] if tool.endswith(" in host") else [pytest.mark.container])
+
+
+def sample(families: list[str], day: str, tool: str, k: int = PER_TOOL) -> list[tuple[str, dict]]:
+    """``k`` of the jobs recorded with ``tool`` in ``families``, as ``(family, entry)``,
+    chosen by ``day`` (ISO date) and the tool: other ones another day."""
+    pool = [(f, e) for f in families for e in Recording(f).jobs()]
+    return random.Random(f"{day}:{tool}").sample(pool, min(k, len(pool)))
 
 
 def judge_all(recording: Recording, entries: list[dict], sandbox, probed, tmp_path: Path) -> list[tuple[str, str]]:
-    """``(verdict, reason)`` of each recorded job in ``entries``, run through the kit's
-    executor (no result cache) in ``sandbox`` with ``probed``, each with its run's limits."""
+    """``(verdict, reason)`` of each recorded job in ``entries`` (of ``recording``'s tool),
+    run through the kit's executor (no result cache, two at a time) in ``sandbox`` with
+    ``probed``; the jobs recorded with the same run limits run as one run."""
     from harness import registry
     from harness.executor import Executor
     from harness.results import RecordLog
@@ -51,17 +65,24 @@ def judge_all(recording: Recording, entries: list[dict], sandbox, probed, tmp_pa
     verifier = registry.verifier(recording.provenance()["verifier"])
     prepare = getattr(verifier, "prepare", None)
     shared = prepare(sandbox, probed) if prepare is not None else {}
-    out = []
+    groups: dict[str, list[int]] = {}
     for i, entry in enumerate(entries):
-        job = job_from_json(entry["job"])
-        ex = Executor(verifier, sandbox, probed, shared_files=shared, limits=Limits(**entry["limits"]), cache=None)
-        log = RecordLog(Path(tempfile.mkdtemp(prefix=f"{recording.family}-{i}-", dir=tmp_path)) / "records.jsonl")
+        groups.setdefault(json.dumps(entry["limits"], sort_keys=True), []).append(i)
+    out: dict[int, tuple[str, str]] = {}
+    for limits, idx in groups.items():
+        jobs = [job_from_json(entries[i]["job"]) for i in idx]
+        ex = Executor(verifier, sandbox, probed, shared_files=shared, limits=Limits(**json.loads(limits)), parallel=2,
+                      cache=None)
+        log = RecordLog(Path(tempfile.mkdtemp(prefix=f"{recording.family}-", dir=tmp_path)) / "records.jsonl")
         try:
-            (rec,) = ex.run([job], log, registry.benchmark(job.benchmark).judge)
+            records = ex.run(jobs, log, registry.benchmark(jobs[0].benchmark).judge)
         finally:
             log.close()
-        out.append((rec["verdict"], rec["reason"]))
-    return out
+        by_key = {r["key"]: r for r in records}
+        for i, job in zip(idx, jobs):
+            r = by_key[job.key(probed, ex.limits)]
+            out[i] = (r["verdict"], r["reason"])
+    return [out[i] for i in range(len(entries))]
 
 
 def differences(recording: Recording, entries: list[dict], live: list, replayed: list) -> list[str]:
@@ -101,39 +122,42 @@ def today() -> str:
 
 @pytest.fixture(scope="module")
 def live_results(tmp_path_factory, today, engine_image):
-    """``family -> (entries, live verdicts)``, each family's sample run live once."""
+    """``tool -> [(family, entry, live (verdict, reason))]``: the tool's sample of the day,
+    run live once in one sandbox of the recorded kind."""
     from harness import toolchains
     from harness.sandbox.container import ContainerSandbox
 
     done = {}
 
-    def get(family: str):
-        if family not in done:
-            rec = Recording(family)
-            entries = sample(rec, today)
-            live = _live(family)
+    def get(tool: str):
+        if tool not in done:
+            picked = sample(TOOLS[tool], today, tool)
+            live = _live(picked[0][0])
             if live is None:
-                prov = rec.provenance()
+                prov = Recording(picked[0][0]).provenance()
                 sandbox = engine_image(lambda: ContainerSandbox(prov["sandbox"]["image"], slots=1))
                 probed = toolchains.probe(prov["toolchain"]["name"], sandbox, flavor=prov["toolchain"]["flavor"])
             else:
                 sandbox, probed = live
             try:
-                done[family] = entries, judge_all(rec, entries, sandbox, probed, tmp_path_factory.mktemp("live"))
+                live = judge_all(Recording(picked[0][0]), [e for _, e in picked], sandbox, probed,
+                                 tmp_path_factory.mktemp("live"))
             finally:
                 sandbox.close()
-        return done[family]
+            done[tool] = [(family, entry, got) for (family, entry), got in zip(picked, live)]
+        return done[tool]
 
     return get
 
 
-@pytest.mark.parametrize("family", [pytest.param(f, marks=_marks(f)) for f in FAMILIES])
-def test_recording_is_what_the_tool_says_today(family, live_results, tmp_path):
-    rec = Recording(family)
-    entries, live = live_results(family)
-    replayed = judge_all(rec, entries, ReplaySandbox(rec), rec.toolchain(), tmp_path)
-    assert entries, f"{rec.root}: no job recorded"
-    assert not differences(rec, entries, live, replayed), "\n".join(differences(rec, entries, live, replayed))
+@pytest.mark.parametrize("tool", [pytest.param(t, marks=_marks(t)) for t in sorted(TOOLS)])
+def test_recordings_are_what_the_tool_says_today(tool, live_results, tmp_path):
+    msgs = []
+    for family, entry, live in live_results(tool):
+        rec = Recording(family)
+        replayed = judge_all(rec, [entry], ReplaySandbox(rec), rec.toolchain(), tmp_path)
+        msgs += differences(rec, [entry], [live], replayed)
+    assert not msgs, "\n".join(msgs)
 
 
 class _Tracing(ReplaySandbox):
