@@ -1,17 +1,24 @@
-"""Integrity of Dafny intent against dishonest candidates (issue 13, "Dafny intent").
+"""Integrity of Dafny intent against dishonest candidates.
 
 Without an engine: the grammar-level checks (attributes in any spelling, body-less
 declarations, reserved names) and the smoke rule (a test counts only when its smoke check
-``failed``). With the real Dafny 2.3 in the ``dafny`` image: every cheat class in several
-spellings comes back ``rejected`` (helpers are verified with the checks, and an error
-outside the check methods rejects the candidate), and the metric-level weaknesses the
-paper's design leaves open (over-fitted specs, specs tuned to the mutation operators,
-``ensures false`` in ``avg_completeness``) are measured.
+``failed``). On the real Dafny 2.3's outputs (of the ``dafny`` image, recorded): every
+cheat class in several spellings comes back ``rejected`` (helpers are verified with the
+checks, and an error outside the check methods rejects the candidate), and the
+metric-level weaknesses the paper's design leaves open (over-fitted specs, specs tuned to
+the mutation operators, ``ensures false`` in ``avg_completeness``) are measured.
 
-The real-Dafny cases are one run (``engine_run``) through the session's shared result cache
-(``shared_cache``): its 18 canaries on task 17 (seed 0) are the same jobs as
-test_dafny_container's module run, so they run once per session and the second run reads
-them back, re-derived from their stored tool output by the kit's parser and judge.
+The real-Dafny cases are one in-process run of the pipeline (``engine_run``: cheats, weak
+specs, honest specs and the 18 canaries on task 17, seed 0), recorded
+(``tests/recording.py``, family ``dafny-integrity``): the run's sandbox is a replay of
+``tests/recorded/runs/dafny-integrity/``, the outputs of every command the kit started in
+the real ``dafny`` image (the toolchain probe and each job's Dafny run), so the kit's
+executor, Dafny parser and Dafny-intent judge derive every verdict here from Dafny's real
+output, with no engine and no image. Refresh it with
+``python scripts/record.py dafny-integrity`` (the engine and the image needed; a fresh
+result cache, so every job runs); ``tests/test_freshness.py`` re-runs a daily sample of
+its jobs live. The 18 canaries on task 17 (known answers, and a cheat of each class the
+rules reject) run live with the real Dafny in the image in ``tests/test_dafny_container.py``.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import json
 import os
 
 import pytest
+from recording import family_sandbox, pipeline_sandbox
 
 from harness.benchmarks import dafny_intent as di
 from harness.model import Candidate
@@ -190,7 +198,7 @@ def test_smoke_counts_only_when_failed(smoke):
     assert good["correct"] == 1 and good["unguarded"] == []
 
 
-# ------------------------------------------------------------------ real Dafny 2.3
+# ------------------------------------------------------------------ real Dafny 2.3 (recorded)
 def _engine_run(tmp_path, task_ids, lines, cache_dir):
     from rich.console import Console
 
@@ -207,32 +215,60 @@ def _engine_run(tmp_path, task_ids, lines, cache_dir):
     return report, code, records
 
 
-@pytest.fixture(scope="module")
-def engine_run(tasks, engine_image, tmp_path_factory, shared_cache):
+class _TextReads:
+    """A sandbox whose ``read_file`` gives text (the recorder keeps what the toolchain probe
+    reads from the image in the recording's JSON; the container sandbox reads bytes)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def read_file(self, path: str) -> str | None:
+        data = self.inner.read_file(path)
+        return data.decode("utf-8") if isinstance(data, bytes) else data
+
+
+def _dafny_container(engine_image):
+    """The real ``dafny`` image's sandbox with the pipeline's slots (``parallel=2``), as
+    ``verikit run --sandbox container`` opens it: for the recorder only (a skip without the
+    engine or the image, a failure under ``VERIKIT_REQUIRE_ENGINE=1``)."""
     from harness.registry import sandbox as get_sandbox
 
-    engine_image(lambda: get_sandbox("container", toolchain="dafny", slots=1).close())
+    return _TextReads(engine_image(lambda: get_sandbox("container", toolchain="dafny", slots=2)))
+
+
+@pytest.fixture(scope="module")
+def engine_run(tasks, engine_image, tmp_path_factory):
+    """``(report, exit code, records)`` of the one run of every candidate (with the
+    canaries), in the family's sandbox (a replay of the recording, or the real ``dafny``
+    image under the recorder: the engine is needed only then) and a fresh result cache of
+    its own (a cached job would start no command: nothing recorded; and replay reads no
+    live entry)."""
     lines = [{"task_id": "17", "model": "cheat:" + "/".join(k), "sample": 0, "output": t} for k, t in CHEATS.items()]
     lines += [{"task_id": task, "model": "weak:" + n, "sample": 0, "output": t} for n, (task, t) in WEAKNESSES.items()]
     lines += [{"task_id": "17", "model": "weak:ensures-false", "sample": 1, "output": "ensures true"}]
     lines += [{"task_id": "17", "model": "honest:" + n, "sample": 0, "output": t} for n, t in HONEST.items()]
     import time
 
+    tmp = tmp_path_factory.mktemp("dafny-integrity")
     t0 = time.monotonic()
-    report, code, records = _engine_run(tmp_path_factory.mktemp("dafny-integrity"), ["17", "261"], lines, shared_cache)
-    print(f"dafny integrity run: {len(records)} records in {time.monotonic() - t0:.0f} s")
-    if os.environ.get("VERIKIT_INTEGRITY_DUMP"):
-        with open(os.environ["VERIKIT_INTEGRITY_DUMP"], "w") as fh:
-            json.dump({"canaries": report["canaries"], "metrics": report["sections"]["metrics"],
-                       "records": [{"model": r["candidate"]["model"], "task": r["task_id"],
-                                    "verdict": r["verdict"], "reason": r["reason"],
-                                    "outside": r["verifier"].get("extra", {}).get("outside"),
-                                    "score": di.score(r)} for r in records]}, fh, indent=1)
+    with family_sandbox("dafny-integrity", "dafny", live=lambda: _dafny_container(engine_image)) as sb, \
+            pipeline_sandbox(sb):
+        report, code, records = _engine_run(tmp, ["17", "261"], lines, tmp / "cache")
+        print(f"dafny integrity run: {len(records)} records in {time.monotonic() - t0:.0f} s")
+        if os.environ.get("VERIKIT_INTEGRITY_DUMP"):
+            with open(os.environ["VERIKIT_INTEGRITY_DUMP"], "w") as fh:
+                json.dump({"canaries": report["canaries"], "metrics": report["sections"]["metrics"],
+                           "records": [{"model": r["candidate"]["model"], "task": r["task_id"],
+                                        "verdict": r["verdict"], "reason": r["reason"],
+                                        "outside": r["verifier"].get("extra", {}).get("outside"),
+                                        "score": di.score(r)} for r in records]}, fh, indent=1)
     return report, code, records
 
 
-@pytest.mark.container
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_cheats_rejected_with_real_dafny(engine_run):
     report, code, records = engine_run
     got = {r["candidate"]["model"][len("cheat:"):]: r for r in records if r["candidate"]["model"].startswith("cheat:")}
@@ -248,8 +284,7 @@ def test_cheats_rejected_with_real_dafny(engine_run):
     assert canaries == {f"canary:{n}": exp[0] for n, (_, exp) in di.CANARIES.items()}
 
 
-@pytest.mark.container
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_metric_weaknesses_measured(engine_run):
     """The paper's metrics cannot tell these specifications from the precise ones (reported
     in harness/benchmarks/dafny_intent/docs.md "Weaknesses" and the report's ``weaknesses`` section)."""
@@ -271,8 +306,7 @@ def test_metric_weaknesses_measured(engine_run):
     assert row["incorrect_counted"] == 1 and row["avg_completeness_if_correct"] == 0
 
 
-@pytest.mark.container
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_issue26_classes_rejected_on_daftys_view(engine_run):
     """Issue 26: every new class, each spelling, is rejected; the reason names the
     construct; none is verified or infra_error."""
@@ -297,8 +331,7 @@ def test_issue26_classes_rejected_on_daftys_view(engine_run):
             assert problems, k
 
 
-@pytest.mark.container
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_honest_neighbours_verify(engine_run):
     _report, _code, records = engine_run
     got = {r["candidate"]["model"][len("honest:"):]: r for r in records if r["candidate"]["model"].startswith("honest:")}
@@ -309,8 +342,7 @@ def test_honest_neighbours_verify(engine_run):
         assert view["files"] and view["decls"] and not view["errors"] and not view["unclassified"]
 
 
-@pytest.mark.container
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_old_grammar_misreading_is_caught_by_daftys_view(engine_run, tasks, monkeypatch):
     """The kit's grammar as it was before issue 26 (non-nested block comments) does not see
     the body-less ``Oops`` of the hidden-declaration cheat (Dafny verified every check of
