@@ -1,13 +1,25 @@
-"""End-to-end tests of the command line (``python -m harness run|validate|list``) as
-subprocesses, with the data mirror from ``VERIKIT_DATA_MIRRORS``, private ``VERIKIT_CACHE``
-and ``VERIKIT_DATA`` directories, and the real Frama-C. Runs are restricted with
-``--task`` to quick CASP pairs.
+"""End-to-end tests of the command line (``python -m harness run|validate|list``), with the
+data mirror from ``VERIKIT_DATA_MIRRORS``, private ``VERIKIT_CACHE`` and ``VERIKIT_DATA``
+directories, and the real Frama-C. Runs are restricted with ``--task`` to quick CASP pairs.
 
-A run a test kills is always fresh (its own ``isolated_cache``), and so is the resume
-after it: the SIGKILL-and-resume test runs three pairs (QUICK; five until 2026-11-27: one
-record kept, two left to resume show the same), the run after a SIGKILLed container run
-that removes its workers runs one pair (two until 2026-11-27: the run is killed as soon as
-its first worker exists)."""
+Recorded: the runs whose subject is what the command writes and says (the gold run then
+``validate``, ``--keep-going`` with bad prediction lines, a repeated ``--mode``) call
+``verikit run`` in-process (``harness.cli.main``) and are judged on the real Frama-C's
+recorded outputs, replayed through the kit's own executor, parser and judge
+(``framac_recorded`` with ``pipeline_sandbox``: ``tests/recorded/runs/run-cli/``; refresh it
+with ``python scripts/record.py run-cli``); ``validate`` and the usage errors run as
+subprocesses.
+
+Live: every run a test kills (SIGKILL, Ctrl-C) is a real subprocess with the real Frama-C
+(host or container) and always fresh (its own ``isolated_cache``). The resume after a
+SIGKILL reads the jobs the killed run did not finish from the session's result cache
+(``shared_cache``) when another run left them there, else runs them (the subject is the
+resume: nothing lost or duplicated). The SIGKILL-and-resume test runs three pairs on the
+host (QUICK: one record kept, two left to resume) and two in the container (one kept, one
+left: what is the container's own, the killed workers and the resume in new ones, does not
+depend on the count). The run after a SIGKILLed container run that removes its workers runs
+one pair, 04_140, which that resume left in the shared cache (the run is killed as soon as
+its first worker exists; the next run's subject is the dead run's workers removed)."""
 
 from __future__ import annotations
 
@@ -22,21 +34,39 @@ from pathlib import Path
 
 import psutil
 import pytest
+from recording import pipeline_sandbox
 
 from harness.benchmarks import casp
-
-pytestmark = pytest.mark.realtool
+from harness.cli import main
 
 QUICK = ["00_327", "01_57", "04_140"]
+#: the container SIGKILL-and-resume test's pairs: one kept by the killed run, one (04_140)
+#: resumed (left in the session's result cache for the next test's run)
+CONTAINER_PAIRS = ["00_327", "04_140"]
 
 
 @pytest.fixture
-def env(casp_mirror, framac_host, isolated_cache) -> dict:
+def cli_env(casp_mirror, isolated_cache) -> dict:
     """Subprocess environment: mirror, private caches, rich's default width (no COLUMNS)."""
     e = dict(isolated_cache)
     e.pop("COLUMNS", None)
     e.pop("LINES", None)
     return e
+
+
+@pytest.fixture
+def env(cli_env, framac_host) -> dict:
+    """:func:`cli_env` where the real Frama-C is installed (skips otherwise)."""
+    return cli_env
+
+
+def recorded_run(framac_recorded, args: list[str]) -> int:
+    """``verikit run ...`` in-process (``--sandbox host`` added as :func:`cli` does), its jobs
+    judged on the module's recorded real Frama-C outputs. Returns the exit code."""
+    if "--sandbox" not in args:
+        args = [*args, "--sandbox", "host"]
+    with pipeline_sandbox(framac_recorded.sandbox):
+        return main(args)
 
 
 def cli(args: list[str], env: dict, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -64,10 +94,12 @@ def unwrapped(text: str) -> str:
 # --- gold run + validate ----------------------------------------------------------------------
 
 
-def test_gold_run_then_validate(env, tmp_path, framac_host):
+@pytest.mark.recorded
+def test_gold_run_then_validate(cli_env, tmp_path, framac_recorded, capsys):
+    env = cli_env
     out = tmp_path / "D"
-    res = cli(["run", "casp", "--mode", "gold", *task_args(QUICK), "--out", str(out)], env, tmp_path)
-    assert res.returncode == 0, res.stderr
+    code = recorded_run(framac_recorded, ["run", "casp", "--mode", "gold", *task_args(QUICK), "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == [".verikit.lock", "SHA256SUMS", "outputs", "records.jsonl",
                                                    "report.html", "report.json", "run.json"]
     v = cli(["validate", str(out)], env, tmp_path)
@@ -83,7 +115,7 @@ def test_gold_run_then_validate(env, tmp_path, framac_host):
     run = json.loads((out / "run.json").read_text())
     (tc,) = run["toolchains"]
     fc_version = tc["tools"]["frama-c"]["version"]
-    assert fc_version == framac_host.probed.versions["frama-c"]
+    assert fc_version == framac_recorded.probed.versions["frama-c"]
     assert re.match(r"^\d+\.\d+", fc_version)
     if fc_version.startswith("25."):
         assert tc["tools"]["frama-c"]["match"] is False
@@ -139,13 +171,15 @@ def _kill_run(proc: subprocess.Popen) -> None:
     proc.wait(timeout=30)
 
 
+@pytest.mark.realtool
 @pytest.mark.slow
 @pytest.mark.parametrize("sandbox", ["host", pytest.param("container", marks=pytest.mark.container)])
-def test_sigkill_then_resume_loses_and_duplicates_nothing(env, tmp_path, sandbox):
-    """SIGKILL after the first record (-j 1), then the same command: every job once."""
+def test_sigkill_then_resume_loses_and_duplicates_nothing(env, tmp_path, sandbox, shared_cache):
+    """SIGKILL after the first record (-j 1), then the same command: every job once. The
+    killed run is fresh; the resume may read the jobs left from the session's result cache."""
     if sandbox == "container":
         _need_engine_image(env)
-    tasks = QUICK
+    tasks = QUICK if sandbox == "host" else CONTAINER_PAIRS
     n = len(tasks)
     out = tmp_path / "D"
     args = ["run", "casp", "--mode", "gold", *task_args(tasks), "-j", "1", "--out", str(out), "--sandbox", sandbox]
@@ -166,7 +200,8 @@ def test_sigkill_then_resume_loses_and_duplicates_nothing(env, tmp_path, sandbox
     done_before = _complete_lines(rec_path)
     assert 1 <= done_before < n
 
-    res = cli(args, env, tmp_path)
+    resume_env = {**env, "VERIKIT_CACHE": str(shared_cache)}
+    res = cli(args, resume_env, tmp_path)
     assert res.returncode == 0, res.stderr
     recs = records(out)
     assert len(recs) == n
@@ -180,7 +215,7 @@ def test_sigkill_then_resume_loses_and_duplicates_nothing(env, tmp_path, sandbox
     assert counts["resumed"] + counts["cached"] + counts["ran"] == n
     assert cli(["validate", str(out)], env, tmp_path).returncode == 0
 
-    third = cli(args, env, tmp_path)
+    third = cli(args, resume_env, tmp_path)
     assert third.returncode == 0, third.stderr
     counts = json.loads((out / "run.json").read_text())["counts"]
     assert counts["ran"] == 0 and counts["verifier_runs"] == 0 and counts["resumed"] == n
@@ -208,11 +243,15 @@ def _workers_of_dead_runs() -> list:
             if not psutil.pid_exists(int(c.labels.get("verikit.owner", "x:0").split(":")[-1]))]
 
 
+@pytest.mark.realtool
 @pytest.mark.container
-def test_sigkill_leaves_workers_that_the_next_run_removes(env, tmp_path):
+def test_sigkill_leaves_workers_that_the_next_run_removes(env, tmp_path, shared_cache):
+    """The killed run is fresh; the next run may read its one job (04_140, the container
+    SIGKILL test's resumed pair) from the session's result cache: its subject is the
+    sandbox it opens removing the dead run's workers."""
     _need_engine_image(env)
     out = tmp_path / "D"
-    args = ["run", "casp", "--mode", "gold", "--task", "00_327", "-j", "1",
+    args = ["run", "casp", "--mode", "gold", "--task", CONTAINER_PAIRS[-1], "-j", "1",
             "--out", str(out), "--sandbox", "container"]
     proc = subprocess.Popen([sys.executable, "-m", "harness", *args], env=env, cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -225,11 +264,12 @@ def test_sigkill_leaves_workers_that_the_next_run_removes(env, tmp_path):
         time.sleep(0.1)
     _kill_run(proc)
     assert _workers_of_dead_runs(), "a SIGKILLed run's worker should still exist before the next run"
-    res = cli(args, env, tmp_path)
+    res = cli(args, {**env, "VERIKIT_CACHE": str(shared_cache)}, tmp_path)
     assert res.returncode == 0, res.stderr
     assert _workers_of_dead_runs() == []
 
 
+@pytest.mark.realtool
 def test_default_sandbox_without_engine_says_how_to_start_one(env, tmp_path):
     e = dict(env, DOCKER_HOST="unix:///nonexistent/verikit-test.sock")
     res = subprocess.run([sys.executable, "-m", "harness", "run", "casp", "--mode", "gold", "--task", "01_57",
@@ -261,6 +301,7 @@ LONG_DIR = "predictions-submitted-for-the-verikit-command-line-test-" + "x" * 40
 PRED_ARGS = ["run", "casp", "--mode", "spec-from-code", "--task", "01_57"]
 
 
+@pytest.mark.realtool
 def test_bad_predictions_stop_the_run_before_anything_is_written(env, casp_tasks, tmp_path):
     p = _predictions(casp_tasks, tmp_path / LONG_DIR)
     out = tmp_path / "D"
@@ -277,6 +318,7 @@ def test_bad_predictions_stop_the_run_before_anything_is_written(env, casp_tasks
     assert not (out / "run.json").exists() and not (out / "records.jsonl").exists()
 
 
+@pytest.mark.realtool
 def test_bad_predictions_error_names_file_line_on_one_line(env, casp_tasks, tmp_path):
     p = _predictions(casp_tasks, tmp_path / LONG_DIR)
     res = cli([*PRED_ARGS, "--predictions", str(p), "--out", str(tmp_path / "D")], env, tmp_path)
@@ -285,13 +327,15 @@ def test_bad_predictions_error_names_file_line_on_one_line(env, casp_tasks, tmp_
         assert f"{p}:{n}: " in res.stderr
 
 
+@pytest.mark.recorded
 @pytest.mark.slow
-def test_keep_going_records_the_good_line(env, casp_tasks, tmp_path, shared_cache):
+def test_keep_going_records_the_good_line(cli_env, casp_tasks, tmp_path, framac_recorded, capsys):
+    env = cli_env
     p = _predictions(casp_tasks, tmp_path / "preds")
     out = tmp_path / "D"
-    res = cli([*PRED_ARGS, "--predictions", str(p), "--keep-going", "--out", str(out)],
-              {**env, "VERIKIT_CACHE": str(shared_cache)}, tmp_path)  # the canaries may come from it
-    assert res.returncode == 5, res.stderr
+    code = recorded_run(framac_recorded, [*PRED_ARGS, "--predictions", str(p), "--keep-going", "--out", str(out)])
+    stderr = capsys.readouterr().err
+    assert code == 5, stderr
     run = json.loads((out / "run.json").read_text())
     assert run["status"] == "partial"
     assert [(e["file"], e["line"]) for e in run["input_errors"]] == [(str(p), 2), (str(p), 3), (str(p), 4)]
@@ -306,11 +350,12 @@ def test_keep_going_records_the_good_line(env, casp_tasks, tmp_path, shared_cach
     assert report["canaries"]["ok"] is True
     assert report["metrics"]["spec-from-code"]["overall"]["verified"] == 1
     assert cli(["validate", str(out)], env, tmp_path).returncode == 0
-    err = unwrapped(res.stderr)
+    err = unwrapped(stderr)
     for n in (2, 3, 4):
         assert f"{p}:{n}: " in err
 
 
+@pytest.mark.realtool
 def test_missing_predictions_file(env, tmp_path):
     res = cli([*PRED_ARGS, "--predictions", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "D")],
               env, tmp_path)
@@ -321,6 +366,7 @@ def test_missing_predictions_file(env, tmp_path):
 # --- list, usage errors --------------------------------------------------------------------
 
 
+@pytest.mark.realtool
 def test_list_json(env, tmp_path, framac_host):
     res = cli(["list", "--json"], env, tmp_path)
     assert res.returncode == 0, res.stderr
@@ -335,6 +381,7 @@ def test_list_json(env, tmp_path, framac_host):
     assert info["datasets"]["casp-sample10"]["files"] == 112
 
 
+@pytest.mark.realtool
 def test_unknown_task_id(env, tmp_path):
     out = tmp_path / "D"
     res = cli(["run", "casp", "--mode", "gold", "--task", "01_57", "--task", "99_999", "--out", str(out)],
@@ -345,23 +392,27 @@ def test_unknown_task_id(env, tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.realtool
 def test_unknown_mode(env, tmp_path):
     res = cli(["run", "casp", "--mode", "proof", "--task", "01_57", "--out", str(tmp_path / "D")], env, tmp_path)
     assert res.returncode == 2
     assert "unknown mode(s) ['proof']" in unwrapped(res.stderr)
 
 
-def test_repeated_mode_gives_a_valid_run_dir(env, tmp_path):
+@pytest.mark.recorded
+def test_repeated_mode_gives_a_valid_run_dir(cli_env, tmp_path, framac_recorded, capsys):
+    env = cli_env
     out = tmp_path / "D"
-    res = cli(["run", "casp", "--mode", "gold", "--mode", "gold", "--task", "04_140", "--out", str(out)],
-              env, tmp_path)
-    assert res.returncode in (0, 2), res.stderr
-    if res.returncode == 0:
+    code = recorded_run(framac_recorded, ["run", "casp", "--mode", "gold", "--mode", "gold", "--task", "04_140",
+                                          "--out", str(out)])
+    assert code in (0, 2), capsys.readouterr().err
+    if code == 0:
         v = cli(["validate", str(out)], env, tmp_path)
         assert v.returncode == 0, v.stderr
         assert len((out / "records.jsonl").read_text().splitlines()) == 1
 
 
+@pytest.mark.realtool
 @pytest.mark.container
 def test_ctrl_c_removes_workers_and_keeps_finished_records(env, tmp_path):
     _need_engine_image(env)
