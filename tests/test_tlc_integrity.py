@@ -1,31 +1,41 @@
-"""Issues 13 and 26, Model-Bench (TLC): what a dishonest candidate tried, with the real TLC
-2.15 in the tlaplus image.
+"""Model-Bench (TLC): what a dishonest candidate tried, judged on the real TLC 2.15's
+outputs in the tlaplus image (recorded).
 
 Two defences, each tested on its own: the verifier's reading of TLC (success only when
 the exit status, the once-per-run messages, the empty queue and the state dump agree:
 :func:`harness.verifiers.tlc.success_evidence`), and the benchmark's judgement on SANY's
-own parse of the module (issue 26: :func:`harness.verifiers.tlc.sany_view`, exported in
-the same container run as TLC, judged by allow-lists in
+own parse of the module (:func:`harness.verifiers.tlc.sany_view`, exported in the same
+container run as TLC, judged by allow-lists in
 :func:`harness.benchmarks.modelbench.integrity.sany_findings`; what SANY ignores, before
 the header and after the closing ``====``, is not judged). Then the behaviour
 cross-check and the metric-level weaknesses of the paper's definitions, measured on the
 kit's oracle tasks.
 
+Recorded: every candidate is a Model-Bench job run by the kit's executor (SANY's export
+and TLC, then TLC's invariant probe as the follow-up run) and judged by
+:func:`modelbench.judge`, in the family ``tlc-integrity``'s sandbox
+(``tests/recording.py``). By default the sandbox replays what the real TLC printed and
+collected for each command (``tests/recorded/runs/tlc-integrity/``): the executor, TLC's
+parser and the judge run unchanged on it, no engine or image is needed and no tool runs.
+Refresh the recording (the tlaplus image under a Docker-API engine) with
+``python scripts/record.py tlc-integrity``; ``tests/test_freshness.py`` re-runs a sample
+of its jobs live each day. The same cheat classes run live end to end as Model-Bench's
+canaries in ``tests/test_modelbench_tlc.py``.
+
 Every candidate runs once per module (:func:`tlc` caches by text and task), so the
-assertions on one run share it. The real-tool tests skip without an engine or image
-unless ``VERIKIT_REQUIRE_ENGINE=1``.
+assertions on one run share it.
 """
 
 from __future__ import annotations
 
-import shlex
+import hashlib
 from types import SimpleNamespace
 
 import pytest
 
 from harness.benchmarks import modelbench
 from harness.benchmarks.modelbench.metrics import behaviour, similarity
-from harness.model import Candidate, Limits, ProcResult, VerifierResult, followup_files
+from harness.model import Candidate, Limits, VerifierResult
 from harness.verifiers.tlc import TLC
 
 ORACLES = {tid: (modelbench.DATA_DIR / "oracles" / f"{e['module']}.tla").read_text()
@@ -60,103 +70,98 @@ PRINT_CHEATS = {
 
 
 # ---------------------------------------------------------------------------------------
-# Real TLC
+# Real TLC, recorded
 # ---------------------------------------------------------------------------------------
 
+#: The recording of this module's rule matrix (``tests/recorded/runs/tlc-integrity/``).
+FAMILY = "tlc-integrity"
+#: The limits of every job of this module (part of each recorded command's key).
+LIMITS = Limits(wall_s=300, mem_mb=2048)
+
+
 @pytest.fixture(scope="module")
-def tlc(engine_image):
+def tlc(tmp_path_factory):
     """``run(text, consts=None, tid="HumanEval/13") -> (VerifierResult, ProcResult)``: the
     Model-Bench job of the candidate (:func:`modelbench.build_job`: post-processing and
-    config), checked by SANY's export and TLC in one run of the tlaplus image, read by
-    :meth:`TLC.parse` alone; ``run.judged(text, tid)`` gives ``(verdict, reason)`` of
-    :func:`modelbench.judge` on the same (cached) run; ``run.batch([(text, tid), ...])`` runs
-    several candidates in ONE sandbox run, two at a time (tests call it first with all their candidates).
-    ``consts`` is ignored (the task's)."""
-    from harness import toolchains
-    from harness.registry import sandbox as get_sandbox
+    config) run by the kit's executor (SANY's export and TLC in one run, then TLC's
+    invariant probe as its follow-up run) and judged by :func:`modelbench.judge`; the
+    ``ProcResult`` is the tool output the record names (the follow-up's files in it), the
+    ``VerifierResult`` its reading by :meth:`TLC.parse` (:func:`harness.executor.derive`).
+    ``run.judged(text, tid)`` gives the record's ``(verdict, reason)``;
+    ``run.batch([(text, tid), ...])`` runs the candidates not run yet as ONE executor run,
+    two at a time (tests call it first with all their candidates). ``consts`` is ignored
+    (the task's).
 
-    sb = engine_image(lambda: get_sandbox("container", toolchain="tlaplus"))
-    probed = toolchains.probe("tlaplus", sb, flavor="debian")
+    The sandbox is the family's (``tests/recording.py``): replayed from the recording by
+    default (no engine, no TLC run), or, under ``scripts/record.py tlc-integrity``, the
+    tlaplus image under the Docker-API engine, every command's output kept."""
+    from recording import Recording, family_sandbox, recording_mode
+
+    from harness import toolchains
+    from harness.executor import Executor, derive
+    from harness.registry import sandbox as get_sandbox
+    from harness.results import RecordLog
+
     v = TLC()
-    base = v.options(probed, max_states=50000)  # the product of HumanEval/35 has 37,200
     table = modelbench.task_table()["oracles"]
     cache: dict = {}
 
-    def job_of(text: str, tid: str):
-        e = table[tid]
-        task = modelbench.Task(tid, SimpleNamespace(code="", tests=""), "", e["module"], e["constants"], ORACLES[tid])
-        return modelbench.build_job(task, Candidate(tid, "m", 0, text, "test"), "original-fewshot", base, {"name": "x"})
+    def live():  # the recorder's: an engine or image missing fails the recording
+        return get_sandbox("container", toolchain="tlaplus", slots=2)
 
-    def batch(items) -> None:
-        """Run every ``(text, tid)`` not run yet in ONE sandbox run (a directory each; the
-        same command line per candidate as the kit's job), then read each as its own job."""
-        todo = [k for k in dict.fromkeys(items) if k not in cache]
-        if not todo:
-            return
-        jobs = [job_of(text, tid) for text, tid in todo]
-        firsts = _in_dirs(sb, [(f"c{i}", job.files, *_cmd(v.command(job.options))) for i, job in enumerate(jobs)])
-        # the follow-up runs the verifier asks for (TLC's invariant probe), as the executor
-        # makes them (harness.model.followup_files), again in ONE sandbox run
-        asks = [(i, v.followup(job.files, one, job.options)) for i, (job, one) in enumerate(zip(jobs, firsts))]
-        asks = [(i, spec) for i, spec in asks if spec is not None]
-        seconds = _in_dirs(sb, [(f"f{i}", {**jobs[i].files, **given}, argv, collect)
-                                for i, (given, argv, collect) in asks])
-        for (i, (given, _, _)), second in zip(asks, seconds):
-            firsts[i].files.update(followup_files(given, second))
-        for key, job, one in zip(todo, jobs, firsts):
-            cache[key] = (v.parse(one, job.options), one, job)
+    with family_sandbox(FAMILY, v.name, live) as sb:
+        probed = (toolchains.probe("tlaplus", sb.inner, flavor="debian") if recording_mode()
+                  else Recording(FAMILY).toolchain())
+        base = v.options(probed, max_states=50000)  # the product of HumanEval/35 has 37,200
+        shared = v.prepare(sb, probed)
 
-    def run(text: str, consts: dict | None = None, tid: str = "HumanEval/13"):
-        batch([(text, tid)])
-        r, proc, _ = cache[(text, tid)]
-        return r, proc
+        def job_of(text: str, tid: str):
+            e = table[tid]
+            task = modelbench.Task(tid, SimpleNamespace(code="", tests=""), "", e["module"], e["constants"], ORACLES[tid])
+            # a model name of its own per candidate: the recording's jobs are told apart by it
+            model = "c-" + hashlib.sha256(f"{tid}\0{text}".encode()).hexdigest()[:12]
+            return modelbench.build_job(task, Candidate(tid, model, 0, text, "test"), "original-fewshot", base,
+                                        {"name": "test", "revision": "0"})
 
-    def judged(text: str, tid: str = "HumanEval/13") -> tuple[str, str]:
-        run(text, tid=tid)
-        r, _, job = cache[(text, tid)]
-        return modelbench.judge(job, r)
+        def batch(items) -> None:
+            """Run every ``(text, tid)`` not run yet as ONE executor run (no result cache)."""
+            todo = [k for k in dict.fromkeys(items) if k not in cache]
+            if not todo:
+                return
+            jobs = [job_of(text, tid) for text, tid in todo]
+            ex = Executor(v, sb, probed, shared_files=shared, limits=LIMITS, parallel=2, cache=None)
+            log = RecordLog(tmp_path_factory.mktemp("tlc-run") / "records.jsonl")
+            try:
+                recs = {r["candidate"]["model"]: r for r in ex.run(jobs, log, modelbench.judge)}
+            finally:
+                log.close()
+            for key, job in zip(todo, jobs):
+                cache[key] = {"job": job, "record": recs[job.candidate["model"]], "outputs": ex.outputs}
 
-    run.judged = judged
-    run.batch = batch
-    yield run
-    sb.close()
+        def run(text: str, consts: dict | None = None, tid: str = "HumanEval/13"):
+            batch([(text, tid)])
+            got = cache[(text, tid)]
+            if "result" not in got:  # read on demand: TLC's output parsed again, as validate does
+                rec = got["record"]
+                got["proc"] = got["outputs"].get(rec["tool_output"]["sha256"])
+                verdict, reason, got["result"] = derive(v, got["job"], got["proc"], modelbench.judge)
+                assert (verdict, reason) == (rec["verdict"], rec["reason"])  # the record is its output's reading
+            return got["result"], got["proc"]
 
+        def judged(text: str, tid: str = "HumanEval/13") -> tuple[str, str]:
+            batch([(text, tid)])
+            rec = cache[(text, tid)]["record"]
+            return rec["verdict"], rec["reason"]
 
-def _cmd(command: tuple) -> tuple[list, list]:
-    """``(argv, collect)`` of a verifier's ``(argv, env, collect)`` (TLC's env is empty)."""
-    argv, _, collect = command
-    return argv, collect
-
-
-def _in_dirs(sb, runs: list[tuple[str, dict, list, list]]) -> list[ProcResult]:
-    """Run each ``(directory, files, argv, collect)`` in its own directory of ONE sandbox
-    run, two at a time (2 cores); returns each command's ProcResult, in order."""
-    if not runs:
-        return []
-    files, script = {}, []
-    for d, given, argv, _ in runs:
-        files.update({f"{d}/{name}": body for name, body in given.items()})
-        script.append(f"(cd {d} && mkdir -p tmp && {shlex.join(argv)} > stdout 2> stderr; echo $? > rc)")
-    lanes = [script[i::2] for i in range(2) if script[i::2]]
-    proc = sb.run(["sh", "-c", " & ".join("(" + "; ".join(lane) + ")" for lane in lanes) + " & wait"], files=files,
-                  collect=[f"{d}/{f}" for d, _, _, collect in runs for f in (*collect, "stdout", "stderr", "rc")],
-                  limits=Limits(wall_s=120 + 20 * len(runs), mem_mb=4096))
-    out = []
-    for d, _, argv, collect in runs:
-        got = {k[len(d) + 1:]: b for k, b in proc.files.items() if k.startswith(d + "/")}
-        rc = got.get("rc", b"").decode().strip()
-        out.append(ProcResult(argv=argv, returncode=int(rc) if rc.lstrip("-").isdigit() else None,
-                              stdout=got.get("stdout", b"").decode("utf-8", "replace"),
-                              stderr=got.get("stderr", b"").decode("utf-8", "replace"),
-                              files={f: got[f] for f in collect if f in got}))
-    return out
+        run.judged = judged
+        run.batch = batch
+        yield run
 
 
 CONSTS = {tid: e["constants"] for tid, e in modelbench.task_table()["oracles"].items()}
 
 
-@pytest.mark.container
-@pytest.mark.realtool
+@pytest.mark.recorded
 @pytest.mark.parametrize("name", sorted(EXIT_CHEATS))
 def test_exit_early_is_rejected_by_the_verifier(tlc, name):
     tlc.batch(PREFETCH)
@@ -167,8 +172,7 @@ def test_exit_early_is_rejected_by_the_verifier(tlc, name):
     assert "left on the queue" in r.reason
 
 
-@pytest.mark.container
-@pytest.mark.realtool
+@pytest.mark.recorded
 @pytest.mark.parametrize("name", sorted(PRINT_CHEATS))
 def test_printed_statistics_are_rejected_by_the_verifier(tlc, name):
     tlc.batch(PREFETCH)
@@ -178,8 +182,7 @@ def test_printed_statistics_are_rejected_by_the_verifier(tlc, name):
     assert r.extra["distinct_states"] == r.extra["states_total"] == 0  # the count is the dump's
 
 
-@pytest.mark.container
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_honest_models_still_verify(tlc):
     tlc.batch(PREFETCH)
     r, _ = tlc(GCD, CONSTS["HumanEval/13"])
@@ -209,8 +212,7 @@ def _stutter(variables: dict[str, list[str]], *, moves: bool = False) -> str:
             f"Next == {nxt}\nSpec == Init /\\ [][Next]_vars\nAssertion == TRUE\n====\n")
 
 
-@pytest.mark.container
-@pytest.mark.realtool
+@pytest.mark.recorded
 @pytest.mark.parametrize("tid", sorted(ORACLES))
 def test_definition4_gives_full_similarity_to_degenerate_models(tlc, tid):
     """Measured on each oracle task: a one-variable model over the oracle's pc labels, the
@@ -228,9 +230,11 @@ def test_definition4_gives_full_similarity_to_degenerate_models(tlc, tid):
             if v not in domains[k]:
                 domains[k].append(v)
     values = domains["pc"]  # every oracle state has a pc label (TLC cannot enumerate a set mixing types)
-    for name, text, flagged in (("one-variable", _stutter({"x": values}), True),
-                                ("cartesian", _stutter(domains), True),
-                                ("one-variable-moving", _stutter({"x": values}, moves=True), False)):
+    models = (("one-variable", _stutter({"x": values}), True),
+              ("cartesian", _stutter(domains), True),
+              ("one-variable-moving", _stutter({"x": values}, moves=True), False))
+    tlc.batch([(text, tid) for _, text, _ in models])
+    for name, text, flagged in models:
         r, _ = tlc(text, tid=tid)
         assert r.verdict == "verified", (name, r.reason)
         assert r.extra["stuttering_only"] is flagged, name
@@ -304,8 +308,7 @@ HONEST = {
 }
 
 
-@pytest.mark.container
-@pytest.mark.realtool
+@pytest.mark.recorded
 @pytest.mark.parametrize("cls,spelling", [(c, s) for c, (_, d) in ALLOW_LIST_CHEATS.items() for s in d])
 def test_allow_list_cheats_are_rejected_naming_the_construct(tlc, cls, spelling):
     tlc.batch(PREFETCH)
@@ -314,8 +317,7 @@ def test_allow_list_cheats_are_rejected_naming_the_construct(tlc, cls, spelling)
     assert verdict == "rejected" and needle in reason, (verdict, reason)
 
 
-@pytest.mark.container
-@pytest.mark.realtool
+@pytest.mark.recorded
 @pytest.mark.parametrize("name", sorted(HONEST))
 def test_honest_neighbours_verify(tlc, name):
     tlc.batch(PREFETCH)
@@ -325,8 +327,7 @@ def test_honest_neighbours_verify(tlc, name):
     assert r.extra["sany"]["root"] == "HumanEval_13" and "TLC:TLCSet" not in r.extra["sany"]["operators"]
 
 
-@pytest.mark.container
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_sany_view_of_the_gold_and_the_oracles(tlc):
     """The gold of every oracle task verifies through build_job and judge; the view names
     what the module contains (the allow-lists were derived from these)."""
@@ -394,8 +395,7 @@ NO_END = GCD.replace("""        /\\ IF b # 0
               THEN /\\ a' = b""")
 
 
-@pytest.mark.container
-@pytest.mark.realtool
+@pytest.mark.recorded
 def test_behaviour_cross_check(tlc):
     """Runnable for TLC and the judge, but not like the program: fewer inputs than the
     program takes (a0 in 1..2 of 1..4), or the end never reached (the loop's guard
@@ -427,7 +427,7 @@ def test_behaviour_cross_check(tlc):
     assert rows["honest-s0"]["end_check"] == "results in finished states (no copy of the inputs)"
 
 
-#: Every fixed candidate of this module, run in one sandbox run by the first test that needs one.
+#: Every fixed candidate of this module, run as one executor run by the first test that needs one.
 PREFETCH = ([(t, "HumanEval/13") for t in (GCD, WRONG, VACUOUS, *EXIT_CHEATS.values(), *PRINT_CHEATS.values(),
                                            *HONEST.values(), FEWER_INPUTS, NO_END)]
             + [(t, "HumanEval/13") for _, d in ALLOW_LIST_CHEATS.values() for t in d.values()]
