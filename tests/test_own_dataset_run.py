@@ -1,12 +1,17 @@
 """``verikit run casp --dataset DIR`` end to end on a directory of annotated C files the
-project writes itself (tests/test_own_datasets.py), with the real Frama-C of this machine:
-the kit's gold verdicts and goal totals equal those of bare ``frama-c -wp -wp-rte`` with
-the kit's flags on the same files, and run.json names the directory and every file's
-sha256 (never a registry name). Also the candidate modes on such a file (the rest of the
-file stays around the candidate) and ``verikit datasets pin``. The code-from-spec run uses
-the session's result cache and task runs (its canaries are on the kit's own pairs, which
-test_casp_soundness and test_casp_allowlist also run on); the gold run stays fresh (its
-records are compared with bare frama-c)."""
+project writes itself (tests/test_own_datasets.py): the kit's gold verdicts and goal totals
+equal those of bare ``frama-c -wp -wp-rte`` with the kit's flags on the same files, and
+run.json names the directory and every file's sha256 (never a registry name). Also the
+candidate modes on such a file (the rest of the file stays around the candidate) and
+``verikit datasets pin``.
+
+Live: the gold run (fresh, ``--no-cache``) and the bare ``frama-c`` runs it is compared
+with, both with the real Frama-C of this machine. Recorded: the code-from-spec run (two
+candidates and the mode's canaries on the kit's own pairs; its subject is the file around
+the candidate, not a fresh tool run) is judged on the real Frama-C's recorded outputs,
+replayed through the kit's own executor, parser and judge (``framac_recorded`` with
+``pipeline_sandbox``: ``tests/recorded/runs/own-dataset-run/``; refresh it with ``python
+scripts/record.py own-dataset-run``)."""
 
 from __future__ import annotations
 
@@ -17,13 +22,12 @@ import subprocess
 
 import pytest
 import yaml
+from recording import pipeline_sandbox
 
 from harness.cli import main
 from harness.results import load_records
 from test_own_datasets import ABS, CLAMP, MAX2, SUM
 
-pytestmark = [pytest.mark.realtool,
-              pytest.mark.skipif(shutil.which("frama-c") is None, reason="needs frama-c on the host")]
 
 FILES = {"max2.c": MAX2, "abs.c": ABS, "arrays/sum.c": SUM, "clamp.c": CLAMP}
 _GOALS = re.compile(r"\[wp\] Proved goals:\s+(\d+)\s*/\s*(\d+)")
@@ -52,6 +56,8 @@ def _bare_frama_c(path, argv_template: list[str], work) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
+@pytest.mark.realtool
+@pytest.mark.skipif(shutil.which("frama-c") is None, reason="needs frama-c on the host")
 def test_gold_run_equals_bare_frama_c(own_dir, tmp_path):
     out = tmp_path / "run"
     code = main(["run", "casp", "--dataset", str(own_dir), "--mode", "gold", "--sandbox", "host", "-j", "2",
@@ -81,18 +87,21 @@ def test_gold_run_equals_bare_frama_c(own_dir, tmp_path):
     assert any("no published verdicts" in n for n in report["notes"])
 
 
-@pytest.mark.slow
-def test_code_from_spec_keeps_the_rest_of_the_file(own_dir, tmp_path, shared_cache, shared_task_runs):
+@pytest.mark.recorded
+def test_code_from_spec_keeps_the_rest_of_the_file(own_dir, tmp_path, framac_recorded, isolated_cache):
     """clamp.c: the candidate writes percent(); the helper before it and main() after it
-    stay, so main's `assert p == 100` is proved only with a correct candidate."""
+    stay, so main's `assert p == 100` is proved only with a correct candidate (judged on
+    the recorded real Frama-C outputs)."""
     preds = tmp_path / "preds.jsonl"
     good = "int percent(int v) {\n  return clamp(v, 0, 100);\n}\n"
     wrong = "int percent(int v) {\n  return 0;\n}\n"
     preds.write_text("".join(json.dumps({"task_id": "clamp", "model": "m", "sample": i, "output": o}) + "\n"
                              for i, o in enumerate((good, wrong))))
     out = tmp_path / "run"
-    code = main(["run", "casp", "--dataset", str(own_dir), "--mode", "code-from-spec", "--predictions", str(preds),
-                 "--sandbox", "host", "-j", "2", "--out", str(out), "--cache-dir", str(shared_cache), "--timeout", "300"])
+    with pipeline_sandbox(framac_recorded.sandbox):
+        code = main(["run", "casp", "--dataset", str(own_dir), "--mode", "code-from-spec", "--predictions",
+                     str(preds), "--sandbox", "host", "-j", "2", "--out", str(out), "--cache-dir",
+                     str(tmp_path / "cache"), "--timeout", "300"])
     by_sample = {r["candidate"]["sample"]: r for r in load_records(out / "records.jsonl")
                  if r["candidate"]["model"] == "m"}
     assert by_sample[0]["verdict"] == "verified", by_sample[0]["reason"]
