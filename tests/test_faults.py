@@ -8,12 +8,16 @@ on this 2-core machine.
 Each test injects one fault of the audit while Frama-C jobs are running and checks what
 the user sees (exit code, one message, no traceback), what is left running (processes
 counted by their job mark), what is kept (every record line valid) and that re-running
-the same command resumes to a run directory ``verikit validate`` accepts. The runs the
-faults hit are fresh (``isolated_cache``); the resume after a fault reads the jobs the
-stopped run did not finish from the session's shared result cache, where one complete run
-of the same command (``reference_cache``, made once per session) left them, each
-re-derived from its stored tool output by the kit's parser and judge; the resume itself
-(records kept, none lost or duplicated, ``validate``) is what those tests check.
+the same command resumes to a run directory ``verikit validate`` accepts. Every fault hits
+a live run of the real Frama-C (nothing here is recorded), and the runs the faults hit are
+fresh (``isolated_cache``); the resume after a fault reads the jobs the stopped run did not
+finish from the session's shared result cache, where one complete run of the same command
+(``reference_cache``, made once per session) left them, each re-derived from its stored
+tool output by the kit's parser and judge; the resume itself (records kept, none lost or
+duplicated, ``validate``) is what those tests check. The second run on a directory in use
+and the full cache disk, whose runs complete and have no resume, run two of the four pairs
+(``TWO``: a second run is refused while the first runs one of them, a cache that holds one
+entry fills with the first two; neither depends on the count).
 
 The full-disk tests mount a small tmpfs and so need root; they skip otherwise (CI runs as
 root). The other faults of the audit have unit-level regression tests in
@@ -44,6 +48,9 @@ pytestmark = pytest.mark.realtool
 TASKS = ["00_327", "01_57", "03_379", "08_377"]
 ARGS = ["run", "casp", "--mode", "gold", "--sandbox", "host", "-j", "2"] + [a for t in TASKS for a in ("--task", t)]
 JOBS = len(TASKS)
+#: the runs that complete without a resume (a directory in use, a full cache disk): two pairs
+TWO = TASKS[:2]
+ARGS_TWO = ARGS[:ARGS.index("--task")] + [a for t in TWO for a in ("--task", t)]
 
 
 @pytest.fixture
@@ -62,9 +69,9 @@ def reference_cache(casp_mirror, framac_host, shared_cache, tmp_path_factory) ->
     return shared_cache
 
 
-def _start(env: dict, out: Path, *extra: str) -> subprocess.Popen:
+def _start(env: dict, out: Path, *extra: str, args: list[str] = ARGS) -> subprocess.Popen:
     log = open(out.parent / f"{out.name}.stderr", "w")
-    return subprocess.Popen([sys.executable, "-m", "harness", *ARGS, "--out", str(out), *extra], env=env,
+    return subprocess.Popen([sys.executable, "-m", "harness", *args, "--out", str(out), *extra], env=env,
                             stdout=subprocess.DEVNULL, stderr=log, text=True)
 
 
@@ -171,13 +178,13 @@ def test_sigkill_of_the_kit_leaves_no_job_process(env, tmp_path, reference_cache
 
 def test_second_run_on_a_directory_in_use_exits_2_and_the_first_completes(env, tmp_path):
     out = tmp_path / "run"
-    first = _start(env, out)
+    first = _start(env, out, args=ARGS_TWO)
     _wait_for_running_jobs(first, 1)
-    second = _cli(env, *ARGS, "--out", str(out))
+    second = _cli(env, *ARGS_TWO, "--out", str(out))
     assert second.returncode == 2
     assert f"PID {first.pid}" in second.stderr and "Traceback" not in second.stderr
     assert first.wait(timeout=600) == 0, _stderr(out)
-    assert len(load_records(out / "records.jsonl")) == JOBS
+    assert len(load_records(out / "records.jsonl")) == len(TWO)
     assert _cli(env, "validate", str(out)).returncode == 0
 
 
@@ -223,10 +230,10 @@ def test_full_out_directory_is_one_message_and_resumes_after_space_is_freed(env,
 def test_full_cache_disk_is_a_warning_and_loses_no_result(env, tmp_path, tmpfs):
     cache = tmpfs("8k", "cache")  # two pages: one cache entry at most
     out = tmp_path / "run"
-    res = _cli(env, *ARGS, "--out", str(out), "--cache-dir", str(cache))
+    res = _cli(env, *ARGS_TWO, "--out", str(out), "--cache-dir", str(cache))
     assert res.returncode == 0, res.stderr
     assert "not written" in res.stderr and "Traceback" not in res.stderr
-    assert len(load_records(out / "records.jsonl")) == JOBS
+    assert len(load_records(out / "records.jsonl")) == len(TWO)
     assert _cli(env, "validate", str(out)).returncode == 0
 
 
