@@ -176,8 +176,9 @@ def shared_task_runs(framac_host, monkeypatch):
     from harness.results import ResultCache
 
     session = ResultCache(framac_host.cache_dir)
-    monkeypatch.setattr(ResultCache, "get_task_run", lambda self, key: session.get_task_run(key))
-    monkeypatch.setattr(ResultCache, "put_task_run", lambda self, key, proc: session.put_task_run(key, proc))
+    get, put = ResultCache.get_task_run, ResultCache.put_task_run  # the cache's own, called on the session's
+    monkeypatch.setattr(ResultCache, "get_task_run", lambda self, key: get(session, key))
+    monkeypatch.setattr(ResultCache, "put_task_run", lambda self, key, proc: put(session, key, proc))
     yield
 
 
