@@ -1,18 +1,18 @@
-"""Issue 13, NTP4VC (Rocq): the cheats a dishonest candidate used, each class in several
-spellings, judged end to end with the real Coq 8.20.1 of the ``ntp4vc-rocq`` image.
+"""NTP4VC (Rocq): the cheats a dishonest candidate used, each class in several spellings,
+judged on the real Coq 8.20.1 of the ``ntp4vc-rocq`` image (recorded outputs).
 
 1. Strings inside comments: Coq reads ``(* "(*" *)`` as one closed comment (a ``"`` in a
-   comment starts a string; ``parsing/cLexer.ml``), so an ``Abort.`` after it is live. The
-   kit's lexer must see it (``no-cheat-tokens``).
+   comment starts a string; ``parsing/cLexer.ml``), so an ``Abort.`` after it is live. Coq's
+   own parse of the file must name it (``commands-allow-listed``).
 2. The report pointed elsewhere: after the hidden ``Abort``, a new constant with the
    theorem's name. The prover's own reading must reject it (``check.v`` reports on
    ``VerikitJob.candidate.<theorem>`` and compares its type with the task's statement).
 3. A new axiom named like a library one (``classic``): the prover's own reading must reject
    it (names compared fully qualified).
 
-Issue 26: there is no kit text scan any more; every sentence Coq executed, as Coq printed
-its parse (``coqc -time``), must be on the allow-list (``rocq.ALLOWED_COMMANDS``), so for
-1-3 Coq's own view names the hidden ``Abort`` and the check.v report rejects them too.
+There is no kit text scan: every sentence Coq executed, as Coq printed its parse
+(``coqc -time``), must be on the allow-list (``rocq.ALLOWED_COMMANDS``), so for 1-3 Coq's
+own view names the hidden ``Abort`` and the check.v report rejects them too.
 4. Commands outside the allow-list (several spellings, each named in the reason: ``Unset``,
    ``Local Unset``, ``Set``, the controls ``Time Fail Fail``/``Succeed``, a query outside
    the list).
@@ -21,11 +21,19 @@ its parse (``coqc -time``), must be on the allow-list (``rocq.ALLOWED_COMMANDS``
 Honest neighbours stay ``verified`` and re-checked by ``coqchk``: a hypothesis named
 ``Back``, one named ``Admitted``, a local ``Ltac`` named ``Abort'``, a local helper,
 command words in comments and strings, bullets, braces and a selector; one uses the
-library axiom ``classic``. All candidates share ONE run; candidates whose text is a
-canary's share its job. The run uses the session's result cache (``shared_cache``, same
-limits as test_ntp4vc_rocq): the canaries' verdicts come from whichever of the two files
-runs them first, re-derived from Coq's stored output; the candidates here are this
-file's own and run with Coq. Skips without an engine unless ``VERIKIT_REQUIRE_ENGINE=1``.
+library axiom ``classic``. All candidates share ONE in-process run of the pipeline
+(``harness.runner.run``, with the mode's canaries); candidates whose text is a canary's
+share its job.
+
+Recorded (``tests/recording.py``, family ``rocq-integrity``): the run's sandbox is a replay
+of ``tests/recorded/runs/rocq-integrity/``, the outputs of every command the kit started
+in the real ``ntp4vc-rocq`` image (the toolchain probe, the library-axiom scan, each job's
+coqc/coqchk run), so the kit's executor, Rocq parser and NTP4VC judge derive every verdict
+here from Coq's real output, with no engine and no image. Refresh it with
+``python scripts/record.py rocq-integrity`` (the engine and the image needed; a fresh
+result cache, so every job runs); ``tests/test_freshness.py`` re-runs a daily sample of its
+jobs live. The canaries of the mode run live with Coq in the image in
+``tests/test_ntp4vc_rocq.py``.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from recording import family_sandbox, pipeline_sandbox
 from rich.console import Console
 
 from harness import runner
@@ -41,7 +50,8 @@ from harness.benchmarks.ntp4vc.proofs import POWER_STATEMENT
 from harness.runner import RunOptions, run
 from harness.sandbox import Limits
 
-pytestmark = [pytest.mark.container, pytest.mark.realtool, pytest.mark.slow]
+#: Every test here is judged from the recording (``integrity_run``): no engine, no tool.
+pytestmark = [pytest.mark.recorded]
 
 POWER = ntp4vc.CANARY_TASK
 STMT = f"Theorem power'vc {POWER_STATEMENT}"
@@ -77,13 +87,13 @@ CANDIDATES = {
     "axiom-task-name": ((f"Proof. {HIDE['plain']}\nAxiom char_inhabited' : forall P : Prop, P. {STMT}\n"
                          "Proof. apply char_inhabited'. Qed."), "rejected"),
     "uses-reference": ("Proof. exact (verikit_task_statement n fact0 fact1). Qed.", "rejected"),
-    # issue 26: commands outside the allow-list, judged on Coq's own parse (coqc -time). Every
+    # commands outside the allow-list, judged on Coq's own parse (coqc -time). Every
     # sentence outside the list is named in the reason, so one candidate carries several
     # spellings (one job); the first two share their job with the canaries of the same text
     "unset-guard": (ntp4vc.proofs.ROCQ_CANARIES["command-not-allowed"][0], "rejected"),
     "many-commands": (("Proof. Local Unset Universe Checking. Set Primitive Projections. Time Fail Fail Abort. "
                       "Succeed Abort. Print Assumptions Z.add. cbv zeta; lia. Qed."), "rejected"),
-    # issue 26: the construct of known guard-checker soundness bugs of Coq 8.20.1 (a fix in the
+    # the construct of known guard-checker soundness bugs of Coq 8.20.1 (a fix in the
     # proof term), by tactic (the canary's text) and by term
     "fix-tactic": (ntp4vc.proofs.ROCQ_CANARIES["kernel-bug-fix"][0], "rejected"),
     "fix-term": ("Proof. cbv zeta. pose (f := fix g (k : nat) : nat := match k with O => O | S m => g m end). lia. Qed.",
@@ -99,7 +109,7 @@ CANDIDATES = {
     "honest-bullets-braces-selector": ("Proof. cbv zeta. split. { split.\n- lia.\n- lia. } all: lia. Defined.",
                                        "verified"),
 }
-#: What Coq's own view must say for the issue-26 cheats (a part of the reason).
+#: What Coq's own view must say for the allow-list and fix cheats (a part of the reason).
 COQ_VIEW = {
     "unset-guard": ["command Unset is not allowed (Coq parsed 'Unset Guard Checking.')"],
     "many-commands": ["command Unset is not allowed (Coq parsed '#[local] Unset Universe Checking.')",
@@ -124,21 +134,55 @@ PROVER = {
 }
 
 
-@pytest.fixture(scope="module")
-def image(ntp4vc_fetched, engine_image):
-    return engine_image(lambda: runner.job_image(ntp4vc.BENCHMARK, "rocq", ntp4vc_fetched, build=False))
+class _TextReads:
+    """The container sandbox with ``read_file`` giving text: the recorder keeps what the
+    toolchain probe reads from the image (``/etc/verikit/toolchain.json``) in the
+    recording's JSON, and the container sandbox reads bytes (the probe parses either)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def read_file(self, path: str) -> str | None:
+        data = self.inner.read_file(path)
+        return data.decode("utf-8") if isinstance(data, bytes) else data
+
+
+def _container(fetched, request, slots: int):
+    """The real sandbox of the run, as the pipeline opens it (``pipeline.open_sandbox``): the
+    container sandbox of the ``ntp4vc-rocq`` image (already built), ``slots`` workers. For
+    the recorder only: the engine is asked for here (``engine_image``: a skip without the
+    engine or the image, a failure under ``VERIKIT_REQUIRE_ENGINE=1``), so that a replay
+    neither needs it nor is marked ``container``."""
+    from harness import registry
+
+    engine_image = request.getfixturevalue("engine_image")
+    image = engine_image(lambda: runner.job_image(ntp4vc.BENCHMARK, "rocq", fetched, build=False))
+    toolchain = registry.verifier("rocq").toolchain
+    return _TextReads(engine_image(lambda: registry.sandbox("container", toolchain=toolchain, slots=slots,
+                                                            image=image)))
 
 
 @pytest.fixture(scope="module")
-def integrity_run(image, shared_cache, tmp_path_factory):
+def integrity_run(ntp4vc_fetched, request, tmp_path_factory):
+    """``(report, exit code, {model: record})`` of the one run of every candidate (with the
+    mode's canaries), in the family's sandbox (a replay of the recording, or the real image
+    under the recorder) and a fresh result cache of its own (a cached job would start no
+    command: nothing recorded; and replay reads no live entry)."""
     tmp = tmp_path_factory.mktemp("rocq-integrity")
     preds = tmp / "preds.jsonl"
     preds.write_text("".join(json.dumps({"task_id": POWER, "model": name, "sample": 0, "output": out}) + "\n"
                              for name, (out, _) in CANDIDATES.items()))
     opts = RunOptions(benchmark="ntp4vc", modes=["rocq"], sandbox="container", parallel=2,
-                      limits=Limits(wall_s=120), out=tmp / "run", cache_dir=shared_cache, task_ids=[POWER],
+                      limits=Limits(wall_s=120), out=tmp / "run", cache_dir=tmp / "cache", task_ids=[POWER],
                       predictions=str(preds), progress=False, command=["test"])
-    report, _, code = run(opts, Console(stderr=True, quiet=True))
+    def live():
+        return _container(ntp4vc_fetched, request, opts.parallel)
+
+    with family_sandbox("rocq-integrity", "rocq", live=live) as sb, pipeline_sandbox(sb):
+        report, _, code = run(opts, Console(stderr=True, quiet=True))
     records = [json.loads(line) for line in (tmp / "run" / "records.jsonl").read_text().splitlines()]
     return report, code, {r["candidate"]["model"]: r for r in records}
 
