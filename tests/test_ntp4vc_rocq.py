@@ -1,21 +1,28 @@
 """NTP4VC proof checking with the real Coq 8.20.1 in the ``ntp4vc-rocq`` image (Podman).
 
-End to end through ``harness.runner.run``: the canaries (a correct proof of ``power'vc``
-is verified; Admitted, a new Axiom, a changed statement and the issue-13 cheats
-(an Abort hidden by a string inside a comment, a redefined theorem, an axiom named like a
-library one; tests/test_rocq_integrity.py has more spellings) are rejected; an
+End to end through ``harness.runner.run``, live: the canaries (a correct proof of
+``power'vc`` is verified; Admitted, a new Axiom, a changed statement and the integrity
+cheats (an Abort hidden by a string inside a comment, a redefined theorem, an axiom named
+like a library one; tests/test_rocq_integrity.py has more spellings) are rejected; an
 ill-typed proof is invalid; a looping proof times out), the gold candidates (the task file
 with its placeholder: does the statement load; a task whose library is not in the pinned
-data is invalid without running), predictions with several
-samples (pass@k, and the error for k > n), whole-file candidates, and the run manifest's
-record of the adaptation and image. Skips without an engine unless
-``VERIKIT_REQUIRE_ENGINE=1`` (``nox -s tests``)."""
+data is invalid without running) and the run manifest's record of the adaptation and
+image. These need the engine and the image: they skip without one unless
+``VERIKIT_REQUIRE_ENGINE=1`` (``nox -s tests``).
+
+Recorded (``tests/recording.py``, family ``ntp4vc-rocq``): predictions with several samples
+(pass@k, and the error for k > n) and whole-file candidates, a run of their own with the
+mode's canaries again, are judged on Coq's real outputs recorded in the image
+(``tests/recorded/runs/ntp4vc-rocq/``): the kit's executor, parser, judge and report read
+them with no engine. Refresh it with ``python scripts/record.py ntp4vc-rocq`` (the engine
+and the image needed); ``tests/test_freshness.py`` re-runs a daily sample of its jobs live."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from recording import family_sandbox, pipeline_sandbox
 from rich.console import Console
 
 from harness import runner
@@ -25,12 +32,19 @@ from harness.results import validate_run_dir
 from harness.runner import RunOptions, run
 from harness.sandbox import Limits
 
-pytestmark = [pytest.mark.container, pytest.mark.realtool, pytest.mark.slow]
+
+def live(test):
+    """The marks of a test that runs live (the real Coq in the image, through the engine),
+    or that sits with them: ``container``, ``realtool``, ``slow``."""
+    for mark in (pytest.mark.container, pytest.mark.realtool, pytest.mark.slow):
+        test = mark(test)
+    return test
+
 
 POWER = ntp4vc.CANARY_TASK
 AVL = "pearl/avl/avl::avl_AVL_back_nodeqtvc"  # preamble with Admit Obligations and axioms
 #: One real-C task from each of 7 Frama-C projects: their statements load only with the
-#: project's own lib/rocq theories (pinned since issue 25; before, all 300 were invalid).
+#: project's own lib/rocq theories (pinned in the data; without them all 300 are invalid).
 REAL_C = {
     "airborne": "frama_c/airborne/float_quat_comp/float_quat_comp_Why3_ide::"
                 "float_quat_comp_Why3_ide_VCfloat_quat_comp_post_goal0",
@@ -57,6 +71,37 @@ def image(fetched, engine_image):
     return engine_image(lambda: runner.job_image(ntp4vc.BENCHMARK, "rocq", fetched, build=False))
 
 
+class _TextReads:
+    """The container sandbox with ``read_file`` giving text: the recorder keeps what the
+    toolchain probe reads from the image (``/etc/verikit/toolchain.json``) in the
+    recording's JSON, and the container sandbox reads bytes (the probe parses either)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def read_file(self, path: str) -> str | None:
+        data = self.inner.read_file(path)
+        return data.decode("utf-8") if isinstance(data, bytes) else data
+
+
+def _container(fetched, request, slots: int):
+    """The real sandbox of a run, as the pipeline opens it (``pipeline.open_sandbox``): the
+    container sandbox of the ``ntp4vc-rocq`` image (already built), ``slots`` workers. For
+    the recorder only: the engine is asked for here (``engine_image``: a skip without the
+    engine or the image, a failure under ``VERIKIT_REQUIRE_ENGINE=1``), so that a replay
+    neither needs it nor is marked ``container``."""
+    from harness import registry
+
+    engine_image = request.getfixturevalue("engine_image")
+    image = engine_image(lambda: runner.job_image(ntp4vc.BENCHMARK, "rocq", fetched, build=False))
+    toolchain = registry.verifier("rocq").toolchain
+    return _TextReads(engine_image(lambda: registry.sandbox("container", toolchain=toolchain, slots=slots,
+                                                            image=image)))
+
+
 def _run(tmp_path, tasks, *, predictions=None, out="run", cache_dir=None):
     opts = RunOptions(benchmark="ntp4vc", modes=["rocq"], sandbox="container", parallel=2,
                       limits=Limits(wall_s=120), out=tmp_path / out, use_cache=cache_dir is not None,
@@ -77,6 +122,7 @@ def canary_run(image, shared_cache, tmp_path_factory):
     return _run(tmp_path_factory.mktemp("ntp4vc-rocq"), [POWER, AVL, *REAL_C.values()], cache_dir=shared_cache)
 
 
+@live
 def test_canaries_get_their_expected_verdicts(canary_run):
     report, _, code, records = canary_run
     got = {x["model"]: x["verdict"] for x in report["canaries"]["results"]}
@@ -92,6 +138,7 @@ def test_canaries_get_their_expected_verdicts(canary_run):
     assert report["canaries"]["ok"] and code == 0
 
 
+@live
 def test_rejections_carry_the_provers_own_reading(canary_run):
     by_model = {r["candidate"]["model"]: r for r in canary_run[3]}
     proof = by_model["canary:proof"]
@@ -108,6 +155,7 @@ def test_rejections_carry_the_provers_own_reading(canary_run):
     assert by_model["canary:loop"]["limits"]["wall_s"] == ntp4vc.CANARY_WALL_S
 
 
+@live
 def test_gold_is_the_statement_check(canary_run):
     """Gold = the task file with its Admitted: the statement loads (``rejected``, the
     placeholder is no proof), pearl and real C alike: the real-C statements of 7 Frama-C
@@ -130,6 +178,7 @@ def test_gold_is_the_statement_check(canary_run):
     assert loads["by_source"]["frama_c"] == {"checked": len(REAL_C), "loads": len(REAL_C)}
 
 
+@live
 def test_a_module_missing_from_the_dataset_is_invalid_without_running(fetched):
     """A task whose closure names a module no file of the dataset provides (a user's
     dataset missing a library file) is ``invalid`` before any tool runs, naming it."""
@@ -149,6 +198,7 @@ def test_a_module_missing_from_the_dataset_is_invalid_without_running(fetched):
     assert job.precheck[0] == "invalid" and "float_quat_comp.Compound.Compound" in job.precheck[1]
 
 
+@live
 def test_manifest_records_image_and_adaptation(canary_run, tmp_path_factory):
     _, manifest, _, records = canary_run
     assert manifest["image"]["ref"].startswith("verikit/ntp4vc-rocq:") and manifest["image"]["id"].startswith("sha256:")
@@ -158,7 +208,10 @@ def test_manifest_records_image_and_adaptation(canary_run, tmp_path_factory):
     assert load_path["Stdlib"].endswith("/shim/Stdlib") and "Why3" in load_path
 
 
-def test_predictions_pass_at_k_and_whole_file_candidates(image, fetched, tmp_path):
+@pytest.mark.recorded
+def test_predictions_pass_at_k_and_whole_file_candidates(fetched, request, tmp_path):
+    """Judged on the family's recording (``ntp4vc-rocq``): a run of its own, no result cache
+    (so that the recorder runs every job)."""
     power_text = fetched.files[next(t for t in ntp4vc.load_tasks(fetched) if t.task_id == POWER).rocq].read_text()
     lines = [
         {"task_id": POWER, "model": "m", "sample": 0, "output": "Proof. cbv zeta; lia. Qed."},
@@ -171,11 +224,13 @@ def test_predictions_pass_at_k_and_whole_file_candidates(image, fetched, tmp_pat
     ]
     preds = tmp_path / "preds.jsonl"
     preds.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    report, manifest, code, records = _run(tmp_path, [POWER, AVL], predictions=preds)
+    with family_sandbox("ntp4vc-rocq", "rocq", live=lambda: _container(fetched, request, 2)) as sb, \
+            pipeline_sandbox(sb):
+        report, manifest, code, records = _run(tmp_path, [POWER, AVL], predictions=preds)
     verdicts = {(r["task_id"], r["candidate"]["sample"]): r["verdict"] for r in records
                 if r["candidate"]["model"] == "m"}
     assert verdicts[(POWER, 0)] == "verified" and verdicts[(POWER, 2)] == "verified"  # whole file, same statement
-    # admit: Coq refuses to save the proof (no kit word scan since issue 26)
+    # admit: Coq refuses to save the proof (there is no kit word scan)
     assert verdicts[(POWER, 1)] == "invalid" and verdicts[(AVL, 1)] == "invalid"
     table = report["sections"]["pass_at_k"]["m"]["rocq"]
     assert table["overall"]["pass_at_k"]["1"] == pytest.approx((2 / 3 + 0) / 2)
