@@ -198,7 +198,8 @@ class RecordingSandbox:
         attr = getattr(self.inner, name)
         if name == "read_file":  # what the probe reads from an image is kept too
             def read_file(path: str):
-                self.reads[path] = attr(path)
+                raw = attr(path)
+                self.reads[path] = raw.decode() if isinstance(raw, bytes) else raw  # kept as JSON text
                 return self.reads[path]
             return read_file
         return attr

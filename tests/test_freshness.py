@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime
 import json
 import random
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -85,12 +86,19 @@ def judge_all(recording: Recording, entries: list[dict], sandbox, probed, tmp_pa
     return [out[i] for i in range(len(entries))]
 
 
+def _comparable(verdict: str, reason: str) -> str:
+    """A reason as compared: a timeout's or memout's quotes the time or memory it took,
+    which no two runs share, so its numbers are left out; every other reason is compared
+    word for word."""
+    return re.sub(r"\d+(\.\d+)?", "#", reason) if verdict in ("timeout", "memout") else reason
+
+
 def differences(recording: Recording, entries: list[dict], live: list, replayed: list) -> list[str]:
     """One message per job whose live verdict or reason is not the replayed one, naming
     the recording and its recorder command."""
     msgs = []
     for entry, (lv, lr), (rv, rr) in zip(entries, live, replayed):
-        if (lv, lr) != (rv, rr):
+        if (lv, _comparable(lv, lr)) != (rv, _comparable(rv, rr)):
             j = entry["job"]
             msgs.append(f"{recording.root}: {j['mode']} {j['task_id']} {j['candidate']['model']} "
                         f"({entry['test']}): the tool now gives {lv} ({lr[:300]}), the recording {rv} ({rr[:300]}); "
@@ -135,7 +143,7 @@ def live_results(tmp_path_factory, today, engine_image):
             live = _live(picked[0][0])
             if live is None:
                 prov = Recording(picked[0][0]).provenance()
-                sandbox = engine_image(lambda: ContainerSandbox(prov["sandbox"]["image"], slots=1))
+                sandbox = engine_image(lambda: ContainerSandbox(prov["sandbox"]["image"], slots=2))  # one per job slot
                 probed = toolchains.probe(prov["toolchain"]["name"], sandbox, flavor=prov["toolchain"]["flavor"])
             else:
                 sandbox, probed = live
