@@ -459,6 +459,8 @@ class Executor:
             "goal_results": result.goal_results if result else [],
             "vacuous": result.vacuous if result else [],
             "checks": job.checks + (result.checks if result else []),
+            **({"task_defect": defect} if (defect := (result.task_defect if result else None) or known_defect(job))
+               else {}),
             "verifier": {
                 "name": self.verifier.name, "argv": list(argv), "options": job.options,
                 "exit_code": proc.returncode if proc is not None else None,
@@ -478,3 +480,17 @@ class Executor:
             **({"tool_output": output} if output else {}),
             "finished_at": utc_now(),
         }
+
+
+def known_defect(job: Job) -> str | None:
+    """The registry's known defect of the job's task in its mode (``kind: detail``), for
+    the pinned revision of a registered dataset (:meth:`harness.datasets.Dataset.task_defect`);
+    None otherwise (a user's own dataset, another revision, a sound task)."""
+    from .datasets import DatasetError, entries
+
+    try:  # the kit's entries first: a plugin's are read only for a name the kit does not have
+        ds = entries.dataset((job.dataset or {}).get("name") or "")
+    except DatasetError:  # a user's own dataset (not registered): no known defect
+        return None
+    defect = ds.task_defect(job.task_id, job.mode, job.dataset.get("revision"))
+    return defect.describe() if defect else None

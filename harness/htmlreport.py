@@ -222,7 +222,7 @@ def _metrics(v: RunView, metric_name: str) -> list[dict]:
         curve = plots.pass_at_k_curves(mc, metric=metric_name,
                                        title=f"{metric_name} with 95 % bootstrap CI over tasks ({mode})") if mc else None
         out.append({"mode": mode, "ks": ks, "rows": rows, "overall": overall, "overall_rate": _pct(overall.get("rate")),
-                    "bars": bars, "curve": curve})
+                    "bars": bars, "curve": curve, "excluded": m.get("excluded") or {}})
     return out
 
 

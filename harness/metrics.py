@@ -120,13 +120,24 @@ def group_metrics(records: list[Record], *, seed: int = 0) -> dict:
     smallest per-task sample count when models have several samples, and a 95% bootstrap
     CI of the verified rate (over tasks, ``seed`` recorded).
 
+    Records marked ``task_defect`` (the task's own bug: a known defect of the pinned data,
+    or one the benchmark's checks found) are kept out of the counts, gold and candidates
+    alike, and listed per mode under ``"excluded"`` (task id -> defect).
+
     Returns:
-        ``{mode: {"overall": counts, "per_model": {model: counts + pass_at_k + ci95}}}``.
+        ``{mode: {"overall": counts, "per_model": {model: counts + pass_at_k + ci95},
+        "excluded": {task_id: defect}}}`` (``excluded`` only when a record was left out).
     """
     out: dict = {}
     by_mode: dict[str, list[dict]] = defaultdict(list)
+    excluded: dict[str, dict[str, str]] = defaultdict(dict)
     for r in records:
-        by_mode[r["mode"]].append(r)
+        if r.get("task_defect"):
+            excluded[r["mode"]].setdefault(r["task_id"], r["task_defect"])
+        else:
+            by_mode[r["mode"]].append(r)
+    for mode in excluded:
+        by_mode.setdefault(mode, [])
     for mode, recs in sorted(by_mode.items()):
         per_model: dict = {}
         by_model: dict[str, list[dict]] = defaultdict(list)
@@ -147,7 +158,8 @@ def group_metrics(records: list[Record], *, seed: int = 0) -> dict:
                 counts["tasks"] = len(tasks)
             per_model[model] = counts
         scored = [r for r in recs if not r["candidate"]["model"].startswith("canary:")]
-        out[mode] = {"overall": verdict_counts(scored), "per_model": per_model}
+        out[mode] = {"overall": verdict_counts(scored), "per_model": per_model,
+                     **({"excluded": dict(sorted(excluded[mode].items()))} if excluded.get(mode) else {})}
     return out
 
 
@@ -155,8 +167,8 @@ def pass_at_k_curves(records: list[Record], *, seed: int = 0, kmax: int = 16) ->
     """pass@k for every k from 1 to the smallest per-task sample count (at most ``kmax``),
     with a 95% percentile-bootstrap CI over tasks (the per-task unbiased estimates of
     :func:`pass_at_k` resampled, ``seed`` as in :func:`bootstrap_ci`), per mode and model.
-    Canaries (models ``canary:*``) are left out; an ``infra_error`` sample counts as not
-    verified (never dropped). At a k that
+    Canaries (models ``canary:*``) and records of a task with a defect (``task_defect``)
+    are left out; an ``infra_error`` sample counts as not verified (never dropped). At a k that
     :func:`group_metrics` also reports the value is the same number.
 
     Returns:
@@ -165,7 +177,7 @@ def pass_at_k_curves(records: list[Record], *, seed: int = 0, kmax: int = 16) ->
     """
     tasks: dict = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for r in records:
-        if r["candidate"]["model"].startswith("canary:"):
+        if r["candidate"]["model"].startswith("canary:") or r.get("task_defect"):
             continue
         nc = tasks[(r["mode"], r["candidate"]["model"])][r["task_id"]]
         nc[0] += 1

@@ -166,6 +166,7 @@ class Record(_RecordRequired, total=False):
     task_sha256: str
     goal_results: list[dict[str, Any]]
     vacuous: list[str]
+    task_defect: str  # the task's own bug (``kind: detail``): the record is kept out of the metrics
     tool_output: ToolOutput
 
 
@@ -329,6 +330,11 @@ class VerifierResult:
             Frama-C's view of the verified file as a dict); not recorded.
         checks: integrity checks made on the tool's output by the benchmark's judge,
             ``[{"name", "ok", "detail"}]``; recorded after the job's own checks.
+        task_defect: the task's own bug that the benchmark's judge found in this run
+            (e.g. CASP: a task whose contract WP's smoke tests find inconsistent), as
+            ``kind: detail``; None when none. Recorded as ``task_defect`` (with the
+            registry's known defects of the pinned data): the record is kept out of the
+            metrics, the candidate is not blamed.
     """
 
     verdict: str
@@ -340,6 +346,7 @@ class VerifierResult:
     extra: dict = field(default_factory=dict)
     artifacts: dict = field(default_factory=dict)
     checks: list[dict] = field(default_factory=list)
+    task_defect: str | None = None
 
 
 def termination(proc: ProcResult, tool: str) -> VerifierResult | None:

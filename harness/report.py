@@ -42,11 +42,12 @@ def build_report(benchmark: str, dataset: str, records: list[Record], *, compari
     paper's figures as the benchmark's plugin gives them
     (:meth:`harness.plugin.Benchmark.published`), at least ``{"source": {...}}``."""
     toolchains = {r["toolchain"]["fingerprint"]: r["toolchain"] for r in records}
+    metrics = group_metrics(records, seed=seed)
     return {
         "schema_version": SCHEMA_VERSION,
         "benchmark": benchmark,
         "dataset": dataset,
-        "metrics": group_metrics(records, seed=seed),
+        "metrics": metrics,
         "published": published,
         "comparison": comparison,
         "canaries": canaries,
@@ -54,8 +55,16 @@ def build_report(benchmark: str, dataset: str, records: list[Record], *, compari
                         "pin_match": t["pin_match"], "drift": t["drift"]} for t in toolchains.values()],
         "infra_errors": sum(r["verdict"] == "infra_error" for r in records),
         "bootstrap_seed": seed,
-        "notes": notes,
+        "notes": notes + excluded_notes(metrics),
     }
+
+
+def excluded_notes(metrics: dict) -> list[str]:
+    """One note per mode whose metrics leave tasks out (``group_metrics``'s ``excluded``):
+    the tasks and their defects."""
+    return [f"{mode}: kept out of the metrics, the task's own bug and not the candidates' (gold included): "
+            + "; ".join(f"{task} ({defect})" for task, defect in m["excluded"].items())
+            for mode, m in metrics.items() if m.get("excluded")]
 
 
 #: The definition of the fixes the kit reports (report.json ``generation.fixes_definition``).
@@ -88,10 +97,13 @@ def generation_section(records: list[Record], metas: dict[tuple, dict], link: di
         "turns", "no_answer"}}}}``: pass@k for k = 1 .. the smallest samples per task
         (unbiased estimator; ``verified`` is a pass, an ``infra_error`` sample is not),
         values in 0..1; fixes: None when no sample carries ``meta.fixes``; CIs: percentile
-        bootstrap over tasks (:func:`harness.metrics.bootstrap_ratio_ci`).
+        bootstrap over tasks (:func:`harness.metrics.bootstrap_ratio_ci`). Records of a task
+        with a defect (``task_defect``) are left out, as in :func:`harness.metrics.group_metrics`.
     """
     groups: dict[tuple, dict[str, list]] = {}
     for r in records:
+        if r.get("task_defect"):  # the task's bug: kept out, as in group_metrics
+            continue
         meta = metas.get((r["task_id"], r["candidate"]["model"], r["candidate"]["sample"])) or {}
         per_task = groups.setdefault((r["mode"], r["candidate"]["model"]), {})
         per_task.setdefault(r["task_id"], []).append((r["verdict"] == "verified", meta))
@@ -233,6 +245,8 @@ def print_summary(report: dict, console: Console | None = None) -> None:
             rate = f"{c['rate']:.1%}" if c["rate"] is not None else "-"
             table.add_row(model, str(c["n"]), str(c["verified"]), rate, str(bv["failed"]), str(bv["rejected"]),
                           str(bv["invalid"]), str(bv["timeout"]), str(bv["memout"]), str(bv["infra_error"]))
+        if m.get("excluded"):
+            table.caption = "kept out (the task's own bug): " + ", ".join(m["excluded"])
         console.print(table)
     gen = report.get("generation")
     if gen:

@@ -388,7 +388,12 @@ def test_gold_run_on_quick_pairs(casp_tasks, framac_recorded, isolated_cache, tm
     with pipeline_sandbox(framac_recorded.sandbox):
         report, manifest, code = _run(tmp_path, modes=["gold"], task_ids=tids)
     assert code == 0
-    assert report["metrics"]["gold"]["overall"]["verified"] == 3
+    # 06_114 is a known defect of the pinned data (its prelude's axiom is false at INT_MIN;
+    # harness/datasets/registry/casp-sample10.yaml): its gold record is marked and kept out
+    gold = report["metrics"]["gold"]
+    assert gold["overall"]["verified"] == 2 and gold["overall"]["n"] == 2
+    assert list(gold["excluded"]) == ["06_114"] and gold["excluded"]["06_114"].startswith("inconsistent-task: ")
+    assert any(n.startswith("gold: kept out of the metrics") and "06_114" in n for n in report["notes"])
     assert report["canaries"] == {"ok": True, "results": []}
     rows = {r["task_id"]: r for r in report["comparison"]}
     assert sorted(rows) == tids
@@ -408,6 +413,7 @@ def test_gold_run_on_quick_pairs(casp_tasks, framac_recorded, isolated_cache, tm
     recs = [json.loads(x) for x in (tmp_path / "out" / "records.jsonl").read_text().splitlines()]
     assert sorted(r["task_id"] for r in recs) == sorted(tids)
     assert all(r["verifier"]["options"]["smoke_tests"] is False for r in recs)  # paper protocol
+    assert {r["task_id"]: r["verdict"] for r in recs if r.get("task_defect")} == {"06_114": "verified"}
 
 
 @pytest.mark.recorded

@@ -79,6 +79,11 @@ def test_inconsistent_task_is_flagged_on_every_record(recs):
     assert _extra(recs["through the inconsistent prelude"])["task_sound"] is False
     for name in ("defensive branch", "after a call that cannot return", "same requires"):
         assert _extra(recs[name])["task_sound"] is True, (name, _extra(recs[name]))
+        assert "task_defect" not in recs[name], name
+    # the task's bug, not the candidate's: every record of the task is marked (kept out of the metrics)
+    for name in ("unsound gold", "through the inconsistent prelude"):
+        assert recs[name]["task_defect"].startswith("inconsistent-task: WP's smoke tests find"), recs[name]
+        assert "typed_sq_wp_smoke_dead_call" in recs[name]["task_defect"]
 
 
 @pytest.mark.recorded

@@ -521,6 +521,50 @@ def test_bad_entry_names_file_and_line(tmp_path, edit, line, words):
         assert w in msg, msg
 
 
+DEFECTS = """task_defects:
+  - task: "06_114"
+    kind: inconsistent-task
+    detail: the prelude's axiom is false at INT_MIN
+    evidence: the kit's smoke tests
+  - task: "02_12"
+    modes: [spec-from-code]
+    kind: gold-refused
+    detail: the task's contract has no ensures
+    evidence: the gold contract is rejected
+"""
+
+
+def test_task_defects_are_read_listed_and_written_back(tmp_path):
+    """Known bugs of the pinned data's tasks: read, matched by task and mode (for the
+    pinned revision only), and written back by ``dump_entry`` unchanged."""
+    ds = D.load_entry(_entry_file(tmp_path, GOOD_ENTRY.format(name="t", sha="a" * 64) + DEFECTS))
+    assert [d.task for d in ds.task_defects] == ["06_114", "02_12"]
+    assert ds.task_defect("06_114", "gold").kind == "inconsistent-task"  # no modes: every mode
+    assert ds.task_defect("02_12", "spec-from-code").describe() == "gold-refused: the task's contract has no ensures"
+    assert ds.task_defect("02_12", "code-from-spec") is None and ds.task_defect("01_57", "gold") is None
+    assert ds.task_defect("06_114", "gold", revision="c0ffee") is not None
+    assert ds.task_defect("06_114", "gold", revision="another") is None  # another revision's data: not known
+    (tmp_path / "again").mkdir()
+    again = D.load_entry(_entry_file(tmp_path / "again", D.dump_entry(D.entry_dict(ds))))
+    assert again == ds
+
+
+@pytest.mark.parametrize("edit, line, words", [
+    (lambda t: t.replace("    kind: gold-refused\n", ""), 17, ["task_defects.1.kind", "non-empty string"]),
+    (lambda t: t.replace("modes: [spec-from-code]", "modes: spec-from-code"), 18, ["task_defects.1.modes", "list"]),
+    (lambda t: t.replace("    evidence: the kit's smoke tests", "    proof: none"), 16, ["unknown key 'proof'"]),
+])
+def test_bad_task_defect_names_file_and_line(tmp_path, edit, line, words):
+    path = _entry_file(tmp_path, edit(GOOD_ENTRY.format(name="t", sha="a" * 64) + DEFECTS))
+    with pytest.raises(D.DatasetError) as info:
+        D.load_entry(path)
+    msg = str(info.value)
+    assert msg.startswith(f"{path}:"), msg
+    for w in words:
+        assert w in msg, msg
+    assert msg.split(":")[1].strip() == str(line), msg
+
+
 def test_files_from_must_agree_with_the_entry(tmp_path):
     text = GOOD_ENTRY.format(name="t", sha="a" * 64) + "files_from: t.files.json\n"
     listed = {"dataset": "t", "source": {"repo": "owner/repo", "revision": "c0ffee"},

@@ -200,6 +200,28 @@ def test_render_is_deterministic_and_a_view(tmp_path):
     assert "<link" not in text and "@import" not in text and "<iframe" not in text and "<metadata>" not in text
 
 
+def test_a_task_kept_out_of_the_metrics_is_shown_apart(tmp_path):
+    """A record marked ``task_defect`` (the task's own bug): the mode's counts leave it out
+    and the page names the task and its defect under the mode's table."""
+    from harness.metrics import group_metrics
+
+    run_dir = tmp_path / "casp"
+    shutil.copytree(REF / "casp" / "reproduce", run_dir)
+    recs = [json.loads(x) for x in (run_dir / "records.jsonl").read_text().splitlines()]
+    for r in recs:
+        if r["task_id"] == "06_114":
+            r["task_defect"] = "inconsistent-task: the prelude's axiom is false at INT_MIN"
+    (run_dir / "records.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in recs))
+    report = json.loads((run_dir / "report.json").read_text())
+    report["metrics"] = group_metrics(recs, seed=report["bootstrap_seed"])
+    (run_dir / "report.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+    write_sums(run_dir)
+    assert report["metrics"]["gold"]["overall"]["n"] == len([r for r in recs if r["mode"] == "gold"]) - 1
+    html = render_html([load_view(run_dir)])
+    assert load_view(run_dir).problems == []
+    assert '<span data-task="06_114">06_114 (inconsistent-task: the prelude&#39;s axiom is false at INT_MIN)</span>' in html
+
+
 def test_edited_run_shows_its_problems(tmp_path):
     run_dir = tmp_path / "casp"
     shutil.copytree(REF / "casp" / "reproduce", run_dir)

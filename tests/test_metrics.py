@@ -178,3 +178,22 @@ def test_group_metrics_pass_at_k_and_canaries():
     assert overall["by_verdict"]["infra_error"] == 1
     assert m["gold"]["overall"]["rate"] == 1.0
     assert group_metrics(recs, seed=1) == m
+
+
+def test_a_task_with_a_defect_is_kept_out_of_every_metric():
+    """A task's own bug (``task_defect``) is not the candidates': its records, gold and
+    candidates alike, are left out of the counts, pass@k and the curves, and listed."""
+    bug = "inconsistent-task: the prelude's axiom is false at INT_MIN"
+    recs = [_rec("verified", "a", "t1"), _rec("failed", "a", "t2"),
+            {**_rec("rejected", "a", "t3"), "task_defect": bug},
+            {**_rec("rejected", "gold", "t3", mode="gold"), "task_defect": bug}, _rec("verified", "gold", "t1", mode="gold")]
+    m = group_metrics(recs, seed=1)
+    a = m["spec-from-code"]["per_model"]["a"]
+    assert a["n"] == 2 and a["tasks"] == 2 and a["pass_at_k"] == {"1": 0.5}  # t3's rejection is not a's failure
+    assert m["spec-from-code"]["excluded"] == {"t3": bug} and m["gold"]["excluded"] == {"t3": bug}
+    assert m["gold"]["overall"]["rate"] == 1.0
+    assert pass_at_k_curves(recs, seed=1)["spec-from-code"]["a"][0][1] == 0.5
+    # a mode whose every record is excluded is still listed, with nothing counted
+    only = group_metrics([{**_rec("failed", "a", "t3"), "task_defect": bug}])
+    assert only["spec-from-code"]["overall"]["n"] == 0 and only["spec-from-code"]["excluded"] == {"t3": bug}
+    assert "excluded" not in group_metrics([_rec("verified")])["spec-from-code"]

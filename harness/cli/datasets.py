@@ -28,7 +28,7 @@ def _add_datasets(sub) -> None:
     ds = sub.add_parser("datasets", help="the dataset registry: list entries, pin your own dataset")
     ds.set_defaults(handler=_datasets)
     ds_sub = ds.add_subparsers(dest="datasets_cmd", required=True)
-    ds_sub.add_parser("list", help="registry entries: source, revision, files")
+    ds_sub.add_parser("list", help="registry entries: source, revision, files, known task defects")
     pin = ds_sub.add_parser("pin", help="print the registry entry (file list with sha256) of a directory")
     pin.add_argument("path", type=Path)
 
@@ -61,6 +61,8 @@ def _datasets(args, console: Console, argv) -> int:
         return 0
     for name, ds in datasets.REGISTRY.items():
         print(f"{name}\t{ds.source.kind}:{ds.source.repo}@{ds.source.revision}\t{len(ds.files)} files")
+        for d in ds.task_defects:  # the pinned data's own bugs: their records are kept out of the metrics
+            print(f"  task defect {d.task} ({', '.join(d.modes) or 'every mode'}): {d.describe()}")
     return 0
 
 

@@ -24,7 +24,7 @@ Source: the "Data" section of DESIGN.md; issue 12 item 4.
 
 from __future__ import annotations
 
-from .core import (KINDS, Dataset, DatasetError, DatasetUnavailable, FetchedDataset, FileRef,
+from .core import (KINDS, Dataset, DatasetError, DatasetUnavailable, FetchedDataset, FileRef, TaskDefect,
                    HashMismatch, Source, UnpinnedFileWarning, sha256_file)
 from .entries import REGISTRY_DIR, dump_entry, entry_dict, load_entry, load_registry, pinned_files
 from .fetcher import (DOWNLOAD_TIMEOUT_S, ENV_DATA, ENV_HF_OFFLINE, ENV_MIRRORS, ENV_OFFLINE, cache_dir,
@@ -33,7 +33,7 @@ from .local import LocalDataset, open_dataset, pin_entry
 
 __all__ = [
     "KINDS", "Dataset", "DatasetError", "DatasetUnavailable", "FetchedDataset", "FileRef", "HashMismatch",
-    "Source", "UnpinnedFileWarning", "sha256_file", "REGISTRY", "REGISTRY_DIR", "dump_entry", "entry_dict",
+    "Source", "TaskDefect", "UnpinnedFileWarning", "sha256_file", "REGISTRY", "REGISTRY_DIR", "dump_entry", "entry_dict",
     "load_entry", "load_registry", "pinned_files", "DOWNLOAD_TIMEOUT_S", "ENV_DATA", "ENV_HF_OFFLINE",
     "ENV_MIRRORS", "ENV_OFFLINE", "cache_dir", "fetch", "fetch_dataset", "mirror_dirs", "resolve_file",
     "LocalDataset", "open_dataset", "pin_entry",

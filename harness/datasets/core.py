@@ -197,12 +197,38 @@ class FileRef:
 
 
 @dataclass(frozen=True)
+class TaskDefect:
+    """A known bug of one task of the pinned data, found by the kit's checks: the task, not
+    a candidate, is at fault, so its records are marked and kept out of the metrics
+    (:func:`harness.metrics.group_metrics`).
+
+    ``task``: the task id; ``modes``: the benchmark modes it affects (empty: every mode);
+    ``kind``: a short name (``inconsistent-task``, ``gold-refused``...); ``detail``: what
+    is wrong, in one sentence; ``evidence``: how it was found (the check, the run)."""
+
+    task: str
+    modes: tuple[str, ...]
+    kind: str
+    detail: str
+    evidence: str
+
+    def applies(self, task_id: str, mode: str) -> bool:
+        """Whether the defect concerns ``task_id`` in ``mode``."""
+        return task_id == self.task and (not self.modes or mode in self.modes)
+
+    def describe(self) -> str:
+        """``kind: detail`` (the text marked on a record)."""
+        return f"{self.kind}: {self.detail}"
+
+
+@dataclass(frozen=True)
 class Dataset:
     """A registry entry (or a user's own dataset): ``name``, ``description``, ``source``,
     ``files`` (tuple of FileRef, unique paths), ``citation`` (paper / upstream location),
     ``license`` (SPDX id, or None when upstream states none), ``format`` (a benchmark's
-    name for the layout of the files, None when the benchmark detects it). Raises
-    ValueError on a duplicate path."""
+    name for the layout of the files, None when the benchmark detects it),
+    ``task_defects`` (:class:`TaskDefect`: known bugs of tasks of the pinned revision).
+    Raises ValueError on a duplicate path."""
 
     name: str
     description: str
@@ -211,10 +237,18 @@ class Dataset:
     citation: str
     license: str | None = None
     format: str | None = None
+    task_defects: tuple[TaskDefect, ...] = ()
 
     def __post_init__(self) -> None:
         if len({f.path for f in self.files}) != len(self.files):
             raise ValueError(f"dataset {self.name!r} lists a file twice")
+
+    def task_defect(self, task_id: str, mode: str, revision: str | None = None) -> TaskDefect | None:
+        """The known defect of ``task_id`` in ``mode`` (None when there is none, or when
+        ``revision`` is given and is not the pinned one: the defects are the pinned data's)."""
+        if revision is not None and revision != self.source.revision:
+            return None
+        return next((d for d in self.task_defects if d.applies(task_id, mode)), None)
 
     def layout_path(self, path: str) -> str:
         """``<layout_prefix>/<path>``: where ``path`` lives under a cache or mirror root."""

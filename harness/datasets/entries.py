@@ -22,6 +22,16 @@ One YAML file per dataset::
     files:                              # path, sha256 (null while unpinned), size (bytes)
       - {path: "README.md", sha256: "<64 hex>", size: 890}
     files_from: ntp4vc.files.json       # optional: a long list, appended after ``files``
+    task_defects:                       # optional: known bugs of tasks of the pinned revision
+      - task: "06_114"                  #   the task id
+        modes: [gold, code-from-spec]   #   optional: the modes it affects (default: every mode)
+        kind: inconsistent-task         #   a short name
+        detail: ...                     #   what is wrong, one sentence
+        evidence: ...                   #   how the kit found it
+
+A task with a known defect is the benchmark's bug, not a candidate's: its records are
+marked (``task_defect``) and kept out of the metrics, and ``verikit datasets list``
+shows it.
 
 ``files_from`` names a JSON file beside the YAML, ``{"dataset", "source": {"repo",
 "revision"}, "generated_by", "files": [{"path", "sha256", "size"}, ...]}``, written by
@@ -35,21 +45,24 @@ loader is used when PyYAML has it).
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import yaml
 
 from .. import plugin
-from .core import Dataset, DatasetError, FileRef, Source
+from .core import Dataset, DatasetError, FileRef, Source, TaskDefect
 
 REGISTRY_DIR = Path(__file__).resolve().parent / "registry"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_ENTRY_KEYS = ("name", "description", "source", "citation", "license", "files", "files_from")
+_ENTRY_KEYS = ("name", "description", "source", "citation", "license", "files", "files_from", "task_defects")
+_DEFECT_KEYS = ("task", "modes", "kind", "detail", "evidence")
 _SOURCE_KEYS = {"github": ("kind", "repo", "revision", "repo_type"),
                 "hf": ("kind", "repo", "revision", "repo_type"),
                 "pypi": ("kind", "package", "version", "distribution", "distribution_sha256"),
                 "local": ("kind", "path")}
 _registry: dict[str, Dataset] | None = None
+_READING = threading.RLock()
 _plugins_read = False  # whether the plugins' entries are in _registry
 
 
@@ -193,6 +206,25 @@ def file_refs(items: object, where: tuple) -> list[FileRef]:
     return out
 
 
+def task_defects(items: object, where: tuple) -> tuple[TaskDefect, ...]:
+    """The ``task_defects`` list of an entry (see the module's docstring); raises Bad
+    naming the item and key of a malformed one."""
+    if not isinstance(items, list):
+        raise Bad(f"{'.'.join(where)}: a list is required", *where)
+    out = []
+    for i, item in enumerate(items):
+        at = where + (i,)
+        if not isinstance(item, dict):
+            raise Bad(f"{'.'.join(map(str, at))}: a mapping (task, kind, detail, evidence, modes) is required", *at)
+        unknown_keys(item, _DEFECT_KEYS, at)
+        modes = item.get("modes") or []
+        if not isinstance(modes, list) or not all(isinstance(m, str) and m for m in modes):
+            raise Bad(f"{'.'.join(map(str, at + ('modes',)))}: a list of mode names is required", *at, "modes")
+        out.append(TaskDefect(_str(item, "task", where=at), tuple(modes), _str(item, "kind", where=at),
+                              _str(item, "detail", where=at), _str(item, "evidence", where=at)))
+    return tuple(out)
+
+
 def _files_from(yaml_path: Path, name: str, src: Source, rel: object) -> list[FileRef]:
     """The list of ``files_from`` (a JSON file beside the YAML), checked against the entry."""
     if not isinstance(rel, str) or "/" in rel or not rel.endswith(".json"):
@@ -251,8 +283,9 @@ def load_entry(path: str | Path) -> Dataset:
             files += _files_from(path, name, src, data["files_from"])
         if not files:
             raise Bad("an entry lists at least one file (files or files_from)")
+        defects = task_defects(data.get("task_defects") or [], ("task_defects",))
         try:
-            return Dataset(name, description, src, tuple(files), citation, license_)
+            return Dataset(name, description, src, tuple(files), citation, license_, task_defects=defects)
         except ValueError as exc:
             raise Bad(str(exc), "files") from None
     except Bad as bad:
@@ -299,7 +332,13 @@ def dataset(name: str) -> Dataset:
 
 def _read(*, plugins: bool) -> dict[str, Dataset]:
     """The registry dict: the kit's entries, read once; with ``plugins``, the plugins'
-    entries added to the same dict, once. Raises DatasetError."""
+    entries added to the same dict, once (one thread at a time: the executor's workers
+    may ask at once). Raises DatasetError."""
+    with _READING:
+        return _read_locked(plugins=plugins)
+
+
+def _read_locked(*, plugins: bool) -> dict[str, Dataset]:
     global _registry, _plugins_read
     if _registry is None:
         _registry = load_registry()
@@ -342,7 +381,10 @@ def entry_dict(ds: Dataset) -> dict:
     """The registry-file mapping of ``ds`` (every file inline), for :func:`dump_entry`."""
     return {"name": ds.name, "description": ds.description, "source": source_dict(ds.source),
             "citation": ds.citation, "license": ds.license,
-            "files": [{"path": f.path, "sha256": f.sha256, "size": f.size} for f in ds.files]}
+            "files": [{"path": f.path, "sha256": f.sha256, "size": f.size} for f in ds.files],
+            **({"task_defects": [{"task": d.task, **({"modes": list(d.modes)} if d.modes else {}), "kind": d.kind,
+                                  "detail": d.detail, "evidence": d.evidence} for d in ds.task_defects]}
+               if ds.task_defects else {})}
 
 
 def dump_entry(entry: dict) -> str:

@@ -243,13 +243,13 @@ def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
     is ``rejected`` or, when no rule is broken, ``invalid`` (never a verification: the
     executor then runs the job)."""
     if (result.extra or {}).get("gate"):  # the gate's output (Frama-C's view only): the rules on the view, no more
-        integrity.record_soundness(job, result)
+        _soundness(job, result)
         return integrity.judge(job, result, job.options["function"]) or (
             "invalid", "the gate's output holds no verification (Frama-C's view only)")
     executed = None
     if job.mode != "gold" and job.options.get("execution") is not None:
         executed = _execution(job, result)
-    integrity.record_soundness(job, result)  # issue 26: every record says whether its task is consistent
+    _soundness(job, result)  # every record says whether its task is consistent
     if job.mode == "spec-from-code":
         weaker, detail = integrity.requires_check((result.artifacts or {}).get("requires"))
         result.extra["requires_weaker_or_equal"] = weaker
@@ -266,6 +266,15 @@ def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
     if executed is not None and result.verdict == "verified":
         return executed  # proved, but refuted by running it (or vacuous by execution)
     return result.verdict, result.reason
+
+
+def _soundness(job: Job, result: VerifierResult) -> None:
+    """The task's soundness into ``result.extra`` (:func:`.integrity.record_soundness`); an
+    inconsistent task is the task's bug, not the candidate's: ``result.task_defect`` (the
+    record is kept out of the metrics, whatever its verdict)."""
+    if integrity.record_soundness(job, result) is False:
+        result.task_defect = ("inconsistent-task: WP's smoke tests find the task's own contract or prelude "
+                              f"inconsistent ({'; '.join(result.extra.get('task_sound_detail', [])[:2])})")
 
 
 def _execution(job: Job, result: VerifierResult) -> tuple[str, str] | None:
