@@ -232,6 +232,9 @@ CHEATS = [
      "int clamp(int n) {\n  int *p = malloc(sizeof(int));\n  if (n < 10) return n;\n  return 10;\n}\n", "allow-list", "malloc()"),
     ("indirect call", "01_57", C, "int vk_id(int x) { return x; }\n" + SIG
      + "{\n  int (*f)(int) = vk_id;\n  return f((a / b) * b + (a % b));\n}\n", "allow-list", "indirect call"),
+    # a libc function whose Frama-C 25 contract is a known soundness bug (scripts/casp_libc.py refuses it)
+    ("strrchr, whose Frama-C contract is unsound (CASP 02_12)", "02_12", C,
+     "int matcher(char * x0) {\n  return strrchr(x0, 'a') != 0;\n}\n", "allow-list", "frama-c:libc-strrchr-found-ensures"),
 ]
 
 HONEST = [
@@ -263,6 +266,16 @@ HONEST = [
     ("terminates \\true and decreases (spec-from-code)", "01_57", S,
      "/*@ requires b != 0;\n    requires b != -1;\n    terminates \\true;\n    decreases a;\n    assigns \\nothing;\n"
      "    ensures \\result == a; */\n" + SIG + GOLD_BODY),
+    # ordinary C the allow-lists once refused: a libc call beyond the old hand list, a static
+    # local (Frama-C tags its lifted global fc_local_static), a loop that returns from inside
+    ("strstr from the task's <string.h> (CASP 02_12)", "02_12", C,
+     "int matcher(char * x0) {\n  return strstr(x0, x0) == x0;\n}\n"),
+    ("a static local", "loop", C, COUNT_HEAD.replace("int i = 0;", "static const int vk_zero = 0;\n  int i = vk_zero;")
+     + "      loop variant n - i; */\n  while (i < n) i++;\n  return i;\n}\n"),
+    ("a loop that returns from inside", "loop", C, COUNT_HEAD + "      loop variant n - i; */\n  while (1) {\n"
+     "    if (i == n) return i;\n    i++;\n  }\n}\n"),
+    ("INT_MAX from the task's <limits.h> (CASP 02_12)", "02_12", C,
+     "int matcher(char * x0) {\n  int vk_limit = INT_MAX;\n  return x0[0] == 'a' && vk_limit > 0;\n}\n"),
 ]
 
 
@@ -331,7 +344,18 @@ CHEAT_PICKS = ["FC_BUILTIN on a contract-only declaration", "__fc_ helper", "lib
                "loop variant for a relation", "1.2 MB local array", "pure helper",
                "call through a variable-length array", "global asm"]
 HONEST_PICKS = ["helper with __attribute__((unused))", "static inline always_inline helper, const local",
-                "abs from the task's <stdlib.h>", "forward goto", "goto out of a loop", "forward goto inside a loop"]
+                "abs from the task's <stdlib.h>", "forward goto", "goto out of a loop", "forward goto inside a loop",
+                "strstr from the task's <string.h> (CASP 02_12)", "a static local", "a loop that returns from inside",
+                "INT_MAX from the task's <limits.h> (CASP 02_12)"]
+#: Names whose meaning Frama-C's libc and the platform's headers disagree on
+#: (``platform-names``; judged on the candidate's text as the preprocessor gives it back,
+#: so only end to end): WP proves the first for RAND_MAX = 32767, gcc builds it with
+#: 2147483647, so it returns 11 where the contract says 10.
+PLATFORM_CHEATS = {
+    "RAND_MAX": (STDLIB_TASK, C, "int clamp(int n) {\n  if (n < 10) return n;\n  return RAND_MAX < 40000 ? 10 : 11;\n}\n"),
+    "errno": (STDLIB_TASK, C,
+              "int clamp(int n) {\n  int vk_e = errno;\n  if (n < 10) return n;\n  return 10 + vk_e - vk_e;\n}\n"),
+}
 NEW_CANARIES = {"canary:builtin-attribute", "canary:reserved-name", "canary:variant-relation", "canary:huge-local",
                 "canary:attribute", "canary:builtin-call", "canary:forward-goto", "canary:clause"}
 
@@ -342,6 +366,7 @@ def _e2e_items(casp_tasks) -> dict[str, list]:
     t = casp.KIT_CANARY
     return {"cheats": [(_task(cheats[n][1], casp_tasks), cheats[n][2], cheats[n][3]) for n in CHEAT_PICKS],
             "honest": [(_task(honest[n][1], casp_tasks), honest[n][2], honest[n][3]) for n in HONEST_PICKS],
+            "platform": list(PLATFORM_CHEATS.values()),
             "canaries": [(t, mode, c.output) for mode in (C, S) for c, _ in casp.canaries([t], mode)
                          if c.model in NEW_CANARIES]}
 
@@ -373,6 +398,31 @@ def test_honest_neighbours_still_verify(casp_tasks, batch):
     for name, rec in zip(HONEST_PICKS, recs):
         assert rec["verdict"] == "verified", (name, rec["verdict"], rec["reason"])
         assert rec["verifier"]["extra"]["termination"] in ("proved", "assumed"), name
+
+
+@pytest.mark.recorded
+def test_names_the_platform_defines_otherwise_are_rejected(casp_tasks, batch):
+    """A macro (or errno) whose meaning Frama-C's libc and this platform's headers disagree
+    on (scripts/casp_libc.py compiles both): rejected by ``platform-names``, naming both
+    values, from the gate (no WP run)."""
+    recs = _run(batch, _e2e_items(casp_tasks)["platform"])
+    for name, rec in zip(PLATFORM_CHEATS, recs):
+        assert rec["verdict"] == "rejected", (name, rec["verdict"], rec["reason"])
+        broken = {c["name"]: c["detail"] for c in rec["checks"] if not c["ok"]}
+        assert name in broken.get("platform-names", ""), (name, broken)
+    assert "32767" in recs[0]["reason"] and "2147483647" in recs[0]["reason"]
+
+
+@pytest.mark.realtool
+def test_the_libc_allow_list_is_what_frama_c_and_gcc_give():
+    """``harness/benchmarks/casp/libc_callees.json`` is what scripts/casp_libc.py derives
+    today from the real Frama-C's libc contracts and the real gcc (exit 0 with --check)."""
+    _framac()
+    got = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "scripts" / "casp_libc.py"),
+                          "--check"], capture_output=True, text=True, timeout=300)
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert "as derived" in got.stdout and "strrchr" not in integrity.ALLOWED_LIBC_CALLEES
+    assert {"strstr", "memcpy", "strtol", "sqrt", "exit"} <= set(integrity.ALLOWED_LIBC_CALLEES)
 
 
 @pytest.mark.recorded

@@ -5,6 +5,10 @@ what the candidate wrote (:func:`written`)."""
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 from .checks import _check, _functions, _global_key
 
 # --- allow-lists for what the candidate wrote (docs/casp.md "Allow-lists") -----------------
@@ -34,18 +38,34 @@ ALLOWED_TYPES = ("void", "bool", "integer", "pointer", "array", "array without s
 #: Attributes (GCC attributes and type qualifiers as Frama-C stores them) that change
 #: nothing for WP. Not listed, hence rejected: ``volatile``, ``restrict``, ``ghost``,
 #: Frama-C's own (``FC_BUILTIN``...), and every other GCC attribute. Storage classes
-#: (``static``, ``extern``, ``register``) and ``inline`` are not attributes: allowed.
+#: (``static``, ``extern``, ``register``) and ``inline`` are not attributes: allowed; so is
+#: Frama-C's tag ``fc_local_static`` on the global a ``static`` local becomes (:func:`_local_static`).
 ALLOWED_ATTRIBUTES = ("const", "unused", "noinline", "always_inline")
+#: What ``scripts/casp_libc.py`` derived from Frama-C's own libc (``libc_callees.json``):
+#: the libc functions whose Frama-C contract frames the call (an assigns clause, no
+#: allocation, no hidden state, returns), and the macros and typedefs whose values
+#: Frama-C's headers and this platform's disagree on (compiled with both).
+LIBC = json.loads((Path(__file__).with_name("libc_callees.json")).read_text(encoding="utf-8"))
 #: Frama-C libc functions a candidate may call, when the task's own includes declare them
 #: (a libc function the task does not include is the candidate's own declaration: see
-#: ``no-trusted-declarations``). Pure or buffer functions with complete contracts in
-#: Frama-C's libc; ``exit``, ``abort``, ``_Exit``: allowed here, judged by the
-#: termination rule (never return: ``failed``). No Frama-C builtin, ever.
-ALLOWED_LIBC_CALLEES = ("abs", "labs", "llabs", "exit", "abort", "_Exit",
-                        "strlen", "strnlen", "strcmp", "strncmp", "strchr", "strrchr", "memcmp", "memchr", "memset",
-                        "memcpy", "memmove", "strcpy", "strncpy",
-                        "isalnum", "isalpha", "isblank", "iscntrl", "isdigit", "isgraph", "islower", "isprint",
-                        "ispunct", "isspace", "isupper", "isxdigit", "tolower", "toupper")
+#: ``no-trusted-declarations``): those derived (``LIBC["allowed"]``: string, memory,
+#: character-class, numeric-conversion and math functions), and ``exit``, ``abort``,
+#: ``_Exit``, judged by the termination rule (never return: ``failed``). No Frama-C
+#: builtin, ever; a function refused by the derivation is named with its reason
+#: (``LIBC["refused"]``: e.g. ``strrchr``, whose Frama-C 25 contract is a known soundness bug).
+ALLOWED_LIBC_CALLEES = tuple(sorted(LIBC["allowed"])) + tuple(LIBC["never_return"])
+#: Names whose meaning differs between Frama-C's libc and this platform's headers: the
+#: macros and typedefs ``scripts/casp_libc.py`` found to disagree (``RAND_MAX`` is 32767
+#: in Frama-C 25's ``stdlib.h``, 2147483647 in glibc's; ``int_fast32_t`` is 4 bytes for
+#: Frama-C, 8 for gcc on x86_64...), and ``errno`` (Frama-C's libc contracts do not set it
+#: as the platform's functions do). A proof about Frama-C's meaning says nothing about the
+#: program gcc builds: ``platform-names`` rejects a candidate whose text names one.
+PLATFORM_MISMATCH = {**{n: f"Frama-C's libc defines {a}, this platform's headers {b}"
+                        for n, (a, b) in LIBC["constants"]["disagree"].items()},
+                     **{n: f"Frama-C's libc makes it {a}, this platform's headers {b}"
+                        for n, (a, b) in LIBC["constants"]["types_disagree"].items()},
+                     "errno": "Frama-C's libc contracts do not set errno as this platform's libc functions do"}
+_PLATFORM_NAME = re.compile(r"\b(" + "|".join(map(re.escape, sorted(PLATFORM_MISMATCH))) + r")\b")
 #: Contract clause kinds (``framac_view.ml``'s names) in a contract the candidate writes:
 #: no ``exits``/``breaks``/``continues``/``returns``, allocation or extended clause, no
 #: ``decreases`` with a relation; ``terminates`` only ``\true``.
@@ -67,6 +87,26 @@ MAX_LOCAL_BYTES = 1 << 20
 #: The keys a view written by this kit's ``framac_view.ml`` has (an older script's view
 #: lacks some: fail closed).
 _VIEW_KEYS = ("functions", "variables", "types", "declarations", "occurrences", "globals", "unclassified")
+
+
+def platform_check(region_pp: dict | None) -> dict | None:
+    """``platform-names``: the candidate's text (as the preprocessor gives it back, comments
+    kept: the ``no-preprocessing`` rule makes it the candidate's own) names no macro,
+    typedef or variable of :data:`PLATFORM_MISMATCH`. None when there is no text (gold)."""
+    text = (region_pp or {}).get("comments")
+    if text is None:
+        return None
+    found = sorted(set(_PLATFORM_NAME.findall(text)))
+    return _check("platform-names", [f"{n}: {PLATFORM_MISMATCH[n]}" for n in found],
+                  "no name whose meaning Frama-C's libc and this platform's headers disagree on")
+
+
+def _local_static(variable: dict, construct: dict) -> bool:
+    """Frama-C's own tag on a ``static`` local: the kernel lifts it to a global named
+    ``<function>_<name>`` with the attribute ``fc_local_static`` (read in Frama-C 25's view
+    here); WP treats it as any global with static storage, so the tag is allowed there."""
+    return (construct["kind"], construct["name"]) == ("attribute", "fc_local_static") \
+        and variable.get("storage") == "static"
 
 
 def _reserved(name: str) -> bool:
@@ -221,8 +261,9 @@ def allowlist_checks(view: dict, task_view: dict, target: str, mode: str) -> lis
             elif g.get("libc"):
                 if not (task.get(callee, {}).get("libc") and callee in ALLOWED_LIBC_CALLEES):
                     bad.append(f"call to libc function {callee}() in {f['name']}() (line {c['line']}): "
-                               + ("not among the allowed libc functions" if callee in task
-                                  else "not declared by the task's includes"))
+                               + ((f"not among the allowed libc functions ({LIBC['refused'][callee]})"
+                                   if callee in LIBC["refused"] else "not among the allowed libc functions")
+                                  if callee in task else "not declared by the task's includes"))
             elif not (g.get("defined") or callee in task):
                 bad.append(f"call to {callee}() in {f['name']}() (line {c['line']}): neither defined in the file "
                            f"nor the task's")
@@ -234,7 +275,7 @@ def allowlist_checks(view: dict, task_view: dict, target: str, mode: str) -> lis
                 bad.append(f"terminates {k['text']} in the contract of {f['name']}() (only \\true)")
     for v in w["variables"]:
         bad += [f"{c['kind']} {c['name']} of variable {v['name']} ({_where(c)})" for c in v.get("constructs", [])
-                if c["name"] not in allowed_kinds.get(c["kind"], ())]
+                if c["name"] not in allowed_kinds.get(c["kind"], ()) and not _local_static(v, c)]
         if v.get("ghost") and not any(c["name"] == "ghost" for c in v.get("constructs", [])):
             bad.append(f"ghost variable {v['name']} (line {v['line']})")
     for t in w["types"]:

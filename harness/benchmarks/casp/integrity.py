@@ -68,7 +68,7 @@ from __future__ import annotations
 import re
 
 from ...model import Job, VerifierResult
-from .allowlists import allowlist_checks
+from .allowlists import allowlist_checks, platform_check
 from .checks import _check, _functions, _global_key
 from .soundness import dead_code_check
 
@@ -83,7 +83,7 @@ from .soundness import (REQUIRES, SOUND, SOUNDNESS_RULES, record_soundness, requ
 #: The names of the rules checked on Frama-C's view (the records' ``checks``).
 RULES = ("no-preprocessing", "task-unchanged", "no-trusted-declarations", "no-axioms", "no-admit-or-check", "no-asm",
          "not-vacuous", "task-view", "view-complete", "no-reserved-names", "no-redeclarations", "allow-list",
-         "local-storage")
+         "local-storage", "platform-names")
 #: Global annotation kinds a candidate may add, also inside an axiomatic
 #: (``framac_view.ml``'s names): logic definitions ("logic"), logic functions without a
 #: body ("logic declaration", only inside an axiomatic: uninterpreted), inductive
@@ -300,6 +300,8 @@ def judge(job: Job, result: VerifierResult, target: str) -> tuple[str, str] | No
     pp = preprocessing_check(job.files.get(REGION), art.get("region_pp"), art.get("region_err"))
     if pp:
         checks.append(pp)
+        if pp["ok"]:
+            checks.append(platform_check(art.get("region_pp")))
     view, task_view = art.get("view"), art.get("task_view")
     if task_view is None:
         checks.append(_check("task-view", ["Frama-C could not parse the task's fixed part"], ""))
