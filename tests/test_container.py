@@ -73,6 +73,30 @@ def test_wall_time_limit_kills_and_replaces_the_worker(sandbox):
     assert again.returncode == 0 and again.stdout.strip() == "ok"
 
 
+def test_a_job_waiting_for_the_only_slot_gets_it_when_a_timed_out_worker_is_removed(sandbox):
+    """One slot, two jobs at once: the first times out (its worker is removed, not
+    returned); the second, waiting for a worker, gets a new one and runs (it once waited
+    forever: nothing woke it when the slot freed)."""
+    out = {}
+
+    def job(name, argv, wall_s):
+        out[name] = sandbox.run(argv, limits=Limits(wall_s=wall_s))
+
+    slow = threading.Thread(target=job, args=("slow", ["sh", "-c", "sleep 60"], 3))
+    slow.start()
+    deadline = time.monotonic() + 30
+    while not sandbox._busy and time.monotonic() < deadline:  # the slow job holds the only worker
+        time.sleep(0.05)
+    quick = threading.Thread(target=job, args=("quick", ["sh", "-c", "echo ok"], 30), daemon=True)
+    quick.start()
+    slow.join(60)
+    quick.join(60)
+    assert not quick.is_alive(), "the waiting job never got a worker"
+    assert out["slow"].timed_out and sandbox.recycled == 1
+    assert out["quick"].returncode == 0 and out["quick"].stdout.strip() == "ok"
+    assert len(_run_containers(sandbox)) <= 1  # never more workers than slots
+
+
 def test_memory_limit_is_memout(sandbox):
     # perl is in every Debian minbase; it grows a 600 MiB string under a 200 MiB limit
     res = sandbox.run(["perl", "-e", '$x = "a" x (600 * 1024 * 1024); print "survived\\n"'],

@@ -247,6 +247,10 @@ class ContainerSandbox:
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()
+        #: signalled when a worker goes idle or a slot frees (a worker removed): a job waiting
+        #: in _acquire takes the worker or starts a new one
+        self._freed = threading.Condition(self._lock)
+        self._starting = 0  # slots reserved by workers being started
         self._busy: set[_Worker] = set()
         self.recycled = 0
         self._closed = threading.Event()
@@ -265,20 +269,36 @@ class ContainerSandbox:
 
     # ------------------------------------------------------------------ workers
     def _acquire(self, limits: Limits) -> _Worker:
-        with self._lock:
-            can_create = len(self._all) < self.slots
-        try:
-            w = self._idle.get_nowait()
-        except queue.Empty:
-            w = None if can_create else self._idle.get()
+        """An idle worker, or a new one while fewer than ``slots`` exist; else wait until a
+        job releases its worker or a broken worker is removed (its slot is free again)."""
+        with self._freed:
+            while True:
+                try:
+                    w = self._idle.get_nowait()
+                    break
+                except queue.Empty:
+                    pass
+                if len(self._all) + self._starting < self.slots:
+                    w = None
+                    self._starting += 1
+                    break
+                self._freed.wait()
         if w is not None and (w.limits.mem_mb, w.limits.cpus) != (limits.mem_mb, limits.cpus):
             # memory and CPUs are the worker's cgroup: a job with other ones needs another worker
-            self._discard(w)
+            w.remove()
+            with self._freed:
+                self._all.discard(w)
+                self._starting += 1  # its slot is this job's new worker's
             w = None
         if w is None:
-            w = _Worker(self.client, self.image, limits, self.run_id, cgroup=self.isolation["memory"] == "cgroup")
-            with self._lock:
-                self._all.add(w)
+            try:
+                w = _Worker(self.client, self.image, limits, self.run_id, cgroup=self.isolation["memory"] == "cgroup")
+            finally:
+                with self._freed:
+                    self._starting -= 1
+                    if w is not None:
+                        self._all.add(w)
+                    self._freed.notify_all()
         with self._lock:
             self._busy.add(w)
         return w
@@ -290,12 +310,15 @@ class ContainerSandbox:
             self._discard(w)
             self.recycled += 1
         else:
-            self._idle.put(w)
+            with self._freed:
+                self._idle.put(w)
+                self._freed.notify_all()
 
     def _discard(self, w: _Worker) -> None:
         w.remove()
-        with self._lock:
+        with self._freed:
             self._all.discard(w)
+            self._freed.notify_all()
 
     def cancel(self) -> None:
         """Kill the workers that are running jobs (Ctrl-C); they are replaced if reused."""
