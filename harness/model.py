@@ -332,9 +332,10 @@ class VerifierResult:
             ``[{"name", "ok", "detail"}]``; recorded after the job's own checks.
         task_defect: the task's own bug that the benchmark's judge found in this run
             (e.g. CASP: a task whose contract WP's smoke tests find inconsistent), as
-            ``kind: detail``; None when none. Recorded as ``task_defect`` (with the
-            registry's known defects of the pinned data): the record is kept out of the
-            metrics, the candidate is not blamed.
+            ``kind: detail``; None when none. Recorded as ``task_defect`` (a known defect
+            of the pinned data, from the dataset's registry entry, is recorded instead:
+            its text does not depend on the run): the record is kept out of the metrics,
+            the candidate is not blamed.
     """
 
     verdict: str
