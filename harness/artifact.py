@@ -34,7 +34,7 @@ from .htmlreport import write_html
 from .model import utc_now
 from .plugin import Claim
 from .report import check_run_dir
-from .results import SUMS, TOLERANCE, load_records
+from .results import OUTPUTS, SUMS, TOLERANCE, load_records
 from .sandbox import images
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -325,6 +325,8 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
         dest.mkdir(parents=True, exist_ok=True)
         for f in ("run.json", "records.jsonl", "report.json", SUMS):
             shutil.copyfile(src / f, dest / f)
+        if (src / OUTPUTS).is_dir():  # the tools' outputs: the reviewer's validate re-derives every verdict from them
+            shutil.copytree(src / OUTPUTS, dest / OUTPUTS, dirs_exist_ok=True)
         write_html([dest], dest / "report.html")  # the reviewer's view of the expected run (plots, provenance)
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
     images.download_wheelhouse(out / "wheelhouse", python)

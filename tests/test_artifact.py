@@ -191,8 +191,10 @@ def test_casp_bundle_smoke_test_passes_offline_on_a_fresh_machine(casp_bundle, t
     records = load_records(tmp_path / "work" / "out" / "casp-gold" / "records.jsonl")
     assert len(records) == 10 and {r["verdict"] for r in records} == {"verified"}
     assert all(r["toolchain"]["sandbox"] == "host" for r in records)  # the kit inside the runner image
-    # the run inside the image wrote its HTML report too (matplotlib and the template are in the image)
-    assert 'data-field="n" data-value="10"' in (tmp_path / "work" / "out" / "casp-gold" / "report.html").read_text()
+    # the run inside the image wrote its HTML report too (matplotlib and the template are in the image):
+    # 9 gold records counted, 06_114 kept out (a known defect of the pinned data: its prelude is inconsistent)
+    page = (tmp_path / "work" / "out" / "casp-gold" / "report.html").read_text()
+    assert 'data-field="n" data-value="9"' in page and '<span data-task="06_114">' in page
     size = sum(p.stat().st_size for p in bundle.rglob("*") if p.is_file())
     print(f"\nbundle: {size / 1e9:.2f} GB made in {seconds:.0f} s; smoke test {smoke_s:.0f} s")
 
