@@ -87,20 +87,6 @@ def make_jobs(fetched, tasks):
     return make
 
 
-class _TextReads:
-    """A sandbox whose ``read_file`` gives text (the recorder keeps what the toolchain probe
-    reads from the image in the recording's JSON; the container sandbox reads bytes)."""
-
-    def __init__(self, inner):
-        self.inner = inner
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-    def read_file(self, path: str) -> str | None:
-        data = self.inner.read_file(path)
-        return data.decode("utf-8") if isinstance(data, bytes) else data
-
 
 def _container(engine_image):
     """The real ``dafny`` image's sandbox with 2 slots (the runs' ``parallel=2``), as
@@ -190,7 +176,7 @@ def family(engine_image, tmp_path_factory):
     command: nothing recorded; and replay reads no live entry). Its runs, in the order
     the tests need them: the module run, the predictions run (the canaries read back from
     this cache), the seeded runs, the parity runs."""
-    with family_sandbox("dafny-container", "dafny", live=lambda: _TextReads(_container(engine_image))) as sb:
+    with family_sandbox("dafny-container", "dafny", live=lambda: _container(engine_image)) as sb:
         yield sb, tmp_path_factory.mktemp("dafny-container-cache") / "cache"
 
 

@@ -215,20 +215,6 @@ def _engine_run(tmp_path, task_ids, lines, cache_dir):
     return report, code, records
 
 
-class _TextReads:
-    """A sandbox whose ``read_file`` gives text (the recorder keeps what the toolchain probe
-    reads from the image in the recording's JSON; the container sandbox reads bytes)."""
-
-    def __init__(self, inner):
-        self.inner = inner
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-    def read_file(self, path: str) -> str | None:
-        data = self.inner.read_file(path)
-        return data.decode("utf-8") if isinstance(data, bytes) else data
-
 
 def _dafny_container(engine_image):
     """The real ``dafny`` image's sandbox with the pipeline's slots (``parallel=2``), as
@@ -236,7 +222,7 @@ def _dafny_container(engine_image):
     engine or the image, a failure under ``VERIKIT_REQUIRE_ENGINE=1``)."""
     from harness.registry import sandbox as get_sandbox
 
-    return _TextReads(engine_image(lambda: get_sandbox("container", toolchain="dafny", slots=2)))
+    return engine_image(lambda: get_sandbox("container", toolchain="dafny", slots=2))
 
 
 @pytest.fixture(scope="module")

@@ -71,21 +71,6 @@ def image(fetched, engine_image):
     return engine_image(lambda: runner.job_image(ntp4vc.BENCHMARK, "rocq", fetched, build=False))
 
 
-class _TextReads:
-    """The container sandbox with ``read_file`` giving text: the recorder keeps what the
-    toolchain probe reads from the image (``/etc/verikit/toolchain.json``) in the
-    recording's JSON, and the container sandbox reads bytes (the probe parses either)."""
-
-    def __init__(self, inner):
-        self.inner = inner
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-    def read_file(self, path: str) -> str | None:
-        data = self.inner.read_file(path)
-        return data.decode("utf-8") if isinstance(data, bytes) else data
-
 
 def _container(fetched, request, slots: int):
     """The real sandbox of a run, as the pipeline opens it (``pipeline.open_sandbox``): the
@@ -98,8 +83,8 @@ def _container(fetched, request, slots: int):
     engine_image = request.getfixturevalue("engine_image")
     image = engine_image(lambda: runner.job_image(ntp4vc.BENCHMARK, "rocq", fetched, build=False))
     toolchain = registry.verifier("rocq").toolchain
-    return _TextReads(engine_image(lambda: registry.sandbox("container", toolchain=toolchain, slots=slots,
-                                                            image=image)))
+    return engine_image(lambda: registry.sandbox("container", toolchain=toolchain, slots=slots,
+                                                           image=image))
 
 
 def _run(tmp_path, tasks, *, predictions=None, out="run", cache_dir=None):

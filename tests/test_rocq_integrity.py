@@ -134,21 +134,6 @@ PROVER = {
 }
 
 
-class _TextReads:
-    """The container sandbox with ``read_file`` giving text: the recorder keeps what the
-    toolchain probe reads from the image (``/etc/verikit/toolchain.json``) in the
-    recording's JSON, and the container sandbox reads bytes (the probe parses either)."""
-
-    def __init__(self, inner):
-        self.inner = inner
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-    def read_file(self, path: str) -> str | None:
-        data = self.inner.read_file(path)
-        return data.decode("utf-8") if isinstance(data, bytes) else data
-
 
 def _container(fetched, request, slots: int):
     """The real sandbox of the run, as the pipeline opens it (``pipeline.open_sandbox``): the
@@ -161,8 +146,8 @@ def _container(fetched, request, slots: int):
     engine_image = request.getfixturevalue("engine_image")
     image = engine_image(lambda: runner.job_image(ntp4vc.BENCHMARK, "rocq", fetched, build=False))
     toolchain = registry.verifier("rocq").toolchain
-    return _TextReads(engine_image(lambda: registry.sandbox("container", toolchain=toolchain, slots=slots,
-                                                            image=image)))
+    return engine_image(lambda: registry.sandbox("container", toolchain=toolchain, slots=slots,
+                                                           image=image))
 
 
 @pytest.fixture(scope="module")
