@@ -13,7 +13,9 @@ collects every statement kind, type construct, attribute, callee (defined in the
 the task's, libc, builtin), contract clause, code annotation, global annotation kind and
 top-level declaration kind, and the largest storage of a function's locals; then prints
 how often each occurs, marks those the allow-lists of ``integrity.py`` do not list, and
-lists every candidate the new rules (``integrity.allowlist_checks``) would reject.
+lists every candidate the new rules (``integrity.allowlist_checks``, and the fragment rules
+``typed-memory`` and ``no-from`` of ``fragment.py``; ``compiler-agrees`` reads gcc's
+diagnostics and is judged end to end) would reject.
 
 Usage (the data come from the mirror, as in the tests)::
 
@@ -41,6 +43,7 @@ from pathlib import Path
 from harness import datasets
 from harness.benchmarks import casp
 from harness.benchmarks.casp import integrity
+from harness.benchmarks.casp.fragment import fragment_checks
 from harness.verifiers.framac import _SHIPPED, VIEW_SCRIPT
 
 CATEGORIES = ("statement", "type", "attribute", "callee", "clause", "code annotation", "global annotation",
@@ -164,7 +167,9 @@ def main() -> int:
         for f in integrity.written(view, task_view, target, mode)["code"]:
             total = sum(v["bytes"] or 0 for v in f["locals"])
             max_locals = max(max_locals, (total, f"{label} {f['name']}()"))
-        broken = [c for c in integrity.allowlist_checks(view, task_view, target, mode) if not c["ok"]]
+        checks = integrity.allowlist_checks(view, task_view, target, mode)
+        checks += [c for c in fragment_checks(view, task_view, target, mode, "") if c["name"] != "compiler-agrees"]
+        broken = [c for c in checks if not c["ok"]]
         if broken:
             rejected.append(f"{label}: " + "; ".join(f"{c['name']}: {c['detail']}" for c in broken))
 

@@ -309,7 +309,8 @@ def test_canaries_expected_verdicts(casp_tasks):
         "canary:inconsistent-requires": ("rejected",), "canary:no-ensures": ("rejected",),
         "canary:body-changed": ("rejected",), "canary:vacuous-in-disguise": ("rejected",),
         "canary:vacuous-predicate": ("rejected",), "canary:dead-behavior": ("rejected",),
-        "canary:axiom": ("rejected",), "canary:preprocessor": ("rejected",), "canary:clause": ("rejected",)}
+        "canary:axiom": ("rejected",), "canary:preprocessor": ("rejected",), "canary:clause": ("rejected",),
+        "canary:from-clause": ("rejected",), "canary:unfounded-logic": ("rejected",)}
     cfs = {c.model: (c, exp) for c, exp in casp.canaries(tasks, "code-from-spec")}
     assert {m: e for m, (_, e) in cfs.items()} == {
         "canary:gold-code": ("verified",), "canary:contract-changed": ("rejected",),
@@ -320,7 +321,8 @@ def test_canaries_expected_verdicts(casp_tasks):
         "canary:union-other-member": ("rejected",), "canary:bitfield-beyond-width": ("rejected",),
         "canary:builtin-attribute": ("rejected",), "canary:reserved-name": ("rejected",),
         "canary:variant-relation": ("rejected",), "canary:huge-local": ("rejected",),
-        "canary:attribute": ("rejected",), "canary:builtin-call": ("rejected",), "canary:forward-goto": ("verified",)}
+        "canary:attribute": ("rejected",), "canary:builtin-call": ("rejected",), "canary:forward-goto": ("verified",),
+        "canary:pointer-cast": ("rejected",), "canary:kr-definition": ("rejected",)}
     for mode, table in (("spec-from-code", sfc), ("code-from-spec", cfs)):
         for model, (c, expected) in table.items():
             if c.task_id == casp.KIT_DEAD_CANARY.task_id:  # issue 26: on the kit's own pair

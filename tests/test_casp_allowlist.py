@@ -50,6 +50,7 @@ import pytest
 
 from harness.benchmarks import Candidate, casp
 from harness.benchmarks.casp import integrity
+from harness.benchmarks.casp.fragment import fragment_checks
 from harness.model import Limits
 from harness.verifiers.framac import VIEW_SCRIPT
 from test_casp_integrity import LOOP_TASK, STDLIB_TASK  # the kit-written tasks both files judge candidates on
@@ -109,7 +110,9 @@ def _broken(host, task, mode, output) -> dict[str, str]:
     """rule name -> detail of every rule the view checks find broken."""
     view, task_view = _views(host, task, mode, output)
     assert view is not None and task_view is not None, "Frama-C did not parse the file"
-    return {c["name"]: c["detail"] for c in integrity.view_checks(view, task_view, task.function, mode) if not c["ok"]}
+    checks = integrity.view_checks(view, task_view, task.function, mode)
+    checks += [c for c in fragment_checks(view, task_view, task.function, mode, "") if c["name"] != "compiler-agrees"]
+    return {c["name"]: c["detail"] for c in checks if not c["ok"]}
 
 
 # --- on Frama-C's views ----------------------------------------------------------------------
@@ -235,6 +238,23 @@ CHEATS = [
     # a libc function whose Frama-C 25 contract is a known soundness bug (scripts/casp_libc.py refuses it)
     ("strrchr, whose Frama-C contract is unsound (CASP 02_12)", "02_12", C,
      "int matcher(char * x0) {\n  return strrchr(x0, 'a') != 0;\n}\n", "allow-list", "frama-c:libc-strrchr-found-ensures"),
+    # WP's sound fragment (fragment.py): what the Typed model reads differently from the
+    # compiled program, and the \\from clauses it never checks
+    ("union read through another member", "01_57", C,
+     SIG + "{\n  union { int x; int y; } u;\n  u.x = a;\n  u.y = 7;\n  return u.x;\n}\n", "typed-memory", "union"),
+    ("a byte of an int written through a char pointer", "01_57", C,
+     SIG + "{\n  int r = a;\n  char *p = (char *)&r;\n  p[0] = 0;\n  return r;\n}\n", "typed-memory", "int * -> char *"),
+    ("a pointer through an integer", "01_57", C,
+     SIG + "{\n  int r = a;\n  long v = (long)&r;\n  return *(int *)v;\n}\n", "typed-memory", "pointer cast"),
+    ("a value beyond a bit-field's width", "01_57", C,
+     SIG + "{\n  struct { int v : 4; } s;\n  s.v = a;\n  return s.v;\n}\n", "typed-memory", "bit-field"),
+    ("\\from in the contract (spec-from-code)", "01_57", S,
+     "/*@ requires b != 0;\n    requires b != -1;\n    assigns \\result \\from \\nothing;\n    ensures \\result == a; */\n"
+     + SIG + GOLD_BODY, "no-from", "\\from"),
+    ("a recursive logic definition no function satisfies (spec-from-code)", "01_57", S,
+     "/*@ logic integer vk_f(integer x) = vk_f(x) + 1; */\n/*@ requires b != 0;\n    requires b != -1;\n"
+     "    assigns \\nothing;\n    ensures \\result == a || vk_f(a) == 0; */\n" + SIG + GOLD_BODY,
+     "well-founded-logic", "vk_f"),
 ]
 
 HONEST = [
@@ -276,6 +296,21 @@ HONEST = [
      "    if (i == n) return i;\n    i++;\n  }\n}\n"),
     ("INT_MAX from the task's <limits.h> (CASP 02_12)", "02_12", C,
      "int matcher(char * x0) {\n  int vk_limit = INT_MAX;\n  return x0[0] == 'a' && vk_limit > 0;\n}\n"),
+    # the honest neighbours of the fragment rules
+    ("a union used through one member", "01_57", C,
+     SIG + "{\n  union { int x; long y; } u;\n  u.x = (a / b) * b + (a % b);\n  return u.x;\n}\n"),
+    ("a bit-field read as written", "01_57", C,
+     "struct vk_b { unsigned f : 3; };\n" + SIG + "{\n  struct vk_b s;\n  s.f = 5;\n  s.f = (a == a);\n"
+     "  int r = (a / b) * b + (a % b);\n  return s.f == 1 ? r : 0;\n}\n"),
+    ("a prototyped helper defined after its use", "01_57", C,
+     "int vk_id(int x);\n" + SIG + "{\n  return vk_id((a / b) * b + (a % b));\n}\n"
+     "/*@ assigns \\nothing;\n    ensures \\result == x; */\nint vk_id(int x) { return x; }\n"),
+    ("a recursive logic definition that decreases (spec-from-code)", "01_57", S,
+     "/*@ logic integer vk_count(integer n) = n <= 0 ? 0 : vk_count(n - 1) + 1; */\n/*@ requires b != 0;\n"
+     "    requires b != -1;\n    assigns \\nothing;\n    ensures \\result == a;\n    ensures vk_count(0) == 0; */\n"
+     + SIG + GOLD_BODY),
+    ("a string copied with memcpy (CASP 02_12)", "02_12", C,
+     "int matcher(char * x0) {\n  char vk_b[1];\n  memcpy(vk_b, x0, 1);\n  return vk_b[0] == 'a';\n}\n"),
 ]
 
 
@@ -342,11 +377,16 @@ def test_goto_cycles_on_frama_c_cfg(framac_recorded):
 
 CHEAT_PICKS = ["FC_BUILTIN on a contract-only declaration", "__fc_ helper", "libc abs re-declared with a contract",
                "loop variant for a relation", "1.2 MB local array", "pure helper",
-               "call through a variable-length array", "global asm"]
+               "call through a variable-length array", "global asm", "union read through another member",
+               "a byte of an int written through a char pointer", "a value beyond a bit-field's width",
+               "\\from in the contract (spec-from-code)",
+               "a recursive logic definition no function satisfies (spec-from-code)"]
 HONEST_PICKS = ["helper with __attribute__((unused))", "static inline always_inline helper, const local",
                 "abs from the task's <stdlib.h>", "forward goto", "goto out of a loop", "forward goto inside a loop",
                 "strstr from the task's <string.h> (CASP 02_12)", "a static local", "a loop that returns from inside",
-                "INT_MAX from the task's <limits.h> (CASP 02_12)"]
+                "INT_MAX from the task's <limits.h> (CASP 02_12)", "a union used through one member",
+                "a bit-field read as written", "a prototyped helper defined after its use",
+                "a recursive logic definition that decreases (spec-from-code)"]
 #: Names whose meaning Frama-C's libc and the platform's headers disagree on
 #: (``platform-names``; judged on the candidate's text as the preprocessor gives it back,
 #: so only end to end): WP proves the first for RAND_MAX = 32767, gcc builds it with
@@ -356,8 +396,21 @@ PLATFORM_CHEATS = {
     "errno": (STDLIB_TASK, C,
               "int clamp(int n) {\n  int vk_e = errno;\n  if (n < 10) return n;\n  return 10 + vk_e - vk_e;\n}\n"),
 }
+#: Code gcc reads otherwise than Frama-C (``compiler-agrees``, judged on gcc's diagnostics,
+#: so only end to end): rule -> words of the detail, task, mode, output.
+COMPILER_CHEATS = {
+    "K&R definition": ("K&R", casp.KIT_CANARY, C, "long vk_id(x) long x; { return x; }\n"
+                       "int twice(int n) {\n  return (int)vk_id(n + n);\n}\n"),
+    "unsequenced side effects": ("unsequenced", casp.KIT_CANARY, C,
+                                 "int twice(int n) {\n  int i = 0;\n  i = i++;\n  return n + n + i;\n}\n"),
+    "a helper named like a libc function": ("C library", casp.KIT_CANARY, C,
+                                            "int abs(int x) { return x; }\nint twice(int n) {\n  return abs(n + n);\n}\n"),
+    "a global constant that overflows": ("overflows", casp.KIT_CANARY, C,
+                                         "const int vk_k = 2147483647 + 1;\nint twice(int n) {\n  return vk_k;\n}\n"),
+}
 NEW_CANARIES = {"canary:builtin-attribute", "canary:reserved-name", "canary:variant-relation", "canary:huge-local",
-                "canary:attribute", "canary:builtin-call", "canary:forward-goto", "canary:clause"}
+                "canary:attribute", "canary:builtin-call", "canary:forward-goto", "canary:clause",
+                "canary:pointer-cast", "canary:kr-definition", "canary:from-clause", "canary:unfounded-logic"}
 
 
 def _e2e_items(casp_tasks) -> dict[str, list]:
@@ -367,6 +420,7 @@ def _e2e_items(casp_tasks) -> dict[str, list]:
     return {"cheats": [(_task(cheats[n][1], casp_tasks), cheats[n][2], cheats[n][3]) for n in CHEAT_PICKS],
             "honest": [(_task(honest[n][1], casp_tasks), honest[n][2], honest[n][3]) for n in HONEST_PICKS],
             "platform": list(PLATFORM_CHEATS.values()),
+            "compiler": [x[1:] for x in COMPILER_CHEATS.values()],
             "canaries": [(t, mode, c.output) for mode in (C, S) for c, _ in casp.canaries([t], mode)
                          if c.model in NEW_CANARIES]}
 
@@ -393,11 +447,14 @@ def test_cheats_are_rejected_end_to_end(casp_tasks, batch):
 @pytest.mark.recorded
 def test_honest_neighbours_still_verify(casp_tasks, batch):
     """An attribute that changes nothing, a libc call the task's header declares, forward
-    gotos (code-from-spec): verified, termination established."""
+    gotos, a union used through one member, a bit-field read as written, a prototyped
+    helper (code-from-spec: verified, termination established), a recursive logic
+    definition that decreases (spec-from-code: verified)."""
     recs = _run(batch, _e2e_items(casp_tasks)["honest"])
     for name, rec in zip(HONEST_PICKS, recs):
         assert rec["verdict"] == "verified", (name, rec["verdict"], rec["reason"])
-        assert rec["verifier"]["extra"]["termination"] in ("proved", "assumed"), name
+        expected = ("not-checked",) if rec["mode"] == S else ("proved", "assumed")  # the code is the task's
+        assert rec["verifier"]["extra"]["termination"] in expected, name
 
 
 @pytest.mark.recorded
@@ -411,6 +468,19 @@ def test_names_the_platform_defines_otherwise_are_rejected(casp_tasks, batch):
         broken = {c["name"]: c["detail"] for c in rec["checks"] if not c["ok"]}
         assert name in broken.get("platform-names", ""), (name, broken)
     assert "32767" in recs[0]["reason"] and "2147483647" in recs[0]["reason"]
+
+
+@pytest.mark.recorded
+def test_code_gcc_reads_otherwise_is_rejected(casp_tasks, batch):
+    """A K&R definition, unsequenced side effects, a helper named like a C library function
+    (gcc keeps the library's meaning, Frama-C takes the file's), a global constant whose
+    initialiser overflows (WP reads it as 2^31 and as an int): rejected by
+    ``compiler-agrees`` from gcc's own diagnostics, at the gate (no WP run)."""
+    recs = _run(batch, _e2e_items(casp_tasks)["compiler"])
+    for (name, (words, *_)), rec in zip(COMPILER_CHEATS.items(), recs):
+        assert rec["verdict"] == "rejected", (name, rec["verdict"], rec["reason"])
+        broken = {c["name"]: c["detail"] for c in rec["checks"] if not c["ok"]}
+        assert words in broken.get("compiler-agrees", ""), (name, broken)
 
 
 @pytest.mark.realtool

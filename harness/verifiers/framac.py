@@ -67,6 +67,8 @@ VIEW, TASK_VIEW, HAVOC_LOG = "view.json", "task-view.json", "havoc.log"
 #: The driver's preprocessor outputs of the candidate's own text (see the driver).
 REGION_PP = {"comments": "region.i", "no_comments": "region-nc.i", "tokens": "region-tok.i"}
 REGION_ERR = "region.err"
+#: The compiler's diagnostics on the verified file (gcc -fsyntax-only, see the driver).
+COMPILER_LOG = "compiler.log"
 #: Written by the driver in gate mode only (:meth:`FramaC.gate`): its output is the view's.
 GATE_MARK = "vk-gate"
 #: Issue 26: the task-soundness smoke-test run (``sound.c``) and the requires-implication
@@ -177,7 +179,7 @@ class FramaC:
                                                               HAVOC_TIMEOUT_S)])
         env["VERIKIT_REQUIRES_ARGS"] = shlex.join(["-wp", "-wp-prop=@requires", "-wp-fct", "vk_requires_probe",
                                                    *_prover_args(options, HAVOC_TIMEOUT_S)])
-        return argv, env, [REPORT, VIEW, TASK_VIEW, *REGION_PP.values(), REGION_ERR, HAVOC_LOG, EXEC_LOG,
+        return argv, env, [REPORT, VIEW, TASK_VIEW, *REGION_PP.values(), REGION_ERR, COMPILER_LOG, HAVOC_LOG, EXEC_LOG,
                                   SOUND_LOG, REQUIRES_LOG, SOUND_REPORT]
 
     def task_command(self, options: dict) -> tuple[list[str], dict[str, str], list[str]]:
@@ -202,7 +204,8 @@ class FramaC:
         if not options.get("gate"):
             return None
         argv, env, _ = self.command(options)
-        return argv, {**env, "VERIKIT_GATE": "1"}, [VIEW, TASK_VIEW, *REGION_PP.values(), REGION_ERR, GATE_MARK]
+        return argv, {**env, "VERIKIT_GATE": "1"}, [VIEW, TASK_VIEW, *REGION_PP.values(), REGION_ERR, COMPILER_LOG,
+                                                    GATE_MARK]
 
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Turn a finished Frama-C run into a :class:`VerifierResult`.
@@ -248,7 +251,8 @@ def artifacts(files: dict[str, bytes]) -> dict:
         for the shape), or None when Frama-C did not get that far (parse error) or the
         file is unreadable; ``"region_pp"``: the candidate's text as the preprocessor
         outputs it ``{"comments", "no_comments", "tokens"}`` (each None when not made),
-        ``"region_err"``: the preprocessor's messages;
+        ``"region_err"``: the preprocessor's messages; ``"compiler_log"``: gcc's
+        diagnostics on the verified file (None when not made: not a candidate mode);
         ``"havoc"``: the :class:`VerifierResult` of the do-nothing-body WP run (None when
         not run); ``"execution_log"``: the execution cross-check's log (``vk_exec.log``,
         None when not run); ``"sound"`` and ``"requires"`` (issue 26): the
@@ -276,7 +280,7 @@ def artifacts(files: dict[str, bytes]) -> dict:
         havoc = (VerifierResult("invalid", "Frama-C rejected the do-nothing body", messages=_messages(havoc_log))
                  if invalid else _parse_goals(havoc_log, None, _messages(havoc_log)))
     return {"view": view(VIEW), "task_view": view(TASK_VIEW), "region_pp": {k: text(v) for k, v in REGION_PP.items()},
-            "region_err": text(REGION_ERR), "havoc": havoc, "execution_log": text(EXEC_LOG),
+            "region_err": text(REGION_ERR), "compiler_log": text(COMPILER_LOG), "havoc": havoc, "execution_log": text(EXEC_LOG),
             "sound": _side_run(text(SOUND_LOG)), "requires": _side_run(text(REQUIRES_LOG)),
             "smoke_by_function": _smoke_by_function(files.get(REPORT)),
             "sound_smoke_by_function": _smoke_by_function(files.get(SOUND_REPORT))}

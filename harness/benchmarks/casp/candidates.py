@@ -100,6 +100,12 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
             # allow-lists (issue 26): a contract clause not on ALLOWED_CLAUSES
             (c("clause", "/*@ assigns \\nothing;\n    ensures \\result == 7777;\n    exits \\false; */\n" + t.code),
              ("rejected",)),
+            # WP's sound fragment: a \from clause, which WP never checks, on the gold contract
+            (c("from-clause", t.contract.replace("assigns \\nothing;", "assigns \\result \\from \\nothing;") + "\n"
+               + t.code), ("rejected",)),
+            # a recursive logic definition no function satisfies: WP's axiom for it proves anything
+            (c("unfounded-logic", "/*@ logic integer vk_f(integer x) = vk_f(x) + 1; */\n"
+               "/*@ assigns \\nothing;\n    ensures \\result == 7777 || vk_f(0) == 0; */\n" + t.code), ("rejected",)),
         ]
     out = [
         (c("gold-code", t.code), ("verified",)),
@@ -140,4 +146,10 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
                    + ";\n  u.y = 7;\n  return u.x;\n}\n"), ("rejected",)),
                 (c("bitfield-beyond-width", fn_sig + "{\n  struct { int v : 4; } s;\n  s.v = " + result_of
                    + ";\n  return s.v;\n}\n"), ("rejected",))]
+        # WP's sound fragment (fragment.py): a pointer cast the Typed model does not follow,
+        # a K&R definition gcc calls with promoted arguments
+        out += [(c("pointer-cast", fn_sig + "{\n  int vk_r = " + result_of + ";\n  *(char *)&vk_r = 0;\n  return vk_r;\n}\n"),
+                 ("rejected",)),
+                (c("kr-definition", "long vk_id(vk_x) long vk_x; { return vk_x; }\n" + fn_sig + "{\n  return vk_id("
+                   + result_of + ");\n}\n"), ("rejected",))]
     return out

@@ -58,8 +58,9 @@ functions the task or Frama-C's libc provide: their termination is their contrac
 word), ``failed`` (a rule broken or a variant not proved), ``not-checked`` (gold and
 spec-from-code: the code is the task's, as in the paper's protocol).
 
-The allow-lists are in :mod:`.allowlists`, the checks of issue 26 (task soundness, dead
-code, requires) in :mod:`.soundness`, what the rules share in :mod:`.checks`; their names
+The rules that keep a proof inside WP's sound fragment (``typed-memory``, ``no-from``,
+``compiler-agrees``) are in :mod:`.fragment`. The allow-lists are in :mod:`.allowlists`,
+the checks of task soundness, dead code and requires in :mod:`.soundness`, what the rules share in :mod:`.checks`; their names
 are importable from here too.
 """
 
@@ -70,6 +71,8 @@ import re
 from ...model import Job, VerifierResult
 from .allowlists import allowlist_checks, platform_check
 from .checks import _check, _functions, _global_key
+from .fragment import RULES as FRAGMENT_RULES
+from .fragment import fragment_checks
 from .soundness import dead_code_check
 
 # Re-exports: the names of the former single module (tests, scripts and core read them here).
@@ -83,7 +86,7 @@ from .soundness import (REQUIRES, SOUND, SOUNDNESS_RULES, record_soundness, requ
 #: The names of the rules checked on Frama-C's view (the records' ``checks``).
 RULES = ("no-preprocessing", "task-unchanged", "no-trusted-declarations", "no-axioms", "no-admit-or-check", "no-asm",
          "not-vacuous", "task-view", "view-complete", "no-reserved-names", "no-redeclarations", "allow-list",
-         "local-storage", "platform-names")
+         "local-storage", "platform-names") + FRAGMENT_RULES
 #: Global annotation kinds a candidate may add, also inside an axiomatic
 #: (``framac_view.ml``'s names): logic definitions ("logic"), logic functions without a
 #: body ("logic declaration", only inside an axiomatic: uninterpreted), inductive
@@ -307,6 +310,7 @@ def judge(job: Job, result: VerifierResult, target: str) -> tuple[str, str] | No
         checks.append(_check("task-view", ["Frama-C could not parse the task's fixed part"], ""))
     elif view is not None:
         checks += view_checks(view, task_view, target, job.mode)
+        checks += fragment_checks(view, task_view, target, job.mode, art.get("compiler_log"))
     if gate:  # the gate's output: the rules that read the view and the preprocessor, no more
         result.checks.extend(checks)
         result.extra["termination"] = "not-checked"

@@ -40,6 +40,10 @@ if [ -f region.c ]; then
   { $pp -C region.c -o region.i || echo "verikit: the preprocessor exited $?" >&2; } 2>>region.err
   { $pp region.c -o region-nc.i || echo "verikit: the preprocessor exited $?" >&2; } 2>>region.err
   { $pp -fpreprocessed region.c -o region-tok.i || echo "verikit: the preprocessor exited $?" >&2; } 2>>region.err
+  if [ -f candidate.c ]; then
+    LC_ALL=C gcc -fsyntax-only -fdiagnostics-plain-output -Wold-style-definition -Wsequence-point \
+      -Wbuiltin-declaration-mismatch candidate.c >compiler.log 2>&1 || echo "verikit: gcc exited $?" >>compiler.log
+  fi
 fi
 if [ -f task.c ]; then
   VERIKIT_VIEW=task-view.json frama-c -load-script verikit_framac_view.ml task.c >task-view.log 2>&1

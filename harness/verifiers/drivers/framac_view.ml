@@ -45,7 +45,18 @@
                                     kind, type construct and attribute in the function:
                                     signature, locals, casts, sizeof, annotations),
                       "locals": [ { "name", "type", "line", "bytes" (null: unknown),
-                                    "temp", "ghost", "vla" } ] } ],
+                                    "temp", "ghost", "vla" } ],
+                      "memory": [ { "kind", "what", "line" } ] (definitions: what WP's
+                                    Typed model reads differently from the compiled
+                                    program: "union member" (what: union.member, every
+                                    access in code, read or written), "pointer cast"
+                                    (what: "from -> to", a cast between pointers to
+                                    different types, qualifiers aside, or between a pointer
+                                    and an integer; a null constant is none), "bit-field
+                                    store" (what: struct.field:width, a value stored into a
+                                    bit-field that is not known to fit its width: not a
+                                    constant within it, nor a read of a field, a bool or a
+                                    type no wider)) } ],
      "variables": [ { "name", "type", "storage", "initialised", "file", "line", "libc",
                       "ghost", "bytes", "constructs" } ] (every global variable; a local
                   static is one, named by Frama-C),
@@ -64,7 +75,14 @@
      "globals": [ { "kind", "name", "file", "line", "axioms", "members", "text" } ],
                   (global annotations; "members": the kinds and names inside an
                   axiomatic; global annotations of Frama-C's libc are left out)
+     "recursive_logic": [ { "name", "file", "line", "recursion": "guarded" | "unguarded" } ]:
+                  the recursive logic definitions of those global annotations (see
+                  logic_recursion below),
      "unclassified": [ { "what", "file", "line" } ] }
+
+   A contract's "clauses" list each assigns clause's dependencies as a clause of kind
+   "from" (its text: the locations after \from, "\nothing" for none): WP does not check
+   them.
 
    "status" is ACSL's predicate kind: "assert" (proved and used), "check" (proved, not
    used), "admit" (used, never proved). Annotations are the user's only (emitter
@@ -144,7 +162,15 @@ let clauses (spec : funspec) =
       List.iter (fun (k, p) -> ip (termination_kind k) p) b.b_post_cond;
       (match b.b_assigns with
        | WritesAny -> ()
-       | Writes _ as a -> add b.b_name "assigns" "assert" (pp Printer.pp_assigns a));
+       | Writes l as a ->
+         add b.b_name "assigns" "assert" (pp Printer.pp_assigns a);
+         List.iter
+           (function
+             | (_, FromAny) -> ()
+             | (loc, From deps) ->
+               let d = if deps = [] then "\\nothing" else String.concat ", " (List.map (fun (t : identified_term) -> pp Printer.pp_term t.it_content) deps) in
+               add b.b_name "from" "assert" (pp Printer.pp_term loc.it_content ^ " \\from " ^ d))
+           l);
       (match b.b_allocation with
        | FreeAllocAny -> ()
        | a -> add b.b_name "allocation" "assert" (pp Printer.pp_allocation a));
@@ -266,6 +292,7 @@ type body_facts = {
   mutable asm : int list;
   mutable annots : (string * string * int * string) list;
   mutable constructs : (string * string * int) list;
+  mutable memory : (string * string * int) list;
 }
 
 let facts : (string, body_facts) Hashtbl.t = Hashtbl.create 17
@@ -274,7 +301,7 @@ let get_facts name =
   match Hashtbl.find_opt facts name with
   | Some f -> f
   | None ->
-    let f = { calls = []; loops = []; gotos = []; asm = []; annots = []; constructs = [] } in
+    let f = { calls = []; loops = []; gotos = []; asm = []; annots = []; constructs = []; memory = [] } in
     Hashtbl.replace facts name f; f
 
 let user_label (st : stmt) = List.exists (function Label (_, _, true) -> true | _ -> false) st.labels
@@ -305,6 +332,67 @@ let goto_cycle (g : stmt) (target : stmt) =
     in
     go target
   with _ -> true
+
+(* --- what WP's Typed model reads differently from the compiled program ---------------- *)
+
+let bare t = Cil.typeDeepDropAllAttributes (Cil.unrollTypeDeep t)
+let is_char t = match Cil.unrollType t with TInt ((IChar | ISChar | IUChar), _) -> true | _ -> false
+let is_integral t = match Cil.unrollType t with TInt _ | TEnum _ -> true | _ -> false
+
+(* A cast the Typed model does not follow (WP 25 warns "Cast with incompatible pointers
+   types" and keeps reading the memory as the type it was written with): between pointers
+   to different types, qualifiers aside (a char pointer and void pointer are one type to
+   it: Frama-C's libc passes buffers so), or between a pointer and an integer. A null
+   constant is no cast. *)
+let odd_cast (t : typ) (e : exp) =
+  match Cil.unrollType t, Cil.unrollType (Cil.typeOf e) with
+  | TPtr (pt, _), TPtr (pe, _) ->
+    let a = bare pt and b = bare pe in
+    not (Cil_datatype.Typ.equal a b) && not (Cil.isZero (Cil.stripCasts e))
+    && not ((Cil.isVoidType a && is_char b) || (Cil.isVoidType b && is_char a))
+  | TPtr _, _ -> is_integral (Cil.typeOf e) && not (Cil.isZero (Cil.stripCasts e))
+  | _, TPtr _ -> is_integral t
+  | _ -> false
+
+let rec last_field = function
+  | NoOffset -> None
+  | Field (fi, NoOffset) -> Some fi
+  | Field (_, o) | Index (_, o) -> last_field o
+
+(* Is the value [e] stored into the bit-field [fi] known to fit its width? A constant
+   within it, a read of a bit-field no wider (same signedness, or unsigned into a wider
+   signed one), a comparison or a bool (0 or 1), or an integer type no wider. The cast Frama-C puts on the value
+   (to the field's type, FRAMA_C_BITFIELD_SIZE) is looked through. *)
+let fits (fi : fieldinfo) (e : exp option) =
+  match fi.fbitfield, e with
+  | None, _ -> true
+  | Some _, None -> false
+  | Some w, Some e ->
+    let signed = Cil.isSignedInteger fi.ftype in
+    let e = match e.enode with
+      | CastE (t, inner) when Cil.hasAttribute "FRAMA_C_BITFIELD_SIZE" (Cil.typeAttrs t) -> inner
+      | _ -> e in
+    let narrow s bits = (s = signed && bits <= w) || (not s && signed && bits < w) in
+    match Cil.constFoldToInt e with
+    | Some v ->
+      let lo = if signed then Integer.neg (Integer.two_power_of_int (w - 1)) else Integer.zero in
+      let hi = Integer.pred (Integer.two_power_of_int (if signed then w - 1 else w)) in
+      Integer.le lo v && Integer.le v hi
+    | None ->
+      (match e.enode with
+       | Lval (_, off) when (match last_field off with Some g -> g.fbitfield <> None | None -> false) ->
+         (match last_field off with
+          | Some g -> narrow (Cil.isSignedInteger g.ftype) (Option.get g.fbitfield)
+          | None -> false)
+       | BinOp ((Lt | Gt | Le | Ge | Eq | Ne | LAnd | LOr), _, _, _) | UnOp (LNot, _, _) -> narrow false 1
+       | _ ->
+         match Cil.unrollType (Cil.typeOf e) with
+         | TInt (IBool, _) -> narrow false 1
+         | TInt (k, _) -> narrow (Cil.isSigned k) (Cil.bitsSizeOfInt k)
+         | _ -> false)
+
+let field_name (fi : fieldinfo) =
+  Printf.sprintf "%s.%s:%d" fi.fcomp.cname fi.fname (Option.value ~default:0 fi.fbitfield)
 
 class visitor = object (self)
   inherit Visitor.frama_c_inplace
@@ -337,6 +425,32 @@ class visitor = object (self)
 
   method! vtype t = self#add_type ~cast:true t; Cil.SkipChildren
 
+  method private memory kind what =
+    match self#current_kf with
+    | None -> ()
+    | Some kf ->
+      let f = get_facts (Kernel_function.get_name kf) in
+      f.memory <- (kind, what, line) :: f.memory
+
+  method private union_member = function
+    | Field (fi, _) when not fi.fcomp.cstruct -> self#memory "union member" (fi.fcomp.cname ^ "." ^ fi.fname)
+    | _ -> ()
+
+  method private store (lv : lval) e =
+    match last_field (snd lv) with
+    | Some fi when not (fits fi e) -> self#memory "bit-field store" (field_name fi)
+    | _ -> ()
+
+  method! voffs o = self#union_member o; Cil.DoChildren
+  method! vinitoffs o = self#union_member o; Cil.DoChildren
+
+  method! vexpr e =
+    (match e.enode with
+     | CastE (t, inner) when odd_cast t inner ->
+       self#memory "pointer cast" (pp Printer.pp_typ (Cil.typeOf inner) ^ " -> " ^ pp Printer.pp_typ t)
+     | _ -> ());
+    Cil.DoChildren
+
   method! vstmt_aux st =
     (match self#current_kf with
      | None -> ()
@@ -346,6 +460,16 @@ class visitor = object (self)
        line <- line_of loc;
        f.constructs <- ("statement", stmt_kind st, line) :: f.constructs;
        let callee e = match e.enode with Lval (Var vi, NoOffset) -> Some vi.vname | _ -> None in
+       (match st.skind with
+        | Instr (Set (lv, e, _)) -> self#store lv (Some e)
+        | Instr (Call (Some lv, _, _, _)) -> self#store lv None
+        | Instr (Local_init (vi, AssignInit init, _)) ->
+          let rec walk off = function
+            | SingleInit e -> self#store (Var vi, off) (Some e)
+            | CompoundInit (_, l) -> List.iter (fun (o, i) -> walk (Cil.addOffset o off) i) l
+          in
+          walk NoOffset init
+        | _ -> ());
        (match st.skind with
         | Instr (Call (_, e, _, l)) -> f.calls <- (callee e, line_of l) :: f.calls
         | Instr (Local_init (_, ConsInit (vi, _, _), l)) -> f.calls <- (Some vi.vname, line_of l) :: f.calls
@@ -399,6 +523,141 @@ let global_annot ga =
         ("axioms", int (axioms ga));
         ("members", fun () -> arr (fun (k, n) -> obj [ ("kind", s k); ("name", s n) ]) (members ga));
         ("text", s (pp Printer.pp_global_annotation ga)) ]
+
+
+(* --- recursive logic definitions --------------------------------------------------------
+   WP takes a logic definition as an axiom (f(x) = body): a recursive one that no function
+   satisfies (f(x) = f(x) + 1) makes every goal provable. A recursion is "guarded" when
+   every recursive call passes, for some integer parameter x, the term x - c (c a positive
+   constant) in a branch where a condition bounds x from below (the else branch of
+   x <= k or x < k, the then branch of x > k or x >= k, the right of such an implication
+   or conjunction, the right of a disjunction whose left is x <= k or x < k): x decreases
+   and is bounded, so the definition has a unique solution. Anything else
+   (mutual recursion included) is "unguarded". *)
+
+let rec strip_term (t : term) =
+  match t.term_node with
+  | TLogic_coerce (_, t) | TCastE (_, t) -> strip_term t
+  | _ -> t
+
+let term_var (t : term) =
+  match (strip_term t).term_node with TLval (TVar lv, TNoOffset) -> Some lv.lv_id | _ -> None
+
+let term_const (t : term) =
+  match (strip_term t).term_node with TConst (Integer (n, _)) -> Some n | _ -> None
+
+(* The variables (by id: a bound variable of the same name is another) a guard bounds
+   from below when it holds with polarity [pos]. *)
+let bounded_below (cond : term) pos =
+  match (strip_term cond).term_node with
+  | TBinOp (op, a, b) ->
+    let op, x, k =
+      match term_var a, term_const b, term_var b, term_const a with
+      | Some x, Some _, _, _ -> (Some op, Some x, true)
+      | _, _, Some x, Some _ ->
+        let flip = function Lt -> Gt | Gt -> Lt | Le -> Ge | Ge -> Le | o -> o in
+        (Some (flip op), Some x, true)
+      | _ -> (None, None, false)
+    in
+    if not k then []
+    else (match op, x with
+        | Some (Gt | Ge), Some x when pos -> [ x ]
+        | Some (Lt | Le), Some x when not pos -> [ x ]
+        | _ -> [])
+  | _ -> []
+
+let bounded_below_pred (p : predicate) pos =
+  match p.pred_content with
+  | Prel (rel, a, b) ->
+    let op = match rel with Rlt -> Some Lt | Rgt -> Some Gt | Rle -> Some Le | Rge -> Some Ge | _ -> None in
+    (match op with
+     | Some op -> bounded_below { a with term_node = TBinOp (op, a, b) } pos
+     | None -> [])
+  | _ -> []
+
+let decreasing (formals : logic_var list) bounded (args : term list) =
+  List.exists2
+    (fun (lv : logic_var) (arg : term) ->
+      List.mem lv.lv_id bounded
+      && (match (strip_term arg).term_node with
+          | TBinOp (MinusA, a, c) ->
+            term_var a = Some lv.lv_id
+            && (match term_const c with Some n -> Integer.gt n Integer.zero | None -> false)
+          | _ -> false))
+    formals args
+
+(* For a logic definition [li]: the calls it makes (logic function names), and whether its
+   recursive calls are all guarded. *)
+let logic_recursion (li : logic_info) =
+  let callees = ref [] and unguarded = ref false in
+  let call (f : logic_info) bounded args =
+    callees := f.l_var_info.lv_name :: !callees;
+    if f.l_var_info.lv_name = li.l_var_info.lv_name then
+      (try if not (decreasing li.l_profile bounded args) then unguarded := true
+       with Invalid_argument _ -> unguarded := true)
+  in
+  let rec term bounded (t : term) =
+    match t.term_node with
+    | Tif (c, a, b) ->
+      term bounded c;
+      term (bounded_below c true @ bounded) a;
+      term (bounded_below c false @ bounded) b
+    | Tapp (f, _, args) -> call f bounded args; List.iter (term bounded) args
+    | _ -> ignore (Visitor.visitFramacTerm (visit bounded) t)
+  and pred bounded (p : predicate) =
+    match p.pred_content with
+    | Pif (c, a, b) ->
+      term bounded c;
+      pred (bounded_below c true @ bounded) a;
+      pred (bounded_below c false @ bounded) b
+    | Pimplies (h, q) -> pred bounded h; pred (bounded_below_pred h true @ bounded) q
+    | Pand (a, b) -> pred bounded a; pred (bounded_below_pred a true @ bounded) b
+    | Por (a, b) -> pred bounded a; pred (bounded_below_pred a false @ bounded) b
+    | Papp (f, _, args) -> call f bounded args; List.iter (term bounded) args
+    | _ -> ignore (Visitor.visitFramacPredicate (visit bounded) p)
+  and visit bounded = object
+    inherit Visitor.frama_c_inplace
+    method! vterm t =
+      (match t.term_node with
+       | Tif _ | Tapp _ -> term bounded t; Cil.SkipChildren
+       | _ -> Cil.DoChildren)
+    method! vpredicate p =
+      (match p.pred_content with
+       | Pif _ | Pimplies _ | Pand _ | Por _ | Papp _ -> pred bounded p; Cil.SkipChildren
+       | _ -> Cil.DoChildren)
+  end in
+  (match li.l_body with
+   | LBterm t -> term [] t
+   | LBpred p -> pred [] p
+   | LBnone | LBreads _ | LBinductive _ -> ());
+  (List.sort_uniq compare !callees, !unguarded)
+
+(* Every logic definition of the user's global annotations (inside axiomatics too), with
+   its recursion: "none", "guarded" or "unguarded" (a call back through another
+   definition is unguarded). *)
+let recursive_logic (globals : global_annotation list) =
+  let defs = ref [] in
+  let rec collect = function
+    | Dfun_or_pred (li, loc) -> defs := (li, loc) :: !defs
+    | Daxiomatic (_, l, _, _) -> List.iter collect l
+    | _ -> ()
+  in
+  List.iter collect globals;
+  let facts = List.map (fun (li, loc) -> (li.l_var_info.lv_name, loc, logic_recursion li)) !defs in
+  let calls name = match List.find_opt (fun (n, _, _) -> n = name) facts with Some (_, _, (c, _)) -> c | None -> [] in
+  let reaches_back name =
+    let seen = Hashtbl.create 7 in
+    let rec go n = List.exists (fun c -> c = name || (not (Hashtbl.mem seen c) && (Hashtbl.replace seen c (); go c)))
+                     (List.filter (fun c -> c <> n) (calls n)) in
+    go name
+  in
+  List.filter_map
+    (fun (name, loc, (callees, unguarded)) ->
+      let self = List.mem name callees in
+      let mutual = reaches_back name in
+      if not self && not mutual then None
+      else Some (name, loc, if unguarded || mutual then "unguarded" else "guarded"))
+    (List.rev facts)
 
 let is_builtin (vi : varinfo) = Cil_builtins.is_builtin vi || Ast_info.is_frama_c_builtin vi.vname
 
@@ -468,6 +727,9 @@ let function_json kf =
         arr (fun (n, t, l, b, temp, ghost, vla) ->
             obj [ ("name", s n); ("type", s t); ("line", int l); ("bytes", opt_int b); ("temp", bool temp);
                   ("ghost", bool ghost); ("vla", bool vla) ]) locals);
+    ("memory", fun () ->
+        arr (fun (k, w, l) -> obj [ ("kind", s k); ("what", s w); ("line", int l) ])
+          (if defined then List.sort_uniq compare f.memory else []));
   ]
 
 let variable_json (vi, (init : initinfo)) =
@@ -609,6 +871,10 @@ let write path (ast : file) =
           (occurrences ()));
     ("globals", each "global annotation"
                   (fun ga -> let _, n, loc = global_kind ga in (n, loc)) global_annot (List.rev !globals));
+    ("recursive_logic", fun () ->
+        arr (fun (n, loc, r) -> obj [ ("name", s n); ("file", s (file_of (fst loc))); ("line", int (line_of loc));
+                                       ("recursion", s r) ])
+          (recursive_logic (List.rev !globals)));
   ] in
   obj (top @ [ ("unclassified", fun () ->
       arr (fun (w, f, l) -> obj [ ("what", s w); ("file", s f); ("line", int l) ]) (List.rev !unclassified)) ]);
