@@ -18,6 +18,10 @@ LOG = "vk_exec.log"
 N_INPUTS, N_MUTANTS, RUN_TIMEOUT_S = 40, 8, 3
 #: Signed integer parameters that get the (min, -1) boundary pairs (ordered pairs among them).
 PAIR_PARAMS = 4
+#: At most this many values taken from the code's own constants get an input each
+#: (:func:`directed_values`).
+MAX_DIRECTED = 20
+_NUMBER = re.compile(r"\b(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)[uUlL]*\b")
 MAX_LEN = 16
 _LENGTHS = (1, 2, 3, 4, 5, 8, 16)
 
@@ -139,7 +143,29 @@ def _element(rng: random.Random, t: dict, profile: str) -> int:
     return rng.randint(t["lo"], t["hi"])
 
 
-def draw_inputs(params: list[tuple[str, dict]], seed: int, n: int = N_INPUTS) -> list[dict]:
+def directed_values(text: str, limit: int = MAX_DIRECTED) -> list[int]:
+    """Values aimed at the branches of ``text`` (C code and its ACSL): for each integer
+    constant ``c`` written in it (decimal, octal or hex, suffixes aside), ``c - 1``, ``c``,
+    ``c + 1`` and ``-c``, without -1, 0 and 1 (the boundary inputs have them), the largest
+    constants first, at most ``limit``. A branch ``x > 100`` or ``x == 12345`` gets inputs
+    on both sides of its condition, which random inputs almost never draw."""
+    consts = set()
+    for t in tokens(text):
+        if t.kind in ("comment", "string", "pp"):
+            continue
+        for m in _NUMBER.finditer(t.text):
+            if t.kind not in ("number", "acsl"):
+                continue
+            digits = m.group(1)
+            consts.add(int(digits, 8) if len(digits) > 1 and digits[0] == "0" and digits[1] not in "xX"
+                       else int(digits, 0))
+    out: list[int] = []
+    for c in sorted(consts, reverse=True):  # the largest first: a magic constant is what random inputs miss
+        out += [v for v in (c, c - 1, c + 1, -c) if v not in (-1, 0, 1) and v not in out]
+    return out[:limit]
+
+
+def draw_inputs(params: list[tuple[str, dict]], seed: int, n: int = N_INPUTS, directed=()) -> list[dict]:
     """Seeded inputs for the parameters: ``[{"len": buffer length, "args": [int | [int]]}]``.
 
     The first inputs give every integer parameter the same boundary value of its type
@@ -147,7 +173,9 @@ def draw_inputs(params: list[tuple[str, dict]], seed: int, n: int = N_INPUTS) ->
     parameters (the first :data:`PAIR_PARAMS` of them), one input with the first at its
     type's min, the second at -1 and the others 0 (``INT_MIN % -1``: undefined in C, and
     Frama-C 25's RTE misses it, ``images/toolchains.json`` soundness_bugs
-    ``frama-c:rte-modulo-signed-overflow``); the rest are random (see the docstring
+    ``frama-c:rte-modulo-signed-overflow``); then one input per value of ``directed``
+    (:func:`directed_values` of the code: every integer parameter at that value, clamped
+    to its type); the rest are random (see the docstring
     of :mod:`.execution`). Per input, the buffers' elements follow one profile: all 0/1 (1 in 5),
     all in 0..10 (1 in 5), or mixed small, boundary and uniform values. Buffers of
     ``char *`` end with a NUL. Same seed, same inputs.
@@ -162,6 +190,8 @@ def draw_inputs(params: list[tuple[str, dict]], seed: int, n: int = N_INPUTS) ->
         for j in signed:
             if i != j:
                 bounds.append(["lo" if x == i else -1 if x == j else 0 for x in range(len(params))])
+    if ints:
+        bounds += [[v] * len(params) for v in directed]
     for k in range(n):
         length = 4 if k < len(bounds) else rng.choice(_LENGTHS)
         args: list = []

@@ -22,13 +22,18 @@ a generated test driver and the files :mod:`harness.verifiers.drivers` ``exec_ch
 
 Inputs are drawn here (seeded, recorded) from the task's own declarator (the task is fixed
 data, never the candidate's text): per C integer type boundary values (min, -1, 0, 1, max),
-the pairs (min, -1) of two signed parameters (``INT_MIN % -1``), small and uniform values,
+the pairs (min, -1) of two signed parameters (``INT_MIN % -1``), values aimed at the
+branches of the code (each integer constant the candidate wrote, and spec-from-code the
+task's code, with its neighbours: ``x == 12345`` gets 12344, 12345, 12346; recorded in the
+plan as ``directed``), small and uniform values,
 buffers of 1..16 elements for pointer parameters (NUL-terminated for ``char *``) with
 lengths correlated to the integer parameters. The ``requires`` are not
 read by the kit: E-ACSL evaluates them at run time.
 
 A contract violation, a sanitizer report, a crash, a timeout or two builds that disagree on
-an input's output make the record ``rejected``, the reason naming the input. Parameters or
+an input's output make the record ``rejected``, the reason naming the input. A verified
+file E-ACSL cannot instrument (a construct it does not translate, or more than 60 s) gives
+``execution: not-run`` with E-ACSL's message: the tool's limit, not the candidate's. Parameters or
 return types the driver cannot build (floating point, structs, pointers to pointers,
 typedef names) give ``execution: not-run`` with the reason (not a pass, not a rejection).
 
@@ -47,7 +52,7 @@ from __future__ import annotations
 import re
 
 from .exec_driver import (CONF, GOLD, HARNESS, MUT, MUT_GOLD, N_INPUTS, N_MUTANTS, RUN, RUN_TIMEOUT_S, Unsupported,
-                          draw_inputs, harness_c, signature)
+                          directed_values, draw_inputs, harness_c, signature)
 from .exec_mutants import _body_tokens, mutant_file, mutants
 
 # Re-exports: the names of the former single module (tests and the driver's callers read them here).
@@ -58,19 +63,22 @@ from ...model import Record
 
 
 def job_files(task, mode: str, candidate_c: str, header: str | None, seed: int, *, n_inputs: int = N_INPUTS,
-              n_mutants: int = N_MUTANTS) -> tuple[dict[str, str], dict]:
+              n_mutants: int = N_MUTANTS, region: str = "") -> tuple[dict[str, str], dict]:
     """The files of the execution cross-check for one job, and what to record.
 
     Args:
         candidate_c: the verified file (prelude included) as the job verifies it.
         header: spec-from-code: the candidate's text before the function (its contract),
             for the mutants; None in code-from-spec.
+        region: the candidate's own text: its constants (and, spec-from-code, the task
+            code's) direct some inputs at its branches (:func:`.exec_driver.directed_values`).
 
     Returns:
         ``(files, plan)``: ``files`` to ship (empty when the signature is unsupported),
         ``plan`` recorded in the job options: ``{"seed", "inputs" (how many drawn),
         "params" ([name, type]: the inputs are re-drawn from them and the seed),
-        "mutants": [...without bodies], "not_run": reason or None}``.
+        "directed" (values from the code's constants), "mutants": [...without bodies],
+        "not_run": reason or None}``.
     """
     plan: dict = {"seed": seed, "inputs": n_inputs, "mutants": [], "not_run": None}
     try:
@@ -82,7 +90,8 @@ def job_files(task, mode: str, candidate_c: str, header: str | None, seed: int, 
         plan["not_run"] = f"the task's signature cannot be read: {exc}"
         return {}, plan
     plan["params"] = [[name, t] for name, t in params]
-    inputs = draw_inputs(params, seed, n_inputs)
+    plan["directed"] = directed_values((task.code + "\n" if mode == "spec-from-code" else "") + region)
+    inputs = draw_inputs(params, seed, n_inputs, plan["directed"])
     harness = "int vk_mutant;\n" + harness_c(task.function, ret, params, inputs)
     include = f'\n#include "{HARNESS}"\n'
     files = {HARNESS: harness, RUN: candidate_c + include, GOLD: task.gold + "\n" + task.suffix + include}
@@ -216,20 +225,24 @@ def verdict(function: str, plan: dict, log: str | None) -> tuple[dict, dict | No
         ex["reason"] = f"the sandbox has no {data['info']['missing']}: the check was not made"
         return ex, None, None
     params = [(name, t) for name, t in plan.get("params", [])]
-    inputs = draw_inputs(params, plan["seed"], plan["inputs"])
+    inputs = draw_inputs(params, plan["seed"], plan["inputs"], plan.get("directed", ()))
 
     def inp(i):
         return _describe(inputs[i] if i < len(inputs) else None, params)
 
     ea = builds.get("ea")
     if ea is None or not ea["ok"]:
+        # E-ACSL's limits (a construct it cannot translate, a contract it runs on for
+        # minutes) are the tool's, not the candidate's: the check is not run, said so, and
+        # the fragment rules stand alone (gcc's own errors on the candidate's code are
+        # the rule compiler-agrees')
         gold = builds.get("gold-ea")
         msg = "; ".join((ea or {}).get("messages", [])[:3])
         if gold is not None and gold["ok"]:
-            ex["status"] = "refuted"
-            ex["reason"] = f"the verified file does not build with E-ACSL + gcc while the task's gold does: {msg}"
-            return ex, None, ("rejected", f"execution cross-check: {ex['reason']}")
-        ex["reason"] = f"the task itself does not build for execution: {msg or 'no build'}"
+            ex["reason"] = (f"E-ACSL + gcc could not build the verified file (the task's gold builds): {msg}; "
+                            "the check is not made")
+        else:
+            ex["reason"] = f"the task itself does not build for execution: {msg or 'no build'}"
         return ex, None, None
     satisfying = []
     for i in range(plan["inputs"]):

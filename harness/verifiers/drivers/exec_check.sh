@@ -42,7 +42,11 @@ eabuild() {
   name=$1 src=$2 out=$3
   # only the target's annotations (its contract, its loop annotations): E-ACSL 25 crashes
   # translating some libc contracts (labs: mkBinOp on an mpz) when it checks every function
-  if frama-c -e-acsl -e-acsl-functions="$VK_TARGET" "$src" -then-last -print -ocode "$out.c" >"$out.fc.log" 2>&1 \
+  # bounded: E-ACSL 25 can run for minutes on some contracts (a recursive logic definition)
+  timeout 60 frama-c -e-acsl -e-acsl-functions="$VK_TARGET" "$src" -then-last -print -ocode "$out.c" >"$out.fc.log" 2>&1
+  st=$?
+  [ "$st" -eq 124 ] && echo "Error: E-ACSL did not finish within 60 s" >>"$out.fc.log"
+  if [ "$st" -eq 0 ] \
      && gcc $eaflags -o "$out" "$out.c" vk_rtl.o "$ealib" -l:libgmp.so.10 -lm -lpthread >"$out.cc.log" 2>&1; then
     echo "build $name ok" >>"$log"
     grep -A2 'not yet supported\|Ignoring annotation' "$out.fc.log" | tr -s ' \n' ' ' | sed 's/--/\n/g' \
