@@ -209,7 +209,8 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
         # execution cross-check (:mod:`.execution`): inputs seeded by the task, the same for every candidate
         seed = int(options.get("execution_seed", int(task.sha256[:8], 16)))
         exec_files, plan = execution.job_files(task, mode, files["candidate.c"],
-                                               files[REGION] if mode == "spec-from-code" else None, seed)
+                                               files[REGION] if mode == "spec-from-code" else None, seed,
+                                               region=files[REGION])
         files.update(exec_files)
         options = dict(options, execution=plan)
     if precheck is None and mode != "gold":
@@ -237,11 +238,17 @@ def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
     (``termination: not-checked``). Last, a proof refuted by the execution cross-check
     (:mod:`.execution`: a contract violation, a sanitizer report, a crash, a timeout, builds
     that disagree, or spec-from-code a contract that kills no mutant) is ``rejected``.
+    A job the sandbox ended (``timeout``, ``memout``: a step hung or grew) keeps that
+    verdict: no rule reads an output that was never written.
 
     The executor's gate run (``extra["gate"]``: Frama-C's view from a parse only, issue
     26) is judged on the rules that read the view alone (:func:`.integrity.judge`); it
     is ``rejected`` or, when no rule is broken, ``invalid`` (never a verification: the
     executor then runs the job)."""
+    if result.verdict in ("timeout", "memout") and not result.artifacts:
+        # the sandbox ended the job (a step hung or grew past the limit): that is what happened;
+        # the rules have no output to read, and their "missing view" is not the candidate's
+        return result.verdict, f"{result.reason}; the job's steps wrote no output the rules could read"
     if (result.extra or {}).get("gate"):  # the gate's output (Frama-C's view only): the rules on the view, no more
         _soundness(job, result)
         return integrity.judge(job, result, job.options["function"]) or (
