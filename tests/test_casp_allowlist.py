@@ -251,6 +251,10 @@ CHEATS = [
     ("\\from in the contract (spec-from-code)", "01_57", S,
      "/*@ requires b != 0;\n    requires b != -1;\n    assigns \\result \\from \\nothing;\n    ensures \\result == a; */\n"
      + SIG + GOLD_BODY, "no-from", "\\from"),
+    ("five frames of 1 MB locals in one call chain", "01_57", C,
+     "".join(f"int vk_f{i}(int x) {{\n  char vk_b[1000000];\n  vk_b[0] = 0;\n"
+             f"  return {f'vk_f{i + 1}(x)' if i < 4 else 'x'} + vk_b[0];\n}}\n" for i in range(4, -1, -1))
+     + SIG + "{\n  return vk_f0((a / b) * b + (a % b));\n}\n", "local-storage", "call chain"),
     ("a recursive logic definition no function satisfies (spec-from-code)", "01_57", S,
      "/*@ logic integer vk_f(integer x) = vk_f(x) + 1; */\n/*@ requires b != 0;\n    requires b != -1;\n"
      "    assigns \\nothing;\n    ensures \\result == a || vk_f(a) == 0; */\n" + SIG + GOLD_BODY,

@@ -82,6 +82,10 @@ ALLOWED_DECLARATIONS = ("function declaration", "function definition", "variable
                         "enum declaration", "annotation", "type")
 #: Bound on the storage of a function's locals (bytes, all locals together).
 MAX_LOCAL_BYTES = 1 << 20
+#: Bound on the locals of the functions of one call chain together (bytes): half the 8 MiB
+#: stack Linux gives a process by default (``ulimit -s``). WP does not model the stack: a
+#: chain of frames past it overflows at run time in code WP proves.
+MAX_STACK_BYTES = 4 << 20
 
 
 #: The keys a view written by this kit's ``framac_view.ml`` has (an older script's view
@@ -166,6 +170,32 @@ def written(view: dict, task_view: dict, target: str, mode: str) -> dict[str, li
         "declarations": added("declarations"),
         "occurrences": added("occurrences"),
     }
+
+
+def _frame(f: dict) -> int:
+    """The bytes of a function's locals (an unknown size counts 0: ``local-storage`` refuses it)."""
+    return sum(v["bytes"] or 0 for v in f.get("locals", []))
+
+
+def _deepest_chain(name: str, functions: dict[str, dict]) -> list[str]:
+    """The call chain from ``name`` through defined functions whose frames take the most
+    bytes together (a call back into the chain ends it: recursion is the termination
+    rule's)."""
+    best: dict[str, tuple[int, list[str]]] = {}
+
+    def go(n: str, path: tuple[str, ...]) -> tuple[int, list[str]]:
+        if n in best:
+            return best[n]
+        f = functions.get(n) or {}
+        top = (0, [])
+        for c in f.get("calls", []):
+            g = c["callee"]
+            if g and g not in path and (functions.get(g) or {}).get("defined"):
+                top = max(top, go(g, path + (g,)), key=lambda x: x[0])
+        best[n] = (_frame(f) + top[0], [n] + top[1])
+        return best[n]
+
+    return go(name, (name,))[1]
 
 
 def _where(c: dict) -> str:
@@ -291,11 +321,17 @@ def allowlist_checks(view: dict, task_view: dict, target: str, mode: str) -> lis
         storage += [f"variable-length array {v['name']} in {f['name']}() (line {v['line']})" for v in locs if v["vla"]]
         storage += [f"local {v['name']} of {f['name']}() (line {v['line']}): size unknown" for v in locs
                     if v["bytes"] is None and not v["vla"]]
-        total = sum(v["bytes"] or 0 for v in locs)
+        total = _frame(f)
         if total > MAX_LOCAL_BYTES:
             big = max(locs, key=lambda v: v["bytes"] or 0)
             storage.append(f"locals of {f['name']}() take {total} bytes > {MAX_LOCAL_BYTES} "
                            f"(largest: {big['name']}, line {big['line']}, {big['bytes']} bytes)")
+
+    for f in w["code"]:  # every call chain from the candidate's code, its frames together
+        chain = _deepest_chain(f["name"], mine)
+        if sum(_frame(mine[n]) for n in chain) > MAX_STACK_BYTES:
+            storage.append(f"the call chain {' -> '.join(chain)} takes {sum(_frame(mine[n]) for n in chain)} bytes of "
+                           f"locals > {MAX_STACK_BYTES} (WP does not model the stack)")
 
     def once(problems):
         return list(dict.fromkeys(problems))
