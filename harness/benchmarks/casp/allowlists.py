@@ -177,10 +177,10 @@ def _frame(f: dict) -> int:
     return sum(v["bytes"] or 0 for v in f.get("locals", []))
 
 
-def _deepest_chain(name: str, functions: dict[str, dict]) -> list[str]:
+def _deepest_chain(name: str, functions: dict[str, dict]) -> tuple[int, list[str]]:
     """The call chain from ``name`` through defined functions whose frames take the most
-    bytes together (a call back into the chain ends it: recursion is the termination
-    rule's)."""
+    bytes together, as ``(bytes, [names])`` (a call back into the chain ends it: recursion
+    is the termination rule's)."""
     best: dict[str, tuple[int, list[str]]] = {}
 
     def go(n: str, path: tuple[str, ...]) -> tuple[int, list[str]]:
@@ -195,7 +195,7 @@ def _deepest_chain(name: str, functions: dict[str, dict]) -> list[str]:
         best[n] = (_frame(f) + top[0], [n] + top[1])
         return best[n]
 
-    return go(name, (name,))[1]
+    return go(name, (name,))
 
 
 def _where(c: dict) -> str:
@@ -328,10 +328,10 @@ def allowlist_checks(view: dict, task_view: dict, target: str, mode: str) -> lis
                            f"(largest: {big['name']}, line {big['line']}, {big['bytes']} bytes)")
 
     for f in w["code"]:  # every call chain from the candidate's code, its frames together
-        chain = _deepest_chain(f["name"], mine)
-        if sum(_frame(mine[n]) for n in chain) > MAX_STACK_BYTES:
-            storage.append(f"the call chain {' -> '.join(chain)} takes {sum(_frame(mine[n]) for n in chain)} bytes of "
-                           f"locals > {MAX_STACK_BYTES} (WP does not model the stack)")
+        size, chain = _deepest_chain(f["name"], mine)
+        if size > MAX_STACK_BYTES:
+            storage.append(f"the call chain {' -> '.join(chain)} takes {size} bytes of locals > {MAX_STACK_BYTES} "
+                           "(WP does not model the stack)")
 
     def once(problems):
         return list(dict.fromkeys(problems))

@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from ...plugin import Bars, Block, Table
 from .. import is_canary
+from . import execution
 from ...model import Record
 
 
@@ -31,7 +32,7 @@ def execution_table(records: list[Record]) -> Table | None:
         extra = r["verifier"].get("extra", {}) if r.get("verifier") else {}
         ex = extra.get("execution") or {}
         st = extra.get("strength") or {}
-        status = ex.get("status", "not-run (decided before)")
+        status = ex.get("status", execution.DECIDED_BEFORE)
         strength = (f"{st['score']:.2f} ({st['killed']}/{st['changed']})" if st.get("score") is not None
                     else (st.get("not_run") or "") if st else "")
         rows.append([r["task_id"], r["mode"], r["candidate"]["model"], r["candidate"]["sample"], r["verdict"], status,

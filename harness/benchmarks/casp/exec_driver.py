@@ -151,11 +151,9 @@ def directed_values(text: str, limit: int = MAX_DIRECTED) -> list[int]:
     on both sides of its condition, which random inputs almost never draw."""
     consts = set()
     for t in tokens(text):
-        if t.kind in ("comment", "string", "pp"):
+        if t.kind not in ("number", "acsl"):  # code constants, and those inside annotations
             continue
         for m in _NUMBER.finditer(t.text):
-            if t.kind not in ("number", "acsl"):
-                continue
             digits = m.group(1)
             consts.add(int(digits, 8) if len(digits) > 1 and digits[0] == "0" and digits[1] not in "xX"
                        else int(digits, 0))

@@ -59,6 +59,9 @@ from .exec_mutants import _body_tokens, mutant_file, mutants
 from .exec_driver import LOG, MAX_LEN, PAIR_PARAMS  # noqa: F401
 from ...model import Record
 
+#: The execution status of a record without one (decided before the cross-check ran).
+DECIDED_BEFORE = "not-run (decided before)"
+
 # --------------------------------------------------------------------------- job files
 
 
@@ -348,7 +351,7 @@ def report_notes(records: list[Record]) -> list[str]:
         recs = [r for r in records if r["mode"] == mode and not r["candidate"]["model"].startswith("canary:")]
         counts: dict[str, int] = {}
         for r in recs:
-            status = (r["verifier"].get("extra", {}).get("execution") or {}).get("status", "not-run (decided before)")
+            status = (r["verifier"].get("extra", {}).get("execution") or {}).get("status", DECIDED_BEFORE)
             counts[status] = counts.get(status, 0) + 1
         if recs:
             out.append(f"{mode}: execution cross-check {', '.join(f'{k} {v}' for k, v in sorted(counts.items()))} "

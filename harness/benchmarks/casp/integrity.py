@@ -59,9 +59,10 @@ word), ``failed`` (a rule broken or a variant not proved), ``not-checked`` (gold
 spec-from-code: the code is the task's, as in the paper's protocol).
 
 The rules that keep a proof inside WP's sound fragment (``typed-memory``, ``no-from``,
-``compiler-agrees``) are in :mod:`.fragment`. The allow-lists are in :mod:`.allowlists`,
-the checks of task soundness, dead code and requires in :mod:`.soundness`, what the rules share in :mod:`.checks`; their names
-are importable from here too.
+``compiler-agrees``, ``well-founded-logic``) are in :mod:`.fragment`. The allow-lists are
+in :mod:`.allowlists`, the checks of task soundness, dead code and requires in
+:mod:`.soundness`, what the rules share in :mod:`.checks`; their names are importable from
+here too.
 """
 
 from __future__ import annotations
