@@ -10,7 +10,7 @@ verifier options and limits. A job whose key is already in the run's ``records.j
 or in the result cache is not run again. Only ``infra_error`` is retried (``retries``
 times, with backoff); it is never cached, so a later run retries it too.
 
-Failures belong to the candidate (issue 26): ``infra_error`` is kept only for what the kit
+Failures belong to the candidate: ``infra_error`` is kept only for what the kit
 can show is its own side: the tool did not start (image or engine), the verifier marks
 its finding so (``extra["kit_side"]``: e.g. the image's library is broken), or the
 candidate is the gold. A tool that started and came to its own end without a readable

@@ -99,7 +99,7 @@ def verdict_counts(records: list[Record]) -> dict:
 
     Returns:
         ``{"n", "verified", "rate", "by_verdict", "infra_error"}``; ``n`` counts every
-        sample, ``infra_error`` included as not verified (issue 26: a sample is never
+        sample, ``infra_error`` included as not verified (a sample is never
         dropped, which would raise a model's score; the report and the Hub refusal name
         the count, and re-running the same command retries them); ``rate`` is None when
         ``n`` is 0.

@@ -1,4 +1,4 @@
-"""Benchmark: per-job cost of CASP's execution cross-check (issue 26).
+"""Benchmark: per-job cost of CASP's execution cross-check.
 
 Runs the same CASP jobs twice through the kit's executor on the host sandbox, one job at a
 time, with a fresh result cache: once with the execution cross-check (E-ACSL + gcc

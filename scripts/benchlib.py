@@ -1,6 +1,6 @@
 """What the bench scripts share (``scripts/bench_*.py``, run by ``nox -s bench``).
 
-- The targets of issue 27 (item 8), each printed next to its measured value by
+- The performance targets (docs/performance.md), each printed next to its measured value by
   :func:`ratio_line` as one line that starts with ``RATIO`` and ends with PASS or MISS,
   and appended to the summary file (``--summary FILE`` or ``$VERIKIT_BENCH_SUMMARY``)
   that ``scripts/bench_summary.py`` prints as one table at the end of ``nox -s bench``.
@@ -53,7 +53,7 @@ class Target:
         return {"<=": value <= self.bound, "<": value < self.bound, ">=": value >= self.bound}[self.op]
 
 
-#: The targets of issue 27, item 8, and the batch worker's own (README "Cloud batch").
+#: The performance targets (docs/performance.md) and the batch worker's own (README "Cloud batch").
 TARGETS = {t.key: t for t in (
     Target("kit_j1_over_bare", "kit -j 1 / bare frama-c (same commands, same files)", "<=", 1.05),
     Target("kit_j2_over_j1", "kit -j 2 / kit -j 1", "<=", 0.55),

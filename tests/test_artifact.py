@@ -1,6 +1,6 @@
-"""Artifact evaluation (issue 17): ``verikit compare``, and the CASP bundle played as a
+"""Artifact evaluation: ``verikit compare``, and the CASP bundle played as a
 reviewer plays it. The bundle also carries the outside example plugin ``smtlib``
-(tests/plugins/verikit-smtlib, issue 27): its claim, its expected run shipped with it,
+(tests/plugins/verikit-smtlib): its claim, its expected run shipped with it,
 its wheel in the runner image and in the wheelhouse, with no edit of the kit.
 
 The reviewer test makes the CASP sample's bundle (the framac runner image saved as an OCI

@@ -1,4 +1,4 @@
-"""Cloud batch (issue 15) against moto, in process: S3 and the AWS Batch control plane
+"""Cloud batch against moto, in process: S3 and the AWS Batch control plane
 through the real boto3 client (``mock_aws``; Batch jobs with ``use_docker`` off, so moto
 marks them done without running anything). What moto does not do -- set
 ``AWS_BATCH_JOB_ARRAY_INDEX``, retry attempts, reclaim spot instances -- is covered by the

@@ -1,4 +1,4 @@
-"""Cloud batch end to end (issue 15), with moto in server mode on 127.0.0.1 as AWS and
+"""Cloud batch end to end, with moto in server mode on 127.0.0.1 as AWS and
 Podman's Docker API as the container engine: moto's AWS Batch really starts the runner
 image's containers (``MOTO_DOCKER_NETWORK_MODE=host``, so they reach moto's S3).
 

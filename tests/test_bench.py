@@ -1,5 +1,5 @@
 """The bench scripts (``scripts/bench_*.py``, ``nox -s bench``) in their quick mode, run as
-subprocesses (issue 27: benchmarks that cannot rot): each must run to its end (exit 0) and
+subprocesses (benchmarks that cannot rot): each must run to its end (exit 0) and
 print the ratio line of every target it measures; the timings are not judged (they are
 noise on CI). A step that fails (a bare command exits non-zero, the kit's verdicts differ
 from the bare run's) makes a script exit 1, so a broken bench fails here.

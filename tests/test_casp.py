@@ -136,7 +136,7 @@ def test_gold_job_file_is_spec_newline_code(casp_tasks, casp_sample_dir, tid):
     d = casp_sample_dir / "casp_10" / tid
     assert j.files["candidate.c"] == (d / "spec.acsl").read_text() + "\n" + (d / "code.c").read_text()
     assert set(j.files) == {"candidate.c"}
-    # issue 26: sound.c, the task-soundness probe file, is the task's run (once per task)
+    # sound.c, the task-soundness probe file, is the task's run (once per task)
     assert set(j.task_run) == {"sound.c"} and j.task_run["sound.c"].startswith(j.files["candidate.c"])
     assert j.precheck is None and j.checks == []
     assert (j.benchmark, j.benchmark_version, j.mode, j.task_id) == ("casp", casp.VERSION, "gold", tid)
@@ -325,7 +325,7 @@ def test_canaries_expected_verdicts(casp_tasks):
         "canary:pointer-cast": ("rejected",), "canary:kr-definition": ("rejected",)}
     for mode, table in (("spec-from-code", sfc), ("code-from-spec", cfs)):
         for model, (c, expected) in table.items():
-            if c.task_id == casp.KIT_DEAD_CANARY.task_id:  # issue 26: on the kit's own pair
+            if c.task_id == casp.KIT_DEAD_CANARY.task_id:  # on the kit's own pair
                 assert casp.build_job(casp.KIT_DEAD_CANARY, c, mode, OPTIONS, DS).precheck is None, model
                 continue
             assert c.task_id == casp.CANARY_TASK == "01_57" and c.origin == "canary"

@@ -341,8 +341,9 @@ def test_empty_parameter_list_reads_as_void():
 
 @pytest.mark.recorded
 def test_canaries_stay_on_their_pair_whatever_task_says(casp_tasks, framac_recorded, tmp_path):
-    """``--task 03_379`` alone: the canaries still run on 01_57 (before issue 13 they moved
-    onto the selected task, where the wrong-code canary came back invalid: a false alarm)."""
+    """``--task 03_379`` alone: the canaries still run on 01_57 (before the integrity
+    rules on Frama-C's view they moved onto the selected task, where the wrong-code canary
+    came back invalid: a false alarm)."""
     import io
 
     from rich.console import Console
@@ -356,5 +357,5 @@ def test_canaries_stay_on_their_pair_whatever_task_says(casp_tasks, framac_recor
     jobs, expected = runner.build_jobs(opts, plan, framac_recorded.probed, plan.verifier)
     canary_jobs = [j for j in jobs if j.candidate["model"].startswith("canary:")]
     assert len(canary_jobs) == len(expected) == sum(len(casp.canaries(plan.all_tasks, m)) for m in opts.modes) >= 20
-    assert {j.task_id for j in canary_jobs} == {"01_57", casp.KIT_DEAD_CANARY.task_id}  # issue 26: its own pair
+    assert {j.task_id for j in canary_jobs} == {"01_57", casp.KIT_DEAD_CANARY.task_id}  # the dead-code canary: its own pair
     assert {j.task_id for j in jobs if not j.candidate["model"].startswith("canary:")} == {"03_379"}

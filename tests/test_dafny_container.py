@@ -52,7 +52,7 @@ PARITY_TASKS = ["2", "17", "105", "139", "234", "262", "396", "599"]
 #: expected output, so that a failed correctness check's failure kind is compared too; the
 #: 8 tasks are judged from the recording.
 LIVE_PARITY_TASKS = ["234"]
-#: Two of the 40 test programs the registry pinned in issue 25, with the reference run's
+#: Two of the 40 test programs the registry pinned last, with the reference run's
 #: verdicts (results/reproduced/dafny-intent/reproduce/).
 NEW_PROGRAMS = ["79", "600"]
 #: Fields that differ run to run: timings, and the stored tool output (its hash: Dafny prints its own timings)
@@ -182,7 +182,7 @@ def family(engine_image, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def small_run(family, tmp_path_factory):
-    # 79 (GPT-4) and 600 (the authors'): two of the 40 programs pinned by issue 25
+    # 79 (GPT-4) and 600 (the authors'): two of the 40 programs pinned last
     sb, cache = family
     with pipeline_sandbox(sb):
         return _run(tmp_path_factory.mktemp("dafny-run"), ["2", "17", "234", *NEW_PROGRAMS], cache_dir=cache)
@@ -208,7 +208,7 @@ def test_canaries_and_paper_findings(small_run):
 
 @pytest.mark.recorded
 def test_new_programs_match_the_reference(small_run):
-    """Two of the programs pinned by issue 25, judged on the real Dafny's outputs: the same
+    """Two of the programs pinned last, judged on the real Dafny's outputs: the same
     verdicts, goal counts and per-method results as the committed reference run."""
     from harness.results import load_records
 

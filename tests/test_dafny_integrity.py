@@ -66,7 +66,7 @@ CHEATS = {
     ("collision", "method-form"): f"{SIG17}\n  ensures perimeter == 0\n\nfunction VkT1Smoke(): int {{ 0 }}",
 }
 
-#: Issue 26: code one reader sees and the other does not (Dafny nests block comments and
+#: Code one reader sees and the other does not (Dafny nests block comments and
 #: ends a block comment inside what a line-comment reader skips), attributes off the
 #: allow-list, and constructs of known soundness bugs. Each is wrong (3 * side) and each
 #: must come back rejected, judged on Dafny's own printed program.
@@ -293,8 +293,8 @@ def test_metric_weaknesses_measured(engine_run):
 
 
 @pytest.mark.recorded
-def test_issue26_classes_rejected_on_daftys_view(engine_run):
-    """Issue 26: every new class, each spelling, is rejected; the reason names the
+def test_integrity_classes_rejected_on_daftys_view(engine_run):
+    """Every class judged on Dafny's view, each spelling, is rejected; the reason names the
     construct; none is verified or infra_error."""
     _report, _code, records = engine_run
     got = {r["candidate"]["model"][len("cheat:"):]: r for r in records if r["candidate"]["model"].startswith("cheat:")}
@@ -330,7 +330,7 @@ def test_honest_neighbours_verify(engine_run):
 
 @pytest.mark.recorded
 def test_old_grammar_misreading_is_caught_by_daftys_view(engine_run, tasks, monkeypatch):
-    """The kit's grammar as it was before issue 26 (non-nested block comments) does not see
+    """The kit's earlier grammar (non-nested block comments) does not see
     the body-less ``Oops`` of the hidden-declaration cheat (Dafny verified every check of
     it); judged with that reading against Dafny's real printed program, the candidate is
     still rejected: a declaration the kit did not read. (The old reading lays out the

@@ -58,7 +58,7 @@ def test_sources_and_labels(tasks, fetched):
 
 
 def test_gold_and_bundled_candidates(tasks, fetched):
-    """One word, one meaning (issue 12): the authors' own specifications are the gold
+    """One word, one meaning: the authors' own specifications are the gold
     candidates (model and origin ``gold``); ``human`` names only the label source."""
     gold = di.gold_candidates(list(tasks.values()), "spec")
     assert len(gold) == 45 and {(c.model, c.origin) for c in gold} == {("gold", "gold")}

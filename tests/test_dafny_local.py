@@ -1,4 +1,4 @@
-"""Dafny intent on a directory of one's own MBPP-DFY-style test programs (issue 12, item 4):
+"""Dafny intent on a directory of one's own MBPP-DFY-style test programs:
 any file names, at any depth; task id = relative path without ``.dfy``.
 
 The programs below were written for these tests (not taken from MBPP-DFY). The dataset is

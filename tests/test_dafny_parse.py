@@ -1,5 +1,5 @@
 """The Dafny grammar on method bodies whose statements start with a keyword after an
-inner block (issue 12): ``ghost var`` (and ``var``, ``assert``, ``label``, ``forall``,
+inner block: ``ghost var`` (and ``var``, ``assert``, ``label``, ``forall``,
 ``calc``, ``reveal``, ``print``, ``expect``, ``modify``) after ``if``/``while`` blocks.
 
 Cause of the bug: one rule served for a declaration's body and for a block nested in it,

@@ -53,7 +53,7 @@ def test_jobs_are_byte_identical_to_the_recorded_runs(tasks, name, task_id, text
     _, opts, inputs = _recorded(name)
     job = _job(tasks, task_id, text or di.bundled_spec(tasks[task_id]).text, opts)
     assert job.files == inputs
-    # issue 26: the kit's reading of the candidate (compared with Dafny's printed program)
+    # the kit's reading of the candidate (compared with Dafny's printed program)
     # is recorded with the job; the recorded options predate it
     assert set(job.options["expect"]) == {"helpers", "clauses", "methods"}
     assert {k: v for k, v in job.options.items() if k != "expect"} == opts

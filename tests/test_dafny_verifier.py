@@ -138,7 +138,7 @@ def test_dafny2_timeout():
 
 
 def test_missing_output_is_infra_error_and_a_crash_is_the_candidates():
-    """Issue 26: a run whose script left no Dafny output at all is the kit's side
+    """A run whose script left no Dafny output at all is the kit's side
     (``infra_error``); Dafny started on the candidate's files and crashed (no summary, no
     parse/resolution message) is the candidate's: ``failed``, never retried or dropped."""
     v = Dafny()
@@ -170,7 +170,7 @@ def test_job_level_outcomes(flags, verdict):
 
 
 def test_program_view_reads_dafnys_printout():
-    """Issue 26: the declarations as Dafny 2.3 printed them (recorded ``/dprint`` output,
+    """The declarations as Dafny 2.3 printed them (recorded ``/dprint`` output,
     tests/recorded/dafny/dafny2/dprint/): body-less functions, attributes in any position,
     ``assume`` statements in clauses and bodies, in both printed forms."""
     from harness.verifiers.dafny import program_view

@@ -449,10 +449,10 @@ def test_every_registry_file_loads_and_names_its_entry():
         assert ds == D.REGISTRY[f.stem]
         assert ds.description and ds.citation and ds.files
     # long lists live beside the YAML and are appended after the inline ones
-    # issue 25: every library tree and Isabelle session (was 2,462 files)
+    # every library tree and Isabelle session (was 2,462 files)
     assert len(D.REGISTRY["ntp4vc"].files) == 18 + len(D.pinned_files("ntp4vc")) == 5760
     assert D.REGISTRY["dafny-intent"].files[4:] == D.pinned_files("dafny-intent")
-    assert len(D.REGISTRY["dafny-intent"].files) == 342  # issue 25: 166 test + 166 src programs, RQ1-RQ3 (was 130)
+    assert len(D.REGISTRY["dafny-intent"].files) == 342  # 166 test + 166 src programs, RQ1-RQ3 (was 130)
 
 
 def test_registry_is_read_once():

@@ -296,7 +296,7 @@ def test_wall_limit_gives_timeout_and_is_not_retried(casp_tasks, framac_host, tm
     assert rec["limits"]["wall_s"] == 0.1
 
 
-# --- failures belong to the candidate (issue 26) -------------------------------------------
+# --- failures belong to the candidate ------------------------------------------------------
 
 
 class CrashingFramaC(FramaC):

@@ -1,4 +1,4 @@
-"""Fault injection on the real command line (issue 14): the kit runs as a subprocess
+"""Fault injection on the real command line: the kit runs as a subprocess
 (``python -m harness run casp``) with the real Frama-C in the host sandbox, on
 casp-sample10 in gold mode, four of its gold pairs (4 jobs, each with its task run; no
 canaries: gold mode has none, and a candidate mode's canaries carry the execution

@@ -1,4 +1,4 @@
-"""``verikit generate`` (issue 29) against the OpenAI-compatible stand-in
+"""``verikit generate`` against the OpenAI-compatible stand-in
 (``tests/openai_standin.py``), always through the real ``openai`` client, for the example
 plugin ``smtlib`` (tests/plugins/verikit-smtlib), whose generation protocol lives in the
 plugin: so an outside benchmark is generated for with no edit of the kit.

@@ -1,4 +1,4 @@
-"""``verikit generate casp`` end to end (issue 29): CASP's spec-from-code protocol (the
+"""``verikit generate casp`` end to end: CASP's spec-from-code protocol (the
 kit's first turn, the paper's Listing 3 answer format and repair prompt) on two
 casp-sample10 tasks against the OpenAI-compatible stand-in, with the real Frama-C on the
 host in the loop.

@@ -1,4 +1,4 @@
-"""``verikit generate ntp4vc --lang rocq`` end to end (issue 29): NTP4VC's zero-shot
+"""``verikit generate ntp4vc --lang rocq`` end to end: NTP4VC's zero-shot
 protocol (Appendix F's general prompt, the kit's repair message for a feedback turn)
 against the OpenAI-compatible stand-in, with the real Coq 8.20.1 of the ``ntp4vc-rocq``
 image (Podman) in the loop, then ``verikit run`` on the predictions it wrote.

@@ -1,4 +1,4 @@
-"""One declared interface, one registry, one CLI for every benchmark (issue 12): each
+"""One declared interface, one registry, one CLI for every benchmark: each
 registered benchmark is a :class:`harness.plugin.Benchmark` whose verifiers are
 registered :class:`harness.model.Verifier` s; the same commands work for all of them
 (``reproduce --out DIR`` writes a run directory that ``validate`` accepts); ``--lang``

@@ -132,7 +132,7 @@ def _rec(verdict, model="m", task="t1", mode="spec-from-code"):
 
 
 def test_verdict_counts_count_infra_error_as_not_verified():
-    """Issue 26: a sample is never dropped (dropping an infra_error would raise the score)."""
+    """A sample is never dropped (dropping an infra_error would raise the score)."""
     recs = [_rec(v) for v in ("verified", "verified", "failed", "rejected", "infra_error", "infra_error")]
     c = verdict_counts(recs)
     assert c["n"] == 6

@@ -152,7 +152,7 @@ def test_bundled_candidates_and_canaries(fetched):
                                                              "HumanEval/52"]}
     can = modelbench.canaries(tasks, "original-fewshot")
     models = [c.model for c, _ in can]
-    # the oracles are the gold candidates (issue 12: one name for gold) and must verify
+    # the oracles are the gold candidates (one name for gold) and must verify
     gold = [(c, expected) for c, expected in can if c.model == "gold"]
     assert modelbench.ORACLE_MODEL == "gold" and len(gold) == 4
     assert all(c.origin == "gold" and expected == ("verified",) and c.output == t.oracle
@@ -180,7 +180,7 @@ def test_job_records_postprocessing_and_config(fetched):
     assert names == ["postprocess:extract", "postprocess:extends", "postprocess:model_values", "postprocess:unchanged",
                      "integrity:sany-allow-list"]
     assert job.checks[-1]["ok"] and job.reject is None
-    # what the post-processing read, judged against SANY's parse after the run (issue 26)
+    # what the post-processing read, judged against SANY's parse after the run
     assert job.options["variables"] and job.options["task_constants"] == ["Alphabet", "MaxLen", "MaxValue"]
     assert json.loads(job.checks[2]["detail"])["declared"] == ["NONE", "NULL"]
     assert job.options["module"] == "HumanEval_13" and job.options["constants"] == {"MaxValue": "4"}
@@ -238,14 +238,14 @@ def test_judge_fails_closed_on_vacuous_models():
 
     job = SimpleNamespace(options={}, reject=None)
     assert modelbench.judge(job, VerifierResult("verified", "ok", extra={"distinct_states": 0}))[0] == "rejected"
-    # issue 26: no SANY view of a verified run -> rejected (fail closed); a kit error -> invalid, never raised
+    # no SANY view of a verified run -> rejected (fail closed); a kit error -> invalid, never raised
     verdict, reason = modelbench.judge(job, VerifierResult("verified", "ok", extra={"distinct_states": 3}))
     assert verdict == "rejected" and "no SANY view" in reason
     assert modelbench.judge(None, VerifierResult("verified", "ok", extra={"distinct_states": 3}))[0] == "invalid"
 
 
 def test_behaviour_table_compares_inputs_and_end_states():
-    """Issue 26: a runnable model that covers fewer inputs than the program, or never shows
+    """A runnable model that covers fewer inputs than the program, or never shows
     the program's end, does not behave like the program (values compared, not names)."""
     entry = {"inputs": ["x"], "result": "r", "end": {"pc": '"done"'}}
     oracle = [{"x": "1", "r": "NONE", "pc": '"loop"'}, {"x": "2", "r": "NONE", "pc": '"loop"'},

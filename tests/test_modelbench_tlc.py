@@ -55,7 +55,7 @@ ORACLE_TASKS = ["HumanEval/13", "HumanEval/35", "HumanEval/48", "HumanEval/52"]
 BUNDLED = {("HumanEval/13", 0): ("verified", "success"), ("HumanEval/13", 1): ("invalid", "parse_error"),
            ("HumanEval/13", 2): ("failed", "invariant_violated"), ("HumanEval/35", 0): ("failed", "runtime_error"),
            ("HumanEval/35", 1): ("verified", "success"), ("HumanEval/35", 2): ("invalid", "semantic_error"),
-           # issue 26: its Assertion == TRUE reads no variable (judged on SANY's parse): rejected, TLC's outcome kept
+           # its Assertion == TRUE reads no variable (judged on SANY's parse): rejected, TLC's outcome kept
            ("HumanEval/48", 0): ("rejected", "runtime_error"), ("HumanEval/48", 1): ("verified", "success"),
            ("HumanEval/48", 2): ("invalid", "config_error"), ("HumanEval/52", 0): ("verified", "success"),
            ("HumanEval/52", 1): ("verified", "success"), ("HumanEval/52", 2): ("failed", "invariant_violated")}
@@ -132,12 +132,12 @@ def test_oracles_and_canaries(oracle_run):
     got = {(x["model"]): x["verdict"] for x in report["canaries"]["results"] if x["model"] != modelbench.ORACLE_MODEL}
     assert got == {"canary:parse-error": "invalid", "canary:violation": "failed", "canary:vacuous": "rejected",
                    "canary:tlcset-exit": "rejected", "canary:print-stats": "rejected",
-                   # issue 26: judged on SANY's parse, and the honest neighbour with prose around the module
+                   # judged on SANY's parse, and the honest neighbour with prose around the module
                    "canary:random-element": "rejected", "canary:constant-assertion": "rejected",
                    "canary:shadowed-constant": "rejected", "canary:except-constructor": "rejected",
                    "canary:assertion-constraint": "rejected", "canary:inner-module": "rejected",
                    "canary:prose-around": "verified",
-                   # issue 26: an Assertion that reads variables but holds by construction (TLC's probe)
+                   # an Assertion that reads variables but holds by construction (TLC's probe)
                    "canary:tautology-assertion": "rejected"}
     # the oracles run as the gold candidate (model and origin "gold"), canaries that must verify
     gold = [x for x in report["canaries"]["results"] if x["model"] == "gold"]
@@ -192,7 +192,7 @@ def test_runnable_at_k_and_similarity(oracle_run):
     assert aux["similarity"] == 0.0 and aux["similarity_oracle_side"] == 1.0
     numeric_pc = sim[("HumanEval/48", 1)]  # pc numbers instead of the oracle's labels
     assert numeric_pc["similarity"] < 1.0 and numeric_pc["similarity_oracle_side"] < 1.0
-    # issue 26: the behaviour cross-check of every runnable bundled sample against the oracle
+    # the behaviour cross-check of every runnable bundled sample against the oracle
     beh = {(x["task_id"], x["sample"]): x for x in report["sections"]["behaviour"]["per_candidate"]}
     assert set(beh) == set(sim) and beh[("HumanEval/52", 1)]["behaves_like_program"]
     assert all(x["program_inputs"] > 0 and x["inputs_covered"] <= x["program_inputs"] for x in beh.values())

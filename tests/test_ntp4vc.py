@@ -333,7 +333,7 @@ def test_sample_draws_the_recorded_rerun_goals(tasks):
         ntp4vc.BENCHMARK.sample(tasks, "why3", 300, 0)
 
 
-# --- library closures (issue 25: the per-project lib/ trees are pinned) ------------------
+# --- library closures (the per-project lib/ trees are pinned) ----------------------------
 
 @pytest.mark.slow
 def test_every_task_resolves_in_every_language_from_pinned_files(fetched, tasks):

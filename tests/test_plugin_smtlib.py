@@ -1,4 +1,4 @@
-"""A sixth benchmark as an outside plugin (issue 27): ``tests/plugins/verikit-smtlib``, its
+"""A sixth benchmark as an outside plugin: ``tests/plugins/verikit-smtlib``, its
 own distribution, installed into the test environment (``nox -s tests`` installs every
 ``tests/plugins/*``), found by entry points only, with zero edits of the kit.
 

@@ -1,4 +1,4 @@
-"""Benchmarks are plugins (issue 27): the kit finds them by entry point and knows none by name.
+"""Benchmarks are plugins: the kit finds them by entry point and knows none by name.
 
 - The kit's code outside ``harness/benchmarks/`` (and noxfile.py, tasks.py, the images
   workflow) uses no registered benchmark's name as code: no identifier, no string
@@ -147,7 +147,7 @@ def test_every_benchmark_answers_every_hook(name):
     assert all(isinstance(i, str) for i in b.container_images())
 
 
-# ---- report sections: each benchmark declares their schema (issue 27, item 3)
+# ---- report sections: each benchmark declares their schema
 
 REFERENCES = sorted(p.parent for base in (ROOT / "results" / "reproduced", ROOT / "tests" / "plugins")
                     for p in base.rglob("report.json"))

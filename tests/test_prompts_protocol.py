@@ -1,4 +1,4 @@
-"""The benchmarks' generation protocols (issue 29): the papers' prompt templates as data
+"""The benchmarks' generation protocols: the papers' prompt templates as data
 (every benchmark's ``prompts.yaml`` loads, each template has its source and a pinned
 sha256), the chat messages for real tasks of each default dataset (through the data
 mirror), the answer-extraction rules on representative completions, an empty candidate

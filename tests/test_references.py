@@ -1,7 +1,7 @@
 """The committed reference runs (results/reproduced/) against the previous ones.
 
 ``tests/fixtures/reference_outcomes.json`` holds what the reference runs committed before
-the one-interface restructuring (issue 12) established: per job (mode, task, model,
+the restructuring into one benchmark interface established: per job (mode, task, model,
 sample) its verdict and goals proved/total, and per published figure its status and
 reproduced value. The references re-made with the current code must establish exactly
 the same (timings, keys, reasons aside). Every run directory under results/reproduced/
@@ -85,12 +85,12 @@ def test_the_comparison_can_fail(tmp_path):
     assert outcomes(run) != FIXTURE["runs"][name]
 
 
-# Issue 25 (the published data in full) grew two references: ntp4vc/rocq (every library
+# Running the published data in full grew two references: ntp4vc/rocq (every library
 # tree pinned, so the real-C statements can load) and dafny-intent/reproduce (166 test
-# programs instead of 126). ``issue25_before[name]`` holds the previous reference's
+# programs instead of 126). ``grown_before[name]`` holds the previous reference's
 # outcomes and the jobs it could not decide (``undecided``: the 370 NTP4VC statements
 # whose library was not pinned, ``invalid`` without running).
-GROWN = FIXTURE.get("issue25_before", {})
+GROWN = FIXTURE.get("grown_before", {})
 
 
 @pytest.mark.parametrize("name", sorted(GROWN))
@@ -98,7 +98,7 @@ def test_grown_reference_keeps_every_outcome_decided_before(name):
     before, now = GROWN[name], outcomes(ROOT / name)
     undecided = set(before["undecided"])
     assert set(before["outcomes"]) <= set(now), "a job of the previous reference is missing"
-    later = set(FIXTURE.get("issue26_changes", {}).get(name, {}))  # changed on purpose by issue 26 (tested below)
+    later = set(FIXTURE.get("verdict_changes", {}).get(name, {}))  # changed on purpose by a new rule (tested below)
     changed = {k: (v, now[k]) for k, v in before["outcomes"].items()
                if k not in undecided and k not in later and now[k] != v}
     assert not changed, f"{len(changed)} job(s) decided before have another outcome: {list(changed.items())[:5]}"
@@ -115,12 +115,12 @@ def test_ntp4vc_rocq_reference_loads_at_least_590_statements_and_explains_the_re
         assert f["reason"] and not f["cause"].startswith("unclassified"), f
 
 
-# Issue 26 (integrity that generalises) re-made references whose verdicts the new rules
-# change: ``issue26_before[name]`` holds the previous outcomes and ``issue26_changes[name]``
+# References re-made under integrity rules that change some of their verdicts:
+# ``verdict_before[name]`` holds the previous outcomes and ``verdict_changes[name]``
 # every job that differs, each with the rule that changed it.
-@pytest.mark.parametrize("name", sorted(FIXTURE.get("issue26_changes", {})))
-def test_issue26_changes_are_exactly_the_explained_ones(name):
-    before, now, told = FIXTURE["issue26_before"][name], outcomes(ROOT / name), FIXTURE["issue26_changes"][name]
+@pytest.mark.parametrize("name", sorted(FIXTURE.get("verdict_changes", {})))
+def test_verdict_changes_are_exactly_the_explained_ones(name):
+    before, now, told = FIXTURE["verdict_before"][name], outcomes(ROOT / name), FIXTURE["verdict_changes"][name]
     changed = {k for k in set(before) | set(now) if before.get(k) != now.get(k)}
     assert changed == set(told), f"unexplained: {sorted(changed - set(told))[:5]}, no longer: {sorted(set(told) - changed)[:5]}"
     for k, c in told.items():

@@ -1,4 +1,4 @@
-"""Reliability (issue 14): arguments checked at parse time, no NaN or infinity in written
+"""Reliability: arguments checked at parse time, no NaN or infinity in written
 JSON, limits that cannot be meaningless; the result cache is never an authority; verdicts
 re-derivable from the stored tool output. The real-tool runs whose subject is not the task
 run use the session's task runs (``shared_task_runs``: 01_57's task-soundness run is made
@@ -433,7 +433,7 @@ def test_full_disk_is_one_message_not_a_traceback(monkeypatch, capsys, tmp_path)
     assert "re-run the same command to resume" in err and "Traceback" not in err
 
 
-# --- verdicts re-derivable from the tool's own output (issue 26) -------------------------------
+# --- verdicts re-derivable from the tool's own output ------------------------------------------
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The SLURM backend (issue 28) against a real SLURM: Debian's slurm-wlm 22.05 (slurmctld +
+"""The SLURM backend against a real SLURM: Debian's slurm-wlm 22.05 (slurmctld +
 slurmd) with munge, a single-node cluster on 127.0.0.1 started for this module by
 ``scripts/slurm-service.sh`` (node ``localhost`` with this machine's 2 CPUs; no
 accounting; proctrack/linuxproc). Workers run the real Frama-C (host sandbox, and once

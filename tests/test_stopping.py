@@ -1,4 +1,4 @@
-"""Stopping a run (issue 14): SIGINT/SIGTERM end it within seconds with nothing left
+"""Stopping a run: SIGINT/SIGTERM end it within seconds with nothing left
 running and no retry; after SIGKILL of the kit, the jobs' whole process trees die with it
 (the reaper), and the next run removes scratch directories left behind. Measured on real
 processes (the host sandbox and the real executor); the verifier is a stand-in whose job

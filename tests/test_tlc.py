@@ -93,20 +93,20 @@ def test_infrastructure_and_limits():
     assert v.parse(ProcResult(["java"], 1, stdout="Error: Could not find or load main class")).verdict == "infra_error"
     d, proc = _recorded("success")
     proc.files = {}
-    assert v.parse(proc, d["options"]).verdict == "invalid"  # success without the dump: never verified (issue 26)
+    assert v.parse(proc, d["options"]).verdict == "invalid"  # success without the dump: never verified
 
 
 def test_verifier_knows_only_the_tool():
     """The tlc package imports nothing of the benchmarks and holds no Model-Bench post-processing."""
     import ast
 
-    srcs = [f.read_text() for f in sorted(Path(tlc.__file__).parent.glob("*.py"))]  # a package since issue 27
+    srcs = [f.read_text() for f in sorted(Path(tlc.__file__).parent.glob("*.py"))]  # a package since benchmarks became plugins
     imported = [n.module or "" for src in srcs for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom)]
     imported += [a.name for src in srcs for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Import) for a in n.names]
     assert not [m for m in imported if "benchmarks" in m], imported
     for name in ("postprocess", "config_text", "complete_unchanged", "BUILTIN_MODULES", "MODEL_VALUES"):
         assert not hasattr(tlc, name), name
-    assert sum(len(src.splitlines()) for src in srcs) < 900  # 750 before the invariant probe (issue 26), a TLC run of its own
+    assert sum(len(src.splitlines()) for src in srcs) < 900  # 750 before the invariant probe, a TLC run of its own
 
 
 def test_command_line_is_deterministic_and_recorded():
@@ -119,7 +119,7 @@ def test_command_line_is_deterministic_and_recorded():
     assert argv[argv.index("-workers") + 1] == "1" and argv[argv.index("-fp") + 1] == "0"
     assert argv[argv.index("-seed") + 1] == "0" and argv[-1] == "HumanEval_13" and "-tool" in argv
     assert "-deadlock" in argv and opts["deadlock_in_cfg"] is False and collect == ["states.dump", "sany.xml", "sany.err"]
-    # SANY's XML view in the same run, before TLC (issue 26); without it, TLC alone
+    # SANY's XML view in the same run, before TLC; without it, TLC alone
     assert argv[:2] == ["sh", "-c"] and "tla2sany.xml.XMLExporter" in argv[2] and argv[4] == "HumanEval_13"
     assert argv[5] == "java" and v.command(dict(opts, sany_view=False))[0][0] == "java"
     Probed.versions = {"tlc": "2.16"}
@@ -150,7 +150,7 @@ def test_values_and_states():
 
 
 def test_success_needs_tlc_evidence():
-    """Issue 13: a 2193 counts only when exit status, the once-per-run messages, the empty
+    """A 2193 counts only when exit status, the once-per-run messages, the empty
     queue and the dump agree (the recorded success, altered the ways a model could)."""
     v = tlc.TLC()
     d, proc = _recorded("success")
@@ -176,7 +176,7 @@ def test_success_needs_tlc_evidence():
     assert v.parse(printed, d["options"]).extra["model_output"] == "hello"
 
 
-# --- the invariant probe (issue 26): TLC.followup, probe_variants, read_probe ----------------
+# --- the invariant probe: TLC.followup, probe_variants, read_probe ---------------------------
 
 def _probe(case: str) -> tuple[dict, ProcResult]:
     """A recorded verified run with the follow-up run the executor made after it."""

@@ -245,7 +245,7 @@ def test_definition4_gives_full_similarity_to_degenerate_models(tlc, tid):
 
 
 # ---------------------------------------------------------------------------------------
-# Issue 26: SANY's parse judged on allow-lists (real TLC; one run per candidate, shared)
+# SANY's parse judged on allow-lists (real TLC; one run per candidate, shared)
 # ---------------------------------------------------------------------------------------
 
 def _init(text: str, extra: str) -> str:
@@ -344,7 +344,7 @@ def test_sany_view_of_the_gold_and_the_oracles(tlc):
 
 
 # ---------------------------------------------------------------------------------------
-# Issue 26: failures belong to the candidate (no engine)
+# Failures belong to the candidate (no engine)
 # ---------------------------------------------------------------------------------------
 
 def test_failures_belong_to_the_candidate():
@@ -385,7 +385,7 @@ def test_kit_exceptions_make_the_candidate_invalid_not_the_run(monkeypatch):
 
 
 # ---------------------------------------------------------------------------------------
-# Issue 26: behaviour cross-check against the program (oracle) on the program's inputs
+# Behaviour cross-check against the program (oracle) on the program's inputs
 # ---------------------------------------------------------------------------------------
 
 FEWER_INPUTS = GCD.replace("Init == /\\ a0 \\in 1..MaxValue", "Init == /\\ a0 \\in 1..2")
@@ -411,7 +411,7 @@ def test_behaviour_cross_check(tlc):
     rows = {}
     for name, text in (("gold", GCD), ("honest-s0", s0), ("fewer-inputs", FEWER_INPUTS), ("no-end", NO_END)):
         verdict, reason = tlc.judged(text)
-        if name == "no-end":  # issue 26: pc is never "done", so the Assertion holds on every variant: TLC's probe
+        if name == "no-end":  # pc is never "done", so the Assertion holds on every variant: TLC's probe
             assert verdict == "rejected" and "holds by construction" in reason, reason
         else:
             assert verdict == "verified", (name, reason)

@@ -1,4 +1,4 @@
-"""``pip install verikit`` (issue 28): the kit's wheel and sdist, built by the PyPA
+"""``pip install verikit``: the kit's wheel and sdist, built by the PyPA
 ``build`` frontend from this checkout exactly as runner images and artifact bundles build
 them (:func:`harness.sandbox.images.kit_distributions`), carry everything the kit reads at
 run time, and the wheel works with no checkout.

@@ -19,7 +19,7 @@ source kind, and a user's own datasets.
 - :mod:`.local`: ``open_dataset(PATH)`` for ``--dataset PATH`` (a directory, a single
   data file, or a YAML description) and ``pin_entry(DIR)`` for ``verikit datasets pin``.
 
-Source: the "Data" section of DESIGN.md; issue 12 item 4.
+Source: the "Data" section of DESIGN.md.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from .. import plugin, resources
 
 SCHEMAS_DIR = resources.kit_file("schemas")
 SCHEMA_VERSION = "1.0"
-#: Records only: 1.1 (issue 26) adds ``tool_output``, required when the tool ran.
+#: Records only: 1.1 adds ``tool_output``, required when the tool ran.
 RECORD_SCHEMA_VERSION = "1.1"
 KINDS = ("predictions", "record", "run", "report", "toolchain", "generation")
 

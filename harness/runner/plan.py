@@ -183,7 +183,7 @@ def build_jobs(opts: RunOptions, plan: Plan, probed, verifier) -> tuple[list, di
 def _job(bench: Benchmark, task, cand, mode: str, options: dict, ds_ref: dict, ctx) -> Job:
     """``bench.build_job`` for one candidate. An exception while reading a model's
     candidate makes that candidate's job ``invalid`` (a precheck with the reason: the run
-    goes on, issue 26); on the gold or a canary it is the task's or the kit's problem.
+    goes on); on the gold or a canary it is the task's or the kit's problem.
 
     Raises:
         RunError: the gold's or a canary's job cannot be built (e.g. a task file the

@@ -50,7 +50,7 @@ SOURCE = "candidate.c"
 REPORT = "wp-report.json"
 #: Version of this module's command line and parser; part of every job key, so results
 #: cached under an older reading of the output are never reused. Bump on any change.
-MODULE_VERSION = "3"  # "3": the gate (issue 26)
+MODULE_VERSION = "3"  # "3": the gate
 WHY3CONF = "why3.conf"
 #: Job file names of the driver and of Frama-C's view script, and their package sources.
 DRIVER = "verikit_framac_job.sh"
@@ -71,7 +71,7 @@ REGION_ERR = "region.err"
 COMPILER_LOG = "compiler.log"
 #: Written by the driver in gate mode only (:meth:`FramaC.gate`): its output is the view's.
 GATE_MARK = "vk-gate"
-#: Issue 26: the task-soundness smoke-test run (``sound.c``) and the requires-implication
+#: The task-soundness smoke-test run (``sound.c``) and the requires-implication
 #: run (``requires.c``, spec-from-code) of the driver, and their WP logs.
 SOUND_LOG, REQUIRES_LOG, SOUND_REPORT = "sound.log", "requires.log", "sound-report.json"
 #: WP properties the soundness run leaves out: it is there for its smoke tests only
@@ -169,7 +169,7 @@ class FramaC:
         if options.get("function"):
             havoc += ["-wp-fct", options["function"]]
         env = {"WHY3CONFIG": WHY3CONF, "VERIKIT_HAVOC_ARGS": shlex.join(havoc)}
-        # issue 26: soundness smoke tests (requires, assumes, calls; no dead-code/loop tests:
+        # soundness smoke tests (requires, assumes, calls; no dead-code/loop tests:
         # a defensive branch is not a task's inconsistency) and the requires implication,
         # each HAVOC_TIMEOUT_S per goal
         env["VERIKIT_SOUND_ARGS"] = shlex.join(["-wp", "-wp-smoke-tests", "-wp-no-smoke-dead-code", "-wp-no-smoke-dead-loop",
@@ -192,7 +192,7 @@ class FramaC:
 
     def gate(self, options: dict) -> tuple[list[str], dict[str, str], list[str]] | None:
         """The executor's first run of a candidate when ``options["gate"]`` is set (CASP's
-        candidate modes, issue 26): the driver in gate mode (``VERIKIT_GATE=1``) writes the
+        candidate modes): the driver in gate mode (``VERIKIT_GATE=1``) writes the
         preprocessed candidate text and Frama-C's view of the verified file from a parse
         only: no WP, no side run, nothing of the candidate executed (about a second). The
         benchmark's judge reads it (with the task run's files); a ``rejected`` verdict is
@@ -255,7 +255,7 @@ def artifacts(files: dict[str, bytes]) -> dict:
         diagnostics on the verified file (None when not made: not a candidate mode);
         ``"havoc"``: the :class:`VerifierResult` of the do-nothing-body WP run (None when
         not run); ``"execution_log"``: the execution cross-check's log (``vk_exec.log``,
-        None when not run); ``"sound"`` and ``"requires"`` (issue 26): the
+        None when not run); ``"sound"`` and ``"requires"``: the
         :class:`VerifierResult` of the task-soundness smoke-test run and of the
         requires-implication run (None when not run; verdict ``invalid`` when Frama-C
         rejected the file); ``"smoke_by_function"``: ``{function: [smoke test names]}``
@@ -287,7 +287,7 @@ def artifacts(files: dict[str, bytes]) -> dict:
 
 
 def _side_run(log: str | None) -> VerifierResult | None:
-    """A driver side run's WP log (issue 26) as a :class:`VerifierResult`: None when not
+    """A driver side run's WP log as a :class:`VerifierResult`: None when not
     run, ``invalid`` when Frama-C rejected the file, else its goals and smoke tests."""
     if log is None:
         return None
@@ -310,7 +310,7 @@ def _smoke_by_function(report: bytes | None) -> dict[str, list[str]]:
 
 
 def _sound_provers(options: dict) -> list[str]:
-    """The one prover of the task-soundness run (issue 26): Z3 when present, else the
+    """The one prover of the task-soundness run: Z3 when present, else the
     first present. A smoke test that passes waits for its timeout in every prover, so
     one prover keeps the run's cost to about 2 s per smoke test."""
     present = list(options.get("provers") or [])

@@ -195,7 +195,7 @@ def integrity_notes(records: list[Record]) -> list[str]:
     checked on Frama-C's view, with the rule's finding."""
     out = []
     unsound: dict[str, list] = {}
-    for r in records:  # issue 26: tasks whose fixed part WP's smoke tests find inconsistent
+    for r in records:  # tasks whose fixed part WP's smoke tests find inconsistent
         if r["verifier"].get("extra", {}).get("task_sound") is False:
             unsound.setdefault(r["task_id"], r["verifier"]["extra"].get("task_sound_detail", []))
     for task_id, detail in sorted(unsound.items()):
@@ -218,7 +218,7 @@ def integrity_notes(records: list[Record]) -> list[str]:
         stronger = sorted(f"{r['task_id']} {r['candidate']['model']}" for r in recs
                           if r["verifier"].get("extra", {}).get("requires_weaker_or_equal") is False
                           and not r["candidate"]["model"].startswith("canary:"))
-        if stronger:  # issue 26: reported beside the verified rate, not a verdict change
+        if stronger:  # reported beside the verified rate, not a verdict change
             out.append(f"{mode}: requires stronger than the task's (not implied by the task's requires, WP): "
                        + ", ".join(stronger))
         for r in recs:

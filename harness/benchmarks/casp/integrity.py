@@ -319,7 +319,7 @@ def judge(job: Job, result: VerifierResult, target: str) -> tuple[str, str] | No
         return ("rejected", _broken_reason(broken)) if broken else None
     if job.mode == "spec-from-code" and view is not None:
         checks.append(vacuity_check(art.get("havoc"), result.vacuous, result.extra.get("dead_code", [])))
-    if view is not None:  # issue 26: a proof that depends on dead code (task_sound: jobs.judge set it)
+    if view is not None:  # a proof that depends on dead code (task_sound: jobs.judge set it)
         sound = result.extra.get("task_sound")
         checks.append(dead_code_check(result.extra.get("dead_code", []), art.get("smoke_by_function") or {}, view,
                                       sound if isinstance(sound, bool) else None))

@@ -68,7 +68,7 @@ def _param_names(declarator: str, name: str) -> list[str] | None:
 
 
 def _requires_probe(task: Task, header: str) -> str | None:
-    """``requires.c`` (issue 26, spec-from-code): the prelude, the candidate's text
+    """``requires.c`` (spec-from-code): the prelude, the candidate's text
     (its logic definitions and its contract) on a declaration of the target, then a probe
     function with the task's own contract and the target's parameters that calls the
     target: WP's goals on the call's preconditions say whether the task's requires imply
@@ -111,7 +111,7 @@ def _prelude_declarations(prelude: str) -> list[tuple[str, str, str]]:
 
 
 def _soundness_file(task: Task) -> str:
-    """``sound.c`` (issue 26): the task's gold file, then for the target and every
+    """``sound.c``: the task's gold file, then for the target and every
     body-less function the prelude declares with a contract, a probe
     ``vk_sound_probe_<i>`` with that function's contract and parameters that calls it
     twice. WP's smoke test of the second call fails when what the first call's contract
@@ -214,7 +214,7 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
         files.update(exec_files)
         options = dict(options, execution=plan)
     if precheck is None and mode != "gold":
-        # issue 26: Frama-C's view first (FramaC.gate, parse only); a candidate the
+        # Frama-C's view first (FramaC.gate, parse only); a candidate the
         # integrity rules reject on it gets no WP run and is never executed
         options = dict(options, gate=True)
     return Job(
@@ -224,7 +224,7 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
                    "origin": cand.origin},
         files=files if precheck is None else {"candidate.c": files.get("candidate.c", "")},
         options=options, checks=checks, precheck=precheck,
-        # issue 26: the task's fixed part with its gold code, for the soundness smoke tests; it
+        # the task's fixed part with its gold code, for the soundness smoke tests; it
         # depends on the task alone, so the executor runs it once per task (Job.task_run)
         task_run={integrity.SOUND: _soundness_file(task)} if precheck is None else None,
     )

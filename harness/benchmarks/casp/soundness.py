@@ -1,4 +1,4 @@
-"""CASP checks of issue 26: task soundness (WP's smoke tests on the task's fixed part with
+"""CASP's soundness checks: task soundness (WP's smoke tests on the task's fixed part with
 its gold code), proofs that depend on dead code (``no-dead-code-proof``), and requires not
 stronger than the task's. See docs/casp.md "Task soundness and requires"."""
 

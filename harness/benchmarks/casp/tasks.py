@@ -12,7 +12,7 @@ from .cfront import find_function
 from .sources import TaskSpec, pair_task, tasks_from
 
 NAME = "casp"
-VERSION = "3"  # 3: allow-lists, soundness, execution cross-check (issue 26); 2: integrity rules on Frama-C's view (issue 13)
+VERSION = "3"  # 3: allow-lists, soundness, execution cross-check; 2: integrity rules on Frama-C's view
 MODES = ("gold", "spec-from-code", "code-from-spec")
 DATASETS = ("casp-sample10", "casp")
 DEFAULT_DATASET = "casp-sample10"

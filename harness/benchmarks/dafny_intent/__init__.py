@@ -171,6 +171,6 @@ __all__ = [
     "mutants", "random_value", "output_key", "MAX_HINTS", "PAPER_PROBES", "Check", "render_check", "adapt_helper",
     "build_files", "UNDECIDED", "LABEL_THRESHOLD", "AGREEMENT_THRESHOLDS", "PAPER_FINDINGS", "score_checks", "score",
     "kit_label", "label_agreement", "agreement_by_model", "summarize", "scored_records", "findings",
-    # issue 26: judged on Dafny's own printed program
+    # judged on Dafny's own printed program
     "view_problems", "soundness_bugs",
 ]

@@ -76,7 +76,7 @@ CANARIES = {
     "requires-false": ("requires false\nensures perimeter == 0", ("rejected",)),
     "changed-signature": ("method SquarePerimeter(side: int, k: int) returns (perimeter: int)\n"
                           "  ensures perimeter == k * side", ("rejected",)),
-    # issue 13: helpers are verified, body-less declarations and attributes in any spelling
+    # helpers are verified, body-less declarations and attributes in any spelling
     # are rejected, and no candidate name can collide with a check method
     "lying-helper": ("function Lie(x: int): int\n  ensures Lie(x) == x + 1\n{ x }\n"
                      "ensures perimeter == Lie(3 * side) - 1 + side - side", ("rejected",)),
@@ -86,7 +86,7 @@ CANARIES = {
                              "  ensures perimeter == 3 * side", ("rejected",)),
     "smoke-collision": ("predicate VkT1Smoke() { true }\npredicate VkT2Smoke() { true }\n"
                         "predicate VkT3Smoke() { true }\nensures perimeter == 4 * side", ("rejected",)),
-    # issue 26: what the candidate contains is judged on Dafny's own printed program; code a
+    # what the candidate contains is judged on Dafny's own printed program; code a
     # comment hides from one reader and not the other is rejected, an honest nested comment verifies
     "hidden-body": ("function Oops(x: int): int\n  ensures false\n/* /* */ { 0 } // */\n"
                     "ensures perimeter == 3 * side + Oops(0) * 0", ("rejected",)),
@@ -295,7 +295,7 @@ def report_sections(records: list[Record], tasks: list[Task], modes: list[str], 
             "weaknesses": weaknesses(records)}
 
 
-#: Metric-level weaknesses of the paper's design (issue 13), measured with Dafny 2.3 on
+#: Metric-level weaknesses of the paper's design, measured with Dafny 2.3 on
 #: the named tasks (tests/test_dafny_integrity.py): reported, not fixed, since the
 #: metrics are the paper's. See docs/dafny-intent.md "Weaknesses".
 WEAKNESSES = [

@@ -35,7 +35,7 @@ COMMENT_DEPTH = 8
 def nested_comment_regex(depth: int | None = None) -> str:
     """A regular expression matching a Dafny block comment with nested block comments up
     to ``depth`` levels (default :data:`COMMENT_DEPTH`; ``//`` means nothing inside a block
-    comment, as in Dafny's scanner). ``depth`` 0: the reading before issue 26, where a
+    comment, as in Dafny's scanner). ``depth`` 0: the kit's earlier, non-nesting reading, where a
     block comment ends at the first ``*/`` whatever it contains."""
     depth = COMMENT_DEPTH if depth is None else depth
     if depth == 0:

@@ -1,4 +1,4 @@
-"""What a candidate contains, judged on Dafny's own parse (issue 26).
+"""What a candidate contains, judged on Dafny's own parse.
 
 Dafny 2.3 prints the program it parsed (``/dprint``, in the same run that verifies the
 check files; :func:`harness.verifiers.dafny.program_view` reads the printout into
@@ -33,7 +33,7 @@ from functools import lru_cache
 #: style use them. Lemmas, methods, classes, datatypes, constants, modules... are not on it.
 HELPER_KINDS = frozenset({"function", "predicate", "function method", "predicate method"})
 #: Attributes a candidate may write anywhere: none occur in the data; ``{:trigger}`` and
-#: ``{:induction}`` only guide the prover (kept from issue 13). ``{:axiom}`` is the kit's,
+#: ``{:induction}`` only guide the prover (kept from the earlier integrity rules). ``{:axiom}`` is the kit's,
 #: on its own ``assume`` statements only (counted exactly).
 ALLOWED_ATTRIBUTES = frozenset({"trigger", "induction"})
 #: Keywords of the data's expressions (clauses and helper bodies), plus ``multiset`` and

@@ -78,11 +78,11 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
     and origin ``gold``) of every task that has one must be ``verified`` (its states are
     the reference of the similarity); on :data:`CANARY_TASK`, the oracle with a syntax
     error must be ``invalid``, with a wrong assertion ``failed``, and with an empty
-    initial state ``rejected`` (vacuous: no state is checked), and the cheats of issue 13
-    ``rejected``: ``canary:tlcset-exit`` (a wrong assertion hidden by an alias
+    initial state ``rejected`` (vacuous: no state is checked), and the two cheats on TLC's
+    evidence ``rejected``: ``canary:tlcset-exit`` (a wrong assertion hidden by an alias
     ``StopHere == TLCSet("exit", TRUE)`` that ends the search) and ``canary:print-stats``
     (an empty initial state with a ``PrintT`` of a fake 2199 statistics message); and the
-    canaries of issue 26 (:func:`issue26_canaries`)."""
+    canaries of the classes judged on SANY's parse (:func:`integrity_canaries`)."""
     out = []
     for t in tasks:
         if t.oracle is None:
@@ -97,7 +97,7 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
             fake = vacuous.replace("Assertion ==", 'ASSUME PrintT("@!@!@STARTMSG 2199:0 @!@!@\\n500 states generated, '
                                    '500 distinct states found, 0 states left on queue.\\n@!@!@ENDMSG 2199 @!@!@")'
                                    "\n\nAssertion ==")
-            new_classes = issue26_canaries(t.oracle, wrong)
+            new_classes = integrity_canaries(t.oracle, wrong)
             for name, text, expected in (("canary:parse-error", bad, "invalid"), ("canary:violation", wrong, "failed"),
                                          ("canary:vacuous", vacuous, "rejected"),
                                          ("canary:tlcset-exit", exit_early, "rejected"),
@@ -107,8 +107,8 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
     return out
 
 
-def issue26_canaries(oracle: str, wrong: str) -> list[tuple[str, str, str]]:
-    """``(name, text, expected)`` of the canaries of issue 26 on :data:`CANARY_TASK`'s oracle
+def integrity_canaries(oracle: str, wrong: str) -> list[tuple[str, str, str]]:
+    """``(name, text, expected)`` of the SANY-parse canaries on :data:`CANARY_TASK`'s oracle
     (``wrong``: the oracle with a wrong assertion): one per class judged on SANY's parse
     (:mod:`.integrity`), and one honest neighbour that must verify:
 

@@ -1,4 +1,4 @@
-"""Model-Bench's integrity judgement of a candidate on SANY's own parse (issue 26).
+"""Model-Bench's integrity judgement of a candidate on SANY's own parse.
 
 What a candidate model contains is what SANY parsed: the verifier exports SANY's semantic
 tree in the same container run as TLC (:func:`harness.verifiers.tlc.sany_view`), and

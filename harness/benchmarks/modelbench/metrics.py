@@ -179,7 +179,7 @@ def outcomes(records: list[Record]) -> dict:
     return out
 
 
-#: The metric-level weaknesses of the paper's definitions (issue 13), measured with TLC 2.15
+#: The metric-level weaknesses of the paper's definitions, measured with TLC 2.15
 #: on the kit's oracle tasks (tests/test_tlc_integrity.py; docs/modelbench.md).
 WEAKNESSES_NOTE = ("Definition 4 (theta 1.0, generated side) gives similarity 1.0 to a model with one variable "
                    "ranging over values the oracle's states hold, and to a model whose initial states are the "
@@ -207,8 +207,8 @@ def weaknesses(records: list[Record]) -> dict:
     return {"note": WEAKNESSES_NOTE, "stuttering_only": out}
 
 
-#: What the behaviour cross-check compares (issue 26), for the report's notes.
-BEHAVIOUR_NOTE = ("behaviour cross-check (issue 26): a runnable model behaves like the program when its states "
+#: What the behaviour cross-check compares, for the report's notes.
+BEHAVIOUR_NOTE = ("behaviour cross-check: a runnable model behaves like the program when its states "
                   "cover every input the program takes (the oracle's input tuples, tasks.json 'inputs', as values "
                   "of some state) and show the program's end for every input (the oracle's end states: inputs "
                   "with the result value, in one state; for a model keeping no copy of its inputs, every end "

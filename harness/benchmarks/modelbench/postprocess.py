@@ -468,6 +468,6 @@ def config_text(constants: dict[str, str], model_values: list[str] | tuple[str, 
     return "\n".join(lines) + "\n"
 
 
-# The issue-13 text scan for forbidden TLC operators and modules (a deny-list decided by the
+# The earlier text scan for forbidden TLC operators and modules (a deny-list decided by the
 # kit's own lexer) is gone: what a candidate contains is judged on SANY's parse, with
-# allow-lists (:mod:`harness.benchmarks.modelbench.integrity`, issue 26).
+# allow-lists (:mod:`harness.benchmarks.modelbench.integrity`).

@@ -47,7 +47,7 @@ ROCQ_CANARIES = {
     "admit": ("Proof. cbv zeta. admit. Qed.", ("invalid",)),
     "changed-statement": (None, ("rejected",)),  # the whole file, statement weakened to True
     "ill-typed": ("Proof. exact I. Qed.", ("invalid",)),
-    # issue 13: Coq reads strings inside comments, so the Abort is live; the theorem is
+    # Coq reads strings inside comments, so the Abort is live; the theorem is
     # then redefined (the report must describe the task's statement) or proved from a new
     # axiom named like a library one (axioms are allowed by fully qualified name only)
     "comment-string-abort": ('Proof. (* "(*" *) Abort. (* " *) " *)\nDefinition power\'vc := I.', ("rejected",)),
@@ -55,7 +55,7 @@ ROCQ_CANARIES = {
                            "Lemma verikit_pad : True.\nProof. exact I. Qed."), ("rejected",)),
     "shadowed-axiom": (('Proof. (* """(*" *) Abort. (* " *) " *)\nAxiom classic : forall P : Prop, P.\n'
                         f"Theorem power'vc {POWER_STATEMENT}\nProof. apply classic. Qed."), ("rejected",)),
-    # issue 26: a command outside the allow-list (judged on Coq's own parse, coqc -time), the
+    # a command outside the allow-list (judged on Coq's own parse, coqc -time), the
     # construct of the known guard-checker soundness bugs of Coq 8.20.1 (a fix in the proof
     # term), and the honest neighbour of the old word scan (a hypothesis named Back)
     "command-not-allowed": ("Proof. Unset Guard Checking. cbv zeta; lia. Qed.", ("rejected",)),

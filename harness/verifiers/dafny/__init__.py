@@ -10,7 +10,7 @@ Dialects (chosen from the probed version, or forced with ``options(dialect=...)`
   ``/dprint`` (option ``print_program``, on for dialect 2): Dafny prints the program as it
   parsed it, in the same process; :func:`program_view` reads it into declarations and
   :meth:`Dafny.parse` keeps the view of every completed file in ``extra["view"]``, so a
-  benchmark judges what the candidate contains on Dafny's own reading (issue 26).
+  benchmark judges what the candidate contains on Dafny's own reading.
 
   ``/timeLimit`` and ``/rlimit`` apply per Boogie procedure ("Prover options" of
   ``dafny /help``); ``/xml`` writes one ``<method name="Impl$$_module.__default.M">`` (and

@@ -1,4 +1,4 @@
-"""Dafny's printed program (``/dprint``, issue 26): its tokens, the declarations a judge
+"""Dafny's printed program (``/dprint``): its tokens, the declarations a judge
 reads from it (:func:`program_view`), and the views of a job's files merged
 (:func:`merged_view`)."""
 

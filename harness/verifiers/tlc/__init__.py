@@ -62,7 +62,7 @@ executor before :meth:`TLC.parse` runs; ``parse`` reads a finished run:
   failed (:data:`KIT_SIDE`: jar or JVM missing); a success without a readable dump, or an
   exception while reading the output -> ``invalid`` (never raised).
 
-SANY's view (issue 26): before TLC, the same ``sh -c`` exports SANY's semantic tree of the
+SANY's view: before TLC, the same ``sh -c`` exports SANY's semantic tree of the
 module as XML (``tla2sany.xml.XMLExporter -o``), collected as ``sany.xml``;
 :func:`sany_view` reads it into what the module contains as SANY parsed it (modules
 loaded, instances, constants, variables, definitions, ASSUMEs, theorems, the operators

@@ -1,4 +1,4 @@
-"""The invariant probe (issue 26): the unreachable states an invariant is checked on in a
+"""The invariant probe: the unreachable states an invariant is checked on in a
 follow-up TLC run (:func:`probe_variants`, asked by :meth:`TLC.followup`) and the reading
 of that run (:func:`read_probe`)."""
 

@@ -1,4 +1,4 @@
-"""SANY's view of the module (issue 26): what the root module contains as SANY parsed it,
+"""SANY's view of the module: what the root module contains as SANY parsed it,
 read from its XML export (:func:`sany_view`). The verifier only reports the view; a
 benchmark judges it."""
 

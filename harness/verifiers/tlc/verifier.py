@@ -18,8 +18,8 @@ NAME = "tlc"
 TOOLCHAIN = "tlaplus"
 #: Version of this module's command line and parser (part of every job key; "1" also covered
 #: the Model-Bench config and post-processing, which moved out unchanged; "2": success read
-#: from the dump and exit status, cross-checked, issue 13; "3": SANY's XML view collected in the same run,
-#: failures of a run belong to the candidate, issue 26; "4": the invariant probe, a follow-up run).
+#: from the dump and exit status, cross-checked; "3": SANY's XML view collected in the same run,
+#: failures of a run belong to the candidate; "4": the invariant probe, a follow-up run).
 MODULE_VERSION = "4"
 JAR = "/opt/verikit/tla2tools.jar"
 METADIR = "tlc-meta"
@@ -103,7 +103,7 @@ class TLC:
         return argv, {}, collect
 
     def followup(self, files: dict[str, str], proc: ProcResult, options: dict) -> tuple[dict, list, list] | None:
-        """The invariant probe (issue 26), asked by ``options["probe"]`` (``{"invariant":
+        """The invariant probe, asked by ``options["probe"]`` (``{"invariant":
         name}``, set by a benchmark): after a verified run, TLC checks the invariant on
         states that are NOT reachable, each a reachable state with one variable changed to a
         value that variable takes in another reachable state (:func:`probe_variants`). An
