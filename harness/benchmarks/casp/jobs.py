@@ -241,8 +241,8 @@ def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
     A job the sandbox ended (``timeout``, ``memout``: a step hung or grew) keeps that
     verdict: no rule reads an output that was never written.
 
-    The executor's gate run (``extra["gate"]``: Frama-C's view from a parse only, issue
-    26) is judged on the rules that read the view alone (:func:`.integrity.judge`); it
+    The executor's gate run (``extra["gate"]``: Frama-C's view from a parse only)
+    is judged on the rules that read the view alone (:func:`.integrity.judge`); it
     is ``rejected`` or, when no rule is broken, ``invalid`` (never a verification: the
     executor then runs the job)."""
     if result.verdict in ("timeout", "memout") and not result.artifacts:

@@ -43,8 +43,8 @@ condition`` and ``Inductives whose positivity is assumed:``. Every section other
 the theorem itself (an ``Admitted`` proof) or is not in the job's allow-list of fully
 qualified names (:meth:`Rocq.assumption_problems`).
 
-What the candidate contains is judged on Coq's own view, never by a kit word scan (issue
-26): ``coqc -time`` prints every sentence it executed with its byte offsets and the command
+What the candidate contains is judged on Coq's own view, never by a kit word scan:
+``coqc -time`` prints every sentence it executed with its byte offsets and the command
 as Coq parsed and re-printed it (:func:`time_lines`); ``check.v`` prints Coq's grammar of
 commands (:func:`command_heads`), so each sentence is classified as Coq read it
 (:func:`classify`: a command must be on :data:`ALLOWED_COMMANDS`; a hypothesis named
