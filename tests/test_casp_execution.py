@@ -63,6 +63,12 @@ HONEST = {
     "libc call": (LIBC, SIG + "  return abs(n) + n;\n}\n"),
     "array gold": (ARRAY, ARRAY.code),
     "a % b where the requires exclude INT_MIN % -1": (REM_SAFE, REM_SAFE.code),
+    "a local set on the branch that reads it": (TWICE, SIG + "  int r;\n  if (n > 500) r = n + n;\n"
+                                                "  return n > 500 ? r : n + n;\n}\n"),
+    "a local array filled by a loop, then read": (TWICE, SIG + "  int t[4];\n  /*@ loop invariant 0 <= i <= 4;\n"
+                                                  "      loop invariant \\forall integer k; 0 <= k < i ==> t[k] == n;\n"
+                                                  "      loop assigns i, t[0 .. 3];\n      loop variant 4 - i; */\n"
+                                                  "  for (int i = 0; i < 4; i++) t[i] = n;\n  return t[0] + t[3];\n}\n"),
 }
 #: Honest code the fragment rules refuse (known over-rejections, docs/integrity.md): a union
 #: written through two members and read through the last one written; a value stored into
@@ -88,8 +94,12 @@ SPECS = {
 MAGIC = SIG + ("  int m = n - 778;\n  int r = n + n;\n  if (n == 777) r += (-2147483647 - 1) % m;\n"
                "  return r;\n}\n")
 
-#: The canaries of the cross-check's classes (harness/benchmarks/casp/core.py canaries()).
-CANARIES = ("canary:union-other-member", "canary:bitfield-beyond-width")
+#: A read of an uninitialised local whose value WP's model makes irrelevant (``u - u``):
+#: undefined in C; E-ACSL checks RTE's ``\initialized`` assertions at run time.
+UNINIT = SIG + "  int u;\n  int r = n + n + (u - u);\n  return r;\n}\n"
+
+#: The canaries of the cross-check's classes (harness/benchmarks/casp/candidates.py canaries()).
+CANARIES = ("canary:union-other-member", "canary:bitfield-beyond-width", "canary:uninitialised-read")
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +114,7 @@ def records(framac_recorded, casp_tasks, tmp_path_factory):
     items += [(name, TWICE, "code-from-spec", code) for name, code in OVER_REJECTED.items()]
     items += [("INT_MIN % -1", REM, "code-from-spec", REM.code)]
     items += [("magic constant", TWICE, "code-from-spec", MAGIC)]
+    items += [("uninitialised local", TWICE, "code-from-spec", UNINIT)]
     items += [(name, TWICE, "spec-from-code", spec + "\n" + TWICE.code) for name, (spec, _) in SPECS.items()]
     jobs = [casp.build_job(t, Candidate(task_id=t.task_id, model=f"m{i}", sample=0, output=out, origin="test"),
                            mode, opts, DS) for i, (_name, t, mode, out) in enumerate(items)]
@@ -150,6 +161,19 @@ def test_a_crash_behind_a_constant_of_the_code_is_drawn(records):
     assert rec["verdict"] == "rejected", rec["reason"]
     ex = rec["verifier"]["extra"]["execution"]
     assert ex["status"] == "refuted" and "n=777" in ex["reason"], ex
+
+
+@pytest.mark.recorded
+def test_a_read_of_an_uninitialised_local_is_refuted_by_running_it(records):
+    """WP proves ``n + n + (u - u)`` (its model gives ``u`` some value); the read is
+    undefined in C: E-ACSL's check of RTE's ``\\initialized`` assertion fails on the first
+    input, ``rejected`` naming it. Its honest neighbours (a local read only where it was
+    set, an array filled by a loop) verify (``HONEST``)."""
+    rec = records["uninitialised local"]
+    assert rec["goals"] and rec["goals"]["proved"] == rec["goals"]["total"], rec["reason"]
+    assert rec["verdict"] == "rejected", rec["reason"]
+    ex = rec["verifier"]["extra"]["execution"]
+    assert ex["status"] == "refuted" and "rte/initialization" in ex["reason"] and "n=" in ex["reason"], ex
 
 
 @pytest.mark.recorded

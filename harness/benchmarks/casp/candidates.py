@@ -49,7 +49,7 @@ KIT_CANARY = Task(task_id="verikit-canary/twice", function="twice", prelude="",
                   code="int twice(int n) {\n  return n + n;\n}", published=None)
 
 
-#: The kit's own pair for the dead-code canary (issue 26): consistent, but its prelude
+#: The kit's own pair for the dead-code canary: consistent, but its prelude
 #: declares a function that cannot return above 50; the gold code does not call it.
 KIT_DEAD_CANARY = Task(task_id="verikit-canary/dead-call", function="inc",
                        prelude=("/*@ requires 0 <= x <= 100;\n    assigns \\nothing;\n    ensures x > 50 ==> \\false;\n"
@@ -97,7 +97,7 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
                "/*@ assigns \\nothing;\n    ensures \\result == 7777; */\n" + t.code), ("rejected",)),
             (c("preprocessor", "%:define return return 7777 +\n/*@ assigns \\nothing;\n    ensures \\result == 7777; */\n"
                + t.code), ("rejected",)),
-            # allow-lists (issue 26): a contract clause not on ALLOWED_CLAUSES
+            # allow-lists: a contract clause not on ALLOWED_CLAUSES
             (c("clause", "/*@ assigns \\nothing;\n    ensures \\result == 7777;\n    exits \\false; */\n" + t.code),
              ("rejected",)),
             # WP's sound fragment: a \from clause, which WP never checks, on the gold contract
@@ -118,11 +118,11 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
         (c("trusted-declaration", "/*@ ensures \\false; */\nint (vk_lie)(void) __attribute__((pure));\n"
            + fn_sig + "{\n  return vk_lie();\n}\n"), ("rejected",)),
         (c("preprocessor", "%:define VK_UNUSED 1\n" + t.code), ("rejected",)),
-        # issue 26: a proof through code a call makes unreachable, on the kit's own pair
+        # a proof through code a call makes unreachable, on the kit's own pair
         (Candidate(task_id=KIT_DEAD_CANARY.task_id, model="canary:dead-code-proof", sample=0, origin="canary",
                    output="int inc(int n) {\n  vk_small(99);\n  return 0;\n}\n"), ("rejected",)),
     ]
-    # allow-lists on Frama-C's view (issue 26, docs/casp.md "Allow-lists"): one cheat per
+    # allow-lists on Frama-C's view (the CASP page, "Allow-lists"): one cheat per
     # class, and an honest forward goto that must still verify
     inner = t.code[t.code.index(fn_sig) + len(fn_sig):].split("{", 1)[1]
     out += [
@@ -139,7 +139,7 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
     ]
     if returns_int:
         out.append((c("signature", "long long" + t.code[t.code.index(fn_sig) + 3:]), ("rejected",)))
-    # execution cross-check (issue 26): WP-vs-C differences WP 25 proves, refuted by running them
+    # execution cross-check: WP-vs-C differences WP 25 proves, refuted by running them
     result_of = {"divmult": "a", "twice": "n + n"}.get(t.function) if returns_int else None
     if result_of is not None:
         out += [(c("union-other-member", fn_sig + "{\n  union { int x; int y; } u;\n  u.x = " + result_of
@@ -151,5 +151,10 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
         out += [(c("pointer-cast", fn_sig + "{\n  int vk_r = " + result_of + ";\n  *(char *)&vk_r = 0;\n  return vk_r;\n}\n"),
                  ("rejected",)),
                 (c("kr-definition", "long vk_id(vk_x) long vk_x; { return vk_x; }\n" + fn_sig + "{\n  return vk_id("
-                   + result_of + ");\n}\n"), ("rejected",))]
+                   + result_of + ");\n}\n"), ("rejected",)),
+                # a read of an uninitialised local WP proves harmless (its model gives the
+                # local some value; C makes the read undefined): refuted by running it, E-ACSL
+                # checking RTE's \initialized assertions
+                (c("uninitialised-read", fn_sig + "{\n  int vk_u;\n  int vk_r = " + result_of
+                   + " + (vk_u - vk_u);\n  return vk_r;\n}\n"), ("rejected",))]
     return out

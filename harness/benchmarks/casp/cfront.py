@@ -170,6 +170,27 @@ def _match(toks: list[Token], i: int, open_: str, close: str) -> int | None:
     return None
 
 
+def function_names(code: str) -> list[str]:
+    """Names of the functions defined in ``code``, in order: each identifier at file scope
+    followed by a parameter list and a body.
+
+    Raises:
+        CSyntaxError: the text cannot be lexed.
+    """
+    toks = tokens(code)
+    depth = 0
+    out: list[str] = []
+    for i, t in enumerate(toks):
+        if t.kind == "punct" and t.text in "{}":
+            depth += 1 if t.text == "{" else -1
+        if depth == 0 and t.kind == "ident" and i + 1 < len(toks) and toks[i + 1].text == "(":
+            close = _match(toks, i + 1, "(", ")")
+            k = _skip_noncode(toks, close + 1) if close is not None else None
+            if k is not None and k < len(toks) and toks[k].text == "{" and t.text not in out:
+                out.append(t.text)
+    return out
+
+
 def function_name(code: str) -> str:
     """Name of the function defined in ``code`` (the first identifier followed by a
     parameter list and a body at file scope).
@@ -177,17 +198,10 @@ def function_name(code: str) -> str:
     Raises:
         ValueError: no function definition in ``code``.
     """
-    toks = tokens(code)
-    depth = 0
-    for i, t in enumerate(toks):
-        if t.kind == "punct" and t.text in "{}":
-            depth += 1 if t.text == "{" else -1
-        if depth == 0 and t.kind == "ident" and i + 1 < len(toks) and toks[i + 1].text == "(":
-            close = _match(toks, i + 1, "(", ")")
-            k = _skip_noncode(toks, close + 1) if close is not None else None
-            if k is not None and k < len(toks) and toks[k].text == "{":
-                return t.text
-    raise ValueError("no function definition found")
+    names = function_names(code)
+    if not names:
+        raise ValueError("no function definition found")
+    return names[0]
 
 
 def acsl_blocks(src: str) -> list[Token]:

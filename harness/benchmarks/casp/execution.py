@@ -1,14 +1,16 @@
 """CASP execution cross-check: "verified" means proved by WP *and* not refuted by running it.
 
-Issue 26, item 2 and 4. For a candidate-mode job the kit ships, beside the verified file,
+For a candidate-mode job the kit ships, beside the verified file,
 a generated test driver and the files :mod:`harness.verifiers.drivers` ``exec_check.sh``
 (run inside the job's sandbox, before WP) builds and runs:
 
 - ``ea``: the verified file + the driver instrumented by Frama-C's E-ACSL
   (``frama-c -e-acsl``; Frama-C's own reading of the contract, not the kit's), compiled
-  with gcc -O0 against E-ACSL's runtime. It checks at run time the contract attached to
-  the function: the task's (code-from-spec) or the candidate's on the task's real code
-  (spec-from-code). An input whose ``requires`` fails on entry to the target is
+  with gcc -O0 against E-ACSL's runtime. It checks at run time the contracts of the
+  verified file's functions: the task's on the target (code-from-spec) or the candidate's
+  on the task's real code (spec-from-code), and RTE's ``\\initialized`` assertions on their
+  reads (``-rte-initialized``: a read of an uninitialised local, which WP's model gives
+  some value, fails). An input whose ``requires`` fails on entry to the target is
   *discarded* (not counted); any other E-ACSL failure is a violation.
 - ``gcc-O0``, ``gcc-O2`` (and ``clang-O0``, ``clang-O2`` when clang is in the image):
   the same source, not instrumented, under ``-fsanitize=undefined,address
@@ -53,6 +55,7 @@ import re
 
 from .exec_driver import (CONF, GOLD, HARNESS, MUT, MUT_GOLD, N_INPUTS, N_MUTANTS, RUN, RUN_TIMEOUT_S, Unsupported,
                           directed_values, draw_inputs, harness_c, signature)
+from .cfront import CSyntaxError, function_names
 from .exec_mutants import _body_tokens, mutant_file, mutants
 
 # Re-exports: the names of the former single module (tests and the driver's callers read them here).
@@ -110,7 +113,13 @@ def job_files(task, mode: str, candidate_c: str, header: str | None, seed: int, 
                 files[MUT_GOLD] = mutant_file(task, task.contract, original, muts).replace(include, inc_m)
                 files["vk_exec_harness_m.h"] = harness_c(task.function, ret, params, inputs)
     plan["mutants"] = [{k: v for k, v in m.items() if k != "body"} for m in muts]
-    files[CONF] = (f"VK_TARGET={task.function}\nVK_N={len(inputs)}\nVK_M={len(muts)}\nVK_TIMEOUT={RUN_TIMEOUT_S}\n")
+    try:  # the functions whose reads of uninitialised locals and whose contracts E-ACSL checks
+        checked = function_names(candidate_c)
+    except CSyntaxError:
+        checked = []
+    checked = [task.function] + [f for f in checked if f != task.function]
+    files[CONF] = (f"VK_TARGET={task.function}\nVK_FUNCTIONS={','.join(checked)}\nVK_N={len(inputs)}\nVK_M={len(muts)}\n"
+                   f"VK_TIMEOUT={RUN_TIMEOUT_S}\n")
     return files, plan
 
 

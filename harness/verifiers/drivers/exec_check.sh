@@ -38,12 +38,23 @@ export ASAN_OPTIONS UBSAN_OPTIONS
 msgs() { grep -E 'rror|undefined reference' "$1" | head -n 5 | sed 's/^/| /' >>"$log"; }
 
 # E-ACSL: instrument SRC into OUT.c, compile into OUT. Returns non-zero on failure.
+# With a fourth argument "init", Frama-C's RTE first puts an \initialized assertion on every
+# read of a local or through a pointer in the verified file's functions (VK_FUNCTIONS: the
+# target first) and E-ACSL checks those and these functions' contracts; without it only the
+# target's annotations (its contract, its loop annotations) are checked (the mutant builds:
+# a mutant's uninitialised read is not its contract rejecting it; the task's gold, whose
+# build only tells a slow input or a task that does not build).
 eabuild() {
-  name=$1 src=$2 out=$3
-  # only the target's annotations (its contract, its loop annotations): E-ACSL 25 crashes
-  # translating some libc contracts (labs: mkBinOp on an mpz) when it checks every function
+  name=$1 src=$2 out=$3 funcs=$VK_TARGET rte=""
+  if [ "${4:-}" = init ]; then
+    funcs=${VK_FUNCTIONS:-$VK_TARGET}
+    rte="-rte -rte-select=$funcs -rte-initialized=$funcs -rte-no-mem -rte-no-div -rte-no-shift -rte-no-float-to-int"
+    rte="$rte -rte-no-pointer-call -no-warn-signed-overflow -then"
+  fi
+  # E-ACSL 25 crashes translating some libc contracts (labs: mkBinOp on an mpz) when it
+  # checks every function, hence the list;
   # bounded: E-ACSL 25 can run for minutes on some contracts (a recursive logic definition)
-  timeout 60 frama-c -e-acsl -e-acsl-functions="$VK_TARGET" "$src" -then-last -print -ocode "$out.c" >"$out.fc.log" 2>&1
+  timeout 60 frama-c "$src" $rte -e-acsl -e-acsl-functions="$funcs" -then-last -print -ocode "$out.c" >"$out.fc.log" 2>&1
   st=$?
   [ "$st" -eq 124 ] && echo "Error: E-ACSL did not finish within 60 s" >>"$out.fc.log"
   if [ "$st" -eq 0 ] \
@@ -58,32 +69,68 @@ eabuild() {
   return 1
 }
 
-# run BUILD BINARY MUTANT INPUT: one process per input, its status and output in the log.
-run() {
-  timeout "$VK_TIMEOUT" "./$2" "$4" "$3" >vk_o.txt 2>vk_e.txt
-  rc=$?
-  echo "@ $1 $3 $4 $rc" >>"$log"
-  head -n 1 vk_o.txt | cut -c1-400 | sed 's/^/> /' >>"$log"
-  head -n 12 vk_e.txt | cut -c1-300 | sed 's/^/! /' >>"$log"
-  return $rc
+# runs BUILD BINARY MUTANT STOP INPUT...: one process runs the inputs (a forked child each,
+# see the driver's docstring in exec_driver.py); its "= input status" lines and the stderr
+# between its "= input" markers become one "@" entry per input in the log. Leaves in
+# vk_stop "INPUT STATUS" of the last input run (a timeout, status 124, is always the last),
+# in vk_ok the inputs that ended with status 0 and no E-ACSL error, in vk_bad how many
+# failed otherwise than by a timeout or the target's own precondition (a drawn input
+# outside the requires: discarded), in vk_killed how many had an E-ACSL error other than
+# the target's precondition.
+runs() {
+  b=$1 bin=$2 m=$3 stop=$4
+  shift 4
+  : >vk_stop; : >vk_ok; echo 0 >vk_bad; echo 0 >vk_killed
+  [ "$#" -gt 0 ] || return 0
+  timeout $(($# * VK_TIMEOUT + 30)) "./$bin" "$m" "$stop" "$@" >vk_o.txt 2>vk_e.txt
+  awk -v b="$b" -v m="$m" -v rc=$? -v target="$VK_TARGET" -v logf="$log" '
+    FNR == 1 { f++ }
+    f == 1 { if ($1 == "=" && NF == 2) { cur = $2; last = $2; n[cur] = 0; next }
+             if (cur == "") next
+             if (n[cur] < 12) { err[cur] = err[cur] "! " substr($0, 1, 300) "\n"; n[cur]++ }
+             if (index($0, "Error: ")) erracsl[cur] = 1
+             if (index($0, "Error: Precondition failed")) pre[cur] = 1
+             if (index($0, "In function '\''" target "'\''")) intarget[cur] = 1
+             next }
+    $1 == "=" && NF == 3 { entry($2, $3); out = ""; got = 0; next }
+    !got { out = $0; got = 1 }
+    function entry(i, st) {
+      printf "@ %s %s %s %s\n", b, m, i, st >>logf
+      if (out != "") print "> " substr(out, 1, 400) >>logf
+      printf "%s", err[i] >>logf
+      done[i] = 1; lasti = i; lastrc = st
+      if (st == 0 && !erracsl[i]) ok = ok " " i
+      else if (!(pre[i] && intarget[i]) && st != 124) bad++
+      if (erracsl[i] && !(pre[i] && intarget[i])) killed++
+    }
+    END { if (last != "" && !(last in done)) { out = ""; entry(last, rc == 0 ? 3 : rc) }
+          if (lasti != "") print lasti, lastrc >"vk_stop"
+          print ok >"vk_ok"; print bad + 0 >"vk_bad"; print killed + 0 >"vk_killed" }' vk_e.txt vk_o.txt
 }
+# did the last runs fail (a failure or a timeout)?
+failed() { [ "$(cat vk_bad)" -gt 0 ] || { read -r _i _rc <vk_stop && [ "$_rc" -eq 124 ]; }; }
+# the inputs after INPUT, up to VK_N - 1
+after() { awk -v i="$1" -v n="$VK_N" 'BEGIN { for (k = i + 1; k < n; k++) printf "%d ", k }'; }
 
 gcc $eaflags -c -o vk_rtl.o "$ea/e_acsl_rtl.c" >vk_rtl.log 2>&1 || { echo "build rtl failed" >>"$log"; msgs vk_rtl.log; }
-ok=""
-if eabuild ea vk_exec_run.c vk_ea; then
-  i=0
-  while [ "$i" -lt "$VK_N" ]; do
-    run ea vk_ea 0 "$i"
-    rc=$?
-    if [ "$rc" -eq 0 ] && ! grep -q 'Error: ' vk_e.txt; then
-      ok="$ok $i"
-    elif [ "$rc" -eq 124 ] && { [ -x vk_gold_ea ] || eabuild gold-ea vk_exec_gold.c vk_gold_ea; } \
-         && { timeout "$VK_TIMEOUT" ./vk_gold_ea "$i" >/dev/null 2>&1; [ $? -eq 124 ]; }; then
-      echo "slow $i" >>"$log"  # the task's gold times out on this input too: not the candidate's doing
-    elif ! grep -q "Error: Precondition failed" vk_e.txt || ! grep -q "In function '$VK_TARGET'" vk_e.txt; then
-      exit 0  # a violation, a crash or a timeout: the record is refuted, nothing more to run
+if eabuild ea vk_exec_run.c vk_ea init; then
+  todo=$(after -1)
+  ok=""
+  while [ -n "$todo" ]; do
+    runs ea vk_ea 0 t $todo
+    ok="$ok $(cat vk_ok)"
+    [ "$(cat vk_bad)" -eq 0 ] || exit 0  # a violation or a crash: refuted, nothing more to run
+    todo=""
+    read -r li lrc <vk_stop || break
+    [ "$lrc" -eq 124 ] || break
+    # a timeout is not the candidate's doing when the task's gold times out on that input too
+    if { [ -x vk_gold_ea ] || eabuild gold-ea vk_exec_gold.c vk_gold_ea; } \
+       && timeout $((VK_TIMEOUT + 30)) ./vk_gold_ea 0 t "$li" 2>/dev/null | grep -q "^= $li 124\$"; then
+      echo "slow $li" >>"$log"
+      todo=$(after "$li")
+    else
+      exit 0  # refuted by the timeout
     fi
-    i=$((i + 1))
   done
 else
   eabuild gold-ea vk_exec_gold.c vk_gold_ea
@@ -94,7 +141,8 @@ for cc in $compilers; do
     b="${cc%-14}-$o"
     if $cc -$o -g $sanflags -o "vk_$b" vk_exec_run.c >"vk_$b.log" 2>&1; then
       echo "build $b ok" >>"$log"
-      for i in $ok; do run "$b" "vk_$b" 0 "$i" || exit 0; done
+      runs "$b" "vk_$b" 0 f $ok
+      ! failed || exit 0
     else
       echo "build $b failed" >>"$log"; msgs "vk_$b.log"
       if $cc -$o -g $sanflags -o vk_gold vk_exec_gold.c >vk_gold.log 2>&1; then echo "build gold-$b ok" >>"$log"; exit 0; fi
@@ -103,17 +151,13 @@ for cc in $compilers; do
   done
 done
 if [ -f vk_exec_mut.c ] && [ -n "$ok" ] && [ "${VK_M:-0}" -gt 0 ] && eabuild mut vk_exec_mut.c vk_mut; then
-  for i in $ok; do run mut vk_mut 0 "$i"; done
+  runs mut vk_mut 0 n $ok
   killed=""
   m=1
   while [ "$m" -le "$VK_M" ]; do
-    for i in $ok; do
-      run mut vk_mut "$m" "$i"
-      rc=$?
-      # killed (a contract failure) or timed out (its behaviour changed): next mutant
-      if grep -q 'Error: ' vk_e.txt; then killed=1; break; fi
-      if [ "$rc" -eq 124 ]; then break; fi
-    done
+    # killed (a contract failure) or timed out (its behaviour changed): the next mutant
+    runs mut vk_mut "$m" e $ok
+    [ "$(cat vk_killed)" -eq 0 ] || killed=1
     m=$((m + 1))
   done
   # the task's own contract over the same mutants, on every drawn input (its own requires):
@@ -121,13 +165,7 @@ if [ -f vk_exec_mut.c ] && [ -n "$ok" ] && [ "${VK_M:-0}" -gt 0 ] && eabuild mut
   if [ -z "$killed" ] && [ -f vk_exec_mutg.c ] && eabuild mutg vk_exec_mutg.c vk_mutg; then
     m=1
     while [ "$m" -le "$VK_M" ]; do
-      i=0
-      while [ "$i" -lt "$VK_N" ]; do
-        run mutg vk_mutg "$m" "$i"
-        rc=$?
-        if { grep -q 'Error: ' vk_e.txt && ! grep -q 'Error: Precondition failed' vk_e.txt; } || [ "$rc" -eq 124 ]; then break; fi
-        i=$((i + 1))
-      done
+      runs mutg vk_mutg "$m" t $(after -1)
       m=$((m + 1))
     done
   fi

@@ -23,12 +23,12 @@
 #   3b. sound.c (the task's fixed part + gold code): WP smoke tests only, into sound.log
 #       (shipped alone, without candidate.c: the executor's once-per-task run, Job.task_run);
 #       requires.c (spec-from-code): does the task's requires imply the candidate's?
-#       WP on the call preconditions of a probe, into requires.log (issue 26).
+#       WP on the call preconditions of a probe, into requires.log.
 #   4. the verification itself: frama-c FRAMA-C-ARGUMENTS with the view of the verified
 #      file written to view.json from the same parse (exec: its exit status and output
 #      are the job's). Without candidate.c (a task run) the job ends after step 3b.
 #
-# The gate (VERIKIT_GATE=1, issue 26; the executor's first run of a candidate, see
+# The gate (VERIKIT_GATE=1; the executor's first run of a candidate, see
 # harness/verifiers/framac.py FramaC.gate): step 1, then Frama-C's view of the verified
 # file (the last argument) from a parse only, and nothing else: no WP, no side run, no
 # execution. It writes vk-gate so that its output is never read as a verification's.
@@ -57,7 +57,7 @@ if [ -f havoc.c ]; then
   # shellcheck disable=SC2086  # word splitting of the argument list is intended
   frama-c ${VERIKIT_HAVOC_ARGS:-} havoc.c >havoc.log 2>&1
 fi
-# --- task soundness (issue 26; harness/benchmarks/casp/integrity.py task_soundness) ---
+# --- task soundness (harness/benchmarks/casp/integrity.py task_soundness) ---
 # sound.c = the task's fixed part with its gold code: WP smoke tests only (requires,
 # behaviours' assumes, calls; the prelude's contracts and axioms are hypotheses of each)
 # into sound.log, with the arguments in $VERIKIT_SOUND_ARGS.
@@ -65,14 +65,14 @@ if [ -f sound.c ]; then
   # shellcheck disable=SC2086  # word splitting of the argument list is intended
   frama-c ${VERIKIT_SOUND_ARGS:-} sound.c >sound.log 2>&1
 fi
-# --- requires not stronger than the task's (issue 26; integrity.py requires_check) ---
+# --- requires not stronger than the task's (integrity.py requires_check) ---
 # requires.c = the candidate's contract on a declaration of the target, and a probe with
 # the task's own contract that calls it: WP on the call's requires only, into requires.log.
 if [ -f requires.c ]; then
   # shellcheck disable=SC2086  # word splitting of the argument list is intended
   frama-c ${VERIKIT_REQUIRES_ARGS:-} requires.c >requires.log 2>&1
 fi
-# --- end of issue-26 soundness steps ---
+# --- end of the soundness steps ---
 [ -f candidate.c ] || exit 0  # a task run (Job.task_run): its side files are its output
 if [ -f vk_exec.conf ]; then
   # CASP execution cross-check (harness/benchmarks/casp/execution.py): writes vk_exec.log
