@@ -322,7 +322,8 @@ def test_canaries_expected_verdicts(casp_tasks):
         "canary:builtin-attribute": ("rejected",), "canary:reserved-name": ("rejected",),
         "canary:variant-relation": ("rejected",), "canary:huge-local": ("rejected",),
         "canary:attribute": ("rejected",), "canary:builtin-call": ("rejected",), "canary:forward-goto": ("verified",),
-        "canary:pointer-cast": ("rejected",), "canary:kr-definition": ("rejected",)}
+        "canary:pointer-cast": ("rejected",), "canary:kr-definition": ("rejected",),
+        "canary:uninitialised-read": ("rejected",)}
     for mode, table in (("spec-from-code", sfc), ("code-from-spec", cfs)):
         for model, (c, expected) in table.items():
             if c.task_id == casp.KIT_DEAD_CANARY.task_id:  # on the kit's own pair
