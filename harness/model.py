@@ -509,6 +509,11 @@ class Verifier(Protocol):
         """The tool's reading of a finished run (the sandbox did not end it: see
         :func:`termination`)."""
 
+    # Optional: ``state() -> dict`` and ``restore(state)``: what ``prepare`` read in the sandbox
+    # that the parser needs (Rocq: the library's axioms), written to run.json
+    # (``verifier_state``) and restored by ``validate`` before it re-derives the verdicts, so
+    # that a run and its validation judge with the same data.
+
     # Optional: ``followup(files, proc, options) -> (files, argv, collect) | None``, a second
     # run in the same sandbox decided from the first run's output (TLC's invariant probe).
     # The executor runs it when the first run came to its own end and adds its files, its

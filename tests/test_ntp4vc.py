@@ -307,7 +307,7 @@ def test_gold_is_the_task_file_with_its_placeholder(tasks):
         gold = ntp4vc.BENCHMARK.gold_candidates(tasks, lang)
         assert len(gold) == 600 and {(c.model, c.output, c.origin) for c in gold} == {(GOLD, placeholder, "gold")}
     canaries = ntp4vc.BENCHMARK.canaries(tasks, "rocq")
-    assert len(canaries) == len(ntp4vc.proofs.ROCQ_CANARIES) == 13 and {c.task_id for c, _ in canaries} == {ntp4vc.CANARY_TASK}
+    assert len(canaries) == len(ntp4vc.proofs.ROCQ_CANARIES) == 15 and {c.task_id for c, _ in canaries} == {ntp4vc.CANARY_TASK}
     assert ntp4vc.BENCHMARK.canaries(tasks, "lean") == [] and ntp4vc.BENCHMARK.canaries(tasks, "why3") == []
 
 

@@ -119,6 +119,7 @@ def test_canaries_get_their_expected_verdicts(canary_run):
                    "canary:ill-typed": "invalid", "canary:comment-string-abort": "rejected",
                    "canary:redefined-theorem": "rejected", "canary:shadowed-axiom": "rejected",
                    "canary:command-not-allowed": "rejected", "canary:kernel-bug-fix": "rejected",
+                   "canary:fix-nested-deep": "rejected", "canary:fix-in-abstract": "rejected",
                    "canary:hypothesis-named-back": "verified"}
     assert report["canaries"]["ok"] and code == 0
 

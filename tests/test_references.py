@@ -126,3 +126,17 @@ def test_verdict_changes_are_exactly_the_explained_ones(name):
     for k, c in told.items():
         assert c["why"] and [c["before"], c["after"]] == [before.get(k), now.get(k)], k
     assert (ROOT / name / "outputs").is_dir()  # re-made with the tools' outputs: validate re-judges it
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("run_dir", RUN_DIRS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_validate_re_derives_every_verdict_of_the_reference(run_dir):
+    """One judge for a run and its validation: ``verikit validate`` re-derives every record
+    of every reference run from its stored tool output, with the rules, allow-lists and
+    library data the run used (run.json ``verifier_state``: Rocq's library axioms), and
+    finds no difference."""
+    from rich.console import Console
+
+    from harness.cli.results import _rejudge
+
+    assert _rejudge(run_dir, Console(stderr=True, quiet=True)) == []

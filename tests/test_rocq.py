@@ -21,11 +21,13 @@ from harness.verifiers.rocq import (
     COQCHK_LOG,
     COQCHK_RC,
     GRAMMAR,
+    LISTING,
     REFERENCE_REPORT,
     REPORT,
     SOUNDNESS_BUGS,
     STATEMENT,
     Rocq,
+    added_constants,
     blank_comments,
     check_file,
     classify,
@@ -35,8 +37,10 @@ from harness.verifiers.rocq import (
     local_name,
     parse_assumptions,
     sentences,
+    soundness_problems,
     time_lines,
 )
+from harness.verifiers.rocq.report import PRINTING_DEPTH
 
 RECORDED = Path(__file__).parent / "recorded" / "rocq"
 POWER = "pearl/word_common_factor::word_common_factor_Top_powerqtvc"
@@ -204,6 +208,28 @@ def test_soundness_bugs_are_listed_in_the_toolchain():
     assert any(b["rule"] == "no-fix-in-proof-term" for b in SOUNDNESS_BUGS)  # the rule the judge applies by construct
 
 
+def test_the_proof_term_is_read_whole():
+    """The fix check reads the whole term: ``check.v`` lifts Coq's printing depth (its default
+    elides a subterm nested some 15 levels down as ``...``), an elided print is a problem
+    (fail closed), and a constant the proof declared (an ``abstract`` closed by
+    ``Defined``, which the theorem's term only names) is one too. Outputs as Coq 8.20.1
+    prints them (checked in the rocq image)."""
+    assert f"Set Printing Depth {PRINTING_DEPTH}." in check_file("t") and "Print Module VerikitJob.candidate." in check_file("t")
+    assert soundness_problems("t =\n(fun _ : True => (fun ... => ... I) I)\n     : True\n", {})[0].startswith(
+        "the proof term report is elided")
+    assert "fix/cofix" in soundness_problems("t =\nlet f := fix g (k : nat) : nat := O in I\n     : True\n", {})[0]
+    listing = ("Module\ncandidate\n:= Struct\n     Definition aux\n     Inductive col\n     Definition col_rect\n"
+               "     Parameter verikit_task_statement\n{}     Definition t\n   End\n")
+    assert added_constants(listing.format(""), "t") == []
+    assert added_constants(listing.format("     Parameter t_subproof\n"), "t") == ["t_subproof"]
+    assert added_constants("Module\ncandidate\n", "t") is None
+    assert added_constants(listing.format("").replace("verikit_task_statement", "x"), "t") is None
+    v = Rocq()
+    assert v.added_problems(None, {"theorem": "t"})[0].startswith("no module listing")
+    assert "candidate.t_subproof" in v.added_problems(listing.format("     Parameter t_subproof\n").encode(),
+                                                      {"theorem": "t"})[0]
+
+
 def test_declared_axioms_of_a_real_preamble(fetched, tasks):
     avl = next(t for t in tasks.values() if t.rocq.endswith("avl_AVL_back_nodeqtvc.v"))
     names = Rocq().declared_axioms(text(fetched, avl))
@@ -339,7 +365,7 @@ def test_command_line():
     assert argv[2].startswith("rm -f verikit_* && coqc -q")
     assert (f"{flags} check.v && {{ coqchk -silent -o {flags} -norec VerikitJob.candidate > {COQCHK_LOG} 2>&1; "
             f"echo $? > {COQCHK_RC}; }}") in argv[2]
-    assert collect == [REPORT, STATEMENT, REFERENCE_REPORT, BODY, GRAMMAR, COQCHK_LOG, COQCHK_RC]
+    assert collect == [REPORT, STATEMENT, REFERENCE_REPORT, BODY, LISTING, GRAMMAR, COQCHK_LOG, COQCHK_RC]
     assert "Print Grammar vernac command" in check_file("t") and "Print VerikitJob.candidate.t." in check_file("t")
 
 
@@ -355,11 +381,16 @@ _TIME = ("Chars 1300 - 1444 [Theorem~power'vc~(n~:~Z)~(fact...] 0. secs (0.u,0.s
          "Chars 1445 - 1451 [Proof.] 0. secs (0.u,0.s)\nChars 1452 - 1467 [(cbv~zeta;~lia).] 0.01 secs (0.u,0.s)\n"
          "Chars 1468 - 1472 [Qed.] 0. secs (0.u,0.s)\n")
 _BODY = "candidate.power'vc =\nfun (n : BinNums.Z) => Z.lt_pred_l n\n" + _TYPE
+_LISTING = ("Module\ncandidate\n:= Struct\n     Definition char\n     Parameter verikit_task_statement\n"
+            "     Parameter power'vc\n   End\n")
 
 
 def _proc(report: str, statement: str | None = "candidate.power'vc\n" + _TYPE, ref: bytes | None = _REF, *,
-          stdout: str = _TIME, body: str | None = _BODY, coqchk: bytes | None = b"0\n") -> ProcResult:
+          stdout: str = _TIME, body: str | None = _BODY, coqchk: bytes | None = b"0\n",
+          listing: str | None = _LISTING) -> ProcResult:
     files = {REPORT: report.encode(), GRAMMAR: GRAMMAR_OUT.encode()}
+    if listing is not None:
+        files[LISTING] = listing.encode()
     if statement is not None:
         files[STATEMENT] = statement.encode()
     if ref is not None:
@@ -401,6 +432,10 @@ def test_the_gold_placeholder_is_rejected_and_loads_without_coqchk():
     ({"body": _BODY.replace("Z.lt_pred_l n", "(fix f (k : nat) : nat := k) O")}, {}, "fix/cofix"),
     ({"body": _BODY.replace("Z.lt_pred_l n", "(cofix s : S := s)")}, {}, "fix/cofix"),
     ({"body": None}, {}, "no proof term report"),
+    ({"body": _BODY.replace("Z.lt_pred_l n", "(fun ... => ... I)")}, {}, "elided"),
+    ({"listing": None}, {}, "no module listing"),
+    ({"listing": _LISTING.replace("     Parameter power'vc", "     Parameter power'vc_subproof\n     Definition power'vc")},
+     {}, "candidate.power'vc_subproof"),
     ({"stdout": _TIME.replace("1445 - 1451 [Proof.]", "1440 - 1451 [Proof.]")}, {}, "crosses the start"),
     ({"stdout": _TIME + "Chars 1450 - 1460 [Proof.] 0. secs\n"}, {}, "overlapping"),
     ({}, {"kit_sentences": [[1445, 1460]]}, "the kit's sentences disagree"),

@@ -98,6 +98,14 @@ CANDIDATES = {
     "fix-tactic": (ntp4vc.proofs.ROCQ_CANARIES["kernel-bug-fix"][0], "rejected"),
     "fix-term": ("Proof. cbv zeta. pose (f := fix g (k : nat) : nat := match k with O => O | S m => g m end). lia. Qed.",
                  "rejected"),
+    # the same, where Coq's default printing depth would elide it, or in a constant of its own
+    "fix-nested-deep": (ntp4vc.proofs.ROCQ_CANARIES["fix-nested-deep"][0], "rejected"),
+    "fix-in-abstract": (ntp4vc.proofs.ROCQ_CANARIES["fix-in-abstract"][0], "rejected"),
+    # honest neighbours: an abstract closed by Qed (Coq inlines it: the term is whole), a
+    # proof term nested deeper than the default printing depth
+    "honest-abstract-qed": ("Proof. cbv zeta. abstract lia. Qed.", "verified"),
+    "honest-nested-deep": (("Proof. cbv zeta. pose (f := " + "(fun _ : True => " * 30 + "O" + ") I" * 30 + "). lia. Qed."),
+                           "verified"),
     # honest neighbours: hypotheses named Back and Admitted, a local tactic named Abort', a
     # local helper, command words in comments and strings, bullets, braces and a selector
     "honest-back-hypothesis": (ntp4vc.proofs.ROCQ_CANARIES["hypothesis-named-back"][0], "verified"),
@@ -118,6 +126,8 @@ COQ_VIEW = {
                       "command Print is not allowed (Coq parsed 'Print Assumptions Z.add.')"],
     "fix-tactic": ["the proof term contains a fix/cofix"],
     "fix-term": ["the proof term contains a fix/cofix"],
+    "fix-nested-deep": ["the proof term contains a fix/cofix"],
+    "fix-in-abstract": ["the proof declared constant(s) of its own (candidate.power'vc_subproof"],
 }
 #: What the prover's own reading (``check.v``) must say, independently of the text scan.
 PROVER = {
@@ -152,7 +162,7 @@ def _container(fetched, request, slots: int):
 
 @pytest.fixture(scope="module")
 def integrity_run(ntp4vc_fetched, request, tmp_path_factory):
-    """``(report, exit code, {model: record})`` of the one run of every candidate (with the
+    """``(report, exit code, {model: record}, run directory)`` of the one run of every candidate (with the
     mode's canaries), in the family's sandbox (a replay of the recording, or the real image
     under the recorder) and a fresh result cache of its own (a cached job would start no
     command: nothing recorded; and replay reads no live entry)."""
@@ -169,7 +179,7 @@ def integrity_run(ntp4vc_fetched, request, tmp_path_factory):
     with family_sandbox("rocq-integrity", "rocq", live=live) as sb, pipeline_sandbox(sb):
         report, _, code = run(opts, Console(stderr=True, quiet=True))
     records = [json.loads(line) for line in (tmp / "run" / "records.jsonl").read_text().splitlines()]
-    return report, code, {r["candidate"]["model"]: r for r in records}
+    return report, code, {r["candidate"]["model"]: r for r in records}, tmp / "run"
 
 
 @pytest.mark.parametrize("name", sorted(CANDIDATES))
@@ -223,11 +233,26 @@ def test_honest_proofs_carry_their_library_assumptions(integrity_run):
     assert "statement = task's" in recs["honest-classic"]["reason"]
 
 
+def test_validate_judges_with_the_runs_library_axioms(integrity_run):
+    """``validate`` re-derives every record of the run with the library axioms the run read
+    in its sandbox (run.json ``verifier_state``): the honest proof through
+    ``Classical_Prop.classic`` stays ``verified`` (without them it was flagged)."""
+    from rich.console import Console
+
+    from harness.cli.results import _rejudge
+
+    run_dir = integrity_run[3]
+    state = json.loads((run_dir / "run.json").read_text())["verifier_state"]
+    assert "Coq.Logic.Classical_Prop.classic" in state["library_axioms"]
+    assert integrity_run[2]["honest-classic"]["verdict"] == "verified"
+    assert _rejudge(run_dir, Console(stderr=True, quiet=True)) == []
+
+
 def test_the_new_canaries_run_and_pass(integrity_run):
-    report, code, _ = integrity_run
+    report, code, *_ = integrity_run
     got = {x["model"]: x["verdict"] for x in report["canaries"]["results"]}
     for name in ("comment-string-abort", "redefined-theorem", "shadowed-axiom", "command-not-allowed",
-                 "kernel-bug-fix"):
+                 "kernel-bug-fix", "fix-nested-deep", "fix-in-abstract"):
         assert got[f"canary:{name}"] == "rejected"
     assert got["canary:hypothesis-named-back"] == "verified"
     assert report["canaries"]["ok"] and code == 0

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import tempfile
@@ -433,6 +434,10 @@ def rejudge(opts: RunOptions, records: list[Record], run_dir: Path,
     """
     console = console or Console(stderr=True)
     plan = plan_run(opts, console)
+    restore = getattr(plan.verifier, "restore", None)
+    run_json = Path(run_dir) / "run.json"
+    if restore is not None and run_json.is_file():  # what the run's prepare() read in its sandbox
+        restore(json.loads(run_json.read_text()).get("verifier_state") or {})
     outputs = OutputStore(Path(run_dir) / OUTPUTS)
     groups: dict[str, list[dict]] = {}
     for r in records:

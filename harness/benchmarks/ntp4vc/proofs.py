@@ -61,6 +61,13 @@ ROCQ_CANARIES = {
     "command-not-allowed": ("Proof. Unset Guard Checking. cbv zeta; lia. Qed.", ("rejected",)),
     "kernel-bug-fix": (("Proof. cbv zeta. assert (H : forall k : nat, k = k) by (fix IH 1; intros [|k]; reflexivity). "
                        "lia. Qed."), ("rejected",)),
+    # the same construct nested deeper than Coq's default printing depth (which elides it as
+    # "..."), and hidden in a constant of its own (abstract, then Defined)
+    "fix-nested-deep": (("Proof. cbv zeta. pose (f := " + "(fun _ : True => " * 30
+                         + "fix g (k : nat) : nat := match k with O => O | S m => g m end" + ") I" * 30 + "). lia. Qed."),
+                        ("rejected",)),
+    "fix-in-abstract": (("Proof. cbv zeta. assert (H : forall k : nat, k = k) by "
+                         "(abstract (fix IH 1; intros [|k]; reflexivity)). lia. Defined."), ("rejected",)),
     "hypothesis-named-back": ("Proof. cbv zeta. assert (Back : (0 <= n)%Z) by lia. lia. Qed.", ("verified",)),
     # the loop's memory grows (about 4 GiB after 27 s alone on the project's machine), so
     # it ends at the wall-time or the memory limit depending on the machine's speed

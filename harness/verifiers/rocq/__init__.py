@@ -75,8 +75,8 @@ from .commands import (ALLOWED_ATTRIBUTES, ALLOWED_COMMANDS, ALLOWED_CONTROLS, C
                        SOUNDNESS_BUGS, TOKEN_ENTRIES, classify, command_heads, command_problems,
                        segmentation_problems, soundness_problems, time_lines)
 from .lexer import THEOREM_KEYWORDS, Sentence, blank_comments, sentences  # noqa: F401
-from .report import (BODY, CHECK, COQCHK_LOG, COQCHK_RC, GRAMMAR, JOB_ROOT, MODULE, REFERENCE,  # noqa: F401
-                     REFERENCE_REPORT, REPORT, REPORT_NAME, STATEMENT, check_file, library_axiom_names,
+from .report import (BODY, CHECK, COQCHK_LOG, COQCHK_RC, GRAMMAR, JOB_ROOT, LISTING, MODULE, REFERENCE,  # noqa: F401
+                     REFERENCE_REPORT, REPORT, REPORT_NAME, STATEMENT, added_constants, check_file, library_axiom_names,
                      library_name_matches, local_name, parse_assumptions, printed_type, reference_lemma)
 from .verifier import (DEFAULT_WALL_S, MODULE_VERSION, NAME, QUIET_WARNINGS, SOURCE,  # noqa: F401
                        TOOLCHAIN, Rocq)

@@ -210,9 +210,11 @@ def segmentation_problems(ran: list[tuple[int, int, str]], proof_start: int, kit
 
 def soundness_problems(body: str, options: dict) -> list[str]:
     """Constructs of :data:`SOUNDNESS_BUGS` in the theorem's proof term as Coq printed it
-    (``Print`` under ``Printing All``: ``name =\n<term>\n     : <type>``): a ``fix`` or
-    ``cofix`` (the guard-checker bugs; an honest proof does induction through the
-    library's recursors). An unreadable print is a problem (fail closed)."""
+    (``Print`` under ``Printing All`` with no depth limit: ``name =\n<term>\n     : <type>``):
+    a ``fix`` or ``cofix`` (the guard-checker bugs; an honest proof does induction through
+    the library's recursors). An unreadable print, or one with a subterm elided (``...``,
+    which Coq prints for what lies deeper than ``Printing Depth``), is a problem (fail
+    closed: the check must read the whole term)."""
     m = re.search(r"=\s", body)
     cut = body.rfind("\n     : ")
     if not m or cut < m.end():
@@ -220,5 +222,8 @@ def soundness_problems(body: str, options: dict) -> list[str]:
     term = body[m.end():cut]
     if _FIX.search(term):
         ids = ", ".join(b["id"] for b in SOUNDNESS_BUGS if b["rule"] == "no-fix-in-proof-term")
-        return [f"the proof term contains a fix/cofix (known guard-checker soundness bugs of Coq 8.20.1: {ids})"]
+        return [f"the proof term contains a fix/cofix (known guard-checker soundness bugs of Coq 8.20.1: {ids}; an "
+                f"explicit fixpoint is outside the fragment of Coq 8.20.1 the kit accepts)"]
+    if "..." in term:
+        return ["the proof term report is elided (Coq printed '...' for a subterm): the whole term could not be read"]
     return []

@@ -22,8 +22,15 @@ REFERENCE = "verikit_task_statement"
 REPORT_NAME = "verikit_assumptions"
 REPORT = REPORT_NAME + ".out"
 STATEMENT = "verikit_statement.out"
-#: ``Print`` of the theorem (its proof term, under ``Printing All``) and Coq's own grammar.
+#: ``Print`` of the theorem (its proof term, under ``Printing All``, no depth limit) and
+#: Coq's own grammar.
 BODY = "verikit_body.out"
+#: ``Print Module`` of the candidate file (names only, in the order Coq declared them): what
+#: the proof added after the admitted copy of the statement (:func:`added_constants`).
+LISTING = "verikit_module.out"
+#: ``Printing Depth`` for the proof term: Coq elides deeper subterms as ``...`` (its default
+#: depth hides a term nested some 15 levels down); the largest value Coq takes.
+PRINTING_DEPTH = 2**31 - 1
 GRAMMAR = "verikit_grammar.out"
 #: The independent kernel re-check: ``coqchk``'s output and exit status.
 COQCHK_LOG = "verikit_coqchk.log"
@@ -50,16 +57,40 @@ def reference_lemma(theorem: Theorem) -> str:
 def check_file(theorem: str) -> str:
     """``check.v``: loads the compiled candidate without importing it, then writes Coq's
     grammar of commands (``Print Grammar``, with the plugins the job loaded), the
-    assumption report, the two ``Check`` outputs and the theorem's proof term (``Print``,
-    under ``Printing All``; see the package docstring)."""
+    assumption report, the two ``Check`` outputs, the theorem's proof term (``Print``,
+    under ``Printing All`` and without a depth limit, :data:`PRINTING_DEPTH`) and the
+    names the candidate module declares (``Print Module`` under ``Short Module Printing``,
+    :data:`LISTING`); see the package docstring."""
     fq = f"{JOB_ROOT}.{MODULE}"
     entries = " ".join(("vernac", *COMMAND_ENTRIES[:-1], *TOKEN_ENTRIES))
-    return (f"Require {fq}.\nSet Printing All.\n"
+    return (f"Require {fq}.\nSet Printing All.\nSet Printing Depth {PRINTING_DEPTH}.\n"
             f'Redirect "{GRAMMAR[:-4]}" Print Grammar {entries}.\n'
             f'Redirect "{REPORT_NAME}" Print Assumptions {fq}.{theorem}.\n'
             f'Redirect "{STATEMENT[:-4]}" Check {fq}.{theorem}.\n'
             f'Redirect "{REFERENCE_REPORT[:-4]}" Check {fq}.{REFERENCE}.\n'
-            f'Redirect "{BODY[:-4]}" Print {fq}.{theorem}.\n')
+            f'Redirect "{BODY[:-4]}" Print {fq}.{theorem}.\n'
+            f"Set Short Module Printing.\n"
+            f'Redirect "{LISTING[:-4]}" Print Module {fq}.\n')
+
+
+_FIELD = re.compile(r"^\s*(?:Definition|Parameter|Inductive|Variant|CoInductive|Record|Structure|Class|Instance|"
+                    r"Fixpoint|CoFixpoint|Module|Module Type|Axiom|Theorem|Lemma)\s+(\S+)\s*$")
+
+
+def added_constants(listing: str, theorem: str) -> list[str] | None:
+    """The names the candidate's proof declared: in ``Print Module`` of the candidate file
+    (``Module candidate := Struct <kind name, one per line, in declaration order> End``),
+    those after the kit's admitted copy of the statement (:data:`REFERENCE`, declared just
+    before the theorem) other than the theorem itself. An ``abstract`` in a proof closed by
+    ``Defined`` leaves one (``<theorem>_subproof``: the theorem's term then only names it);
+    under ``Qed`` Coq inlines it. None when the listing cannot be read (no ``Struct``, no
+    :data:`REFERENCE` in it)."""
+    if ":= Struct" not in listing:
+        return None
+    names = [m.group(1) for line in listing.splitlines() if (m := _FIELD.match(line))]
+    if REFERENCE not in names:
+        return None
+    return [n for n in names[names.index(REFERENCE) + 1:] if n != theorem]
 
 
 def printed_type(check_output: str) -> str | None:

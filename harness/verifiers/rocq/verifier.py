@@ -13,14 +13,14 @@ from ...model import Limits, ProcResult, VerifierResult
 from ..proof import Theorem, statement_sha256
 from .commands import command_heads, command_problems, segmentation_problems, soundness_problems, time_lines
 from .lexer import _ASSUMPTION_KEYWORDS, _PREFIXES, THEOREM_KEYWORDS, _keyword, sentences
-from .report import (BODY, CHECK, COQCHK_LOG, COQCHK_RC, GRAMMAR, JOB_ROOT, MODULE, REFERENCE, REFERENCE_REPORT,
-                     REPORT, STATEMENT, _errors, check_file, library_axiom_names, library_name_matches, local_name,
-                     parse_assumptions, printed_type, reference_lemma)
+from .report import (BODY, CHECK, COQCHK_LOG, COQCHK_RC, GRAMMAR, JOB_ROOT, LISTING, MODULE, REFERENCE,
+                     REFERENCE_REPORT, REPORT, STATEMENT, _errors, added_constants, check_file, library_axiom_names,
+                     library_name_matches, local_name, parse_assumptions, printed_type, reference_lemma)
 
 NAME = "rocq"
 TOOLCHAIN = "rocq"
 #: Version of this module's command line, splice and parser (part of every job key).
-MODULE_VERSION = "3"
+MODULE_VERSION = "4"
 SOURCE = "candidate.v"
 #: Warnings silenced on every coqc call: they concern the 8.20 vs 9.0 adaptation
 #: (deprecated library files, notation overrides) or the ``Redirect`` output directory.
@@ -172,6 +172,16 @@ class Rocq:
             self.library_axioms = library_axiom_names(res.stdout)
         return {}
 
+    def state(self) -> dict:
+        """What :meth:`prepare` read, for run.json: ``{"library_axioms": [fully qualified
+        names]}`` (empty when prepare did not run)."""
+        return {"library_axioms": sorted(self.library_axioms)} if self.library_axioms else {}
+
+    def restore(self, state: dict) -> None:
+        """Take back what :meth:`state` gave (``validate``: the run's library axioms, so a
+        record is re-judged with the allow-list it was judged with)."""
+        self.library_axioms = set(state.get("library_axioms") or ())
+
     def options(self, probed, *, smoke: bool = False, cpus: int = 1, **overrides) -> dict:
         """Options of a job: ``load_path`` (``[[dir, logical name], ...]``, set per task by
         the benchmark), ``allowed_assumptions`` (fully qualified names, globs allowed: the
@@ -208,7 +218,8 @@ class Rocq:
         script = f"rm -f verikit_* && {coqc} -time {SOURCE} && rm -f verikit_*.out && {coqc} {CHECK}"
         if options.get("recheck", True):  # False only for the gold (the task file with its Admitted.)
             script += f" && {{ {chk} > {COQCHK_LOG} 2>&1; echo $? > {COQCHK_RC}; }}"
-        return ["sh", "-c", script], {}, [REPORT, STATEMENT, REFERENCE_REPORT, BODY, GRAMMAR, COQCHK_LOG, COQCHK_RC]
+        return ["sh", "-c", script], {}, [REPORT, STATEMENT, REFERENCE_REPORT, BODY, LISTING, GRAMMAR, COQCHK_LOG,
+                                          COQCHK_RC]
 
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Verdict of one job (``candidate.v`` then ``check.v`` then ``coqchk``).
@@ -269,6 +280,7 @@ class Rocq:
         body = proc.files.get(BODY)
         bugs = (soundness_problems(body.decode("utf-8", "replace"), options) if body is not None
                 else ["no proof term report (Print of the theorem did not run)"])
+        bugs += self.added_problems(proc.files.get(LISTING), options)
         rc = proc.files.get(COQCHK_RC)
         chk_log = (proc.files.get(COQCHK_LOG) or b"").decode("utf-8", "replace")
         extra["coqchk"] = int(rc.strip()) if rc is not None and rc.strip().isdigit() else None
@@ -286,6 +298,22 @@ class Rocq:
         return VerifierResult("verified", "proof checked by coqc and coqchk; statement = task's; assumptions: "
                               + (", ".join(axioms) if axioms else "none (closed under the global context)"),
                               extra=extra, checks=checks)
+
+    def added_problems(self, listing: bytes | None, options: dict) -> list[str]:
+        """Why the theorem's term may lie partly outside the printed proof term (empty list:
+        the proof declared no constant of its own, :func:`added_constants`). A constant the
+        proof declared (``abstract`` under ``Defined``) carries part of the term, which the
+        fix check does not read: ``rejected`` (fail closed; under ``Qed`` Coq inlines it). A
+        missing or unreadable listing is a problem too."""
+        if listing is None:
+            return ["no module listing (Print Module of the candidate did not run)"]
+        added = added_constants(listing.decode("utf-8", "replace"), options.get("theorem") or "")
+        if added is None:
+            return ["unreadable module listing"]
+        if added:
+            return [f"the proof declared constant(s) of its own ({', '.join(f'{MODULE}.{n}' for n in added[:5])}: "
+                    f"an abstract closed by Defined), whose terms the proof-term check does not read"]
+        return []
 
     def statement_problems(self, files: dict[str, bytes], options: dict) -> list[str]:
         """Why the constant the report describes may not be the task's theorem (empty
