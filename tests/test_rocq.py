@@ -222,6 +222,8 @@ def test_the_proof_term_is_read_whole():
                "     Parameter verikit_task_statement\n{}     Definition t\n   End\n")
     assert added_constants(listing.format(""), "t") == []
     assert added_constants(listing.format("     Parameter t_subproof\n"), "t") == ["t_subproof"]
+    assert added_constants(listing.format("     Frobnicate t_aux\n"), "t") == ["t_aux"]  # any kind, none skipped
+    assert added_constants(listing.format("").replace("   End\n", ""), "t") is None
     assert added_constants("Module\ncandidate\n", "t") is None
     assert added_constants(listing.format("").replace("verikit_task_statement", "x"), "t") is None
     v = Rocq()

@@ -88,8 +88,10 @@ def _rejudge(run_dir: Path, console: Console) -> list[str]:
                       "their verdicts are checked against their goal counts only (--recheck N re-runs some)")
         return []
     try:  # a run or a reproduction: its spec, re-planned on the host (nothing runs)
-        opts = _spec_options(run_dir, read_run_json(run_dir), sandbox="host")
-        checked, unkept, differences = rejudge(opts, records, run_dir, console=console)
+        run = read_run_json(run_dir)
+        opts = _spec_options(run_dir, run, sandbox="host")
+        checked, unkept, differences = rejudge(opts, records, run_dir, verifier_state=run.get("verifier_state"),
+                                               console=console)
     except (RunError, OSError, ValueError) as exc:
         return [f"re-judge: the run's jobs cannot be re-planned, so its verdicts cannot be re-derived: {exc}"]
     _say(console, f"re-judged {checked} record(s) from their stored tool output (no tool run): "

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import random
 import tempfile
@@ -412,7 +411,7 @@ def recheck(opts: RunOptions, records: list[Record], n: int, *, seed: int = 0,
     return again, differences
 
 
-def rejudge(opts: RunOptions, records: list[Record], run_dir: Path,
+def rejudge(opts: RunOptions, records: list[Record], run_dir: Path, *, verifier_state: dict | None = None,
             console: Console | None = None) -> tuple[int, int, list[str]]:
     """Re-derive every record's verdict from the tool output it names, with the current
     parser and judge, without running a tool (``verikit validate``): a verdict edited in
@@ -421,7 +420,8 @@ def rejudge(opts: RunOptions, records: list[Record], run_dir: Path,
     ``opts`` are the run's own options (its run.json ``spec``): the jobs are re-planned
     from the dataset, and each record is re-judged as :func:`harness.executor.derive`
     judges a fresh run (same toolchain: the record's probed toolchain, checked by its
-    fingerprint).
+    fingerprint). ``verifier_state`` is the run's run.json ``verifier_state`` (what its
+    verifier's ``prepare`` read in the sandbox), restored before any record is re-judged.
 
     Returns:
         ``(re-judged, unkept, differences)``: the records re-judged; the records made
@@ -435,9 +435,8 @@ def rejudge(opts: RunOptions, records: list[Record], run_dir: Path,
     console = console or Console(stderr=True)
     plan = plan_run(opts, console)
     restore = getattr(plan.verifier, "restore", None)
-    run_json = Path(run_dir) / "run.json"
-    if restore is not None and run_json.is_file():  # what the run's prepare() read in its sandbox
-        restore(json.loads(run_json.read_text()).get("verifier_state") or {})
+    if restore is not None:  # what the run's prepare() read in its sandbox
+        restore(verifier_state or {})
     outputs = OutputStore(Path(run_dir) / OUTPUTS)
     groups: dict[str, list[dict]] = {}
     for r in records:

@@ -138,9 +138,9 @@ def write_run(opts: RunOptions, console: Console, started: Start, plan: Plan, pr
         "jobs_parallel": opts.parallel,
         "generation": link,
     })
-    state = getattr(plan.verifier, "state", None)
-    if state is not None and state():  # what prepare() read in the sandbox, for validate (verifier.restore)
-        manifest["verifier_state"] = state()
+    state = getattr(plan.verifier, "state", lambda: {})()
+    if state:  # what prepare() read in the sandbox, for validate (verifier.restore)
+        manifest["verifier_state"] = state
     for name, text in bench.run_files(records, plan.tasks).items():
         write_text_atomic(opts.out / name, text)
     write_json_atomic(opts.out / "report.json", report, kind="report")

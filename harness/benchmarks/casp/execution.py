@@ -98,7 +98,8 @@ def job_files(task, mode: str, candidate_c: str, header: str | None, seed: int, 
     plan["params"] = [[name, t] for name, t in params]
     plan["directed"] = directed_values((task.code + "\n" if mode == "spec-from-code" else "") + region)
     inputs = draw_inputs(params, seed, n_inputs, plan["directed"])
-    harness = "int vk_mutant;\n" + harness_c(task.function, ret, params, inputs)
+    driver = harness_c(task.function, ret, params, inputs)
+    harness = "int vk_mutant;\n" + driver
     include = f'\n#include "{HARNESS}"\n'
     files = {HARNESS: harness, RUN: candidate_c + include, GOLD: task.gold + "\n" + task.suffix + include}
     muts: list[dict] = []
@@ -111,7 +112,7 @@ def job_files(task, mode: str, candidate_c: str, header: str | None, seed: int, 
                 files[MUT] = mutant_file(task, header, original, muts).replace(include, inc_m)
                 # the task's own contract over the same mutants: the reference a candidate is held to
                 files[MUT_GOLD] = mutant_file(task, task.contract, original, muts).replace(include, inc_m)
-                files["vk_exec_harness_m.h"] = harness_c(task.function, ret, params, inputs)
+                files["vk_exec_harness_m.h"] = driver
     plan["mutants"] = [{k: v for k, v in m.items() if k != "body"} for m in muts]
     try:  # the functions whose reads of uninitialised locals and whose contracts E-ACSL checks
         checked = function_names(candidate_c)

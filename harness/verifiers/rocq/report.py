@@ -73,24 +73,22 @@ def check_file(theorem: str) -> str:
             f'Redirect "{LISTING[:-4]}" Print Module {fq}.\n')
 
 
-_FIELD = re.compile(r"^\s*(?:Definition|Parameter|Inductive|Variant|CoInductive|Record|Structure|Class|Instance|"
-                    r"Fixpoint|CoFixpoint|Module|Module Type|Axiom|Theorem|Lemma)\s+(\S+)\s*$")
-
-
 def added_constants(listing: str, theorem: str) -> list[str] | None:
     """The names the candidate's proof declared: in ``Print Module`` of the candidate file
     (``Module candidate := Struct <kind name, one per line, in declaration order> End``),
-    those after the kit's admitted copy of the statement (:data:`REFERENCE`, declared just
-    before the theorem) other than the theorem itself. An ``abstract`` in a proof closed by
-    ``Defined`` leaves one (``<theorem>_subproof``: the theorem's term then only names it);
-    under ``Qed`` Coq inlines it. None when the listing cannot be read (no ``Struct``, no
-    :data:`REFERENCE` in it)."""
+    every line after the kit's admitted copy of the statement (:data:`REFERENCE`, declared
+    just before the theorem) and before ``End`` other than the theorem's, whatever its kind
+    (a line of any other shape counts too: nothing after the reference is skipped). An
+    ``abstract`` in a proof closed by ``Defined`` leaves one (``<theorem>_subproof``: the
+    theorem's term then only names it); under ``Qed`` Coq inlines it. None when the listing
+    cannot be read (no ``Struct``, no :data:`REFERENCE`, no closing ``End``)."""
     if ":= Struct" not in listing:
         return None
-    names = [m.group(1) for line in listing.splitlines() if (m := _FIELD.match(line))]
-    if REFERENCE not in names:
+    lines = [line.split() for line in listing.split(":= Struct", 1)[1].splitlines() if line.strip()]
+    at = next((i for i, words in enumerate(lines) if len(words) >= 2 and words[-1] == REFERENCE), None)
+    if at is None or lines[-1] != ["End"]:
         return None
-    return [n for n in names[names.index(REFERENCE) + 1:] if n != theorem]
+    return [words[-1] for words in lines[at + 1:-1] if not (len(words) >= 2 and words[-1] == theorem)]
 
 
 def printed_type(check_output: str) -> str | None:
