@@ -420,3 +420,44 @@ def test_bad_worker_shards_and_aws_errors_are_one_message(aws_env, capsys, monke
     # an AWS error (here: a queue that does not exist) is one message, exit 2
     assert main(["batch", "resubmit", store.uri, "--queue", "no-such-queue"]) == 2
     assert "error: AWS:" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # about 50 s: the submission stages NTP4VC's 5,760 input files through moto's S3
+def test_collect_writes_the_workers_verifier_state(aws_env, isolated_cache, tmp_path):
+    """What the workers' verifier read in its sandbox (Rocq's library axioms, put by each
+    worker as ``verifier_state.json``) reaches the collected run.json, as a local run
+    writes it, so ``verikit validate`` judges the collected records with it. The toolchain
+    is the committed Rocq reference run's probe (collect opens no sandbox); the state is
+    that run's own."""
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from harness.cli import _parser, _run_opts
+    from harness.toolchains import ProbedToolchain
+
+    if not os.environ.get("VERIKIT_DATA_MIRRORS"):
+        pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror is needed")
+    ref = json.loads((Path(__file__).resolve().parents[1] / "results/reproduced/ntp4vc/rocq/run.json").read_text())
+    subnet, sg, service, profile = _network()
+    aws.setup(boto3.client("batch"), subnets=[subnet], security_groups=[sg], images={"rocq": "verikit-rocq:t"},
+              limits=Limits(), instance_role=profile, service_role=service)
+    argv = ["run", "ntp4vc", "--lang", "rocq", "--task", ref_task(ref), "--sandbox", "container"]
+    opts = _run_opts(_parser().parse_args(argv), Console(stderr=True), argv)
+    engine = aws.AwsBatch(boto3.client("batch"), queue=aws.JOB_QUEUE, job_definition=aws.job_definition_name("rocq"))
+    info = runs.submit_run(opts, Console(stderr=True), base=f"s3://{BUCKET}/runs", engine=engine,
+                           image="verikit-rocq:t", probed=ProbedToolchain.from_json(ref["toolchains"][0]), n_shards=1,
+                           timings=None)
+    store, manifest = worker.load_manifest(info["run_uri"])
+    store.put_json(worker.VERIFIER_STATE, ref["verifier_state"])  # as a worker puts it after prepare()
+    assert main(["batch", "collect", store.uri, "--out", str(tmp_path / "collected")]) == 4  # no record: missing
+    run = json.loads((tmp_path / "collected" / "run.json").read_text())
+    assert run["verifier_state"] == ref["verifier_state"] and len(run["verifier_state"]["library_axioms"]) == 522
+
+
+def ref_task(ref: dict) -> str:
+    """A task id of the Rocq reference run (its first record's)."""
+    from pathlib import Path
+
+    first = (Path(__file__).resolve().parents[1] / "results/reproduced/ntp4vc/rocq/records.jsonl").open().readline()
+    return json.loads(first)["task_id"]

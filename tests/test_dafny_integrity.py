@@ -105,10 +105,6 @@ CHEATS.update({
                                 "predicate D() {\n  true }\nensures perimeter == 3 * side || Id(0) == 0",
 })
 
-#: Cheats whose construct the kit's grammar (now reading nested comments as Dafny does)
-#: sees and cannot parse: ``invalid`` naming it, before Dafny runs (never verified).
-UNREADABLE = {("hidden-declaration", "datatype"): "invalid", ("soundness-bug", "const"): "invalid"}
-
 #: Honest neighbours of the new classes: each must verify.
 HONEST = {
     # (an honest spec with a nested comment is the canary "nested-comment")
@@ -118,6 +114,27 @@ HONEST = {
     # ({:trigger} is checked without an engine: test_trigger_allowed_and_prefix_reserved)
     "function-method": f"{SIG17}\n  ensures perimeter == Times(4, side)\n\n"
                        "function method Times(a: int, b: int): int { a * b }",
+    # ordinary Dafny the kit's grammar does not parse: outlined, and judged on what Dafny reports
+    "lambda": "ensures (x => x * 4)(side) == perimeter",
+    "let": "ensures var n := 4; perimeter == n * side",
+    "leading-and": "ensures && perimeter == 4 * side && perimeter >= 4 * side",
+    "lambda-helper": "function Times(k: int): int -> int { y => k * y }\nensures perimeter == Times(4)(side)",
+    "let-method-form": f"{SIG17}\n  ensures var n := Four(); perimeter == n * side\n\n"
+                       "function Four(): int { var f := 4; f }",
+}
+
+#: Text outside both the kit's grammar and the pinned Dafny 2.3 (a sequence comprehension
+#: came with later Dafny): Dafny's own parse error makes it ``invalid``, never the kit's grammar.
+NOT_DAFNY_23 = "ensures perimeter == seq(1, i => 4 * side)[0]"
+
+SUM = "function Sum(n: nat): nat { if n == 0 then 0 else n + Sum(n - 1) }\n"
+#: Correct specifications padded with a true disjunct Dafny cannot prove: as weak as
+#: ``ensures perimeter == 4 * side || true``, yet every mutant's check fails ("might not
+#: hold"), so the paper's count rejects every mutant. On positive evidence (a proved
+#: refutation) none is rejected: completeness 0, every mutant ``unknown``.
+UNPROVABLE_DISJUNCT = {
+    "induction": SUM + "ensures perimeter == 4 * side || (forall n: nat :: 2 * Sum(n) == n * (n + 1))",
+    "witness": SUM + "ensures perimeter == 4 * side || (exists k: nat :: Sum(k) == 3)",
 }
 
 #: Metric-level weaknesses (paper's design, reported not fixed): (task, spec) measured.
@@ -236,6 +253,8 @@ def engine_run(tasks, engine_image, tmp_path_factory):
     lines += [{"task_id": task, "model": "weak:" + n, "sample": 0, "output": t} for n, (task, t) in WEAKNESSES.items()]
     lines += [{"task_id": "17", "model": "weak:ensures-false", "sample": 1, "output": "ensures true"}]
     lines += [{"task_id": "17", "model": "honest:" + n, "sample": 0, "output": t} for n, t in HONEST.items()]
+    lines += [{"task_id": "17", "model": "padded:" + n, "sample": 0, "output": t} for n, t in UNPROVABLE_DISJUNCT.items()]
+    lines += [{"task_id": "17", "model": "later-dafny", "sample": 0, "output": NOT_DAFNY_23}]
     import time
 
     tmp = tmp_path_factory.mktemp("dafny-integrity")
@@ -258,7 +277,7 @@ def engine_run(tasks, engine_image, tmp_path_factory):
 def test_cheats_rejected_with_real_dafny(engine_run):
     report, code, records = engine_run
     got = {r["candidate"]["model"][len("cheat:"):]: r for r in records if r["candidate"]["model"].startswith("cheat:")}
-    assert {k: r["verdict"] for k, r in got.items()} == {"/".join(k): UNREADABLE.get(k, "rejected") for k in CHEATS}
+    assert {k: r["verdict"] for k, r in got.items()} == {"/".join(k): "rejected" for k in CHEATS}
     for k in CHEATS:
         if k[0] == "lying-helper":  # rejected by Dafny's error in the helper, not by a text check
             r = got["/".join(k)]
@@ -279,17 +298,47 @@ def test_metric_weaknesses_measured(engine_run):
     for name in ("over-fitted", "mod-11", "length-only"):
         r = by[("weak:" + name, 0)]
         s = di.score(r)
-        assert r["verdict"] == "verified" and s["correctness"] == 1 and s["completeness"] == 1, (name, r["reason"])
+        assert r["verdict"] == "verified" and s["correctness"] == 1, (name, r["reason"])
+        # the mutants are refuted on positive evidence too: the weakness is the metric's design
+        assert s["completeness"] == 1 and s["completeness_paper"] == 1, (name, r["reason"])
     s = di.score(by[("weak:ensures-false", 0)])
-    assert s["correctness"] == 0 and s["completeness"] == 1  # counted in avg_completeness
+    assert s["correctness"] == 0 and s["completeness_paper"] == 1  # counted in avg_completeness
     m = report["sections"]["metrics"]["weak:ensures-false"]
     # ensures false (completeness 1) and ensures true (correct, completeness 0): the
     # reference average says 0.5, over the correct specification only it is 0
-    assert m["avg_completeness"] == 0.5 and m["avg_completeness_if_correct"] == 0
+    assert m["avg_completeness_paper"] == 0.5 and m["avg_completeness_if_correct_paper"] == 0
     w = report["sections"]["weaknesses"]
     assert {x["name"] for x in w["known"]} == {"over-fitted", "tuned-to-mutants", "avg_completeness-includes-incorrect"}
-    row = w["avg_completeness"]["weak:ensures-false"]
-    assert row["incorrect_counted"] == 1 and row["avg_completeness_if_correct"] == 0
+    row = w["avg_completeness_paper"]["weak:ensures-false"]
+    assert row["incorrect_counted"] == 1 and row["avg_completeness_if_correct_paper"] == 0
+
+
+@pytest.mark.recorded
+def test_unprovable_disjunct_rejects_no_mutant_on_positive_evidence(engine_run):
+    """A true disjunct Dafny cannot prove makes every mutant's check fail: the paper's
+    count says complete (15/15), the kit's positive evidence says 0/15 with every mutant
+    ``unknown``; both are in the report, the paper's labelled."""
+    report, _code, records = engine_run
+    for n in UNPROVABLE_DISJUNCT:
+        r = next(x for x in records if x["candidate"]["model"] == "padded:" + n)
+        s = di.score(r)
+        assert r["verdict"] == "verified" and s["correctness"] == 1, r["reason"]
+        assert (s["completeness_paper"], s["completeness"], s["unknown"], s["mutants"]) == (1, 0, 15, 15), r["reason"]
+        assert "completeness 0/15 (paper's count 15/15) (15 unknown)" in r["reason"]
+        m = report["sections"]["metrics"]["padded:" + n]
+        assert (m["avg_completeness"], m["avg_completeness_paper"], m["unknown"]) == (0, 1, 15)
+    honest = di.score(next(x for x in records if x["candidate"]["model"] == "honest:lambda"))
+    assert (honest["completeness"], honest["completeness_paper"], honest["unknown"]) == (1, 1, 0)
+
+
+@pytest.mark.recorded
+def test_text_beyond_the_pinned_dafny_is_invalid_by_dafnys_parse(engine_run):
+    """The kit's grammar does not decide validity: text outside it runs, and Dafny's own
+    parse error makes it ``invalid`` with Dafny's message."""
+    _report, _code, records = engine_run
+    r = next(x for x in records if x["candidate"]["model"] == "later-dafny")
+    assert r["verdict"] == "invalid" and "parse errors detected in batch.dfy" in r["reason"], r["reason"]
+    assert len(r["verifier"]["extra"]["runs"]) == 1  # a parse error is in every file: no per-file fallback
 
 
 @pytest.mark.recorded
@@ -300,8 +349,7 @@ def test_integrity_classes_rejected_on_daftys_view(engine_run):
     got = {r["candidate"]["model"][len("cheat:"):]: r for r in records if r["candidate"]["model"].startswith("cheat:")}
     new = [k for k in CHEATS if k[0] in ("hidden-body", "hidden-assume", "hidden-declaration", "unlisted-attribute",
                                          "soundness-bug")]
-    assert {"/".join(k): got["/".join(k)]["verdict"] for k in new} == {"/".join(k): UNREADABLE.get(k, "rejected")
-                                                                        for k in new}
+    assert {"/".join(k): got["/".join(k)]["verdict"] for k in new} == {"/".join(k): "rejected" for k in new}
     words = {"hidden-body": ("no body", "body-less"), "hidden-assume": ("assume",),
              "hidden-declaration": ("did not read", "body", "no body", "axiom", "datatype"),
              "unlisted-attribute": ("attribute", "opaque", "verify"),
@@ -310,8 +358,11 @@ def test_integrity_classes_rejected_on_daftys_view(engine_run):
         r = got["/".join(k)]
         assert any(w in r["reason"] for w in words[k[0]]), (k, r["reason"])
         # Dafny's printed program alone rejects it too (whatever the kit's grammar saw), except
-        # where Dafny itself stopped before printing (then it is not verified either)
-        if r["verifier"]["extra"].get("view", {}).get("files"):
+        # where Dafny itself stopped before printing (then it is not verified either) and a
+        # declaration of a kind no specification makes (datatype, const), which the kit's
+        # outline rejects by kind and leaves out of the check files
+        failed = {c["name"] for c in r["checks"] if not c["ok"]}
+        if r["verifier"]["extra"].get("view", {}).get("files") and "allowed-declarations" not in failed:
             problems = di.view_problems(r["verifier"]["extra"]["view"], r["verifier"]["options"]["expect"],
                                         dafny_version=r["verifier"]["options"].get("dafny_version"))
             assert problems, k

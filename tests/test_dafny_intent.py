@@ -205,6 +205,51 @@ def test_candidates_with_own_predicates_and_bad_text(tasks):
     assert not checks[0]["ok"]  # the token check still runs on text that does not parse
 
 
+OUTSIDE_THE_GRAMMAR = {
+    # text: (clauses, helpers) of the outline
+    "ensures (x => x * 4)(side) == perimeter": (["ensures (x => x * 4)(side) == perimeter"], []),
+    "ensures var n := 4; perimeter == n * side;\nrequires side >= 0":
+        (["ensures var n := 4; perimeter == n * side", "requires side >= 0"], []),
+    "ensures && perimeter == 4 * side && perimeter in {4 * side}":
+        (["ensures && perimeter == 4 * side && perimeter in {4 * side}"], []),
+    "function Times(k: int): int -> int { y => k * y }\nensures perimeter == Times(4)(side)":
+        (["ensures perimeter == Times(4)(side)"], ["Times"]),
+    "method SquarePerimeter(side: int) returns (perimeter: int)\n  ensures var n := F(); perimeter == n * side\n\n"
+    "function F(): int { var f := 4; f }": (["ensures var n := F(); perimeter == n * side"], ["F"]),
+}
+
+
+@pytest.mark.parametrize("text", list(OUTSIDE_THE_GRAMMAR), ids=range(len(OUTSIDE_THE_GRAMMAR)))
+def test_text_outside_the_grammar_is_outlined_for_dafny(tasks, text):
+    """Ordinary Dafny the kit's grammar does not parse (lambdas, let expressions, a leading
+    ``&&``) is outlined into clauses and helpers from tokens and brackets and left to Dafny
+    to judge (recorded real runs: tests/test_dafny_integrity.py), not made ``invalid``."""
+    with pytest.raises(di.TaskFileError):
+        di.parse(text, "c", "spec_list")
+    spec, checks, invalid = di.read_candidate(text, tasks["17"], "c")
+    assert invalid is None and all(c["ok"] for c in checks), (invalid, checks)
+    clauses, helpers = OUTSIDE_THE_GRAMMAR[text]
+    assert [c.text for c in spec.clauses] == clauses and list(spec.helpers) == helpers
+    b = di.build_files(tasks["17"], spec, 0, "2")
+    assert all(c in b["files"]["batch.dfy"] for c in clauses)
+
+
+@pytest.mark.parametrize("text, why", [
+    ("ensures perimeter == 4 * side )", "closes no bracket"),
+    ("ensures perimeter == (4 * side", "not closed"),
+    ("perimeter == 4 * side", "neither a clause nor a declaration"),
+    ("datatype T = A | B\nensures perimeter == 4 * side || (var t := A; false)", None),
+])
+def test_outline_errors_and_unlisted_declarations(tasks, text, why):
+    """Text that cannot be outlined is ``invalid`` naming line and column; a declaration
+    other than a function, predicate or lemma fails the ``allowed-declarations`` check."""
+    spec, checks, invalid = di.read_candidate(text, tasks["17"], "preds.jsonl:4")
+    if why:
+        assert spec is None and invalid.startswith("preds.jsonl:4:1:") and why in invalid, invalid
+    else:
+        assert {c["name"] for c in checks if not c["ok"]} >= {"allowed-declarations"}
+
+
 def test_check_files_and_line_ranges(tasks):
     t = tasks["2"]
     b = di.build_files(t, di.bundled_spec(t), 0, "2")
@@ -213,6 +258,12 @@ def test_check_files_and_line_ranges(tasks):
         assert lines[start - 1].startswith(f"method {name}(") and lines[end - 1] == "}"
     kinds = [c["kind"] for c in b["checks"]]
     assert kinds.count("correct") == 3 and kinds.count("smoke") == 3 and kinds.count("mutant") == 15
+    assert kinds.count("refute") == 15  # one refutation per mutant
+    # a refutation: no ensures, the negated postcondition asserted, and membership
+    # tautologies giving the prover the witnesses of the quantifiers (task 2: sequences)
+    text = b["files"]["checks/VkT1Refute1.dfy"]
+    assert "ensures" not in text.split("method VkT1Refute1", 1)[1]
+    assert "  assert !((" in text and "  assert 3 in a[..] || !(3 in a[..]);" in text
     assert kinds.count("probe") == 3  # [4], [5], [6] of the paper on test 1
     assert len(b["separate"]) == len(b["checks"])
     for path in b["separate"]:
@@ -232,21 +283,37 @@ def _goal(name, status, failure=None):
 
 
 def test_scores_and_judge():
+    """A mutant counts as rejected on positive evidence only (its refutation verified and
+    the test's smoke check failed); the paper's count (a postcondition failure) is kept
+    beside it; a failure without a proved refutation is unknown."""
     checks = [{"method": "VkT1Correct", "kind": "correct", "test": 1, "n": 0, "value": "1"},
               {"method": "VkT1Smoke", "kind": "smoke", "test": 1, "n": 0, "value": "1"},
               {"method": "VkT1Mutant1", "kind": "mutant", "test": 1, "n": 1, "value": "2"},
+              {"method": "VkT1Refute1", "kind": "refute", "test": 1, "n": 1, "value": "2"},
               {"method": "VkT1Mutant2", "kind": "mutant", "test": 1, "n": 2, "value": "3"},
+              {"method": "VkT1Refute2", "kind": "refute", "test": 1, "n": 2, "value": "3"},
+              {"method": "VkT1Mutant3", "kind": "mutant", "test": 1, "n": 3, "value": "6"},
+              {"method": "VkT1Refute3", "kind": "refute", "test": 1, "n": 3, "value": "6"},
               {"method": "VkT2Correct", "kind": "correct", "test": 2, "n": 0, "value": "4"},
               {"method": "VkT2Smoke", "kind": "smoke", "test": 2, "n": 0, "value": "4"},
-              {"method": "VkT2Mutant1", "kind": "mutant", "test": 2, "n": 1, "value": "5"}]
+              {"method": "VkT2Mutant1", "kind": "mutant", "test": 2, "n": 1, "value": "5"},
+              {"method": "VkT2Refute1", "kind": "refute", "test": 2, "n": 1, "value": "5"}]
     goals = [_goal("VkT1Correct", "verified"), _goal("VkT1Smoke", "failed", "other"),
-             _goal("VkT1Mutant1", "failed", "postcondition"), _goal("VkT1Mutant2", "timeout"),
+             _goal("VkT1Mutant1", "failed", "postcondition"), _goal("VkT1Refute1", "verified"),
+             _goal("VkT1Mutant2", "timeout"), _goal("VkT1Refute2", "timeout"),
+             # "might not hold" without a proof of the negation: the paper's rejection, the kit's unknown
+             _goal("VkT1Mutant3", "failed", "postcondition"), _goal("VkT1Refute3", "failed", "other"),
              _goal("VkT2Correct", "verified"), _goal("VkT2Smoke", "failed", "other"),
-             _goal("VkT2Mutant1", "failed", "other")]  # not a postcondition failure: not rejected
+             _goal("VkT2Mutant1", "failed", "other"), _goal("VkT2Refute1", "failed", "other")]
     s = di.score_checks(checks, goals)
-    assert (s["correct"], s["tests"], s["rejected"], s["mutants"], s["undecided"]) == (2, 2, 1, 3, 1)
-    assert s["completeness_if_correct"] == pytest.approx(1 / 3)
+    assert (s["correct"], s["tests"], s["rejected"], s["mutants"], s["undecided"]) == (2, 2, 1, 4, 1)
+    assert (s["rejected_paper"], s["unknown"]) == (2, 2)
+    assert s["completeness_if_correct"] == pytest.approx(1 / 4)
+    assert s["completeness_if_correct_paper"] == pytest.approx(2 / 4)
     assert di.kit_label(s) == "WEAK" and di.kit_label(s, 0.3) == "STRONG"
+    assert di.kit_label(s, 0.3, metric="completeness") == "WEAK"
+    vac = di.score_checks(checks, [dict(g, status="verified") if g["name"] == "VkT1Smoke" else g for g in goals])
+    assert vac["rejected"] == 0, "a refutation under inconsistent assumptions is no evidence"
 
     class J:
         reject = None

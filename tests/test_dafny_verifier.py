@@ -104,14 +104,16 @@ def test_dafny2_batch_per_method_results():
     assert meta["dafny"].startswith("2.3")
     res = Dafny().parse(proc, opts)
     st = {g["name"]: g for g in res.goal_results}
-    assert len(st) == 24 and not res.extra["fallback"]
+    assert len(st) == 39 and not res.extra["fallback"]  # 3 tests x (correct, smoke, 5 mutants, 5 refutations) + 3 probes
     assert all(st[f"VkT{t}Correct"]["status"] == "verified" for t in (1, 2, 3))
     assert all(st[f"VkT{t}Smoke"]["status"] == "failed" for t in (1, 2, 3))
     assert st["VkT1Probe1"]["status"] == st["VkT1Probe2"]["status"] == "verified"  # [4], [5]
     assert st["VkT1Probe3"]["status"] == "failed" and st["VkT1Probe3"]["failure"] == "postcondition"  # [6]
     assert all(g["time_s"] is not None for g in res.goal_results)  # from the /xml report
     s = di.score_checks(opts["checks"], res.goal_results)
-    assert s["correctness"] == 1 and s["completeness"] < 1
+    assert s["correctness"] == 1 and s["completeness_paper"] < 1
+    # every mutant the paper's count rejects is refuted on positive evidence here
+    assert s["completeness"] == s["completeness_paper"] and s["unknown"] == 0
 
 
 def test_dafny2_resolution_error_falls_back_to_one_process_per_check():

@@ -34,6 +34,9 @@ from ..toolchains import ProbedToolchain
 
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "verikit-batch-manifest/2"  # 2: the run is its ``spec`` (1: a command to re-parse)
+#: What a worker's verifier read in its sandbox (``Verifier.state()``: Rocq's library
+#: axioms), put once by the workers and restored by :func:`collect` for run.json.
+VERIFIER_STATE = "verifier_state.json"
 
 
 class ShardFailed(RuntimeError):
@@ -204,6 +207,9 @@ def work(opts: RunOptions, store: Store, manifest: dict, shard: int, console) ->
             raise ShardFailed(f"the toolchain in this image ({probed.fingerprint[:12]}: {probed.versions}) is not the "
                               f"one the run was planned with ({planned.fingerprint[:12]}: {planned.versions})")
         by_key, expected = _planned(pipeline, manifest)
+        state = getattr(pipeline.plan.verifier, "state", lambda: {})()
+        if state:  # what prepare() read in this sandbox: collect writes it to run.json for validate
+            store.put_json(VERIFIER_STATE, state)
         done = store.record_keys()
         todo = [by_key[k] for k in keys if k not in done]
         executor = pipeline.make_executor()
@@ -251,7 +257,9 @@ def collect(opts: RunOptions, store: Store, manifest: dict, console) -> tuple[in
     key, in plan order), their tool outputs beside them, then report.json, run.json and
     SHA256SUMS by :meth:`~harness.runner.Run.write` and report.html, as a local run writes
     them; ``missing.txt`` names the planned jobs without a record. The directory is locked
-    while it is written.
+    while it is written. What the workers' verifier read in its sandbox
+    (:data:`VERIFIER_STATE`, put by :func:`work`) is restored first, so run.json carries
+    it as a local run's does and ``verikit validate`` judges with it.
 
     Returns:
         ``(exit code, missing)``: exit code as ``verikit run`` (0 complete, 3 canaries,
@@ -265,6 +273,9 @@ def collect(opts: RunOptions, store: Store, manifest: dict, console) -> tuple[in
     started = start_run()
     run = Run(opts, console, probed=ProbedToolchain.from_json(manifest["toolchain"]))
     _, expected = _planned(run, manifest)
+    state = store.get_json(VERIFIER_STATE)
+    if state and hasattr(run.plan.verifier, "restore"):  # what the workers' verifier read (run.json verifier_state)
+        run.plan.verifier.restore(state)
     found, problems = store.records()
     for p in problems:
         console.print(f"[yellow]warning:[/] {p}: left out")

@@ -16,8 +16,10 @@ The two metrics (paper, Section I-C), for a method ``m(x): y``, a candidate post
   task's correctness is the fraction of its tests for which the triple verifies (as the
   reference script's "Average Correctness").
 - completeness: ``|T2| / |T1|`` where ``T1`` holds up to :data:`MUTANTS_PER_TEST` distinct
-  output mutants ``(i, o')`` per test and ``T2`` those for which the triple does NOT hold
-  (the verifier rejects the mutant).
+  output mutants ``(i, o')`` per test and ``T2`` those for which the triple does NOT hold:
+  on positive evidence (Dafny proves the postcondition false for the mutant), with the
+  paper's count (the verifier fails to prove the triple) beside it as
+  ``completeness_paper``.
 
 Each triple is a Dafny method with the candidate's ``requires``/``ensures`` and a body that
 assumes the inputs and assigns the (possibly mutated) output (:func:`render_check`); all
@@ -32,6 +34,8 @@ Modules, from the bottom up:
 - :mod:`.values`: Dafny types and test values (evaluate, coerce, render);
 - :mod:`.grammar` + ``dafny.lark``: the Lark LALR(1) parser and the declarations;
 - :mod:`.tests`: a test program's method under test, specification and test cases;
+- :mod:`.outline`: clauses and declarations of a candidate outside the grammar (tokens
+  and brackets; Dafny judges it);
 - :mod:`.candidates`: a candidate specification and its integrity checks;
 - :mod:`.mutants`: the paper's output mutants, seeded;
 - :mod:`.checks`: the check methods and files of one (task, candidate);
@@ -84,7 +88,7 @@ from .candidates import (
                         RESERVED_PREFIX,
                         Spec,
                         bundled_spec,
-                        grammar_checks,
+                        structure_checks,
                         helper_closure,
                         integrity_checks,
                         read_candidate,
@@ -166,7 +170,7 @@ __all__ = [
     "Char", "Arr", "Tup", "ValueError_", "evaluate", "coerce", "render", "Task", "TestCase", "Skipped", "read_task",
     # candidates, mutants, check files, scores
     "Spec", "FORBIDDEN_ATTRIBUTES", "ALLOWED_ATTRIBUTES", "RESERVED_PREFIX", "read_candidate", "integrity_checks",
-    "grammar_checks", "token_checks", "bundled_spec",
+    "structure_checks", "token_checks", "bundled_spec",
     "helper_closure", "MUTANTS_PER_TEST", "MAX_DRAWS", "DEFAULT_SEED", "ALPHABET", "INSERT_RANGE", "mutate",
     "mutants", "random_value", "output_key", "MAX_HINTS", "PAPER_PROBES", "Check", "render_check", "adapt_helper",
     "build_files", "UNDECIDED", "LABEL_THRESHOLD", "AGREEMENT_THRESHOLDS", "PAPER_FINDINGS", "score_checks", "score",

@@ -224,7 +224,10 @@ def judge_(job, result) -> tuple[str, str]:
     and must not enter the metrics (as ``{:axiom}``)."""
     if job.reject:
         return "rejected", f"{job.reject} (dafny: {result.verdict}: {result.reason})"
-    if result.verdict in ("infra_error", "timeout", "memout", "invalid"):
+    if result.verdict == "invalid":  # Dafny's parse or resolution error: name where the candidate came from
+        origin = (job.candidate or {}).get("origin")
+        return "invalid", result.reason + (f" (the candidate: {origin})" if origin else "")
+    if result.verdict in ("infra_error", "timeout", "memout"):
         return result.verdict, result.reason
     extra = getattr(result, "extra", None) or {}
     if extra.get("crashed"):
@@ -241,7 +244,9 @@ def judge_(job, result) -> tuple[str, str]:
                             "contradicts its ensures proves anything): " + "; ".join(outside[:3]))
     s = score_checks(job.options.get("checks", []), result.goal_results)
     summary = (f"correctness {s['correct']}/{s['tests']}, completeness "
-               + (f"{s['rejected']}/{s['mutants']}" if s["mutants"] else "n/a (no mutant)")
+               + (f"{s['rejected']}/{s['mutants']} (paper's count {s['rejected_paper']}/{s['mutants']})"
+                  if s["mutants"] else "n/a (no mutant)")
+               + (f" ({s['unknown']} unknown)" if s["unknown"] else "")
                + (f" ({s['undecided']} undecided)" if s["undecided"] else ""))
     statuses = [p["correct"] for p in s["per_test"]]
     if all(st in ("invalid", "not_run") for st in statuses):
@@ -318,18 +323,18 @@ WEAKNESSES = [
 
 
 def weaknesses(records: list[Record]) -> dict:
-    """Report section ``weaknesses``: the :data:`WEAKNESSES` of the metrics, and per model
-    ``avg_completeness`` next to ``avg_completeness_if_correct`` with the number of
-    incorrect specifications the former averages in (``incorrect_counted``)."""
+    """Report section ``weaknesses``: the :data:`WEAKNESSES` of the paper's metrics, and per
+    model ``avg_completeness_paper`` next to ``avg_completeness_if_correct_paper`` with the
+    number of incorrect specifications the former averages in (``incorrect_counted``)."""
     per = {}
     for model, v in summarize(records).items():
         rs = [r for r in scored_records(records) if r["candidate"]["model"] == model]
         ss = [s for s in (score(r) for r in rs) if s is not None]
-        per[model] = {"avg_completeness": v["avg_completeness"],
-                      "avg_completeness_if_correct": v["avg_completeness_if_correct"],
-                      "incorrect_counted": sum(1 for s in ss if s["completeness"] is not None
-                                               and s["completeness_if_correct"] is None)}
-    return {"known": WEAKNESSES, "avg_completeness": per}
+        per[model] = {"avg_completeness_paper": v["avg_completeness_paper"],
+                      "avg_completeness_if_correct_paper": v["avg_completeness_if_correct_paper"],
+                      "incorrect_counted": sum(1 for s in ss if s["completeness_paper"] is not None
+                                               and s["completeness_if_correct_paper"] is None)}
+    return {"known": WEAKNESSES, "avg_completeness_paper": per}
 
 
 def run_notes(records: list[Record], modes: list[str]) -> list[str]:
@@ -340,7 +345,9 @@ def run_notes(records: list[Record], modes: list[str]) -> list[str]:
     m = summarize(records)
     for model, v in m.items():
         notes.append(f"{model}: {v['scored']} task(s) scored, average correctness {v['avg_correctness']}, "
-                     f"average completeness {v['avg_completeness']} (if correct: {v['avg_completeness_if_correct']})")
+                     f"average completeness {v['avg_completeness']} on positive evidence (if correct: "
+                     f"{v['avg_completeness_if_correct']}), {v['avg_completeness_paper']} by the paper's count "
+                     f"(if correct: {v['avg_completeness_if_correct_paper']}); {v['unknown']} mutant(s) unknown")
     for model, a in agreement_by_model(records).items():
         row = next(r for r in a["rows"] if r["threshold"] == LABEL_THRESHOLD)
         notes.append(f"{model}: the kit's labels agree with the human labels on {row['agree']}/{row['total']} "
@@ -403,9 +410,12 @@ def figures_from_run(report: dict, records: list[Record], published: dict) -> li
             if f.get("kit") is None and "verdict" not in f:
                 out.append(_figure(fig, None, None, [f.get("note", "task not in the run")]))
                 continue
-            comp, corr = f.get("completeness"), f.get("correctness")
+            # the paper's figures are on its own count of rejected mutants
+            comp, corr = f.get("completeness_paper"), f.get("correctness")
+            kit = f.get("completeness")
             rep = {"verdict": f["verdict"], "correctness": corr,
-                   "completeness": None if comp is None else round(comp, 4)}
+                   "completeness_paper": None if comp is None else round(comp, 4),
+                   "completeness": None if kit is None else round(kit, 4)}
             if tid == "2":
                 acc = {p["value"]: p["accepted"] for p in f.get("probes", [])}
                 rep["probes"] = acc
@@ -428,8 +438,10 @@ def reproduction_notes(report: dict, records: list[Record]) -> list[str]:
     program with its reason, and the mutation seed and Dafny version of the run."""
     sec = report["sections"]
     notes = [f"{m}: {v['scored']} specification(s) checked, average correctness {v['avg_correctness']}, "
-             f"average completeness {v['avg_completeness']} (tasks with correctness 1: "
-             f"{v['avg_completeness_if_correct']}), {v['mutants']} mutants, {v['undecided']} undecided"
+             f"average completeness by the paper's count {v['avg_completeness_paper']} (tasks with correctness 1: "
+             f"{v['avg_completeness_if_correct_paper']}), on positive evidence {v['avg_completeness']} "
+             f"({v['avg_completeness_if_correct']}); {v['mutants']} mutants, {v['rejected_paper']} rejected by the "
+             f"paper's count, {v['rejected']} on positive evidence, {v['unknown']} unknown, {v['undecided']} undecided"
              for m, v in sec["metrics"].items()]
     row = next(r for r in sec["labels"]["rows"] if r["threshold"] == LABEL_THRESHOLD)
     notes.append(f"human labels (RQ3 GPT-4): {row['agree']}/{row['total']} agree at threshold {LABEL_THRESHOLD}; "

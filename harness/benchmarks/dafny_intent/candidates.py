@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .grammar import Decl, TaskFileError, clause_of, decl_of, declarations, lex, parse
+from .grammar import Decl, TaskFileError, clause_of, decl_of, declarations, parse
+from .outline import outline, tokens
 from .tests import Task
 
 
@@ -47,35 +48,64 @@ def read_candidate(output: str, task: Task, where: str) -> tuple[Spec | None, li
     lines, optionally with predicate/function declarations they use) or declarations
     including a method header with the task's method name (its clauses are taken).
 
+    The kit's grammar reads the text first; text outside it is outlined from tokens and
+    brackets (:func:`.outline.outline`) and left to Dafny to judge: the grammar is a
+    pre-filter, never the judge of what Dafny accepts.
+
     Returns:
-        ``(spec, checks, invalid)``: ``spec`` is None when the text does not parse
-        (``invalid`` then says where: ``where:line:col``); ``checks`` are the integrity
-        checks ``[{"name", "ok", "detail"}]`` (a failed one makes the job ``rejected``),
-        :func:`grammar_checks` included whenever the text parses.
+        ``(spec, checks, invalid)``: ``spec`` is None when the text cannot be read even
+        as an outline, or has no ``ensures`` clause (``invalid`` then says where:
+        ``where:line:col``); ``checks`` are the integrity checks ``[{"name", "ok",
+        "detail"}]`` (a failed one makes the job ``rejected``), :func:`structure_checks`
+        included whenever the text was read.
     """
-    text = output
-    header = None
-    helpers: dict = {}
-    clauses: list = []
-    others: list = []
+    try:
+        header, clauses, helpers, others, attributes = _read_grammar(output, task, where)
+    except TaskFileError:
+        try:
+            header, clauses, helpers, others, attributes = _read_outline(output, task, where)
+        except TaskFileError as exc:
+            return None, token_checks(output), str(exc)
+    gchecks = structure_checks(attributes, others)
+    if not any(c.kind == "ensures" for c in clauses):
+        return None, token_checks(output) + gchecks, f"{where}:1:1: the candidate has no ensures clause"
+    spec = Spec(tuple(clauses), helpers, header, output)
+    return spec, integrity_checks(spec, task) + gchecks, None
+
+
+def _split(decls: list, task: Task) -> tuple:
+    """``(header, helpers, others)`` of a candidate's declarations: the method header
+    (the method or lemma with the task's method name, else the first method: its
+    signature is then checked against the task's), the helpers (functions, predicates and
+    lemmas but the header, by name) and every declaration but the header."""
+    header = next((d for d in decls if d.kind in ("method", "lemma") and d.name == task.method.name),
+                  next((d for d in decls if d.kind == "method"), None))
+    helpers = {d.name: d for d in decls if d is not header and d.kind in HELPER_DECLS}
+    return header, helpers, [d for d in decls if d is not header]
+
+
+#: Declaration kinds a candidate's helper may have in the kit's reading (Dafny's own
+#: printed program is judged with its allow-list, :data:`.view.HELPER_KINDS`).
+HELPER_DECLS = ("function", "predicate", "function method", "predicate method", "lemma")
+
+
+def _read_grammar(text: str, task: Task, where: str) -> tuple:
+    """The candidate read with the kit's grammar: ``(header, clauses, helpers, others,
+    attributes)`` (``attributes``: ``[(line, name)]`` of every attribute outside the
+    allow-list ...: every attribute found). Raises :class:`TaskFileError` outside the grammar."""
+    import lark
+
+    header, helpers, others, clauses = None, {}, [], []
     try:
         tree, _ = parse(text, where, "start")
         decls = declarations(text, where, tree)
-        methods = [d for d in decls if d.kind in ("method", "lemma")]
-        if not methods:
+        header, helpers, others = _split(decls, task)
+        if header is None:
             raise TaskFileError(f"{where}:1:1: no method header")
-        header = next((d for d in methods if d.name == task.method.name), methods[0])
         clauses = [c for c in header.clauses if c.kind in ("requires", "ensures")]
-        helpers = {d.name: d for d in decls if d.kind in ("function", "predicate")
-                   or (d.kind == "lemma" and d is not header)}
-        others = [d for d in decls if d is not header]
     except TaskFileError:
-        try:
-            tree, _ = parse(text, where, "spec_list")
-        except TaskFileError as exc:
-            return None, token_checks(text), str(exc)
-        import lark
-
+        tree, _ = parse(text, where, "spec_list")
+        header, helpers, others, clauses = None, {}, [], []
         for node in tree.children:
             if not isinstance(node, lark.Tree):
                 continue
@@ -85,42 +115,56 @@ def read_candidate(output: str, task: Task, where: str) -> tuple[Spec | None, li
                 others.append(d)
             elif node.data in ("requires", "ensures"):
                 clauses.append(clause_of(text, node))
-    gchecks = grammar_checks(tree, others)
-    if not any(c.kind == "ensures" for c in clauses):
-        return None, token_checks(text) + gchecks, f"{where}:1:1: the candidate has no ensures clause"
-    spec = Spec(tuple(clauses), helpers, header, text)
-    return spec, integrity_checks(spec, task) + gchecks, None
+    return header, clauses, helpers, others, _tree_attributes(tree)
 
 
-def grammar_checks(tree, decls: list) -> list[dict]:
-    """Integrity checks on the grammar's parse of a candidate (the text Dafny will read):
+def _read_outline(text: str, task: Task, where: str) -> tuple:
+    """The candidate read as an :class:`.outline.Outline` (text outside the kit's
+    grammar): ``(header, clauses, helpers, others, attributes)`` as :func:`_read_grammar`.
+    Raises :class:`TaskFileError` when it cannot be outlined."""
+    o = outline(text, where)
+    header, helpers, others = _split(list(o.decls), task)
+    source = header.clauses if header is not None else o.clauses
+    return header, [c for c in source if c.kind in ("requires", "ensures")], helpers, others, list(o.attributes)
 
-    - ``allowed-attributes``: every attribute (``{:name args}`` in a declaration, clause,
-      quantifier or assertion; a block ``{ :name ... }`` inside a body, whatever the
-      spacing, arguments or parentheses) is in :data:`ALLOWED_ATTRIBUTES`;
-    - ``declarations-have-bodies``: every declaration but the task method's header has a
-      body (a body-less function, predicate, lemma or method is an unproved assumption:
-      Dafny trusts its ``ensures``);
-    - ``no-reserved-names``: no declaration's name starts with :data:`RESERVED_PREFIX`.
 
-    ``tree``: the Lark tree of the candidate; ``decls``: its declarations other than the
-    task method's header (:class:`Decl`). Returns ``[{"name", "ok", "detail"}]``."""
+def _tree_attributes(tree) -> list[tuple[int, str]]:
+    """``[(line, name)]`` of every attribute in a Lark tree of a candidate: ``{:name args}``
+    in a declaration, clause, quantifier or assertion, and a block ``{ :name ... }`` inside a
+    body, whatever the spacing, arguments or parentheses."""
     import lark
 
-    bad_attr = []
+    out = []
     for node in tree.iter_subtrees():
         if node.data == "attribute":
-            name = str(node.children[0])
-            if name not in ALLOWED_ATTRIBUTES:
-                bad_attr.append(f"line {node.meta.line}: {{:{name} ...}}")
+            out.append((node.meta.line, str(node.children[0])))
         elif node.data in ("body", "block") and node.children:
             first = node.children[0]
             if isinstance(first, lark.Token) and first.type == "OTHER" and first.startswith(":"):
                 nxt = node.children[1] if len(node.children) > 1 else None
                 name = str(nxt) if first == ":" and isinstance(nxt, lark.Token) and nxt.type == "NAME" else None
-                if name not in ALLOWED_ATTRIBUTES:
-                    bad_attr.append(f"line {first.line}: attribute {{:{name or str(first)[1:]} ...}} in a body")
+                out.append((first.line, name or str(first)[1:]))
+    return out
+
+
+def structure_checks(attributes: list[tuple[int, str]], decls: list) -> list[dict]:
+    """Integrity checks on the kit's reading of a candidate (the grammar's parse, or the
+    outline of text outside it):
+
+    - ``allowed-attributes``: every attribute (``attributes``: ``[(line, name)]``) is in
+      :data:`ALLOWED_ATTRIBUTES`;
+    - ``declarations-have-bodies``: every declaration but the task method's header has a
+      body (a body-less function, predicate, lemma or method is an unproved assumption:
+      Dafny trusts its ``ensures``);
+    - ``allowed-declarations``: every declaration is a method header, function,
+      predicate or lemma (a datatype, constant, class, module... is not a specification's);
+    - ``no-reserved-names``: no declaration's name starts with :data:`RESERVED_PREFIX`.
+
+    ``decls``: the declarations other than the task method's header (:class:`Decl`).
+    Returns ``[{"name", "ok", "detail"}]``."""
+    bad_attr = [f"line {line}: {{:{name} ...}}" for line, name in attributes if name not in ALLOWED_ATTRIBUTES]
     bodiless = [f"line {d.line}: {d.kind} {d.name} has no body" for d in decls if d.body is None]
+    kinds = [f"line {d.line}: {d.kind} {d.name}" for d in decls if d.kind not in HELPER_DECLS + ("method",)]
     reserved = [f"line {d.line}: {d.kind} {d.name}" for d in decls if d.name.startswith(RESERVED_PREFIX)]
     return [
         {"name": "allowed-attributes", "ok": not bad_attr,
@@ -128,6 +172,9 @@ def grammar_checks(tree, decls: list) -> list[dict]:
          else f"no attribute but {', '.join('{:' + a + '}' for a in sorted(ALLOWED_ATTRIBUTES))}"},
         {"name": "declarations-have-bodies", "ok": not bodiless,
          "detail": "; ".join(bodiless) if bodiless else "every helper declaration has a body"},
+        {"name": "allowed-declarations", "ok": not kinds,
+         "detail": ("; ".join(kinds) + " (a candidate declares functions, predicates and lemmas only)") if kinds
+         else "functions, predicates and lemmas only"},
         {"name": "no-reserved-names", "ok": not reserved,
          "detail": ("; ".join(reserved) + f" (names starting with {RESERVED_PREFIX} are the kit's check methods)")
          if reserved else f"no declared name starts with {RESERVED_PREFIX}"},
@@ -136,7 +183,7 @@ def grammar_checks(tree, decls: list) -> list[dict]:
 
 def integrity_checks(spec: Spec, task: Task) -> list[dict]:
     """The fail-closed checks of a candidate's text and clauses (see also
-    :func:`grammar_checks`): no ``assume``, no ``{:axiom}``/``{:verify ...}``/``{:extern}``
+    :func:`structure_checks`): no ``assume``, no ``{:axiom}``/``{:verify ...}``/``{:extern}``
     (tokens of the candidate text: comments and strings do not count), no ``requires
     false``, and the method header (when given) equal to the task's (name, parameter and
     result names and types)."""
@@ -156,22 +203,15 @@ def integrity_checks(spec: Spec, task: Task) -> list[dict]:
 
 def token_checks(text: str) -> list[dict]:
     """The token-level integrity check (``assume``, ``{:axiom}``, ``{:verify ...}``,
-    ``{:extern}`` outside comments and strings), done even on text that does not parse.
-    Text the grammar's lexer cannot read fails the check (fail closed)."""
-    import lark
-
+    ``{:extern}`` outside comments and strings), done on any text (the outline's tokens,
+    :func:`.outline.tokens`, which read every text)."""
     found = []
-    try:
-        toks = lex(text)
-    except lark.exceptions.LarkError as exc:
-        return [{"name": "no-assume-axiom-verify-false", "ok": False,
-                 "detail": f"the text cannot be lexed, so it cannot be checked: {str(exc).splitlines()[0]}"}]
+    toks = tokens(text)
     for i, t in enumerate(toks):
-        if t.type == "NAME" and str(t) == "assume":
+        if t.kind == "ident" and t.text == "assume":
             found.append(f"line {t.line}: assume")
-        if str(t) == "{:" and i + 1 < len(toks) and str(toks[i + 1]) in FORBIDDEN_ATTRIBUTES:
-            attr = str(toks[i + 1])
-            found.append(f"line {t.line}: {FORBIDDEN_ATTRIBUTES[attr]}")
+        if t.kind == "attr" and i + 1 < len(toks) and toks[i + 1].text in FORBIDDEN_ATTRIBUTES:
+            found.append(f"line {t.line}: {FORBIDDEN_ATTRIBUTES[toks[i + 1].text]}")
     return [{"name": "no-assume-axiom-verify-false", "ok": not found,
              "detail": "; ".join(found) if found else "no assume, {:axiom}, {:verify false} or {:extern}"}]
 

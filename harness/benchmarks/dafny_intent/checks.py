@@ -7,6 +7,13 @@ task's signature, the candidate's requires/ensures and a body that assumes the t
 and assigns an output (:func:`render_check`): the expected output (correctness), a mutant
 (completeness), the expected output followed by ``assert false`` (smoke: vacuous tests),
 or an output the paper names (probe).
+
+A mutant's check failing is not evidence that the specification rejects it: Dafny reports
+"might not hold" also for a true postcondition its prover cannot prove. Each mutant
+therefore has a second method, its refutation (:func:`render_refutation`): the same inputs
+and output, and ``assert !(E1 && ... && En)`` over the candidate's ensures clauses. It
+verifies only when Dafny proves that the mutant violates the specification: positive
+evidence of rejection.
 """
 
 from __future__ import annotations
@@ -64,7 +71,7 @@ def _hints(expr: str, value, ty: Ty) -> list[str]:
 @dataclass(frozen=True)
 class Check:
     """One generated method: ``method`` (its name), ``kind`` (``correct``, ``mutant``,
-    ``smoke``, ``probe``), ``test`` (1-based test index), ``n`` (mutant number, 1-based;
+    ``refute`` (a mutant's refutation), ``smoke``, ``probe``), ``test`` (1-based test index), ``n`` (mutant number, 1-based;
     0 otherwise) and ``value`` (the output assigned, as Dafny text)."""
 
     method: str
@@ -108,6 +115,48 @@ def render_check(task: Task, spec: Spec, check: Check, test: TestCase, outputs: 
     return "\n".join(lines)
 
 
+def render_refutation(task: Task, spec: Spec, check: Check, test: TestCase, outputs: tuple, *, dialect: str) -> str:
+    """The refutation of one mutant: the check method of :func:`render_check` with the
+    candidate's ``requires`` clauses only, and after the output is assigned
+    ``assert !((E1) && ... && (En));`` over the expressions of its ``ensures`` clauses. It
+    verifies exactly when Dafny proves that no state with these inputs and this output
+    satisfies the postcondition (the mutant is rejected on positive evidence)."""
+    kept = Spec(tuple(c for c in spec.clauses if c.kind != "ensures"), spec.helpers, spec.header, spec.text)
+    text = render_check(task, kept, check, test, outputs, dialect=dialect)
+    post = " && ".join(f"({c.expr})" for c in spec.clauses if c.kind == "ensures")
+    head, _, _ = text.rpartition("\n}")
+    terms = _membership_terms(task, test, outputs)
+    return (head + "".join(f"\n  assert {t} || !({t});" for t in terms)
+            + f"\n  assert !({post});  // verifies only if the output violates the postcondition\n}}")
+
+
+def _membership_terms(task: Task, test: TestCase, outputs: tuple) -> list[str]:
+    """``v in s`` for every sequence or array ``s`` among the method's parameters and
+    results and every element value ``v`` of the same element type in the test's values
+    (at most :data:`MAX_HINTS` per sequence). A refutation asserts each as a tautology
+    (``t || !t``): it states nothing, and gives the prover the ground terms that trigger
+    the specification's quantifiers (``forall x :: x in result <==> ...`` is refuted by
+    the witness ``x`` of a mutant's extra or missing element, which the prover does not
+    invent)."""
+    formals = list(zip(task.method.params, test.inputs)) + list(zip(task.method.returns, outputs))
+    seqs = [(f, v) for f, v in formals
+            if f.type.name in ("seq", "array") and f.type.args and f.type.args[0].name not in ("seq", "array")]
+    out = []
+    for f, _ in seqs:
+        elem = f.type.args[0]
+        expr = f"{f.name}[..]" if f.type.name == "array" else f.name
+        values = []
+        for g, v in seqs:
+            if g.type.args[0] != elem:
+                continue
+            for x in (v.items if isinstance(v, Arr) else v):
+                lit = render(Char(x) if isinstance(x, str) and elem == CHAR else x, elem)
+                if lit not in values:
+                    values.append(lit)
+        out += [f"{lit} in {expr}" for lit in values[:MAX_HINTS]]
+    return out
+
+
 def adapt_helper(d: Decl, dialect: str) -> str:
     """A helper's text for the dialect: Dafny 2/3 functions are ghost by default and reject
     ``ghost function``/``ghost predicate`` (dropped: same meaning); Dafny 4 rejects
@@ -127,16 +176,17 @@ def build_files(task: Task, spec: Spec, seed: int, dialect: str) -> dict:
 
     Per test: ``VkT<t>Correct`` (the expected output), ``VkT<t>Smoke`` (expected output
     then ``assert false``: verifies only when the inputs contradict the precondition or
-    the assumptions are inconsistent), ``VkT<t>Mutant<k>`` (the seeded mutants), and for
+    the assumptions are inconsistent), ``VkT<t>Mutant<k>`` (the seeded mutants) and
+    ``VkT<t>Refute<k>`` (their refutations, :func:`render_refutation`), and for
     the tasks of :data:`PAPER_PROBES` ``VkT<t>Probe<k>`` (the outputs the paper names).
 
     Returns ``{"files": {path: text}, "batch": "batch.dfy", "separate": [paths], "units":
     {path: [[method, first line, last line], ...]}, "checks": [Check.to_json()],
     "mutation": [{"test", "seed", "discarded", "draws", "mutants"}], "helpers": [names],
     "expect": {"helpers": [{"name", "kind", "origin" (candidate/task), "body", "clauses"}],
-    "clauses": {kind: n} (the candidate's, in every check method), "methods": {method:
-    {"assume": n}}}}`` (``expect``: the kit's reading, compared with Dafny's printed program
-    by :mod:`.view`).
+    "clauses": {kind: n} (the candidate's, in every check method but the refutations),
+    "methods": {method: {"kind", "assume": n, "clauses": {kind: n}}}}}`` (``expect``: the
+    kit's reading, compared with Dafny's printed program by :mod:`.view`).
     """
     helpers = helper_closure(spec, task)
     head = (f"// verikit {NAME} v{VERSION}: task {task.task_id} ({task.path}), method {task.method.name}; "
@@ -158,6 +208,8 @@ def build_files(task: Task, spec: Spec, seed: int, dialect: str) -> dict:
         for k, m in enumerate(mut["mutants"], 1):
             c = Check(f"VkT{t.index}Mutant{k}", "mutant", t.index, k, output_key(m, types))
             methods.append((c, render_check(task, spec, c, t, m, dialect=dialect)))
+            r = Check(f"VkT{t.index}Refute{k}", "refute", t.index, k, output_key(m, types))
+            methods.append((r, render_refutation(task, spec, r, t, m, dialect=dialect)))
         for k, (ti, value) in enumerate([p for p in PAPER_PROBES.get(task.path, []) if p[0] == t.index], 1):
             try:
                 tree, _ = parse(value, "probe", "value")
@@ -188,7 +240,10 @@ def build_files(task: Task, spec: Spec, seed: int, dialect: str) -> dict:
     expect = {"helpers": [{"name": h.name, "kind": h.kind, "origin": origin[h.name], "body": h.body is not None,
                            "clauses": _clause_counts(h.clauses)} for h in helpers],
               "clauses": _clause_counts(spec.clauses),
-              "methods": {c.method: {"assume": sum(1 for ln in text.splitlines() if ln.lstrip().startswith("assume "))}
+              "methods": {c.method: {"kind": c.kind,
+                                     "assume": sum(1 for ln in text.splitlines() if ln.lstrip().startswith("assume ")),
+                                     "clauses": _clause_counts([x for x in spec.clauses
+                                                                if c.kind != "refute" or x.kind != "ensures"])}
                           for c, text in methods}}
     return {"files": files, "batch": "batch.dfy", "separate": separate, "units": units,
             "checks": [c.to_json() for c, _ in methods], "mutation": mutation,

@@ -23,23 +23,29 @@ def score_checks(checks: list[dict], goal_results: list[dict]) -> dict:
       the precondition excludes the test input or the assumptions are inconsistent: the
       test is ``vacuous``; a smoke check that is ``invalid``, timed out or missing proves
       nothing, and the test is ``unguarded``: neither is counted as correct (fail closed).
-    - A mutant is rejected when its method failed with postcondition violations only; a
-      mutant whose check timed out, ran out of resources or could not run is not
-      rejected (the paper reads only a verification failure as rejection) and is
-      counted as ``undecided``.
-    - correctness = correct tests / tests; completeness = rejected / mutants (all tests,
-      ``|T2| / |T1|``); ``completeness_if_correct`` is the completeness when every test is
+    - A mutant is ``rejected`` on positive evidence only: its refutation (``Refute``:
+      ``assert !(postcondition)`` on the mutant's output) verified and the test's smoke
+      check failed (the inputs are consistent). A mutant whose check failed ("might not
+      hold") without a verified refutation is ``unknown``: Dafny says "might not hold" of
+      true postconditions it cannot prove too. A mutant whose check timed out, ran out of
+      resources or could not run is ``undecided``.
+    - The paper's own count is kept beside it, labelled: ``rejected_paper`` counts a
+      mutant whose check failed with postcondition violations only (the reference
+      script's rule); ``completeness_paper`` is the published metric.
+    - completeness = rejected / mutants (all tests, ``|T2| / |T1|``);
+      ``completeness_if_correct`` (and ``_paper``) is the completeness when every test is
       correct, else None (the paper checks completeness only for correct specifications).
 
-    Returns ``{"tests", "correct", "correctness", "vacuous": [tests], "unguarded": [tests], "mutants",
-    "rejected", "undecided", "completeness", "completeness_if_correct", "per_test":
-    [{"test", "correct", "smoke", "mutants": [{"value", "status", "rejected"}]}],
-    "probes": [{"test", "value", "status", "accepted"}]}``.
+    Returns ``{"tests", "correct", "correctness", "vacuous": [tests], "unguarded": [tests],
+    "mutants", "rejected", "unknown", "undecided", "completeness", "completeness_if_correct",
+    "rejected_paper", "completeness_paper", "completeness_if_correct_paper", "per_test":
+    [{"test", "correct", "smoke", "mutants": [{"value", "status", "refutation",
+    "rejected", "rejected_paper"}]}], "probes": [{"test", "value", "status", "accepted"}]}``.
     """
     res = {g["name"]: g for g in goal_results}
     tests = sorted({c["test"] for c in checks})
     per_test, probes = [], []
-    correct = rejected = total = undecided = 0
+    correct = rejected = paper = total = undecided = unknown = 0
     vacuous, unguarded = [], []
     for t in tests:
         mine = [c for c in checks if c["test"] == t]
@@ -53,24 +59,35 @@ def score_checks(checks: list[dict], goal_results: list[dict]) -> dict:
         elif cs == "verified" and not ok:
             unguarded.append(t)
         correct += ok
+        refutes = {c["n"]: res.get(c["method"], {}).get("status", "not_run") for c in mine if c["kind"] == "refute"}
         muts = []
         for c in mine:
             g = res.get(c["method"], {})
             st = g.get("status", "not_run")
             if c["kind"] == "mutant":
-                rej = st == "failed" and g.get("failure") == "postcondition"
+                by_paper = st == "failed" and g.get("failure") == "postcondition"
+                refuted = refutes.get(c["n"], "not_run")
+                rej = refuted == "verified" and ss == "failed" and st != "verified"
                 total += 1
                 rejected += rej
+                paper += by_paper
                 undecided += st in UNDECIDED
-                muts.append({"value": c["value"], "status": st, "rejected": rej})
+                unknown += st == "failed" and not rej
+                muts.append({"value": c["value"], "status": st, "refutation": refuted, "rejected": rej,
+                             "rejected_paper": by_paper})
             elif c["kind"] == "probe":
                 probes.append({"test": t, "value": c["value"], "status": st, "accepted": st == "verified"})
         per_test.append({"test": t, "correct": cs, "smoke": ss, "mutants": muts})
     n = len(tests)
     completeness = rejected / total if total else None
+    completeness_paper = paper / total if total else None
+    all_correct = bool(n) and correct == n
     return {"tests": n, "correct": correct, "correctness": correct / n if n else None, "vacuous": vacuous,
-            "unguarded": unguarded, "mutants": total, "rejected": rejected, "undecided": undecided, "completeness": completeness,
-            "completeness_if_correct": completeness if n and correct == n else None,
+            "unguarded": unguarded, "mutants": total, "rejected": rejected, "unknown": unknown,
+            "undecided": undecided, "completeness": completeness,
+            "completeness_if_correct": completeness if all_correct else None,
+            "rejected_paper": paper, "completeness_paper": completeness_paper,
+            "completeness_if_correct_paper": completeness_paper if all_correct else None,
             "per_test": per_test, "probes": probes}
 
 
@@ -88,21 +105,23 @@ def score(record: dict) -> dict | None:
     return score_checks(checks, record["goal_results"])
 
 
-def kit_label(s: dict, threshold: float = LABEL_THRESHOLD) -> str | None:
+def kit_label(s: dict, threshold: float = LABEL_THRESHOLD, metric: str = "completeness_paper") -> str | None:
     """The label the metrics give (paper, Section II-B): ``WRONG`` when a correctness check
-    fails, else ``STRONG`` when completeness >= ``threshold``, else ``WEAK``; None when
-    undecided (no result)."""
+    fails, else ``STRONG`` when the completeness ``metric`` (default the paper's,
+    ``completeness_paper``; ``completeness`` for the kit's positive-evidence one) >=
+    ``threshold``, else ``WEAK``; None when undecided (no result)."""
     if s is None or s["correctness"] is None:
         return None
     if s["correct"] < s["tests"]:
         return "WRONG"
-    if s["completeness"] is None:
+    if s[metric] is None:
         return None
-    return "STRONG" if s["completeness"] >= threshold else "WEAK"
+    return "STRONG" if s[metric] >= threshold else "WEAK"
 
 
 def label_agreement(records: list[Record], thresholds=AGREEMENT_THRESHOLDS, model: str = "gpt-4") -> dict:
-    """Agreement of the kit's labels with the human labels of one model's specifications
+    """Agreement of the kit's labels (on the paper's completeness, ``completeness_paper``:
+    this reproduces the paper's comparison) with the human labels of one model's specifications
     (default the bundled RQ3 GPT-4 ones; a converted RQ1-RQ3 file's model carries its own
     labels, see :func:`harness.benchmarks.dafny_intent.dataset.convert_generations`), per
     completeness threshold.
@@ -110,7 +129,8 @@ def label_agreement(records: list[Record], thresholds=AGREEMENT_THRESHOLDS, mode
     Returns ``{"labelled": n, "rows": [{"threshold", "agree", "total", "rate", "confusion":
     {"<human>-><kit>": n}}], "strong_weak": [...same restricted to the STRONG/WEAK human
     labels with correct specifications...], "per_task": [{"task_id", "human", "kit",
-    "correctness", "completeness"}]}`` (kit labels at :data:`LABEL_THRESHOLD`).
+    "kit_positive" (the label on the kit's positive-evidence completeness), "correctness",
+    "completeness", "completeness_paper"}]}`` (kit labels at :data:`LABEL_THRESHOLD`).
     """
     per_task = []
     for r in records:
@@ -120,8 +140,10 @@ def label_agreement(records: list[Record], thresholds=AGREEMENT_THRESHOLDS, mode
         s = score(r)
         per_task.append({"task_id": r["task_id"], "human": lab, "verdict": r["verdict"],
                          "kit": kit_label(s) if s else None,
+                         "kit_positive": kit_label(s, metric="completeness") if s else None,
                          "correctness": s["correctness"] if s else None,
-                         "completeness": s["completeness"] if s else None, "_s": s})
+                         "completeness": s["completeness"] if s else None,
+                         "completeness_paper": s["completeness_paper"] if s else None, "_s": s})
     out_rows, sw_rows = [], []
     for th in thresholds:
         conf: Counter = Counter()
@@ -172,27 +194,36 @@ def summarize(records: list[Record]) -> dict:
     """Per model: verdict counts and the averages over its tasks: ``avg_correctness``
     (tasks with per-method results), ``avg_completeness`` (tasks with mutants, every
     candidate: the reference script's average), ``avg_completeness_if_correct`` (only the
-    tasks whose correctness is 1: the paper's rule), ``fully_correct`` tasks, mutant totals."""
+    tasks whose correctness is 1: the paper's rule), each on the kit's positive evidence
+    and, suffixed ``_paper``, on the paper's count (:func:`score_checks`);
+    ``fully_correct`` tasks; mutant totals (``rejected``, ``rejected_paper``, ``unknown``:
+    "might not hold" without a proved refutation, ``undecided``)."""
     by_model: dict = defaultdict(list)
     for r in scored_records(records):
         by_model[r["candidate"]["model"]].append(r)
     out = {}
     for model, rs in sorted(by_model.items()):
         ss = [s for s in (score(r) for r in rs) if s is not None]
-        corr = [s["correctness"] for s in ss if s["correctness"] is not None]
-        comp = [s["completeness"] for s in ss if s["completeness"] is not None]
-        compc = [s["completeness_if_correct"] for s in ss if s["completeness_if_correct"] is not None]
         out[model] = {
             "candidates": len(rs), "verdicts": dict(Counter(r["verdict"] for r in rs)),
             "scored": len(ss), "fully_correct": sum(1 for s in ss if s["tests"] and s["correct"] == s["tests"]),
-            "avg_correctness": round(sum(corr) / len(corr), 4) if corr else None,
-            "avg_completeness": round(sum(comp) / len(comp), 4) if comp else None,
-            "avg_completeness_if_correct": round(sum(compc) / len(compc), 4) if compc else None,
+            "avg_correctness": _mean(s["correctness"] for s in ss),
+            "avg_completeness": _mean(s["completeness"] for s in ss),
+            "avg_completeness_if_correct": _mean(s["completeness_if_correct"] for s in ss),
+            "avg_completeness_paper": _mean(s["completeness_paper"] for s in ss),
+            "avg_completeness_if_correct_paper": _mean(s["completeness_if_correct_paper"] for s in ss),
             "tests": sum(s["tests"] for s in ss), "mutants": sum(s["mutants"] for s in ss),
-            "rejected": sum(s["rejected"] for s in ss), "undecided": sum(s["undecided"] for s in ss),
+            "rejected": sum(s["rejected"] for s in ss), "rejected_paper": sum(s["rejected_paper"] for s in ss),
+            "unknown": sum(s["unknown"] for s in ss), "undecided": sum(s["undecided"] for s in ss),
             "vacuous_tests": sum(len(s["vacuous"]) for s in ss),
         }
     return out
+
+
+def _mean(values) -> float | None:
+    """The mean of the values that are not None, rounded to 4 places (None when there is none)."""
+    vs = [v for v in values if v is not None]
+    return round(sum(vs) / len(vs), 4) if vs else None
 
 
 #: The paper's task-level findings (Sections I-C and II-B) checked by :func:`findings`.
@@ -211,7 +242,7 @@ PAPER_FINDINGS = {
 def findings(records: list[Record]) -> dict:
     """For each task of :data:`PAPER_FINDINGS`: the paper's statement and what this run
     shows (verdict, correctness per test with the expected output of failing tests,
-    completeness, the probes of task 2), for the GPT-4 specification (or any candidate
+    completeness on positive evidence and the paper's, the probes of task 2), for the GPT-4 specification (or any candidate
     when the task is not in the run)."""
     by_task = {}
     for r in scored_records(records):
@@ -235,5 +266,6 @@ def findings(records: list[Record]) -> dict:
                     "label": r["verifier"]["options"].get("label"),
                     "correctness": s["correctness"] if s else None,
                     "completeness": s["completeness"] if s else None,
+                    "completeness_paper": s["completeness_paper"] if s else None,
                     "failing_tests": failing, "probes": s["probes"] if s else []}
     return out

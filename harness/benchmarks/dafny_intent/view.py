@@ -47,13 +47,15 @@ SPEC_KEYWORDS = EXPR_KEYWORDS | {"method", "returns", "requires", "ensures"}
 HELPER_KEYWORDS = EXPR_KEYWORDS | {"function", "predicate", "method", "requires", "ensures", "reads", "decreases"}
 #: Keywords in a candidate helper's body (an expression).
 BODY_KEYWORDS = EXPR_KEYWORDS
-#: Keywords in a check method's body (the kit's statements).
+#: Keywords in a check method's body (the kit's statements; a refutation's body also
+#: asserts the candidate's postcondition, with :data:`EXPR_KEYWORDS`).
 CHECK_BODY_KEYWORDS = frozenset({"assert", "assume", "char", "false", "int", "new", "true", "real", "bool", "nat",
                                  "string", "seq", "set", "multiset", "map"})
-#: Operators and punctuation of the data (clauses and helpers).
+#: Operators and punctuation of the data (clauses and helpers), plus ``=>`` (a lambda's
+#: arrow, ordinary Dafny outside the kit's grammar) and ``->`` (a function type).
 OPERATORS = frozenset(["!", "!=", "%", "&&", "(", ")", "*", "+", ",", "-", ".", "..", "/", ":", "::", ":=", ":|",
                        ";", "<", "<=", "<==", "<==>", "==", "==>", ">", ">=", "[", "]", "^", "{", "|", "||", "}",
-                       "&", "!!"])
+                       "&", "!!", "=>", "->"])
 
 
 @lru_cache(maxsize=1)
@@ -120,6 +122,8 @@ def view_problems(view: dict | None, expect: dict | None, *, dafny_version: str 
         out.append("Dafny's printed program has no declaration")
     helpers = {h["name"]: h for h in expect.get("helpers", [])}
     methods = expect.get("methods", {})
+    # a refutation asserts the negated postcondition in its body: the candidate's expression keywords
+    refutations = {n for n, m in methods.items() if m.get("kind") == "refute"}
     want_clauses = expect.get("clauses", {})
     seen_helpers: dict[str, dict] = {}
     bugs = [b for b in soundness_bugs() if _version_below(dafny_version, b.get("fixed_in"))]
@@ -129,9 +133,10 @@ def view_problems(view: dict | None, expect: dict | None, *, dafny_version: str 
             if kind != "method":
                 out.append(f"{where}: the check method {name} is printed as a {kind}")
             got = {k: n for k, n in d["clauses"].items()}
-            if got != want_clauses:
+            wrote = methods[name].get("clauses", want_clauses)
+            if got != wrote:
                 out.append(f"{where}: the kit's parse disagrees with Dafny's: Dafny reads clauses {got}, "
-                           f"the kit wrote {want_clauses}")
+                           f"the kit wrote {wrote}")
             if not d["body"]:
                 out.append(f"{where}: the kit's parse disagrees with Dafny's: the check method has no body for Dafny")
             want = methods[name]["assume"]
@@ -140,7 +145,8 @@ def view_problems(view: dict | None, expect: dict | None, *, dafny_version: str 
                            f"and {d['attributes_all'].get('axiom', 0)} {{:axiom}} (the kit wrote {want})")
             out += _unlisted(where, "attribute", [a for a in d["attributes_all"] if a != "axiom"], ALLOWED_ATTRIBUTES)
             out += _unlisted(where, "keyword in the specification", d["keywords"], SPEC_KEYWORDS)
-            out += _unlisted(where, "keyword in the check body", d["body_keywords"], CHECK_BODY_KEYWORDS)
+            body_ok = CHECK_BODY_KEYWORDS | (EXPR_KEYWORDS if name in refutations else frozenset())
+            out += _unlisted(where, "keyword in the check body", d["body_keywords"], body_ok)
             out += _unlisted(where, "operator", d["puncts"], OPERATORS)
             if d["requires_false"]:
                 out.append(f"{where}: requires false (no input satisfies the precondition)")

@@ -14,7 +14,7 @@ from .program import merged_view
 NAME = "dafny"
 TOOLCHAIN = "dafny"
 #: Version of this module's command lines and parser (part of every job key).
-MODULE_VERSION = "3"
+MODULE_VERSION = "4"
 DEFAULT_TIME_LIMIT_S = 30
 #: Z3 resource limit per procedure (Dafny 2.3 ``/rlimit``), a deterministic budget next to
 #: the time limit. Checked on the MBPP-DFY data: no correctness check reaches it.
@@ -67,9 +67,10 @@ class Dafny:
 
     def command(self, options: dict) -> tuple[list[str], dict[str, str], list[str]]:
         """``sh -c <script>``: runs the batch file (strategy ``batched``; the check files
-        when it does not parse/resolve) or each check file (``separate``), each output in
-        ``<file>.out`` with the exit code in ``<file>.rc`` (and ``<file>.xml`` for dialect
-        2), then prints the outputs without Z3's option noise. Collects every output."""
+        when it does not resolve, not when it does not parse: the candidate's text is in
+        every file alike) or each check file (``separate``), each output in ``<file>.out``
+        with the exit code in ``<file>.rc`` (and ``<file>.xml`` for dialect 2), then
+        prints the outputs without Z3's option noise. Collects every output."""
         batch, files = options.get("batch"), list(options.get("separate", []))
         lines = ["run() {", '  "$@" > "$F.out" 2>&1; echo $? > "$F.rc"', "}"]
 
@@ -79,7 +80,7 @@ class Dafny:
         each = [one(f) for f in files]
         if options.get("strategy", "batched") == "batched" and batch:
             lines.append(one(batch))
-            lines.append(f"if grep -qE 'parse errors? detected|resolution/type errors? detected' {shlex.quote(batch)}.out; then")
+            lines.append(f"if grep -qE 'resolution/type errors? detected' {shlex.quote(batch)}.out; then")
             lines += ["  " + e for e in each] or ["  :"]
             lines.append("fi")
         else:

@@ -21,11 +21,25 @@ method VkT1Mutant1(side: int) returns (perimeter: int)
   perimeter := 30;
 }
 
+method VkT1Refute1(side: int) returns (perimeter: int)
+{
+  assume {:axiom} side == 10;
+  perimeter := 30;
+  assert !((perimeter == 4 * sidee));  // verifies only if the output violates the postcondition
+}
+
 method VkT1Mutant2(side: int) returns (perimeter: int)
   ensures perimeter == 4 * sidee
 {
   assume {:axiom} side == 10;
   perimeter := 34;
+}
+
+method VkT1Refute2(side: int) returns (perimeter: int)
+{
+  assume {:axiom} side == 10;
+  perimeter := 34;
+  assert !((perimeter == 4 * sidee));  // verifies only if the output violates the postcondition
 }
 
 method VkT1Mutant3(side: int) returns (perimeter: int)
@@ -35,6 +49,13 @@ method VkT1Mutant3(side: int) returns (perimeter: int)
   perimeter := 33;
 }
 
+method VkT1Refute3(side: int) returns (perimeter: int)
+{
+  assume {:axiom} side == 10;
+  perimeter := 33;
+  assert !((perimeter == 4 * sidee));  // verifies only if the output violates the postcondition
+}
+
 method VkT1Mutant4(side: int) returns (perimeter: int)
   ensures perimeter == 4 * sidee
 {
@@ -42,11 +63,25 @@ method VkT1Mutant4(side: int) returns (perimeter: int)
   perimeter := 31;
 }
 
+method VkT1Refute4(side: int) returns (perimeter: int)
+{
+  assume {:axiom} side == 10;
+  perimeter := 31;
+  assert !((perimeter == 4 * sidee));  // verifies only if the output violates the postcondition
+}
+
 method VkT1Mutant5(side: int) returns (perimeter: int)
   ensures perimeter == 4 * sidee
 {
   assume {:axiom} side == 10;
   perimeter := 32;
+}
+
+method VkT1Refute5(side: int) returns (perimeter: int)
+{
+  assume {:axiom} side == 10;
+  perimeter := 32;
+  assert !((perimeter == 4 * sidee));  // verifies only if the output violates the postcondition
 }
 
 method VkT2Correct(side: int) returns (perimeter: int)
@@ -71,11 +106,25 @@ method VkT2Mutant1(side: int) returns (perimeter: int)
   perimeter := 25;
 }
 
+method VkT2Refute1(side: int) returns (perimeter: int)
+{
+  assume {:axiom} side == 5;
+  perimeter := 25;
+  assert !((perimeter == 4 * sidee));  // verifies only if the output violates the postcondition
+}
+
 method VkT2Mutant2(side: int) returns (perimeter: int)
   ensures perimeter == 4 * sidee
 {
   assume {:axiom} side == 5;
   perimeter := 28;
+}
+
+method VkT2Refute2(side: int) returns (perimeter: int)
+{
+  assume {:axiom} side == 5;
+  perimeter := 28;
+  assert !((perimeter == 4 * sidee));  // verifies only if the output violates the postcondition
 }
 
 method VkT2Mutant3(side: int) returns (perimeter: int)
@@ -85,6 +134,13 @@ method VkT2Mutant3(side: int) returns (perimeter: int)
   perimeter := 12;
 }
 
+method VkT2Refute3(side: int) returns (perimeter: int)
+{
+  assume {:axiom} side == 5;
+  perimeter := 12;
+  assert !((perimeter == 4 * sidee));  // verifies only if the output violates the postcondition
+}
+
 method VkT2Mutant4(side: int) returns (perimeter: int)
   ensures perimeter == 4 * sidee
 {
@@ -92,11 +148,25 @@ method VkT2Mutant4(side: int) returns (perimeter: int)
   perimeter := 19;
 }
 
+method VkT2Refute4(side: int) returns (perimeter: int)
+{
+  assume {:axiom} side == 5;
+  perimeter := 19;
+  assert !((perimeter == 4 * sidee));  // verifies only if the output violates the postcondition
+}
+
 method VkT2Mutant5(side: int) returns (perimeter: int)
   ensures perimeter == 4 * sidee
 {
   assume {:axiom} side == 5;
   perimeter := 23;
+}
+
+method VkT2Refute5(side: int) returns (perimeter: int)
+{
+  assume {:axiom} side == 5;
+  perimeter := 23;
+  assert !((perimeter == 4 * sidee));  // verifies only if the output violates the postcondition
 }
 
 method VkT3Correct(side: int) returns (perimeter: int)
@@ -121,11 +191,25 @@ method VkT3Mutant1(side: int) returns (perimeter: int)
   perimeter := 25;
 }
 
+method VkT3Refute1(side: int) returns (perimeter: int)
+{
+  assume {:axiom} side == 4;
+  perimeter := 25;
+  assert !((perimeter == 4 * sidee));  // verifies only if the output violates the postcondition
+}
+
 method VkT3Mutant2(side: int) returns (perimeter: int)
   ensures perimeter == 4 * sidee
 {
   assume {:axiom} side == 4;
   perimeter := 21;
+}
+
+method VkT3Refute2(side: int) returns (perimeter: int)
+{
+  assume {:axiom} side == 4;
+  perimeter := 21;
+  assert !((perimeter == 4 * sidee));  // verifies only if the output violates the postcondition
 }
 
 method VkT3Mutant3(side: int) returns (perimeter: int)
@@ -135,6 +219,13 @@ method VkT3Mutant3(side: int) returns (perimeter: int)
   perimeter := 20;
 }
 
+method VkT3Refute3(side: int) returns (perimeter: int)
+{
+  assume {:axiom} side == 4;
+  perimeter := 20;
+  assert !((perimeter == 4 * sidee));  // verifies only if the output violates the postcondition
+}
+
 method VkT3Mutant4(side: int) returns (perimeter: int)
   ensures perimeter == 4 * sidee
 {
@@ -142,10 +233,24 @@ method VkT3Mutant4(side: int) returns (perimeter: int)
   perimeter := 26;
 }
 
+method VkT3Refute4(side: int) returns (perimeter: int)
+{
+  assume {:axiom} side == 4;
+  perimeter := 26;
+  assert !((perimeter == 4 * sidee));  // verifies only if the output violates the postcondition
+}
+
 method VkT3Mutant5(side: int) returns (perimeter: int)
   ensures perimeter == 4 * sidee
 {
   assume {:axiom} side == 4;
   perimeter := 18;
+}
+
+method VkT3Refute5(side: int) returns (perimeter: int)
+{
+  assume {:axiom} side == 4;
+  perimeter := 18;
+  assert !((perimeter == 4 * sidee));  // verifies only if the output violates the postcondition
 }
 
