@@ -131,29 +131,29 @@ def render_refutation(task: Task, spec: Spec, check: Check, test: TestCase, outp
 
 
 def _membership_terms(task: Task, test: TestCase, outputs: tuple) -> list[str]:
-    """``v in s`` for every sequence or array ``s`` among the method's parameters and
-    results and every element value ``v`` of the same element type in the test's values
-    (at most :data:`MAX_HINTS` per sequence). A refutation asserts each as a tautology
-    (``t || !t``): it states nothing, and gives the prover the ground terms that trigger
-    the specification's quantifiers (``forall x :: x in result <==> ...`` is refuted by
-    the witness ``x`` of a mutant's extra or missing element, which the prover does not
-    invent)."""
-    formals = list(zip(task.method.params, test.inputs)) + list(zip(task.method.returns, outputs))
-    seqs = [(f, v) for f, v in formals
-            if f.type.name in ("seq", "array") and f.type.args and f.type.args[0].name not in ("seq", "array")]
+    """``v in r`` for every sequence or array result ``r`` and every element value ``v``
+    in which the mutant's ``r`` and the expected one differ (in one and not the other; at
+    most :data:`MAX_HINTS`). A refutation asserts each as a tautology (``t || !t``): it
+    states nothing, and gives the prover the ground term that triggers the
+    specification's quantifiers at the witness (``forall x :: x in result <==> ...`` is
+    refuted at the mutant's extra or missing element, which the prover does not invent).
+    Only the differing values: a term per element of every sequence makes the prover
+    instantiate far more (a string specification's refutations took 6-30 s instead of
+    under 0.5 s)."""
     out = []
-    for f, _ in seqs:
+    for f, got, want in zip(task.method.returns, outputs, test.outputs):
+        if f.type.name not in ("seq", "array") or not f.type.args or f.type.args[0].name in ("seq", "array"):
+            continue
         elem = f.type.args[0]
+
+        def lits(v):
+            items = v.items if isinstance(v, Arr) else v
+            return [render(Char(x) if isinstance(x, str) and elem == CHAR else x, elem) for x in items]
+
+        a, b = lits(got), lits(want)
+        diff = [x for x in dict.fromkeys(a + b) if (x in a) != (x in b)]
         expr = f"{f.name}[..]" if f.type.name == "array" else f.name
-        values = []
-        for g, v in seqs:
-            if g.type.args[0] != elem:
-                continue
-            for x in (v.items if isinstance(v, Arr) else v):
-                lit = render(Char(x) if isinstance(x, str) and elem == CHAR else x, elem)
-                if lit not in values:
-                    values.append(lit)
-        out += [f"{lit} in {expr}" for lit in values[:MAX_HINTS]]
+        out += [f"{lit} in {expr}" for lit in diff[:MAX_HINTS]]
     return out
 
 

@@ -21,26 +21,6 @@ method VkT2Refute2(a: array<int>, b: array<int>) returns (result: seq<int>)
   assert result[0] == 3;
   assert result[1] == 4;
   assert result[2] == 81;
-  assert 1 in a[..] || !(1 in a[..]);
-  assert 2 in a[..] || !(2 in a[..]);
-  assert 3 in a[..] || !(3 in a[..]);
-  assert 4 in a[..] || !(4 in a[..]);
-  assert 5 in a[..] || !(5 in a[..]);
-  assert 7 in a[..] || !(7 in a[..]);
-  assert 81 in a[..] || !(81 in a[..]);
-  assert 1 in b[..] || !(1 in b[..]);
-  assert 2 in b[..] || !(2 in b[..]);
-  assert 3 in b[..] || !(3 in b[..]);
-  assert 4 in b[..] || !(4 in b[..]);
-  assert 5 in b[..] || !(5 in b[..]);
-  assert 7 in b[..] || !(7 in b[..]);
-  assert 81 in b[..] || !(81 in b[..]);
-  assert 1 in result || !(1 in result);
-  assert 2 in result || !(2 in result);
-  assert 3 in result || !(3 in result);
-  assert 4 in result || !(4 in result);
-  assert 5 in result || !(5 in result);
-  assert 7 in result || !(7 in result);
   assert 81 in result || !(81 in result);
   assert !((forall x :: x in result ==> (InArray(a, x) && InArray(b, x))) && (forall i, j :: 0 <= i < j < |result| ==> result[i] != result[j]));  // verifies only if the output violates the postcondition
 }

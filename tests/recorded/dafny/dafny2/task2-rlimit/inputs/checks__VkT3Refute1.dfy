@@ -21,26 +21,6 @@ method VkT3Refute1(a: array<int>, b: array<int>) returns (result: seq<int>)
   assert result[0] == 71;
   assert result[1] == 13;
   assert result[2] == 14;
-  assert 11 in a[..] || !(11 in a[..]);
-  assert 12 in a[..] || !(12 in a[..]);
-  assert 14 in a[..] || !(14 in a[..]);
-  assert 13 in a[..] || !(13 in a[..]);
-  assert 17 in a[..] || !(17 in a[..]);
-  assert 15 in a[..] || !(15 in a[..]);
-  assert 71 in a[..] || !(71 in a[..]);
-  assert 11 in b[..] || !(11 in b[..]);
-  assert 12 in b[..] || !(12 in b[..]);
-  assert 14 in b[..] || !(14 in b[..]);
-  assert 13 in b[..] || !(13 in b[..]);
-  assert 17 in b[..] || !(17 in b[..]);
-  assert 15 in b[..] || !(15 in b[..]);
-  assert 71 in b[..] || !(71 in b[..]);
-  assert 11 in result || !(11 in result);
-  assert 12 in result || !(12 in result);
-  assert 14 in result || !(14 in result);
-  assert 13 in result || !(13 in result);
-  assert 17 in result || !(17 in result);
-  assert 15 in result || !(15 in result);
   assert 71 in result || !(71 in result);
   assert !((forall x :: x in result ==> (InArray(a, x) && InArray(b, x))) && (forall i, j :: 0 <= i < j < |result| ==> result[i] != result[j]));  // verifies only if the output violates the postcondition
 }
