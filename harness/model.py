@@ -512,7 +512,8 @@ class Verifier(Protocol):
     # Optional: ``state() -> dict`` and ``restore(state)``: what ``prepare`` read in the sandbox
     # that the parser needs (Rocq: the library's axioms), written to run.json
     # (``verifier_state``) and restored by ``validate`` before it re-derives the verdicts, so
-    # that a run and its validation judge with the same data.
+    # that a run and its validation judge with the same data (:func:`verifier_state`,
+    # :func:`restore_verifier_state`).
 
     # Optional: ``followup(files, proc, options) -> (files, argv, collect) | None``, a second
     # run in the same sandbox decided from the first run's output (TLC's invariant probe).
@@ -539,3 +540,20 @@ def followup_files(given: dict[str, str], proc: ProcResult | None, error: str | 
         error = error or (ended.reason if ended else None)
     out[FOLLOWUP + "ended"] = (f"error: {error}" if error else f"exit {proc.returncode}").encode()
     return out
+
+
+def verifier_state(verifier) -> dict:
+    """What ``verifier``'s ``prepare`` read in its sandbox (its optional ``state()``;
+    ``{}`` for a verifier without one or that read nothing), for run.json's
+    ``verifier_state``."""
+    state = getattr(verifier, "state", None)
+    return state() if state is not None else {}
+
+
+def restore_verifier_state(verifier, state: dict | None) -> None:
+    """Give ``verifier`` back a run's ``verifier_state`` (its optional ``restore``;
+    nothing for a verifier without one), before records are judged outside the run's
+    sandbox (``validate``, ``batch collect``)."""
+    restore = getattr(verifier, "restore", None)
+    if restore is not None:
+        restore(state or {})

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+from pathlib import Path
 
 import boto3
 import pytest
@@ -37,6 +38,8 @@ BUCKET = "verikit-test"
 TASKS = ["00_327", "02_12", "04_140", "05_125", "06_114"]
 SHARDS = 2
 LAST = SHARDS - 1  # the shard given a gap, resubmitted, and broken by the infra-error test
+#: The committed Rocq reference run (its probed toolchain and verifier state).
+REFERENCE = Path(__file__).resolve().parents[1] / "results" / "reproduced" / "ntp4vc" / "rocq"
 RUN_ARGS = ["run", "casp", "--mode", "gold", *(a for t in TASKS for a in ("--task", t))]
 
 
@@ -429,8 +432,6 @@ def test_collect_writes_the_workers_verifier_state(aws_env, isolated_cache, tmp_
     writes it, so ``verikit validate`` judges the collected records with it. The toolchain
     is the committed Rocq reference run's probe (collect opens no sandbox); the state is
     that run's own."""
-    from pathlib import Path
-
     from rich.console import Console
 
     from harness.cli import _parser, _run_opts
@@ -438,11 +439,12 @@ def test_collect_writes_the_workers_verifier_state(aws_env, isolated_cache, tmp_
 
     if not os.environ.get("VERIKIT_DATA_MIRRORS"):
         pytest.skip("VERIKIT_DATA_MIRRORS is not set: the real data mirror is needed")
-    ref = json.loads((Path(__file__).resolve().parents[1] / "results/reproduced/ntp4vc/rocq/run.json").read_text())
+    ref = json.loads((REFERENCE / "run.json").read_text())
     subnet, sg, service, profile = _network()
     aws.setup(boto3.client("batch"), subnets=[subnet], security_groups=[sg], images={"rocq": "verikit-rocq:t"},
               limits=Limits(), instance_role=profile, service_role=service)
-    argv = ["run", "ntp4vc", "--lang", "rocq", "--task", ref_task(ref), "--sandbox", "container"]
+    task = json.loads((REFERENCE / "records.jsonl").read_text().splitlines()[0])["task_id"]  # one task of that run
+    argv = ["run", "ntp4vc", "--lang", "rocq", "--task", task, "--sandbox", "container"]
     opts = _run_opts(_parser().parse_args(argv), Console(stderr=True), argv)
     engine = aws.AwsBatch(boto3.client("batch"), queue=aws.JOB_QUEUE, job_definition=aws.job_definition_name("rocq"))
     info = runs.submit_run(opts, Console(stderr=True), base=f"s3://{BUCKET}/runs", engine=engine,
@@ -453,11 +455,3 @@ def test_collect_writes_the_workers_verifier_state(aws_env, isolated_cache, tmp_
     assert main(["batch", "collect", store.uri, "--out", str(tmp_path / "collected")]) == 4  # no record: missing
     run = json.loads((tmp_path / "collected" / "run.json").read_text())
     assert run["verifier_state"] == ref["verifier_state"] and len(run["verifier_state"]["library_axioms"]) == 522
-
-
-def ref_task(ref: dict) -> str:
-    """A task id of the Rocq reference run (its first record's)."""
-    from pathlib import Path
-
-    first = (Path(__file__).resolve().parents[1] / "results/reproduced/ntp4vc/rocq/records.jsonl").open().readline()
-    return json.loads(first)["task_id"]

@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from .. import registry, toolchains
 from ..executor import Executor, derive
 from ..metrics import BASIS_EXACT
-from ..model import Job, Record
+from ..model import Job, Record, restore_verifier_state
 from ..plugin import Benchmark, Reproduction
 from ..progress import PlainProgress
 from ..report import build_report
@@ -434,9 +434,7 @@ def rejudge(opts: RunOptions, records: list[Record], run_dir: Path, *, verifier_
     """
     console = console or Console(stderr=True)
     plan = plan_run(opts, console)
-    restore = getattr(plan.verifier, "restore", None)
-    if restore is not None:  # what the run's prepare() read in its sandbox
-        restore(verifier_state or {})
+    restore_verifier_state(plan.verifier, verifier_state)  # what the run's prepare() read in its sandbox
     outputs = OutputStore(Path(run_dir) / OUTPUTS)
     groups: dict[str, list[dict]] = {}
     for r in records:

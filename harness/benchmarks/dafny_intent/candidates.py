@@ -37,6 +37,11 @@ FORBIDDEN_ATTRIBUTES = {"axiom": "{:axiom} (an unproved assumption)",
 #: programs use no attribute at all.
 ALLOWED_ATTRIBUTES = frozenset({"trigger", "induction"})
 
+#: Declaration kinds a candidate's helper may have in the kit's reading (Dafny's own
+#: printed program is judged with its allow-list, :data:`.view.HELPER_KINDS`).
+HELPER_DECLS = ("function", "predicate", "function method", "predicate method", "lemma")
+
+
 #: Names of the kit's generated check methods start with this prefix (``VkT1Correct``,
 #: ``VkT1Smoke``, ...): a candidate declaring a name with it is rejected, so that no
 #: candidate declaration can collide with (and disable) a check method.
@@ -84,18 +89,12 @@ def _split(decls: list, task: Task) -> tuple:
     return header, helpers, [d for d in decls if d is not header]
 
 
-#: Declaration kinds a candidate's helper may have in the kit's reading (Dafny's own
-#: printed program is judged with its allow-list, :data:`.view.HELPER_KINDS`).
-HELPER_DECLS = ("function", "predicate", "function method", "predicate method", "lemma")
-
-
 def _read_grammar(text: str, task: Task, where: str) -> tuple:
     """The candidate read with the kit's grammar: ``(header, clauses, helpers, others,
-    attributes)`` (``attributes``: ``[(line, name)]`` of every attribute outside the
-    allow-list ...: every attribute found). Raises :class:`TaskFileError` outside the grammar."""
+    attributes)`` (``attributes``: ``[(line, name)]`` of every attribute found). Raises
+    :class:`TaskFileError` outside the grammar."""
     import lark
 
-    header, helpers, others, clauses = None, {}, [], []
     try:
         tree, _ = parse(text, where, "start")
         decls = declarations(text, where, tree)

@@ -57,22 +57,27 @@ def _constraints(expr: str, value, ty: Ty) -> list[str]:
     return [f"{expr} == {render(value, ty)}"]
 
 
+def _element_literals(value, elem: Ty) -> list[str]:
+    """Dafny literals of the elements of a sequence or array ``value`` of element type
+    ``elem`` (a string's characters as ``char`` literals)."""
+    items = value.items if isinstance(value, Arr) else value
+    return [render(Char(v) if isinstance(v, str) and elem == CHAR else v, elem) for v in items]
+
+
 def _hints(expr: str, value, ty: Ty) -> list[str]:
     if ty.name in ("seq", "array") and ty.args and not (ty.name == "seq" and ty.args[0].name == "array"):
-        items = value.items if isinstance(value, Arr) else value
-        elem = ty.args[0]
-        if elem.name == "array":
+        if ty.args[0].name == "array":
             return []
-        return [f"{expr}[{i}] == {render(Char(v) if isinstance(v, str) and elem == CHAR else v, elem)}"
-                for i, v in enumerate(items[:MAX_HINTS])]
+        return [f"{expr}[{i}] == {lit}" for i, lit in enumerate(_element_literals(value, ty.args[0])[:MAX_HINTS])]
     return []
 
 
 @dataclass(frozen=True)
 class Check:
     """One generated method: ``method`` (its name), ``kind`` (``correct``, ``mutant``,
-    ``refute`` (a mutant's refutation), ``smoke``, ``probe``), ``test`` (1-based test index), ``n`` (mutant number, 1-based;
-    0 otherwise) and ``value`` (the output assigned, as Dafny text)."""
+    ``refute`` (a mutant's refutation), ``smoke``, ``probe``), ``test`` (1-based test
+    index), ``n`` (mutant number, 1-based; 0 otherwise) and ``value`` (the output
+    assigned, as Dafny text)."""
 
     method: str
     kind: str
@@ -144,13 +149,7 @@ def _membership_terms(task: Task, test: TestCase, outputs: tuple) -> list[str]:
     for f, got, want in zip(task.method.returns, outputs, test.outputs):
         if f.type.name not in ("seq", "array") or not f.type.args or f.type.args[0].name in ("seq", "array"):
             continue
-        elem = f.type.args[0]
-
-        def lits(v):
-            items = v.items if isinstance(v, Arr) else v
-            return [render(Char(x) if isinstance(x, str) and elem == CHAR else x, elem) for x in items]
-
-        a, b = lits(got), lits(want)
+        a, b = _element_literals(got, f.type.args[0]), _element_literals(want, f.type.args[0])
         diff = [x for x in dict.fromkeys(a + b) if (x in a) != (x in b)]
         expr = f"{f.name}[..]" if f.type.name == "array" else f.name
         out += [f"{lit} in {expr}" for lit in diff[:MAX_HINTS]]

@@ -21,14 +21,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .grammar import Clause, Decl, Formal, TaskFileError, nested_comment_regex, parse
+from ...verifiers.dafny.program import DECL_WORDS as PRINTED_DECL_WORDS
+from .grammar import Clause, Decl, Formal, TaskFileError, declarations, nested_comment_regex, parse
 from .values import Ty
 
-#: Words that open a declaration of their own (Dafny 2.3's top-level declarations and
-#: their modifiers). Only functions and predicates are helpers; the others are outlined so
-#: that a check can name them.
-DECL_WORDS = frozenset("""abstract ghost static protected inductive twostate copredicate colemma function predicate
-method lemma class trait datatype codatatype newtype type module import const iterator include""".split())
+#: Words that open a declaration of their own: Dafny 2.3's top-level declaration words and
+#: modifiers (those of its printed program, :data:`harness.verifiers.dafny.program.DECL_WORDS`)
+#: but ``var``, which in a clause opens a let expression, and ``export``. Only functions
+#: and predicates are helpers; the others are outlined so that a check can name them.
+DECL_WORDS = PRINTED_DECL_WORDS - {"var", "export"}
 #: Declaration kinds (the word naming what is declared).
 KIND_WORDS = ("function", "predicate", "method", "lemma", "copredicate", "colemma", "class", "trait", "datatype",
               "codatatype", "newtype", "type", "module", "import", "const", "iterator", "include")
@@ -210,7 +211,6 @@ def _declaration(text, toks, depth, i, where) -> tuple[Decl, int]:
     while i < len(toks) and toks[i].kind == "attr":
         i = _close(toks, i) + 1
     name = toks[i].text if i < len(toks) and toks[i].kind == "ident" else ""
-    params_tok = None
     # the signature: up to the first clause word, body or next declaration at depth 0
     j = i + 1
     while j < len(toks):
@@ -219,8 +219,6 @@ def _declaration(text, toks, depth, i, where) -> tuple[Decl, int]:
             break
         if depth[j] == 0 and t.text == "{" and toks[j - 1].text not in _OPERAND_EXPECTED:
             break
-        if depth[j] == 0 and t.text == "(" and params_tok is None:
-            params_tok = j
         if depth[j] == 0 and t.text in ("=", ";") and kind not in ("function", "predicate", "method", "lemma"):
             break
         j += 1
@@ -245,7 +243,7 @@ def _declaration(text, toks, depth, i, where) -> tuple[Decl, int]:
     last = toks[j - 1]
     dtext = text[toks[start].pos:last.pos + len(last.text)]
     header = text[toks[start].pos:toks[head_end - 1].pos + len(toks[head_end - 1].text)]
-    params, returns = _signature(text, toks, params_tok, head_end, kind, header, where)
+    params, returns = _signature(kind, header, where)
     names = frozenset(t.text for t in toks[start:j] if t.kind == "ident")
     d = Decl(kind=kind, name=name, ghost="ghost" in words, params=params, returns=returns, clauses=tuple(clauses),
              text=dtext, header=header, body=body, body_start=body_start, line=toks[start].line,
@@ -253,7 +251,7 @@ def _declaration(text, toks, depth, i, where) -> tuple[Decl, int]:
     return d, j
 
 
-def _signature(text, toks, params_tok, head_end, kind, header, where) -> tuple[tuple, tuple]:
+def _signature(kind: str, header: str, where: str) -> tuple[tuple, tuple]:
     """Parameters and results of a method header, read by the kit's grammar from the
     header alone (they are compared with the task's); ``()`` for other declarations or a
     header the grammar cannot read (a method header that differs from the task's is
@@ -264,7 +262,5 @@ def _signature(text, toks, params_tok, head_end, kind, header, where) -> tuple[t
         tree, _ = parse(header + "\n{}", where, "start")
     except TaskFileError:
         return (Formal("?", Ty("?"), header),), ()
-    from .grammar import declarations
-
     d = declarations(header + "\n{}", where, tree)[0]
     return d.params, d.returns
