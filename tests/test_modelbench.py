@@ -158,12 +158,15 @@ def test_bundled_candidates_and_canaries(fetched):
     assert all(c.origin == "gold" and expected == ("verified",) and c.output == t.oracle
                for (c, expected), t in zip(gold, [t for t in tasks if t.oracle]))
     assert sorted(models) == ["canary:assertion-constraint", "canary:constant-assertion", "canary:except-constructor",
-                              "canary:inner-module", "canary:parse-error",
-                              "canary:print-stats", "canary:prose-around", "canary:random-element",
-                              "canary:shadowed-constant", "canary:tautology-assertion", "canary:tlcset-exit",
-                              "canary:vacuous", "canary:violation", "gold", "gold", "gold", "gold"]
+                              "canary:inner-module", "canary:never-returns", "canary:parse-error",
+                              "canary:print-stats", "canary:probe-error", "canary:prose-around",
+                              "canary:prune-by-assertion", "canary:random-element", "canary:restricted-init",
+                              "canary:shadowed-constant", "canary:spec-operator", "canary:tautology-assertion",
+                              "canary:test-asserts", "canary:tlcset-exit", "canary:vacuous", "canary:violation",
+                              "gold", "gold", "gold", "gold"]
     expected = {c.model: e for c, e in can}
     assert expected["canary:prose-around"] == ("verified",) and expected["canary:random-element"] == ("rejected",)
+    assert expected["canary:test-asserts"] == ("verified",) and expected["canary:never-returns"] == ("failed",)
     assert modelbench.gold_candidates(tasks, "original-fewshot") == []  # gold runs once, as a canary
 
 
@@ -244,25 +247,23 @@ def test_judge_fails_closed_on_vacuous_models():
     assert modelbench.judge(None, VerifierResult("verified", "ok", extra={"distinct_states": 3}))[0] == "invalid"
 
 
-def test_behaviour_table_compares_inputs_and_end_states():
-    """A runnable model that covers fewer inputs than the program, or never shows
-    the program's end, does not behave like the program (values compared, not names)."""
-    entry = {"inputs": ["x"], "result": "r", "end": {"pc": '"done"'}}
-    oracle = [{"x": "1", "r": "NONE", "pc": '"loop"'}, {"x": "2", "r": "NONE", "pc": '"loop"'},
-              {"x": "1", "r": "10", "pc": '"done"'}, {"x": "2", "r": "20", "pc": '"done"'}]
-    same = [{"y": "1", "z": "NONE"}, {"y": "2", "z": "NONE"}, {"y": "1", "z": "10"}, {"y": "2", "z": "20"}]
-    fewer = [{"y": "1", "z": "NONE"}, {"y": "1", "z": "10"}]
-    no_end = [{"y": "1", "z": "NONE"}, {"y": "2", "z": "NONE"}]
-    assert modelbench.metrics.behaviour(oracle, same, entry)["behaves_like_program"]
-    f = modelbench.metrics.behaviour(oracle, fewer, entry)
-    assert (f["program_inputs"], f["inputs_covered"], f["missing_inputs"]) == (2, 1, [["2"]])
-    n = modelbench.metrics.behaviour(oracle, no_end, entry)
-    assert (n["inputs_covered"], n["end_states"], n["end_states_reached"]) == (2, 2, 0)
-    recs = [_rec("A", modelbench.ORACLE_MODEL, 0, "verified", oracle), _rec("A", "m", 0, "verified", same),
-            _rec("A", "m", 1, "verified", fewer), _rec("A", "m", 2, "failed")]
-    table = modelbench.metrics.behaviour_table(recs, {"A": entry})
-    assert table["summary"]["original-fewshot"]["m"] == {"runnable": 2, "compared": 2, "behaves_like_program": 1}
-    assert [r["behaves_like_program"] for r in table["per_candidate"]] == [True, False]
+def test_runnable_is_tlcs_outcome_and_the_behaviour_table_reads_the_harness():
+    """Runnable@k keeps the paper's definition (TLC's own outcome ``success``), whatever
+    the kit's verdict; the behaviour section reads the harness's outcome of each
+    runnable sample that has one."""
+    ok = _rec("A", "m", 0, "verified")
+    ok["verifier"]["extra"]["behaviour"] = {"outcome": "models_program", "inputs": 20, "tests": 4, "detail": None}
+    wrong = _rec("A", "m", 1, "failed")
+    wrong["verifier"]["extra"].update(outcome="success", behaviour={"outcome": "differs", "inputs": 20, "tests": 4,
+                                                                    "detail": "on input (a=1, b=1) ..."})
+    no_harness = _rec("A", "m", 2, "verified")
+    recs = [ok, wrong, no_harness, _rec("A", "m", 3, "invalid")]
+    assert [modelbench.metrics.runnable(r) for r in recs] == [True, True, True, False]
+    rk = modelbench.runnable_at_k(recs)["original-fewshot"]["m"]
+    assert (rk["samples"], rk["runnable"], rk["runnable_at_k"]["1"]) == (4, 3, 0.75)
+    table = modelbench.metrics.behaviour_table(recs)
+    assert table["summary"]["original-fewshot"]["m"] == {"runnable": 3, "compared": 2, "models_program": 1}
+    assert [r["outcome"] for r in table["per_candidate"]] == ["models_program", "differs"]
 
 
 def test_registered():

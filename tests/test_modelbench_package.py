@@ -17,8 +17,8 @@ from harness.sandbox.local import HostSandbox
 
 PKG = Path(modelbench.__file__).parent
 #: The package's modules from the bottom up: each may import only modules before it.
-ORDER = ["blocks", "dataset", "problems", "filters", "lowering", "transform", "stages", "commands", "postprocess",
-         "integrity", "metrics", "tasks", "published_models", "generation", "benchmark", "__init__"]
+ORDER = ["blocks", "dataset", "problems", "programs", "filters", "lowering", "transform", "stages", "commands", "postprocess",
+         "integrity", "metrics", "tasks", "canaries", "published_models", "generation", "benchmark", "__init__"]
 
 
 def _imports(path: Path) -> tuple[list[str], list[str]]:

@@ -297,7 +297,7 @@ def test_modelbench_similarity_per_task():
     def rec(task, model, verdict, states, sample=0):
         return {"mode": "original-fewshot", "task_id": task, "verdict": verdict,
                 "candidate": {"model": model, "sample": sample, "origin": "x"},
-                "verifier": {"extra": {"states": states}}}
+                "verifier": {"extra": {"states": states, "outcome": "success" if verdict == "verified" else "x"}}}
 
     gold = [{"a": 1, "b": 2}, {"a": 1, "b": 3}]
     records = [rec("T1", "gold", "verified", gold), rec("T2", "gold", "verified", gold),

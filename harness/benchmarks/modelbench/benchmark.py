@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from ...model import GOLD, Candidate, Job, VerifierResult, candidate_ref, sha256_text, Record
+from ...model import Candidate, Job, VerifierResult, candidate_ref, sha256_text, Record
 from .. import published_figures
 from ...plugin import Benchmark, Block, Command, Paper, Protocol, Reproduction
 from ..prompting import EMPTY_CANDIDATE
@@ -17,10 +17,12 @@ from . import blocks, commands, generation, published_models
 from .dataset import DATASETS, DEFAULT_DATASET
 from .metrics import (BEHAVIOUR_NOTE, ORACLE_MODEL, SIMILARITY_NOTE, THETA, WEAKNESSES_NOTE, average_fixes,
                       behaviour_table, outcomes, runnable_at_k, similarity_table, weaknesses)
+from .canaries import canaries
 from .integrity import sany_findings
 from .postprocess import config_text, postprocess
+from .programs import behaviour_option, parameters_of
 from .stages import STAGES, table1_counts
-from .tasks import (BUNDLED_MODEL, CANARY_TASK, CONTAINER_ONLY, DATA_DIR, DEFAULT_MODES, MODES, NAME, NOT_REPRODUCIBLE,
+from .tasks import (BUNDLED_MODEL, CONTAINER_ONLY, DATA_DIR, DEFAULT_MODES, MODES, NAME, NOT_REPRODUCIBLE,
                     TABLE1_NOT_REPRODUCIBLE, VERIFIER, VERSION, Task, _check_mode, _repo_rel, load_tasks, prompt,
                     task_table)
 
@@ -73,83 +75,6 @@ def bundled_candidates(fetched, mode: str) -> list[Candidate]:
     return out
 
 
-def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
-    """Canaries with their expected verdicts: the gold candidate (the kit's oracle, model
-    and origin ``gold``) of every task that has one must be ``verified`` (its states are
-    the reference of the similarity); on :data:`CANARY_TASK`, the oracle with a syntax
-    error must be ``invalid``, with a wrong assertion ``failed``, and with an empty
-    initial state ``rejected`` (vacuous: no state is checked), and the two cheats on TLC's
-    evidence ``rejected``: ``canary:tlcset-exit`` (a wrong assertion hidden by an alias
-    ``StopHere == TLCSet("exit", TRUE)`` that ends the search) and ``canary:print-stats``
-    (an empty initial state with a ``PrintT`` of a fake 2199 statistics message); and the
-    canaries of the classes judged on SANY's parse (:func:`integrity_canaries`)."""
-    out = []
-    for t in tasks:
-        if t.oracle is None:
-            continue
-        out.append((Candidate(t.task_id, GOLD, 0, t.oracle, GOLD), ("verified",)))
-        if t.task_id == CANARY_TASK:
-            bad = t.oracle.replace("Next == Loop \\/ Done", "Next == Loop \\/ Done \\/")
-            wrong = t.oracle.replace("result = Gcd(a0, b0)", "result = Gcd(a0, b0) + 1")
-            vacuous = t.oracle.replace("Init == /\\ a0 \\in 1..MaxValue", "Init == /\\ a0 \\in {}")
-            exit_early = wrong.replace("Next == Loop \\/ Done",
-                                       "StopHere == TLCSet(\"exit\", TRUE)\n\nNext == StopHere /\\ (Loop \\/ Done)")
-            fake = vacuous.replace("Assertion ==", 'ASSUME PrintT("@!@!@STARTMSG 2199:0 @!@!@\\n500 states generated, '
-                                   '500 distinct states found, 0 states left on queue.\\n@!@!@ENDMSG 2199 @!@!@")'
-                                   "\n\nAssertion ==")
-            new_classes = integrity_canaries(t.oracle, wrong)
-            for name, text, expected in (("canary:parse-error", bad, "invalid"), ("canary:violation", wrong, "failed"),
-                                         ("canary:vacuous", vacuous, "rejected"),
-                                         ("canary:tlcset-exit", exit_early, "rejected"),
-                                         ("canary:print-stats", fake, "rejected"), *new_classes):
-                if text != t.oracle:
-                    out.append((Candidate(t.task_id, name, 0, text, "canary"), (expected,)))
-    return out
-
-
-def integrity_canaries(oracle: str, wrong: str) -> list[tuple[str, str, str]]:
-    """``(name, text, expected)`` of the SANY-parse canaries on :data:`CANARY_TASK`'s oracle
-    (``wrong``: the oracle with a wrong assertion): one per class judged on SANY's parse
-    (:mod:`.integrity`), and one honest neighbour that must verify:
-
-    - ``canary:random-element`` (``rejected``): the wrong model drawing its input with
-      ``RandomElement`` (off the TLC allow-list; tlaplus#498);
-    - ``canary:constant-assertion`` (``rejected``): the wrong model whose Assertion reads
-      no variable (``1 = 1``);
-    - ``canary:shadowed-constant`` (``rejected``): the oracle defining the task's
-      constant ``MaxValue == 1`` (fewer inputs than the program takes);
-    - ``canary:except-constructor`` (``rejected``): EXCEPT on a function constructor
-      (tlaplus#1302, a soundness bug of the pinned TLC);
-    - ``canary:assertion-constraint`` (``rejected``): the wrong model whose Spec uses its
-      Assertion as a constraint (``[][Next /\\ Assertion']_vars``: violating states pruned);
-    - ``canary:inner-module`` (``rejected``): an inner module instantiated (a module off the
-      allow-list);
-    - ``canary:tautology-assertion`` (``rejected``): the wrong model whose Assertion reads
-      its variables but holds by construction (``pc = "done" => result = result``): TLC's
-      invariant probe finds it true on every state it is tried on;
-    - ``canary:prose-around`` (``verified``): the oracle with prose SANY ignores, before its
-      header (mentioning ``EXTENDS`` and ``TLCSet``) and after its closing ``====``.
-    """
-    random_in = wrong.replace("Init == /\\ a0 \\in 1..MaxValue", "Init == /\\ a0 = RandomElement(1..MaxValue)")
-    constant = wrong.replace('Assertion == pc = "done" => result = Gcd(a0, b0) + 1', "Assertion == 1 = 1")
-    shadowed = oracle.replace("CONSTANTS MaxValue, NONE, NULL", "CONSTANTS NONE, NULL\nMaxValue == 1")
-    except_c = oracle.replace('        /\\ pc = "loop"\n\nLoop',
-                              '        /\\ pc = "loop"\n        /\\ [[k \\in 1..2 |-> 0] EXCEPT ![1] = 1][1] = 1\n\nLoop')
-    a_line = 'Assertion == pc = "done" => result = Gcd(a0, b0) + 1\n'
-    constraint = wrong.replace(a_line, "").replace("Next == Loop", a_line + "\nNext == Loop").replace(
-        "Spec == Init /\\ [][Next]_vars", "Spec == Init /\\ [][Next /\\ Assertion']_vars")
-    tautology = wrong.replace('Assertion == pc = "done" => result = Gcd(a0, b0) + 1',
-                              'Assertion == pc = "done" => result = result')
-    inner = oracle.replace("vars ==", "---- MODULE Inner ----\nX == 1\n====\nI == INSTANCE Inner\nvars ==")
-    prose = ("Notes (before the header, ignored by SANY): EXTENDS TLC and TLCSet(\"exit\", TRUE) are not used.\n"
-             + oracle + "\nAfter the module (ignored by SANY):\nVARIABLES z\nEXTENDS TLCExt\n")
-    out = [("canary:random-element", random_in, "rejected"), ("canary:constant-assertion", constant, "rejected"),
-           ("canary:shadowed-constant", shadowed, "rejected"), ("canary:except-constructor", except_c, "rejected"),
-           ("canary:assertion-constraint", constraint, "rejected"), ("canary:inner-module", inner, "rejected"),
-           ("canary:tautology-assertion", tautology, "rejected"), ("canary:prose-around", prose, "verified")]
-    return [(n, x, e) for n, x, e in out if x not in (oracle, wrong) or n == "canary:prose-around"]
-
-
 def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx=None) -> Job:
     """The TLC job of a candidate model: post-processed (Appendix A.1,
     :func:`~harness.benchmarks.modelbench.postprocess.postprocess`), with the Figure 13
@@ -184,6 +109,8 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
                 variables=proc.variables if proc else [], task_constants=sorted(task.constants),
                 postprocessed_sha256=sha256_text(text), module_header=bool(proc and proc.module is not None),
                 probe={"invariant": "Assertion"})
+    if task.domain:
+        opts["behaviour"] = task_behaviour(task)
     if build_error:
         opts["build_error"] = build_error
     candidate = candidate_ref(cand)
@@ -198,6 +125,27 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
                precheck=precheck)
 
 
+def task_behaviour(task: Task) -> dict:
+    """The TLC job option ``behaviour`` of a task with a declared input domain
+    (:func:`~harness.benchmarks.modelbench.programs.behaviour_option`; made once per task
+    and process).
+
+    Raises:
+        ValueError: the kit's own task data is wrong (a bad domain entry, return values
+            not recorded for this program and inputs): the run stops, no candidate is
+            blamed.
+    """
+    key = (task.task_id, task.sha256)
+    if key not in _BEHAVIOUR:
+        p = task.problem
+        _BEHAVIOUR[key] = behaviour_option(task.task_id, list(task.domain), parameters_of(p.code, p.entry_point),
+                                           task.constants, p.code, p.entry_point, p.tests)
+    return _BEHAVIOUR[key]
+
+
+_BEHAVIOUR: dict = {}
+
+
 def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
     """TLC's verdict, failing closed (never raises: an exception here makes the record
     ``invalid`` with the reason):
@@ -210,12 +158,19 @@ def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
       one is ``rejected``;
     - a verified run that printed text of its own (``model_output``) or checked no state
       (empty initial-state set) is ``rejected``;
-    - a verified run whose ``Assertion`` holds by construction is ``rejected``: TLC's
-      invariant probe (:meth:`harness.verifiers.tlc.TLC.followup`, asked by the job's
-      ``probe`` option) found it true on every state made from a reachable one by
-      changing one variable to a value it takes elsewhere; a probe that did not run or
-      could not be read fails closed (``rejected``); ``no_variants`` (no variable takes
-      two values) and a TLC error on a variant do not reject.
+    - on a task with a declared input domain (the kit's oracle set), a verified run keeps
+      ``verified`` only when the behaviour harness shows the model computes the program's
+      return value on every input (:func:`_judge_behaviour`); the Assertion's strength
+      then decides nothing (the invariant probe's outcome stays in the record);
+    - on a task without one, a verified run whose ``Assertion`` holds by construction is
+      ``rejected``: TLC's invariant probe (:meth:`harness.verifiers.tlc.TLC.followup`,
+      asked by the job's ``probe`` option) found it true on every state made from a
+      reachable one by changing one variable to a value it takes elsewhere; a probe that
+      ended in an evaluation error, did not run or could not be read fails closed
+      (``rejected``); ``no_variants`` (no variable takes two values) does not reject.
+
+    The paper's Runnable@k does not read this verdict: a sample is runnable when TLC
+    checked it without failure (:func:`~harness.benchmarks.modelbench.metrics.runnable`).
 
     A run whose success TLC's own evidence contradicts is already ``rejected`` by the
     verifier. ``job.reject`` (set by older jobs) still rejects."""
@@ -245,15 +200,47 @@ def _judge(job: Job, result: VerifierResult) -> tuple[str, str]:
             return "rejected", f"the model printed into TLC's output: {result.extra['model_output'][:200]!r}"
         if not result.extra.get("distinct_states"):
             return "rejected", "vacuous model: TLC's dump holds no state (the initial-state predicate is empty)"
+        if opts.get("behaviour"):
+            return _judge_behaviour(result, opts["behaviour"])
         if opts.get("probe"):
             probe = result.extra.get("probe") or {"outcome": "not_run", "error": "no probe in the reading"}
             if probe["outcome"] == "held":
                 return "rejected", (f"Assertion holds by construction: TLC found it true on all {probe['variants']} "
                                     "unreachable states made from reachable ones by changing one variable to a value "
                                     "it takes elsewhere (it checks nothing the model's behaviour could break)")
+            if probe["outcome"] == "error":
+                return "rejected", ("the invariant probe ended in an evaluation error, not a falsification (fail "
+                                    f"closed: no evidence that the Assertion checks the model's states): {probe.get('error')}")
             if probe["outcome"] in ("not_run", "unreadable"):
                 return "rejected", (f"the kit could not probe the Assertion (fail closed): {probe.get('error')}")
     return result.verdict, result.reason
+
+
+def _judge_behaviour(result: VerifierResult, option: dict) -> tuple[str, str]:
+    """The verdict of a run TLC verified, on a task with a behaviour harness
+    (:mod:`harness.verifiers.tlc.behaviour`): ``verified`` only when the model's final
+    results are the program's return values on every input of the bounded domain (and
+    none of the tests' inputs shows otherwise); ``failed`` when they differ or a
+    behaviour never ends (the model computes something else); ``rejected`` when an input
+    of the bounded domain is missing from ``Init``, no variable holds a parameter, or the
+    harness did not come to a result (fail closed)."""
+    b = result.extra.get("behaviour") or {"outcome": "not_run", "detail": "no harness in the reading"}
+    n, tests = option["bounded"], len(option["inputs"]) - option["bounded"]
+    where = f"TLC on the kit's behaviour harness: {n} inputs of the bounded domain, {tests} from the program's tests"
+    if b["outcome"] == "models_program":
+        if b.get("tests_part") == "models_program":
+            on_tests = f" and on the {tests} inputs of its tests (constants widened)"
+        elif b.get("tests_part") in (None, "none"):
+            on_tests = ""
+        else:
+            on_tests = f"; its tests' {tests} inputs not checked ({b['tests_part']}: {b.get('tests_detail')})"
+        return "verified", (f"{result.reason}; behaves like the program: on all {n} inputs of its bounded domain"
+                            f"{on_tests}, every behaviour ends with the program's return value in "
+                            f"{b['result_variable']}")
+    if b["outcome"] in ("differs", "no_end"):
+        return "failed", f"the model does not behave like the program: {b['detail']} ({where})"
+    return "rejected", (f"the kit could not establish that the model behaves like the program (fail closed): "
+                        f"{b['outcome']}: {b.get('detail')} ({where})")
 
 
 def compare(records: list[Record], tasks: dict, fetched=None) -> list[dict]:
@@ -271,7 +258,7 @@ def report_sections(records: list[Record], tasks: list[Task], modes: list[str], 
     ``outcomes`` (see :mod:`~harness.benchmarks.modelbench.metrics`), ``oracles``
     (verdict and state count of each gold record), ``weaknesses`` (runnable samples that
     only stutter, :func:`~harness.benchmarks.modelbench.metrics.weaknesses`), ``behaviour``
-    (the behaviour cross-check per runnable sample:
+    (the behaviour harness's outcome per runnable sample:
     :func:`~harness.benchmarks.modelbench.metrics.behaviour_table`) and
     ``not_reproducible`` (Table 2)."""
     oracles = {r["task_id"]: {"verdict": r["verdict"], "states": r["verifier"]["extra"].get("distinct_states"),
@@ -280,7 +267,7 @@ def report_sections(records: list[Record], tasks: list[Task], modes: list[str], 
     return {"runnable_at_k": runnable_at_k(records), "similarity": similarity_table(records, theta=theta),
             "fixes": average_fixes(records), "outcomes": outcomes(records), "oracles": oracles,
             "weaknesses": weaknesses(records),
-            "behaviour": behaviour_table(records, task_table().get("oracles", {})),
+            "behaviour": behaviour_table(records),
             "not_reproducible": {"table2": NOT_REPRODUCIBLE}}
 
 
@@ -361,8 +348,9 @@ def reproduction(fetched, report: dict, records: list[Record], *, tasks: list[Ta
                      f"runnable; {vals}{simtxt}")
     beh = sections.get("behaviour", {}).get("summary", {}).get(DEFAULT_MODES[0], {})
     for model, e in sorted(beh.items()):
-        notes.append(f"kit, {model}: {e['behaves_like_program']}/{e['compared']} runnable sample(s) behave like the "
-                     "program on its inputs (behaviour cross-check: every input covered, the end shown)")
+        notes.append(f"kit, {model}: {e['models_program']}/{e['compared']} runnable sample(s) behave like the "
+                     "program (behaviour harness: the program's return value in every final state, on every input "
+                     "of its bounded domain and of its tests)")
     canary = report.get("canaries", {}).get("results", [])
     tlc_version = next((r["verifier"]["options"].get("tlc_version") for r in records), None)
     notes.append(f"oracles (gold) and canaries: {sum(x['ok'] for x in canary)}/{len(canary)} as expected "
@@ -387,7 +375,10 @@ class ModelBench(Benchmark):
     datasets = DATASETS
     default_dataset = DEFAULT_DATASET
     container_only = CONTAINER_ONLY
-    k_metric = "Runnable@k"  # a sample is runnable when TLC checks it without failure (its verdict ``verified``)
+    # pass@k over the kit's verdicts (``verified``: runnable, within the allow-lists, and, on the
+    # oracle tasks, behaving like the program); the paper's Runnable@k is the report section
+    # ``runnable_at_k`` (metrics.runnable: TLC checks the model without failure)
+    k_metric = "pass@k"
 
     def load_tasks(self, fetched) -> list[Task]:
         return load_tasks(fetched)

@@ -82,10 +82,17 @@ def scored(records: list[Record]) -> list[dict]:
             if r["candidate"]["model"] != ORACLE_MODEL and not r["candidate"]["model"].startswith("canary:")]
 
 
+def runnable(record: Record) -> bool:
+    """The paper's "runnable" (Section 4.1.1): TLC checked the model without failure (its
+    own outcome ``success``, read by the verifier with its evidence cross-checks), whatever
+    the kit's integrity rules and behaviour harness then judged."""
+    return (record["verifier"].get("extra") or {}).get("outcome") == "success"
+
+
 def runnable_at_k(records: list[Record], *, ks=RUNNABLE_K) -> dict:
     """Runnable@k (Section 4.1.1, Equation 1: ``E[1 - C(n-c, k) / C(n, k)]``) per mode and
-    model: a sample counts as runnable when its verdict is ``verified``;
-    ``infra_error`` samples are left out. A k larger than a task's n is an error entry.
+    model: a sample counts as runnable by :func:`runnable` (the paper's definition, not the
+    kit's ``verified``); ``infra_error`` samples are left out. A k larger than a task's n is an error entry.
 
     Returns ``{mode: {model: {"tasks", "samples", "runnable", "runnable_at_k": {k: value |
     {"error"}}}}}`` (values in [0, 1]).
@@ -96,7 +103,7 @@ def runnable_at_k(records: list[Record], *, ks=RUNNABLE_K) -> dict:
             continue
         cell = per[(r["mode"], r["candidate"]["model"])][r["task_id"]]
         cell[0] += 1
-        cell[1] += r["verdict"] == "verified"
+        cell[1] += runnable(r)
     out: dict = {}
     for (mode, model), by_task in sorted(per.items()):
         entry = {"tasks": len(by_task), "samples": sum(n for n, _ in by_task.values()),
@@ -128,7 +135,7 @@ def similarity_table(records: list[Record], *, theta: float = THETA) -> dict:
     rows = []
     for r in scored(records):
         o = oracles.get((r["mode"], r["task_id"]))
-        if r["verdict"] != "verified" or o is None:
+        if not runnable(r) or o is None:
             continue
         so = o["verifier"]["extra"].get("states") or []
         sg = r["verifier"]["extra"].get("states") or []
@@ -196,7 +203,7 @@ def weaknesses(records: list[Record]) -> dict:
     {model: {"runnable", "stuttering_only", "samples": [[task_id, sample], ...]}}}}``."""
     out: dict = {}
     for r in scored(records):
-        if r["verdict"] != "verified":
+        if not runnable(r):
             continue
         cell = out.setdefault(r["mode"], {}).setdefault(r["candidate"]["model"],
                                                          {"runnable": 0, "stuttering_only": 0, "samples": []})
@@ -207,94 +214,36 @@ def weaknesses(records: list[Record]) -> dict:
     return {"note": WEAKNESSES_NOTE, "stuttering_only": out}
 
 
-#: What the behaviour cross-check compares, for the report's notes.
-BEHAVIOUR_NOTE = ("behaviour cross-check: a runnable model behaves like the program when its states "
-                  "cover every input the program takes (the oracle's input tuples, tasks.json 'inputs', as values "
-                  "of some state) and show the program's end for every input (the oracle's end states: inputs "
-                  "with the result value, in one state; for a model keeping no copy of its inputs, every end "
-                  "result in a state where the result is set); the Assertion must read a state variable (judged on "
-                  "SANY's parse, else rejected). Values are compared, not names (as Definition 4 does): an end "
-                  "state whose values all occur in an earlier state of the candidate cannot be told apart. "
-                  "Deadlock checking stays off (the paper's CHECK_DEADLOCK FALSE; TLC 2.15: -deadlock): a model "
-                  "that stops before the program's end is caught by the end-state comparison instead")
+#: What the behaviour section reports, for the report's notes.
+BEHAVIOUR_NOTE = ("behaviour harness: on the kit's oracle tasks a sample is verified only when TLC, run on every "
+                  "input of the program's bounded domain and of its own tests (constants widened to fit them), finds "
+                  "that every behaviour ends and one variable holds the program's return value in every final state; "
+                  "Runnable@k keeps the paper's definition (TLC checks the model without failure) and counts samples "
+                  "the harness refuses")
 
 
-def _covers(state_values: list[list[str]], wanted: list[str]) -> bool:
-    """Some state whose values hold ``wanted`` as a multiset."""
-    from collections import Counter
+def behaviour_table(records: list[Record]) -> dict:
+    """The behaviour harness's outcome (``verifier.extra.behaviour``, see
+    :mod:`harness.verifiers.tlc.behaviour`) of every runnable scored sample on a task that
+    has one.
 
-    need = Counter(wanted)
-    return any(not (need - Counter(vals)) for vals in state_values)
-
-
-def behaviour(oracle_states: list[dict], candidate_states: list[dict], entry: dict) -> dict | None:
-    """The behaviour cross-check of one runnable candidate against its task's oracle.
-
-    ``entry``: the task's line of ``data/tasks.json`` (``inputs``: the oracle's input
-    variables; ``result``: its result variable; ``end``: variable -> value of its end
-    states). Returns None when the entry names no inputs, else ``{"program_inputs",
-    "inputs_covered", "end_states", "end_states_reached", "missing_inputs" (at most 5),
-    "unreached_ends" (at most 5), "behaves_like_program"}``.
+    Returns ``{"note", "per_candidate": [{"mode", "model", "task_id", "sample", "outcome",
+    "inputs", "tests", "detail"}], "summary": {mode: {model: {"runnable", "compared",
+    "models_program"}}}}``.
     """
-    inputs = entry.get("inputs")
-    if not inputs:
-        return None
-    cand = [list(s.values()) for s in candidate_states]
-    program_inputs = sorted({tuple(s.get(v) for v in inputs) for s in oracle_states if all(v in s for v in inputs)})
-    end = entry.get("end") or {}
-    res = entry.get("result")
-    ends = sorted({tuple(s.get(v) for v in inputs) + (s.get(res),) for s in oracle_states
-                   if end and all(s.get(k) == v for k, v in end.items()) and res in s})
-    missing = [list(t) for t in program_inputs if not _covers(cand, list(t))]
-    # the end: a finished state (no value is the oracle's unset result, e.g. NONE) holding the
-    # inputs and the result; a model that keeps no copy of its inputs cannot show both in one
-    # state: then its finished states must show every result
-    unset = {s.get(res) for s in oracle_states if res in s and not all(s.get(k) == v for k, v in end.items())}
-    finished = [vals for vals in cand if not unset & set(vals)]
-    unreached = [list(t) for t in ends if not _covers(finished, list(t))]
-    results = {t[-1] for t in ends}
-    shown = {r for r in results if any(r in vals for vals in finished)}
-    by_inputs = not unreached
-    by_results = bool(unset) and bool(finished) and shown == results
-    return {"program_inputs": len(program_inputs), "inputs_covered": len(program_inputs) - len(missing),
-            "end_states": len(ends), "end_states_reached": len(ends) - len(unreached),
-            "end_results": len(results), "end_results_in_finished_states": len(shown),
-            "end_check": "inputs and result in one state" if by_inputs else (
-                "results in finished states (no copy of the inputs)" if by_results else "end not reached"),
-            "missing_inputs": missing[:5], "unreached_ends": unreached[:5],
-            "behaves_like_program": not missing and (by_inputs or by_results) and bool(program_inputs)}
-
-
-def behaviour_table(records: list[Record], entries: dict) -> dict:
-    """The behaviour cross-check (:func:`behaviour`) of every runnable scored candidate
-    with a verified oracle record of the same mode; ``entries``: ``data/tasks.json``'s
-    ``oracles`` (task id -> entry).
-
-    Returns ``{"note", "per_candidate": [{"mode", "model", "task_id", "sample",
-    ...behaviour..., "truncated"}], "summary": {mode: {model: {"runnable", "compared",
-    "behaves_like_program"}}}}``; ``runnable_and_similar`` in the summary counts runnable
-    samples that behave like the program (compared ones only).
-    """
-    oracles = {(r["mode"], r["task_id"]): r for r in records
-               if r["candidate"]["model"] == ORACLE_MODEL and r["verdict"] == "verified"}
     rows, summary = [], {}
     for r in scored(records):
-        if r["verdict"] != "verified":
+        if not runnable(r):
             continue
         cell = summary.setdefault(r["mode"], {}).setdefault(r["candidate"]["model"],
-                                                            {"runnable": 0, "compared": 0, "behaves_like_program": 0})
+                                                            {"runnable": 0, "compared": 0, "models_program": 0})
         cell["runnable"] += 1
-        o = oracles.get((r["mode"], r["task_id"]))
-        entry = entries.get(r["task_id"]) or {}
-        if o is None:
-            continue
-        b = behaviour(o["verifier"]["extra"].get("states") or [], r["verifier"]["extra"].get("states") or [], entry)
-        if b is None:
+        b = r["verifier"].get("extra", {}).get("behaviour")
+        if not b:
             continue
         cell["compared"] += 1
-        cell["behaves_like_program"] += b["behaves_like_program"]
+        cell["models_program"] += b["outcome"] == "models_program"
         rows.append({"mode": r["mode"], "model": r["candidate"]["model"], "task_id": r["task_id"],
-                     "sample": r["candidate"]["sample"], **b,
-                     "truncated": bool(o["verifier"]["extra"].get("states_truncated")
-                                       or r["verifier"]["extra"].get("states_truncated"))})
+                     "sample": r["candidate"]["sample"], "outcome": b["outcome"], "inputs": b.get("inputs"),
+                     "tests": b.get("tests"), "detail": b.get("detail")})
     return {"note": BEHAVIOUR_NOTE, "per_candidate": rows, "summary": summary}

@@ -50,6 +50,8 @@ class Task:
         constants: values of the model's CONSTANTS (name -> TLA+ value text).
         oracle: the kit's oracle model text, or None.
         oracle_file: its path relative to the repository, or None.
+        domain: the program's bounded input domain (``data/tasks.json`` ``domain``, see
+            :mod:`~harness.benchmarks.modelbench.programs`), or None: no behaviour harness.
     """
 
     task_id: str
@@ -59,12 +61,16 @@ class Task:
     constants: dict
     oracle: str | None = None
     oracle_file: str | None = None
+    domain: tuple | None = None
 
     @property
     def sha256(self) -> str:
-        """sha256 hex of the task's content: code, tests, constants and oracle text."""
-        return hashlib.sha256(json.dumps([self.problem.code, self.problem.tests, self.constants, self.oracle],
-                                         sort_keys=True).encode()).hexdigest()
+        """sha256 hex of the task's content: code, tests, constants, oracle text and
+        input domain."""
+        content = [self.problem.code, self.problem.tests, self.constants, self.oracle]
+        if self.domain is not None:
+            content.append(list(self.domain))
+        return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
 
 
 def task_table() -> dict:
@@ -114,7 +120,8 @@ def load_tasks(fetched) -> list[Task]:
             f = DATA_DIR / "oracles" / f"{entry['module']}.tla"
             oracle, oracle_file = f.read_text(encoding="utf-8"), _repo_rel(f)
         consts = dict(entry.get("constants") or {"MaxLen": default, "MaxValue": default})
-        tasks.append(Task(p.task_id, p, st.transformed, module_for(p.task_id), consts, oracle, oracle_file))
+        domain = tuple(entry["domain"]) if entry.get("domain") else None
+        tasks.append(Task(p.task_id, p, st.transformed, module_for(p.task_id), consts, oracle, oracle_file, domain))
     return tasks
 
 

@@ -4,13 +4,16 @@ TLC), the follow-up run of the invariant probe, and the verdict from TLC's outpu
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 
-from ...model import ProcResult, VerifierResult
+from ...model import FOLLOWUP, ProcResult, VerifierResult
 from .output import (CLASS_ERROR, DUMP_BASENAME, DUMP_FILE, MSG_COMPUTING_INIT, MSG_DEPTH, MSG_INIT_DONE,
                      MSG_INVARIANT_BEHAVIOR, MSG_INVARIANT_INITIAL, MSG_NESTED_EXPRESSIONS, MSG_SANY_FAILED,
                      MSG_STATS, MSG_SUCCESS, MSG_VERSION, _error_text, _location, _one_line, _sany_error, _stats,
                      model_output, parse_dump, parse_trace, split_messages, success_evidence)
+from .behaviour import PARTS, Unmapped, harness_files, read_behaviour
 from .probe import PROBE_MODULE, probe_variants, read_probe
 from .sany import sany_view
 
@@ -19,8 +22,9 @@ TOOLCHAIN = "tlaplus"
 #: Version of this module's command line and parser (part of every job key; "1" also covered
 #: the Model-Bench config and post-processing, which moved out unchanged; "2": success read
 #: from the dump and exit status, cross-checked; "3": SANY's XML view collected in the same run,
-#: failures of a run belong to the candidate; "4": the invariant probe, a follow-up run).
-MODULE_VERSION = "4"
+#: failures of a run belong to the candidate; "4": the invariant probe, a follow-up run;
+#: "5": the behaviour harness in the same follow-up).
+MODULE_VERSION = "5"
 JAR = "/opt/verikit/tla2tools.jar"
 METADIR = "tlc-meta"
 DEFAULT_FP = 0
@@ -33,6 +37,8 @@ DEFAULT_MAX_STATES = 20000
 #: rewrite it), and SANY's messages of that export.
 SANY_XML = "sany.xml"
 SANY_ERR = "sany.err"
+#: The behaviour harness's parameter mapping, or why there is none (a follow-up file).
+BEHAVIOUR_JSON = "behaviour.json"
 SANY_SCRIPT = (f'mkdir -p tmp; java -XX:-UsePerfData -Xmx256m -Djava.io.tmpdir=tmp -cp {JAR} tla2sany.xml.XMLExporter '
                f'-o "$1.tla" > {SANY_XML} 2> {SANY_ERR}; chmod 0444 {SANY_XML} {SANY_ERR}; shift; exec "$@"')
 #: What in TLC's output shows the kit's own side failed (the jar or the JVM missing): only
@@ -103,40 +109,72 @@ class TLC:
         return argv, {}, collect
 
     def followup(self, files: dict[str, str], proc: ProcResult, options: dict) -> tuple[dict, list, list] | None:
-        """The invariant probe, asked by ``options["probe"]`` (``{"invariant":
-        name}``, set by a benchmark): after a verified run, TLC checks the invariant on
-        states that are NOT reachable, each a reachable state with one variable changed to a
-        value that variable takes in another reachable state (:func:`probe_variants`). An
-        invariant that holds on all of them reads the state in no way that the model's
-        behaviour could break: true by construction. The probe module extends the
-        candidate's (``EXTENDS <module>, TLC``: TLC prints functions with ``:>``/``@@``)
-        with ``VKInit`` (the variants) and ``VKNext`` (stutter), checked with the
-        candidate's constants and the same TLC switches (no dump, no SANY export).
+        """After a verified run, one more container run with up to two TLC checks, asked by
+        a benchmark's options:
+
+        - ``probe`` (``{"invariant": name}``): the invariant probe. TLC checks the invariant
+          on states that are NOT reachable, each a reachable state with one variable changed
+          to a value that variable takes in another reachable state (:func:`probe_variants`).
+          An invariant that holds on all of them reads the state in no way that the model's
+          behaviour could break: true by construction. The probe module extends the
+          candidate's (``EXTENDS <module>, TLC``: TLC prints functions with ``:>``/``@@``)
+          with ``VKInit`` (the variants) and ``VKNext`` (stutter), checked with the
+          candidate's constants and the same TLC switches (no dump, no SANY export); its
+          output is the follow-up's standard output.
+        - ``behaviour``: the behaviour harness (:mod:`.behaviour`): the model started on every
+          input of the program's domain, its complete state graph dumped
+          (``<harness>.out``, ``.rc`` and ``.dot`` of each harness module). The parameter mapping
+          (or why there is none) is written as ``behaviour.json`` among the given files.
 
         Returns:
-            ``(files, argv, collect)``, or None: no probe asked, the run not verified, or no
-            variant (every variable keeps one value in all reachable states).
+            ``(files, argv, collect)``, or None: nothing asked, the run not verified, or
+            nothing to run (no probe variant and no harness).
         """
-        probe = options.get("probe")
-        if not probe:
+        probe, beh = options.get("probe"), options.get("behaviour")
+        if not probe and not beh:
             return None
         first = self._parse(proc, options)
         if first.verdict != "verified":
             return None
-        variants = probe_variants(first.extra.get("states") or [], seed=int(options.get("seed") or 0))
-        if not variants:
-            return None
         module = options["module"]
-        names = sorted({v for st in variants for v in st})
-        inits = "\n".join("    \\/ " + " /\\ ".join(f"{v} = {st[v]}" for v in names) for st in variants)
-        text = (f"---- MODULE {PROBE_MODULE} ----\nEXTENDS {module}, TLC\n"
-                f"VKInit ==\n{inits}\nVKNext == UNCHANGED <<{', '.join(names)}>>\n====\n")
+        states = first.extra.get("states") or []
         keep = [ln for ln in files.get(f"{module}.cfg", "").splitlines()
                 if ln.split()[:1] and ln.split()[0] not in ("SPECIFICATION", "INIT", "NEXT", "INVARIANT", "INVARIANTS",
                                                              "PROPERTY", "PROPERTIES", "CHECK_DEADLOCK")]
-        cfg = "\n".join(keep + ["INIT VKInit", "NEXT VKNext", f"INVARIANT {probe['invariant']}"]) + "\n"
-        argv, _, _ = self.command({**options, "module": PROBE_MODULE, "dump": False, "sany_view": False})
-        return {f"{PROBE_MODULE}.tla": text, f"{PROBE_MODULE}.cfg": cfg}, argv, []
+        given: dict[str, str] = {}
+        script: list[str] = []
+        collect: list[str] = []
+        variants = probe_variants(states, seed=int(options.get("seed") or 0)) if probe else []
+        if variants:
+            names = sorted({v for st in variants for v in st})
+            inits = "\n".join("    \\/ " + " /\\ ".join(f"{v} = {st[v]}" for v in names) for st in variants)
+            given[f"{PROBE_MODULE}.tla"] = (f"---- MODULE {PROBE_MODULE} ----\nEXTENDS {module}, TLC\n"
+                                            f"VKInit ==\n{inits}\nVKNext == UNCHANGED <<{', '.join(names)}>>\n====\n")
+            given[f"{PROBE_MODULE}.cfg"] = "\n".join(keep + ["INIT VKInit", "NEXT VKNext",
+                                                             f"INVARIANT {probe['invariant']}"]) + "\n"
+            argv, _, _ = self.command({**options, "module": PROBE_MODULE, "dump": False, "sany_view": False})
+            script.append(shlex.join(argv) + "; rc=$?")
+        if beh:
+            initial = states[:first.extra.get("init_states") or 0]
+            variables = list(options.get("variables") or (list(states[0]) if states else []))
+            try:
+                harness, mapping = harness_files(module, files.get(f"{module}.cfg", ""), beh, variables, initial)
+                given.update(harness)
+                given[BEHAVIOUR_JSON] = json.dumps({"mapping": mapping}, sort_keys=True)
+                for part in PARTS:
+                    if f"{part}.tla" in harness:
+                        argv, _, _ = self.command({**options, "module": part, "dump": False, "sany_view": False})
+                        argv[-1:-1] = ["-dump", "dot", part]
+                        script.append(f"{shlex.join(argv)} > {part}.out 2>&1; echo $? > {part}.rc")
+                        collect += [f"{part}.out", f"{part}.rc", f"{part}.dot"]
+            except (Unmapped, ValueError) as exc:
+                given[BEHAVIOUR_JSON] = json.dumps({"unmapped": str(exc)}, sort_keys=True)
+        if not script:
+            return None if not given else (given, ["true"], [])
+        if not beh:  # the probe alone: TLC's own command line
+            return given, argv, []
+        text = "; ".join(script) + ("; exit $rc" if variants else "")
+        return given, ["sh", "-c", text], collect
 
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Verdict of one TLC run (see the package docstring for the mapping), with SANY's view
@@ -176,7 +214,26 @@ class TLC:
                                                    seed=int(options.get("seed") or 0))
             except Exception as exc:  # noqa: BLE001 - recorded, judged fail-closed by the benchmark
                 result.extra["probe"] = {"outcome": "unreadable", "error": f"{type(exc).__name__}: {exc}"}
+        if options.get("behaviour") and result.verdict == "verified":
+            result.extra["behaviour"] = self._behaviour(proc, options["behaviour"])
         return result
+
+    @staticmethod
+    def _behaviour(proc: ProcResult, option: dict) -> dict:
+        """The behaviour harness's outcome (:func:`read_behaviour`); ``unmapped`` when no
+        variable holds a parameter, ``not_run`` without a follow-up, ``unreadable`` when
+        its files could not be read (all fail closed in the benchmark's judgement)."""
+        files = proc.files or {}
+        try:
+            made = json.loads(files.get(FOLLOWUP + BEHAVIOUR_JSON, b"null").decode("utf-8", "replace"))
+            if made is None:
+                why = files.get(FOLLOWUP + "ended", b"no follow-up run").decode("utf-8", "replace")
+                return {"outcome": "not_run", "detail": f"the harness was not made ({why})"}
+            if "unmapped" in made:
+                return {"outcome": "unmapped", "detail": made["unmapped"]}
+            return read_behaviour(files, option, made["mapping"])
+        except Exception as exc:  # noqa: BLE001 - recorded, judged fail-closed by the benchmark
+            return {"outcome": "unreadable", "detail": f"{type(exc).__name__}: {exc}"}
 
     def _parse(self, proc: ProcResult, options: dict) -> VerifierResult:
         options = options or {}

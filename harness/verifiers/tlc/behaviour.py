@@ -1,0 +1,347 @@
+"""The behaviour harness: does a model compute what the program computes?
+
+A benchmark asks for it with the job option ``behaviour`` (Model-Bench:
+:func:`harness.benchmarks.modelbench.programs.behaviour_option`)::
+
+    {"parameters": ["a", "b"],          # the program's parameters, in order
+     "inputs": [[3, 7], ...],           # argument tuples (JSON values): the bounded
+     "bounded": 16,                     #   domain first (this many), then the tests' inputs
+     "expected": [1, ...],              # the program's return value on each input
+     "constants": {"MaxValue": "144"}}  # constants widened so the tests' inputs fit
+
+After a verified run, :func:`harness_files` maps each parameter to the model's variable
+that holds it (:func:`map_parameters`, on the run's initial states), and writes a module
+``VKBehaviour`` that extends the candidate's with ``VKSpec == VKFix /\\ Spec``: ``VKFix``
+is a disjunction with one disjunct per input fixing the mapped variables (and their
+copies) to that input, so TLC evaluates the candidate's own ``Init`` with the inputs
+already bound (membership tests, not enumeration), under the widened constants. TLC
+writes the complete state graph (``-dump dot``: every state in full, initial states
+filled, every transition), and :func:`read_behaviour` decides on that graph:
+
+- every input has an initial state (else ``missing_inputs``: the model's ``Init`` leaves
+  out inputs of the program's domain);
+- from every input, a final state (no successor but itself) is reachable, and every
+  state reachable from it can still reach one (else ``no_end``: a behaviour that never
+  returns);
+- one variable holds the program's return value in every final state of every input: the
+  model's result variable when it names one (:data:`_RESULT_NAMES`), else any variable
+  (else ``differs``, with the first input on which it does not);
+- TLC itself ended without error (else ``error``: an evaluation error is not evidence).
+
+Values are compared as TLC prints them (:func:`render`: Python ints, booleans, lists and
+strings as TLA+ integers, booleans, sequences and strings or sequences of character
+codes, whichever the model uses).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+
+from ...model import FOLLOWUP
+from .output import CLASS_ERROR, MSG_SUCCESS, _error_text, parse_state, split_messages
+
+#: The two harness modules: the bounded domain under the task's constants, and the tests'
+#: inputs under the widened constants. Each writes ``<module>.dot``, ``<module>.out`` (TLC's
+#: output) and ``<module>.rc`` (its exit status).
+MODULE = "VKBehaviour"
+TESTS_MODULE = "VKTests"
+PARTS = (MODULE, TESTS_MODULE)
+#: How string values may be written in a model: TLA+ strings, or sequences of codes.
+STRING_FORMS = ("string", "codes")
+#: Name forms of a variable holding a parameter ``p`` (preferred over other candidates).
+_NAME_FORMS = ("{p}", "{p}0", "{p}_0", "{p}_init", "{p}_in", "input_{p}", "init_{p}", "orig_{p}", "original_{p}")
+#: Names of a result variable: when a model has one, it must hold the return value (a
+#: variable that holds it by the way, like Euclid's ``a``, does not count).
+_RESULT_NAMES = ("result", "res", "ret", "output", "out", "answer", "return_value")
+
+
+class Unmapped(ValueError):
+    """A parameter of the program has no variable in the model's initial states."""
+
+
+def render(value, strings: str = "string") -> str:
+    """A JSON value as TLC prints it: ``True`` -> ``TRUE``, ``3`` -> ``3``, ``[1, 2]`` ->
+    ``<<1, 2>>``, ``"ab"`` -> ``"ab"`` (``strings="string"``) or ``<<97, 98>>``
+    (``"codes"``).
+
+    Raises:
+        ValueError: a value with no TLA+ form here (None, a float, a dict).
+    """
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        if strings == "codes":
+            return "<<" + ", ".join(str(ord(c)) for c in value) + ">>"
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple)):
+        return "<<" + ", ".join(render(v, strings) for v in value) + ">>"
+    raise ValueError(f"no TLA+ form for the value {value!r} ({type(value).__name__})")
+
+
+def _forms(value) -> list[str]:
+    """The printed forms of ``value`` (two when it holds a string)."""
+    out = []
+    for s in STRING_FORMS:
+        r = render(value, s)
+        if r not in out:
+            out.append(r)
+    return out
+
+
+def map_parameters(parameters: list[str], bounded: list[list], variables: list[str],
+                   initial: list[dict[str, str]]) -> dict[str, dict]:
+    """Which variable of the model holds each parameter, read on the run's initial states.
+
+    For each parameter (in order) and string form, among the variables whose initial values
+    hold some of the parameter's bounded-domain values, one named for it (:data:`_NAME_FORMS`,
+    in that order) wins, else the one holding the most of them, then the first declared; a
+    variable holds one parameter. Every
+    other variable equal to a chosen one in every initial state is a copy of it (the
+    first such), fixed with it.
+
+    Returns:
+        ``{parameter: {"variable", "copies", "strings", "overlap"}}``.
+
+    Raises:
+        Unmapped: a parameter none of whose bounded values any free variable takes.
+    """
+    values = {v: {s.get(v) for s in initial} for v in variables}
+    used: set[str] = set()
+    out: dict[str, dict] = {}
+    for j, p in enumerate(parameters):
+        preferred = [f.format(p=p).lower() for f in _NAME_FORMS]
+        best = None
+        for form in STRING_FORMS:
+            domain = {render(args[j], form) for args in bounded}
+            for order, v in enumerate(variables):
+                if v in used:
+                    continue
+                overlap = len(domain & values[v])
+                rank = preferred.index(v.lower()) if v.lower() in preferred else len(preferred)
+                key = (rank, -overlap, order)
+                if overlap and (best is None or key < best[0]):
+                    best = (key, v, form, overlap)
+        if best is None:
+            raise Unmapped(f"no variable of the model takes a value of the program's parameter {p!r} in its initial "
+                           f"states (variables: {', '.join(variables)})")
+        _, v, form, overlap = best
+        used.add(v)
+        out[p] = {"variable": v, "copies": [], "strings": form, "overlap": overlap}
+    for w in variables:
+        if w in used or not initial:
+            continue
+        p = next((p for p, m in out.items() if all(s.get(w) == s.get(m["variable"]) for s in initial)), None)
+        if p is not None:
+            out[p]["copies"].append(w)
+    return out
+
+
+def _module(name: str, module: str, params: list[str], inputs: list[list], mapping: dict) -> str:
+    fixes = []
+    for args in inputs:
+        parts = []
+        for p, value in zip(params, args):
+            m = mapping[p]
+            text = render(value, m["strings"])
+            parts += [f"{v} = {text}" for v in (m["variable"], *m["copies"])]
+        fixes.append("    \\/ " + " /\\ ".join(parts))
+    return (f"---- MODULE {name} ----\nEXTENDS {module}\n"
+            f"VKFix ==\n" + "\n".join(fixes) + "\nVKSpec == VKFix /\\ Spec\n====\n")
+
+
+def _config(cfg: str, widened: dict) -> str:
+    lines = []
+    for ln in cfg.splitlines():
+        word = ln.split()[:1]
+        if word and word[0] in ("SPECIFICATION", "INIT", "NEXT", "INVARIANT", "INVARIANTS", "PROPERTY", "PROPERTIES",
+                                "CHECK_DEADLOCK"):
+            continue
+        m = re.match(r"\s*([A-Za-z_]\w*)\s*=", ln)
+        if m and m.group(1) in widened:
+            ln = f"    {m.group(1)} = {widened[m.group(1)]}"
+        lines.append(ln)
+    return "\n".join(lines + ["SPECIFICATION VKSpec"]) + "\n"
+
+
+def harness_files(module: str, cfg: str, option: dict, variables: list[str],
+                  initial: list[dict[str, str]]) -> tuple[dict[str, str], dict]:
+    """The harness modules and configs for one candidate (see the module docstring):
+    :data:`MODULE` on the bounded domain with the candidate's config, and, when the
+    program's tests add inputs, :data:`TESTS_MODULE` on those with the widened constants.
+
+    Args:
+        module: the candidate's module name.
+        cfg: the candidate's config text (its constants are kept, widened ones replaced).
+        option: the job's ``behaviour`` option.
+        variables: the candidate's variables (the run's reading).
+        initial: the run's initial states (``{variable: value}``).
+
+    Returns:
+        ``({file: text}, mapping)`` (:func:`map_parameters`).
+
+    Raises:
+        Unmapped: as :func:`map_parameters`.
+        ValueError: an input with no TLA+ form.
+    """
+    params = list(option["parameters"])
+    n = option["bounded"]
+    mapping = map_parameters(params, option["inputs"][:n], variables, initial)
+    files = {f"{MODULE}.tla": _module(MODULE, module, params, option["inputs"][:n], mapping),
+             f"{MODULE}.cfg": _config(cfg, {})}
+    if option["inputs"][n:]:
+        files[f"{TESTS_MODULE}.tla"] = _module(TESTS_MODULE, module, params, option["inputs"][n:], mapping)
+        files[f"{TESTS_MODULE}.cfg"] = _config(cfg, dict(option.get("constants") or {}))
+    return files, mapping
+
+
+def parse_graph(text: str) -> tuple[dict[str, dict], set[str], dict[str, set[str]]]:
+    """TLC's ``-dump dot`` graph: ``(states, initial, successors)``: node id -> state
+    (``{variable: normalized value}``), the ids of initial states (``style = filled``),
+    node id -> ids of its successors other than itself.
+
+    A graph without a state is empty (TLC found no initial state), not unreadable.
+
+    Raises:
+        ValueError: a node line whose label is not a state, or an edge to a node the graph
+            does not hold (a cut graph is not a view of the model).
+    """
+    states: dict[str, dict] = {}
+    initial: set[str] = set()
+    succ: dict[str, set[str]] = {}
+    edges = []
+    for ln in text.splitlines():
+        m = re.match(r'^(-?\d+) -> (-?\d+)', ln)
+        if m:
+            edges.append((m.group(1), m.group(2)))
+            continue
+        m = re.match(r'^(-?\d+) \[label="(.*)"(,style = filled)?\];?$', ln)
+        if m:
+            label = re.sub(r'\\(.)', lambda x: "\n" if x.group(1) == "n" else x.group(1), m.group(2))
+            states[m.group(1)] = parse_state(label)
+            if m.group(3):
+                initial.add(m.group(1))
+        elif re.match(r"^-?\d", ln):
+            raise ValueError(f"a graph line the kit cannot read: {ln[:120]!r}")
+    for a, b in edges:
+        if a not in states or b not in states:
+            raise ValueError(f"an edge {a} -> {b} to a state the graph does not hold")
+        if a != b:
+            succ.setdefault(a, set()).add(b)
+    return states, initial, succ
+
+
+def _describe(params: list[str], args: list) -> str:
+    return "(" + ", ".join(f"{p}={a!r}" for p, a in zip(params, args)) + ")"
+
+
+def read_behaviour(files: dict[str, bytes], option: dict, mapping: dict) -> dict:
+    """The harness's outcome from the follow-up files: ``{"outcome", "inputs", "tests",
+    "mapping", "bounded_part", "tests_part", ...}``. The bounded domain decides
+    (:func:`read_part`); the tests' inputs, run under widened constants, can only add
+    positive evidence against the model (``differs``, ``no_end``): when TLC cannot run
+    them (e.g. it cannot build the model's initial sets at the widened constants) or the
+    model's ``Init`` is bounded by constants of its own, that part is reported, not held
+    against the candidate."""
+    n = option["bounded"]
+    params = list(option["parameters"])
+    base = {"inputs": len(option["inputs"]), "tests": len(option["inputs"]) - n, "mapping": mapping}
+    bounded = read_part(files, MODULE, params, option["inputs"][:n], option["expected"][:n], mapping)
+    out = {**base, **bounded, "bounded_part": bounded["outcome"]}
+    if not option["inputs"][n:]:
+        return {**out, "tests_part": "none"}
+    tests = read_part(files, TESTS_MODULE, params, option["inputs"][n:], option["expected"][n:], mapping)
+    out["tests_part"] = tests["outcome"]
+    if tests["outcome"] != "models_program":
+        out["tests_detail"] = tests.get("detail")
+    if bounded["outcome"] == "models_program" and tests["outcome"] in ("differs", "no_end"):
+        return {**out, **{k: v for k, v in tests.items() if k != "states"}}
+    return out
+
+
+def read_part(files: dict[str, bytes], name: str, params: list[str], inputs: list[list], expected: list,
+              mapping: dict) -> dict:
+    """One harness module's outcome (``followup/<name>.out``, ``.rc``, ``.dot``):
+    ``{"outcome", ...}`` where ``outcome`` is ``models_program`` (with
+    ``result_variable``), ``differs`` / ``no_end`` / ``missing_inputs`` (with ``input``,
+    ``expected``, ``detail``), ``error`` (TLC's error), or ``not_run`` (no output)."""
+    out_b = files.get(f"{FOLLOWUP}{name}.out")
+    if out_b is None:
+        why = files.get(FOLLOWUP + "ended", b"no follow-up run").decode("utf-8", "replace")
+        return {"outcome": "not_run", "detail": f"the harness {name} did not run ({why})"}
+    out = split_messages(out_b.decode("utf-8", "replace"))
+    rc = files.get(f"{FOLLOWUP}{name}.rc", b"").decode().strip()
+    errors = [i for i, m in enumerate(out.messages) if m.cls == CLASS_ERROR]
+    if errors or out.first(MSG_SUCCESS) is None or rc != "0":
+        detail = _error_text(out, errors[0]) if errors else (out.free.strip()[-300:] or f"exit {rc}")
+        return {"outcome": "error", "detail": f"TLC on the harness {name}: {detail}"}
+    graph = files.get(f"{FOLLOWUP}{name}.dot")
+    if graph is None:
+        return {"outcome": "error", "detail": f"TLC wrote no {name}.dot"}
+    states, initial, succ = parse_graph(graph.decode("utf-8", "replace"))
+    # which input each initial state is: the mapped variables' values
+    key_of = {}
+    for i, args in enumerate(inputs):
+        key_of.setdefault(tuple(render(a, mapping[p]["strings"]) for p, a in zip(params, args)), i)
+    starts: dict[int, list[str]] = {}
+    for n in sorted(initial):
+        k = tuple(states[n].get(mapping[p]["variable"]) for p in params)
+        if k in key_of:
+            starts.setdefault(key_of[k], []).append(n)
+    missing = [i for i in range(len(inputs)) if i not in starts]
+    if missing:
+        i = missing[0]
+        return {"outcome": "missing_inputs", "missing": len(missing), "input": inputs[i],
+                "detail": f"Init leaves out {len(missing)} of the program's {len(inputs)} inputs, e.g. "
+                          f"{_describe(params, inputs[i])}"}
+    ends = {n for n in states if not succ.get(n)}
+    # states that can reach a final state (backwards from the ends)
+    pred: dict[str, set[str]] = {}
+    for a, bs in succ.items():
+        for b in bs:
+            pred.setdefault(b, set()).add(a)
+    can_end, todo = set(ends), deque(ends)
+    while todo:
+        for a in pred.get(todo.popleft(), ()):
+            if a not in can_end:
+                can_end.add(a)
+                todo.append(a)
+    variables = sorted({v for s in states.values() for v in s})
+    holds = {v: True for v in variables}
+    first_bad: dict[str, tuple] = {}
+    for i, ns in sorted(starts.items()):
+        seen, todo = set(ns), deque(ns)
+        while todo:
+            for b in succ.get(todo.popleft(), ()):
+                if b not in seen:
+                    seen.add(b)
+                    todo.append(b)
+        stuck = sorted(seen - can_end)
+        finals = sorted(seen & ends)
+        if stuck or not finals:
+            return {"outcome": "no_end", "input": inputs[i], "expected": expected[i],
+                    "detail": f"on input {_describe(params, inputs[i])} the model "
+                              + ("has a behaviour that never reaches a final state" if stuck else
+                                 "never reaches a final state") + f" (the program returns {expected[i]!r})"}
+        want = set(_forms(expected[i]))
+        for v in variables:
+            bad = next((n for n in finals if states[n].get(v) not in want), None)
+            if holds[v] and bad is not None:
+                holds[v] = False
+                first_bad[v] = (i, states[bad])
+    # the model's own result variable, when it names one, must hold it; else any variable may
+    named = [v for v in variables if v.lower() in _RESULT_NAMES]
+    good = [v for v in (named or variables) if holds[v]]
+    if good:
+        good.sort(key=lambda v: (_RESULT_NAMES.index(v) if v in _RESULT_NAMES else len(_RESULT_NAMES), v))
+        return {"outcome": "models_program", "result_variable": good[0], "states": len(states)}
+    # the model's result variable, else the variable that held the return value longest
+    v = named[0] if named else max(variables, key=lambda x: (first_bad[x][0], x))
+    i, state = first_bad[v]
+    shown = ", ".join(f"{k} = {x}" for k, x in state.items())
+    return {"outcome": "differs", "input": inputs[i], "expected": expected[i], "variable": v,
+            "detail": f"on input {_describe(params, inputs[i])} the program returns {expected[i]!r}; no variable of "
+                      f"the model holds it in every final state (e.g. {v} = {state.get(v)} in the final state "
+                      f"{shown[:200]})"}
