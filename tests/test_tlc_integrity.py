@@ -28,6 +28,7 @@ assertions on one run share it.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from types import SimpleNamespace
 
@@ -110,6 +111,8 @@ def tlc(tmp_path_factory):
     v = TLC()
     fetched = datasets.fetch("modelbench-humaneval", data_dir=tmp_path_factory.mktemp("verikit-data"))
     tasks = {t.task_id: t for t in modelbench.load_tasks(fetched) if t.oracle}
+    # the same task without its declared domain: judged by the invariant probe, not the harness
+    tasks[NO_DOMAIN] = dataclasses.replace(tasks["HumanEval/13"], domain=None)
     cache: dict = {}
 
     def live():  # the recorder's: an engine or image missing fails the recording
@@ -446,9 +449,38 @@ def test_behaviour_harness_on_every_oracle_task(tlc):
             assert b["tests_part"] == "models_program" and "constants widened" in reason
 
 
+#: HumanEval/13 without its declared domain (a task the behaviour harness cannot run on).
+NO_DOMAIN = "HumanEval/13 (no domain)"
+_CANARY = {name[len("canary:"):]: text for name, text, _ in behaviour_canaries(GCD)}
+#: name -> (text, verdict, probe outcome, needle): where no domain is declared, the invariant
+#: probe decides whether the Assertion checks anything.
+PROBE_CASES = {
+    "gold": (GCD, "verified", "falsified", "no error found"),
+    "tautology": (GCD.replace('Assertion == pc = "done" => result = Gcd(a0, b0)',
+                              'Assertion == pc = "done" => result = result'),
+                  "rejected", "held", "holds by construction"),
+    "probe-error": (_CANARY["probe-error"], "rejected", "error", "evaluation error"),
+    # the honest translation of the tests checks nothing within the task's bounds: without a
+    # domain the kit has no other evidence, and fails closed
+    "test-asserts": (_CANARY["test-asserts"], "rejected", "held", "holds by construction"),
+}
+
+
+@pytest.mark.recorded
+@pytest.mark.parametrize("name", sorted(PROBE_CASES))
+def test_invariant_probe_decides_where_no_domain_is_declared(tlc, name):
+    tlc.batch(PREFETCH)
+    text, verdict, outcome, needle = PROBE_CASES[name]
+    got, reason = tlc.judged(text, NO_DOMAIN)
+    r, _ = tlc(text, tid=NO_DOMAIN)
+    assert "behaviour" not in r.extra and r.extra["probe"]["outcome"] == outcome, r.extra.get("probe")
+    assert got == verdict and needle in reason, (got, reason)
+
+
 #: Every fixed candidate of this module, run as one executor run by the first test that needs one.
 PREFETCH = ([(t, "HumanEval/13") for t in (GCD, WRONG, VACUOUS, *EXIT_CHEATS.values(), *PRINT_CHEATS.values(),
                                            *HONEST.values(), *(c[0] for c in BEHAVIOUR_CASES.values()))]
             + [(t, "HumanEval/13") for _, d in ALLOW_LIST_CHEATS.values() for t in d.values()]
             + [(t, tid) for tid, t in ORACLES.items()]
+            + [(c[0], NO_DOMAIN) for c in PROBE_CASES.values()]
             + [((modelbench.DATA_DIR / "bundled" / "HumanEval_13.s0.tla").read_text(), "HumanEval/13")])

@@ -107,10 +107,12 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
     text = proc.text if proc else (cand.output if isinstance(cand.output, str) else "")
     opts = dict(options, module=module, constants=consts, model_values=proc.model_values if proc else [],
                 variables=proc.variables if proc else [], task_constants=sorted(task.constants),
-                postprocessed_sha256=sha256_text(text), module_header=bool(proc and proc.module is not None),
-                probe={"invariant": "Assertion"})
+                postprocessed_sha256=sha256_text(text), module_header=bool(proc and proc.module is not None))
+    # the behaviour harness where the task declares its program's domain, else the invariant probe
     if task.domain:
         opts["behaviour"] = task_behaviour(task)
+    else:
+        opts["probe"] = {"invariant": "Assertion"}
     if build_error:
         opts["build_error"] = build_error
     candidate = candidate_ref(cand)
@@ -161,7 +163,7 @@ def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
     - on a task with a declared input domain (the kit's oracle set), a verified run keeps
       ``verified`` only when the behaviour harness shows the model computes the program's
       return value on every input (:func:`_judge_behaviour`); the Assertion's strength
-      then decides nothing (the invariant probe's outcome stays in the record);
+      then decides nothing (the invariant probe does not run there);
     - on a task without one, a verified run whose ``Assertion`` holds by construction is
       ``rejected``: TLC's invariant probe (:meth:`harness.verifiers.tlc.TLC.followup`,
       asked by the job's ``probe`` option) found it true on every state made from a
