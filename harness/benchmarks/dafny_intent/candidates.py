@@ -15,12 +15,15 @@ from .tests import Task
 class Spec:
     """A candidate specification for a task: its ``requires``/``ensures`` clauses, the
     helper predicates/functions it declares itself (by name), the method header it gave
-    (or None) and the text it came from."""
+    (or None), the text it came from, and its declarations of other kinds (``others``: a
+    datatype, a constant, a class...: written into the check files as they are, so that
+    Dafny's printed program shows them and its allow-list decides)."""
 
     clauses: tuple
     helpers: dict
     header: Decl | None
     text: str
+    others: tuple = ()
 
 
 #: Integrity checks (DESIGN.md "Integrity"): a candidate that uses any of these is
@@ -74,7 +77,8 @@ def read_candidate(output: str, task: Task, where: str) -> tuple[Spec | None, li
     gchecks = structure_checks(attributes, others)
     if not any(c.kind == "ensures" for c in clauses):
         return None, token_checks(output) + gchecks, f"{where}:1:1: the candidate has no ensures clause"
-    spec = Spec(tuple(clauses), helpers, header, output)
+    spec = Spec(tuple(clauses), helpers, header, output,
+                tuple(d for d in others if d.kind not in HELPER_DECLS + ("method",)))
     return spec, integrity_checks(spec, task) + gchecks, None
 
 
@@ -152,18 +156,21 @@ def structure_checks(attributes: list[tuple[int, str]], decls: list) -> list[dic
 
     - ``allowed-attributes``: every attribute (``attributes``: ``[(line, name)]``) is in
       :data:`ALLOWED_ATTRIBUTES`;
-    - ``declarations-have-bodies``: every declaration but the task method's header has a
-      body (a body-less function, predicate, lemma or method is an unproved assumption:
-      Dafny trusts its ``ensures``);
-    - ``allowed-declarations``: every declaration is a method header, function,
-      predicate or lemma (a datatype, constant, class, module... is not a specification's);
+    - ``declarations-have-bodies``: every function, predicate, lemma or method but the
+      task method's header has a body (a body-less one is an unproved assumption: Dafny
+      trusts its ``ensures``);
     - ``no-reserved-names``: no declaration's name starts with :data:`RESERVED_PREFIX`.
+
+    Which kinds of declaration a candidate may make is not decided here: every declaration
+    goes into the check files, and Dafny's printed program of them is judged on the view's
+    allow-list (:mod:`.view`: functions and predicates; a datatype, constant, class... is
+    not a specification's).
 
     ``decls``: the declarations other than the task method's header (:class:`Decl`).
     Returns ``[{"name", "ok", "detail"}]``."""
     bad_attr = [f"line {line}: {{:{name} ...}}" for line, name in attributes if name not in ALLOWED_ATTRIBUTES]
-    bodiless = [f"line {d.line}: {d.kind} {d.name} has no body" for d in decls if d.body is None]
-    kinds = [f"line {d.line}: {d.kind} {d.name}" for d in decls if d.kind not in HELPER_DECLS + ("method",)]
+    bodiless = [f"line {d.line}: {d.kind} {d.name} has no body" for d in decls
+                if d.body is None and d.kind in HELPER_DECLS + ("method",)]
     reserved = [f"line {d.line}: {d.kind} {d.name}" for d in decls if d.name.startswith(RESERVED_PREFIX)]
     return [
         {"name": "allowed-attributes", "ok": not bad_attr,
@@ -171,9 +178,6 @@ def structure_checks(attributes: list[tuple[int, str]], decls: list) -> list[dic
          else f"no attribute but {', '.join('{:' + a + '}' for a in sorted(ALLOWED_ATTRIBUTES))}"},
         {"name": "declarations-have-bodies", "ok": not bodiless,
          "detail": "; ".join(bodiless) if bodiless else "every helper declaration has a body"},
-        {"name": "allowed-declarations", "ok": not kinds,
-         "detail": ("; ".join(kinds) + " (a candidate declares functions, predicates and lemmas only)") if kinds
-         else "functions, predicates and lemmas only"},
         {"name": "no-reserved-names", "ok": not reserved,
          "detail": ("; ".join(reserved) + f" (names starting with {RESERVED_PREFIX} are the kit's check methods)")
          if reserved else f"no declared name starts with {RESERVED_PREFIX}"},
@@ -223,6 +227,8 @@ def _strip_parens(expr: str) -> str:
 
 
 def _signature(d: Decl) -> str:
+    if [f.name for f in d.params] == ["?"]:  # a header the kit's grammar cannot read (outline): quoted as written
+        return f"{d.kind} {d.name} with the header {' '.join(d.params[0].type_text.split())!r}"
     p = ", ".join(f"{f.name}: {f.type}" for f in d.params)
     r = ", ".join(f"{f.name}: {f.type}" for f in d.returns)
     return f"method {d.name}({p}) returns ({r})"

@@ -126,7 +126,8 @@ def render_refutation(task: Task, spec: Spec, check: Check, test: TestCase, outp
     ``assert !((E1) && ... && (En));`` over the expressions of its ``ensures`` clauses. It
     verifies exactly when Dafny proves that no state with these inputs and this output
     satisfies the postcondition (the mutant is rejected on positive evidence)."""
-    kept = Spec(tuple(c for c in spec.clauses if c.kind != "ensures"), spec.helpers, spec.header, spec.text)
+    kept = Spec(tuple(c for c in spec.clauses if c.kind != "ensures"), spec.helpers, spec.header, spec.text,
+                spec.others)
     text = render_check(task, kept, check, test, outputs, dialect=dialect)
     post = " && ".join(f"({c.expr})" for c in spec.clauses if c.kind == "ensures")
     head, _, _ = text.rpartition("\n}")
@@ -190,7 +191,7 @@ def build_files(task: Task, spec: Spec, seed: int, dialect: str) -> dict:
     helpers = helper_closure(spec, task)
     head = (f"// verikit {NAME} v{VERSION}: task {task.task_id} ({task.path}), method {task.method.name}; "
             f"Dafny CLI dialect {dialect}\n")
-    helper_text = "\n\n".join(adapt_helper(h, dialect) for h in helpers)
+    helper_text = "\n\n".join([adapt_helper(h, dialect) for h in helpers] + [d.text for d in spec.others])
     prefix = head + (helper_text + "\n\n" if helper_text else "")
     types = [r.type for r in task.method.returns]
     methods: list[tuple[Check, str]] = []
@@ -236,8 +237,9 @@ def build_files(task: Task, spec: Spec, seed: int, dialect: str) -> dict:
         units[path] = [[c.method, start, start + text.count("\n")]]
         separate.append(path)
     origin = {h.name: ("candidate" if h.name in spec.helpers else "task") for h in helpers}
+    origin.update({d.name: "candidate" for d in spec.others})
     expect = {"helpers": [{"name": h.name, "kind": h.kind, "origin": origin[h.name], "body": h.body is not None,
-                           "clauses": _clause_counts(h.clauses)} for h in helpers],
+                           "clauses": _clause_counts(h.clauses)} for h in (*helpers, *spec.others)],
               "clauses": _clause_counts(spec.clauses),
               "methods": {c.method: {"kind": c.kind,
                                      "assume": sum(1 for ln in text.splitlines() if ln.lstrip().startswith("assume ")),
