@@ -152,13 +152,20 @@ def _module(name: str, module: str, params: list[str], inputs: list[list], mappi
             f"VKFix ==\n" + "\n".join(fixes) + "\nVKSpec == VKFix /\\ Spec\n====\n")
 
 
+#: Config keywords that name what TLC checks: a follow-up run replaces them and keeps the
+#: candidate's constants.
+CHECK_KEYWORDS = ("SPECIFICATION", "INIT", "NEXT", "INVARIANT", "INVARIANTS", "PROPERTY", "PROPERTIES",
+                  "CHECK_DEADLOCK")
+
+
+def constants_only(cfg: str) -> list[str]:
+    """The lines of a TLC config without those of :data:`CHECK_KEYWORDS` (blank lines dropped)."""
+    return [ln for ln in cfg.splitlines() if ln.split()[:1] and ln.split()[0] not in CHECK_KEYWORDS]
+
+
 def _config(cfg: str, widened: dict) -> str:
     lines = []
-    for ln in cfg.splitlines():
-        word = ln.split()[:1]
-        if word and word[0] in ("SPECIFICATION", "INIT", "NEXT", "INVARIANT", "INVARIANTS", "PROPERTY", "PROPERTIES",
-                                "CHECK_DEADLOCK"):
-            continue
+    for ln in constants_only(cfg):
         m = re.match(r"\s*([A-Za-z_]\w*)\s*=", ln)
         if m and m.group(1) in widened:
             ln = f"    {m.group(1)} = {widened[m.group(1)]}"

@@ -13,7 +13,7 @@ from .output import (CLASS_ERROR, DUMP_BASENAME, DUMP_FILE, MSG_COMPUTING_INIT, 
                      MSG_INVARIANT_BEHAVIOR, MSG_INVARIANT_INITIAL, MSG_NESTED_EXPRESSIONS, MSG_SANY_FAILED,
                      MSG_STATS, MSG_SUCCESS, MSG_VERSION, _error_text, _location, _one_line, _sany_error, _stats,
                      model_output, parse_dump, parse_trace, split_messages, success_evidence)
-from .behaviour import PARTS, Unmapped, harness_files, read_behaviour
+from .behaviour import PARTS, Unmapped, constants_only, harness_files, read_behaviour
 from .probe import PROBE_MODULE, probe_variants, read_probe
 from .sany import sany_view
 
@@ -138,9 +138,7 @@ class TLC:
             return None
         module = options["module"]
         states = first.extra.get("states") or []
-        keep = [ln for ln in files.get(f"{module}.cfg", "").splitlines()
-                if ln.split()[:1] and ln.split()[0] not in ("SPECIFICATION", "INIT", "NEXT", "INVARIANT", "INVARIANTS",
-                                                             "PROPERTY", "PROPERTIES", "CHECK_DEADLOCK")]
+        keep = constants_only(files.get(f"{module}.cfg", ""))
         given: dict[str, str] = {}
         script: list[str] = []
         collect: list[str] = []
