@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .grammar import Decl, TaskFileError, clause_of, decl_of, declarations, parse
-from .outline import outline, tokens
+from .outline import UNREAD, outline, tokens
 from .tests import Task
 
 
@@ -227,7 +227,7 @@ def _strip_parens(expr: str) -> str:
 
 
 def _signature(d: Decl) -> str:
-    if [f.name for f in d.params] == ["?"]:  # a header the kit's grammar cannot read (outline): quoted as written
+    if [f.name for f in d.params] == [UNREAD]:  # a header the kit's grammar cannot read: quoted as written
         return f"{d.kind} {d.name} with the header {' '.join(d.params[0].type_text.split())!r}"
     p = ", ".join(f"{f.name}: {f.type}" for f in d.params)
     r = ", ".join(f"{f.name}: {f.type}" for f in d.returns)

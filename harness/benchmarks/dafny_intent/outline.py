@@ -251,6 +251,11 @@ def _declaration(text, toks, depth, i, where) -> tuple[Decl, int]:
     return d, j
 
 
+#: The name of the one parameter of a method header the kit's grammar cannot read (its
+#: ``type_text`` holds the header as written).
+UNREAD = "?"
+
+
 def _signature(kind: str, header: str, where: str) -> tuple[tuple, tuple]:
     """Parameters and results of a method header, read by the kit's grammar from the
     header alone (they are compared with the task's); ``()`` for other declarations or a
@@ -261,6 +266,6 @@ def _signature(kind: str, header: str, where: str) -> tuple[tuple, tuple]:
     try:
         tree, _ = parse(header + "\n{}", where, "start")
     except TaskFileError:
-        return (Formal("?", Ty("?"), header),), ()
+        return (Formal(UNREAD, Ty(UNREAD), header),), ()
     d = declarations(header + "\n{}", where, tree)[0]
     return d.params, d.returns

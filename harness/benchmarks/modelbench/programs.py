@@ -64,7 +64,8 @@ def enumerate_domain(entry: dict, constants: dict) -> list:
 
 def _fits(value, entry: dict, constants: dict, widen: dict) -> bool:
     """Whether ``value`` is of the entry's type and within its fixed bounds; records in
-    ``widen`` the constant values the named bounds need (constant -> minimum value)."""
+    ``widen`` what the named constants need (a bound: its minimum value; an alphabet: the
+    sorted codes it must hold)."""
     def need(bound, v: int, upper: bool) -> bool:
         if isinstance(bound, int):
             return v <= bound if upper else v >= bound
@@ -88,7 +89,7 @@ def _fits(value, entry: dict, constants: dict, widen: dict) -> bool:
             return False
         if isinstance(entry["of"], str):
             codes = set(_alphabet(entry["of"], constants)) | {ord(c) for c in value}
-            widen["@" + entry["of"]] = sorted(codes | set(widen.get("@" + entry["of"], [])))
+            widen[entry["of"]] = sorted(codes | set(widen.get(entry["of"], [])))
         return isinstance(entry["of"], str) or all(ord(c) in entry["of"] for c in value)
     return False
 
@@ -168,8 +169,8 @@ def behaviour_inputs(domain: list[dict], constants: dict, tests: str) -> tuple[l
             left_out.append(args)
     widened = {}
     for name, value in sorted(widen.items()):
-        if name.startswith("@"):
-            widened[name[1:]] = "{" + ", ".join(str(c) for c in value) + "}"
+        if isinstance(value, list):  # an alphabet: the set of codes
+            widened[name] = "{" + ", ".join(str(c) for c in value) + "}"
         elif value != int(constants[name]):
             widened[name] = str(value)
     return bounded + extra, len(bounded), widened, left_out

@@ -14,8 +14,9 @@ that holds it (:func:`map_parameters`, on the run's initial states), and writes 
 ``VKBehaviour`` that extends the candidate's with ``VKSpec == VKFix /\\ Spec``: ``VKFix``
 is a disjunction with one disjunct per input fixing the mapped variables (and their
 copies) to that input, so TLC evaluates the candidate's own ``Init`` with the inputs
-already bound (membership tests, not enumeration), under the widened constants. TLC
-writes the complete state graph (``-dump dot``: every state in full, initial states
+already bound (membership tests, not enumeration), under the candidate's constants; a
+second module ``VKTests`` does the same for the tests' inputs under the widened
+constants. For each, TLC writes the complete state graph (``-dump dot``: every state in full, initial states
 filled, every transition), and :func:`read_behaviour` decides on that graph:
 
 - every input has an initial state (else ``missing_inputs``: the model's ``Init`` leaves
@@ -98,9 +99,8 @@ def map_parameters(parameters: list[str], bounded: list[list], variables: list[s
     For each parameter (in order) and string form, among the variables whose initial values
     hold some of the parameter's bounded-domain values, one named for it (:data:`_NAME_FORMS`,
     in that order) wins, else the one holding the most of them, then the first declared; a
-    variable holds one parameter. Every
-    other variable equal to a chosen one in every initial state is a copy of it (the
-    first such), fixed with it.
+    variable holds one parameter. Every other variable equal to a chosen one in every
+    initial state is a copy of it (the first such), fixed with it.
 
     Returns:
         ``{parameter: {"variable", "copies", "strings", "overlap"}}``.
@@ -240,6 +240,17 @@ def parse_graph(text: str) -> tuple[dict[str, dict], set[str], dict[str, set[str
     return states, initial, succ
 
 
+def _reach(starts, edges: dict[str, set[str]]) -> set[str]:
+    """The nodes reachable from ``starts`` (included) along ``edges`` (node -> nodes)."""
+    seen, todo = set(starts), deque(starts)
+    while todo:
+        for b in edges.get(todo.popleft(), ()):
+            if b not in seen:
+                seen.add(b)
+                todo.append(b)
+    return seen
+
+
 def _describe(params: list[str], args: list) -> str:
     return "(" + ", ".join(f"{p}={a!r}" for p, a in zip(params, args)) + ")"
 
@@ -264,7 +275,7 @@ def read_behaviour(files: dict[str, bytes], option: dict, mapping: dict) -> dict
     if tests["outcome"] != "models_program":
         out["tests_detail"] = tests.get("detail")
     if bounded["outcome"] == "models_program" and tests["outcome"] in ("differs", "no_end"):
-        return {**out, **{k: v for k, v in tests.items() if k != "states"}}
+        return {**out, **tests}
     return out
 
 
@@ -309,22 +320,12 @@ def read_part(files: dict[str, bytes], name: str, params: list[str], inputs: lis
     for a, bs in succ.items():
         for b in bs:
             pred.setdefault(b, set()).add(a)
-    can_end, todo = set(ends), deque(ends)
-    while todo:
-        for a in pred.get(todo.popleft(), ()):
-            if a not in can_end:
-                can_end.add(a)
-                todo.append(a)
+    can_end = _reach(ends, pred)
     variables = sorted({v for s in states.values() for v in s})
     holds = {v: True for v in variables}
     first_bad: dict[str, tuple] = {}
     for i, ns in sorted(starts.items()):
-        seen, todo = set(ns), deque(ns)
-        while todo:
-            for b in succ.get(todo.popleft(), ()):
-                if b not in seen:
-                    seen.add(b)
-                    todo.append(b)
+        seen = _reach(ns, succ)
         stuck = sorted(seen - can_end)
         finals = sorted(seen & ends)
         if stuck or not finals:
@@ -342,7 +343,8 @@ def read_part(files: dict[str, bytes], name: str, params: list[str], inputs: lis
     named = [v for v in variables if v.lower() in _RESULT_NAMES]
     good = [v for v in (named or variables) if holds[v]]
     if good:
-        good.sort(key=lambda v: (_RESULT_NAMES.index(v) if v in _RESULT_NAMES else len(_RESULT_NAMES), v))
+        good.sort(key=lambda v: (_RESULT_NAMES.index(v.lower()) if v.lower() in _RESULT_NAMES else len(_RESULT_NAMES),
+                                 v))
         return {"outcome": "models_program", "result_variable": good[0], "states": len(states)}
     # the model's result variable, else the variable that held the return value longest
     v = named[0] if named else max(variables, key=lambda x: (first_bad[x][0], x))
