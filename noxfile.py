@@ -197,7 +197,7 @@ def reproduce(session: nox.Session, benchmark: str) -> None:
 
 #: The bench scripts, in order: host ones first, then the ones that need the engine.
 BENCH_HOST = ("bench_kit_vs_bare.py", "bench_exec_check.py", "bench_batch.py")
-BENCH_ENGINE = ("bench_container.py", "bench_dafny.py")
+BENCH_ENGINE = ("bench_container.py", "bench_dafny.py", "bench_paper_tools.py")
 
 
 @nox.session(python=PY)

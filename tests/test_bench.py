@@ -115,6 +115,25 @@ def test_bench_dafny_quick(dafny_intent_fetched, isolated_cache, engine_image, t
     _assert_ratios(out, lines, ("dafny_batched_speedup",))
 
 
+@pytest.mark.slow
+@pytest.mark.container
+@pytest.mark.realtool
+def test_bench_paper_tools_quick(dafny_intent_fetched, ntp4vc_fetched, isolated_cache, engine_image, tmp_path):
+    """The kit's full job against the paper's own command, one candidate per tool, in the
+    tlaplus, ntp4vc-rocq and dafny images: the kit's verdicts are the reference runs', and
+    three ratio lines."""
+    from harness import runner
+    from harness.benchmarks import ntp4vc
+    from harness.sandbox.images import resolve
+
+    engine_image(lambda: resolve("tlaplus"))
+    engine_image(lambda: resolve("dafny"))
+    engine_image(lambda: runner.job_image(ntp4vc.BENCHMARK, "rocq", ntp4vc_fetched, build=False))
+    out, lines = _quick("bench_paper_tools.py", isolated_cache, tmp_path)
+    assert "skipped:" not in out
+    _assert_ratios(out, lines, ("kit_over_paper_tlc", "kit_over_paper_rocq", "kit_over_paper_dafny"))
+
+
 @pytest.mark.parametrize("script", ["bench_container.py", "bench_dafny.py"])
 def test_quick_without_engine_is_skipped(script, tmp_path):
     """No engine at DOCKER_HOST: the quick mode says why it skipped and exits 0; the
