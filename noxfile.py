@@ -196,7 +196,7 @@ def reproduce(session: nox.Session, benchmark: str) -> None:
 
 
 #: The bench scripts, in order: host ones first, then the ones that need the engine.
-BENCH_HOST = ("bench_kit_vs_bare.py", "bench_exec_check.py", "bench_batch.py")
+BENCH_HOST = ("bench_kit_vs_bare.py", "bench_exec_check.py", "bench_batch.py", "bench_scale.py")
 BENCH_ENGINE = ("bench_container.py", "bench_dafny.py", "bench_paper_tools.py")
 
 
@@ -205,8 +205,9 @@ def bench(session: nox.Session) -> None:
     """Every bench script (README "Performance"), then one summary table of the targets:
     kit wall time vs the same bare frama-c commands at -j 1 and -j 2, and a cached re-run
     (bench_kit_vs_bare); the per-job cost of CASP's execution cross-check (bench_exec_check); a
-    batch worker's per-job overhead over a local run of the same jobs (bench_batch); the
-    container sandbox's warm exec vs the host and vs one container per job
+    batch worker's per-job overhead over a local run of the same jobs (bench_batch); a
+    10,000-job batch plan, a cached re-run of 10,000 jobs and a 100,000-record run directory
+    (bench_scale); the container sandbox's warm exec vs the host and vs one container per job
     (bench_container); Dafny intent's batched checks vs one Dafny process per check and
     the reference script's approach (bench_dafny).
 

@@ -56,7 +56,7 @@ from typing import Callable
 from .model import Job, Limits, ProcResult, VerifierResult, canonical_json, followup_files, sha256_text, termination, utc_now
 from .results import OUTPUTS, RECORD_SCHEMA_VERSION, OutputStore, RecordLog, ResultCache
 from .sandbox import SandboxError
-from .toolchains import ProbedToolchain
+from .toolchains import Fingerprint, ProbedToolchain
 
 LOG_TAIL_CHARS = 4000
 
@@ -199,8 +199,9 @@ class Executor:
         """
         self.outputs = OutputStore(log.path.parent / OUTPUTS)
         keyed: dict[str, Job] = {}
+        toolchain = Fingerprint(self.toolchain.fingerprint)  # read once for every job's keys
         for job in jobs:
-            keyed.setdefault(job.key(self.toolchain, self.limits), job)
+            keyed.setdefault(job.key(toolchain, self.limits), job)
         self.stats.jobs = len(keyed)
         done = log.done
         todo: dict[str, list[tuple[str, Job]]] = {}  # verification key -> jobs sharing it
@@ -210,7 +211,7 @@ class Executor:
                 if progress:
                     progress(done[key])
                 continue
-            todo.setdefault(job.verification_key(self.toolchain, self.limits), []).append((key, job))
+            todo.setdefault(job.verification_key(toolchain, self.limits), []).append((key, job))
         # one verification per key, judged as the gold's when a gold candidate shares it
         # (a crash on the gold's text is the kit's side: derive()); so is a cache entry
         first = {v: next((j for _, j in todo[v] if j.candidate.get("origin") == "gold"), todo[v][0][1]) for v in todo}

@@ -200,7 +200,7 @@ def _check(obj, name: str, lineno: int, task_ids: set[str], mode: str | None, se
     if not isinstance(obj, dict):
         return f"expected a JSON object, got {type(obj).__name__}"
     try:
-        validate("predictions", obj, f"{name}:{lineno}")
+        validate("predictions", obj, f"{name}:{lineno}", decoded=True)  # json.loads made it (load)
     except ValidationError as exc:
         return str(exc).split(": ", 1)[1] if ": " in str(exc) else str(exc)
     if "\x00" in obj["output"]:

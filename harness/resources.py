@@ -102,11 +102,31 @@ def git_state(root: Path | None = None) -> tuple[str | None, bool | None]:
 
         with Repo(str(root)) as repo:
             commit = repo.head().decode()
-            status = porcelain.status(repo, untracked_files="normal")
-        staged = any(status.staged[k] for k in ("add", "delete", "modify"))
-        return commit, bool(staged or status.unstaged or status.untracked)
+            return commit, _dirty(porcelain, repo)
     except Exception:  # noqa: BLE001  (no dulwich, a repo dulwich cannot read: unknown)
         return None, None
+
+
+def _changed(status) -> bool:
+    return bool(any(status.staged[k] for k in ("add", "delete", "modify")) or status.unstaged or status.untracked)
+
+
+def _dirty(porcelain, repo) -> bool:
+    """dulwich's ``status(untracked_files="normal")`` has a file staged, unstaged or
+    untracked. Read in steps, each only when the one before finds nothing: the tracked
+    files (``untracked_files="no"``); then a walk for untracked files that lists them one
+    by one (``"all"``, stopped at the first), which finds none when "normal" finds none and
+    skips "normal"'s scan of the whole index for every directory (most of the time of a
+    status in a checkout of thousands of files); only when it finds one does the "normal"
+    status decide."""
+    if _changed(porcelain.status(repo, untracked_files="no")):
+        return True
+    try:
+        first = next(iter(porcelain.get_untracked_paths(repo.path, repo.path, repo.open_index(), exclude_ignored=True,
+                                                        untracked_files="all")), None)
+    except Exception:  # noqa: BLE001  (a dulwich without this walk: the "normal" status decides)
+        first = ""
+    return first is not None and _changed(porcelain.status(repo, untracked_files="normal"))
 
 
 def kit_info(git: tuple[str | None, bool | None] | None = None) -> dict:

@@ -109,6 +109,15 @@ def version_matches(pin: str | None, probed: str | None) -> bool | None:
     return q[: len(p)] == p
 
 
+@dataclass(frozen=True)
+class Fingerprint:
+    """A toolchain's ``fingerprint`` read once: all that :meth:`harness.model.Job.key` and
+    :meth:`~harness.model.Job.verification_key` read of a toolchain, for the many jobs of
+    one (:attr:`ProbedToolchain.fingerprint` is computed anew at each reading)."""
+
+    fingerprint: str
+
+
 @dataclass
 class ProbedToolchain:
     """What a sandbox really has for one toolchain.

@@ -88,6 +88,18 @@ def test_bench_batch_quick(casp_mirror, isolated_cache, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.realtool
+def test_bench_scale_quick(casp_mirror, isolated_cache, tmp_path):
+    """At scale, small: a batch plan's makespan from the reference runs' timings, a cached
+    re-run (every job from the cache, the gold run's verdicts), and validate + report of a
+    run directory made by a cached run: three ratio lines."""
+    _need_framac()
+    out, lines = _quick("bench_scale.py", isolated_cache, tmp_path)
+    assert "shards: min" in out and "verikit validate" in out, out
+    _assert_ratios(out, lines, ("makespan_over_ideal", "cached_10k_s", "rundir_100k_s"))
+
+
+@pytest.mark.slow
 @pytest.mark.container
 @pytest.mark.realtool
 def test_bench_container_quick(casp_mirror, isolated_cache, engine_image, tmp_path):

@@ -10,8 +10,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..report import check_run_dir, print_summary
-from ..results import TOLERANCE, S3Store, compare_runs, load_records, write_text_atomic
+from ..report import print_summary, read_checked_run_dir
+from ..results import TOLERANCE, S3Store, compare_runs, gc_paused, load_records, write_text_atomic
 from ..runner import RunError, recheck, rejudge
 from .common import _int_at_least, _say
 from .options import _command_opts, _spec_options, no_spec, read_run_json, run_predictions
@@ -73,14 +73,16 @@ def _recheck(run_dir: Path, args, console: Console) -> list[str]:
     return [f"recheck: {d}" for d in differences]
 
 
-def _rejudge(run_dir: Path, console: Console) -> list[str]:
+def _rejudge(run_dir: Path, console: Console, records: list[dict] | None = None) -> list[str]:
     """``validate``: every record's verdict re-derived from its stored tool output with the
     current parser and judge (no tool runs; the run's data are fetched or read from the
-    cache/mirror). A run made before outputs were kept (schema 1.0) is said so."""
-    try:
-        records = load_records(run_dir / "records.jsonl")
-    except (OSError, ValueError):
-        return []  # reported by check_run_dir
+    cache/mirror). A run made before outputs were kept (schema 1.0) is said so.
+    ``records``: the run's records already read (default: read records.jsonl here)."""
+    if records is None:
+        try:
+            records = load_records(run_dir / "records.jsonl")
+        except (OSError, ValueError):
+            return []  # reported by check_run_dir
     if not records:
         return []
     if all(r.get("schema_version") == "1.0" for r in records):
@@ -114,7 +116,13 @@ def _validate(args, console: Console, argv) -> int:
 def _validate_dir(run_dir: Path, args, console: Console) -> int:
     """``verikit validate`` of the run directory ``run_dir`` (``args``: its options).
     Exit 0 valid, 1 a problem, 2 not a run directory or a run.json without ``spec`` (the
-    run cannot be re-planned: raises RunError naming the file)."""
+    run cannot be re-planned: raises RunError naming the file). The cyclic garbage
+    collector is paused while it holds the run's records (:func:`~harness.results.gc_paused`)."""
+    with gc_paused():
+        return _validate_dir_checked(run_dir, args, console)
+
+
+def _validate_dir_checked(run_dir: Path, args, console: Console) -> int:
     for d in (run_dir, args.against):
         if d is not None and not Path(d).is_dir():
             _say(console, f"error: {d}: not a run directory")
@@ -125,11 +133,11 @@ def _validate_dir(run_dir: Path, args, console: Console) -> int:
         run = None  # check_run_dir says why
     if isinstance(run, dict) and "spec" not in run:
         raise RunError(no_spec(run_dir))
-    problems = check_run_dir(run_dir)
+    problems, records = read_checked_run_dir(run_dir)  # one reading of records.jsonl for the checks and re-judging
     if args.against is not None:
         problems += [f"differs from {args.against}: {what}: {a} -> {b}"
                      for what, a, b in compare_runs(args.against, run_dir)[0]]
-    problems += _rejudge(run_dir, console)
+    problems += _rejudge(run_dir, console, records if records is not None else [])  # None: a line is not a record
     if args.recheck:
         problems += _recheck(run_dir, args, console)
     for prob in problems:
@@ -170,7 +178,13 @@ def _report(args, console: Console, argv) -> int:
     """``verikit report RUN... [--html FILE] [--compare]``: the summary tables of each run
     (as at the end of a run), its ``verikit validate`` problems, with ``--compare`` the
     task-by-task differences of two runs, and with ``--html`` the HTML page. Exit 0, or 2
-    when a run directory cannot be read or ``--compare`` is not given two runs."""
+    when a run directory cannot be read or ``--compare`` is not given two runs. The cyclic
+    garbage collector is paused while it holds the runs' records (as in validate)."""
+    with gc_paused():
+        return _report_views(args, console)
+
+
+def _report_views(args, console: Console) -> int:
     from ..htmlreport import ReportError, load_view, render_html, task_differences
 
     try:

@@ -32,7 +32,7 @@ from __future__ import annotations
 from .compare import TOLERANCE, compare_runs  # noqa: F401
 from .dirstore import DirStore, open_store  # noqa: F401
 from .files import umask, write_bytes_atomic, write_json_atomic, write_text_atomic  # noqa: F401
-from .records import (RecordLog, load_records, record_identity,  # noqa: F401
+from .records import (RecordLog, gc_paused, load_records, record_identity,  # noqa: F401
                       record_inconsistencies, record_key, record_lines, record_outcome)
 from .rundir import (LOCK_NAME, SUMMED, SUMS, RunDirBusy, check_sums, read_run_dir, run_dir_lock,  # noqa: F401
                      run_id_of, validate_run_dir, write_sums)

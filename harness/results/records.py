@@ -5,6 +5,8 @@ and what a record is the verdict of (:func:`record_identity`) and found
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 from pathlib import Path
 
@@ -13,28 +15,46 @@ from .files import write_text_atomic
 from .schema import ValidationError, validate
 
 
+@contextlib.contextmanager
+def gc_paused():
+    """The cyclic garbage collector off for the ``with`` block (back on after it, if it
+    was on): decoding a large records.jsonl makes millions of containers and no cycle,
+    and the collector's passes over them took as long as the decoding itself."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def record_lines(path: Path):
     """``(line number, raw bytes, record or None, problem or None)`` per non-empty line of
     a ``records.jsonl``: each line decoded as strict UTF-8, parsed as JSON and checked
     against record.schema.json; a line without a newline at the end of the file is
-    reported as cut short (a killed run's last write)."""
+    reported as cut short (a killed run's last write). The whole file is read and
+    checked before the first line is given (:func:`gc_paused`)."""
     data = Path(path).read_bytes()
     lines = data.split(b"\n")
-    for i, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        try:
-            rec = json.loads(raw.decode("utf-8"))
-            validate("record", rec, f"{path}:{i}")
-        except UnicodeDecodeError as exc:
-            yield i, raw, None, f"not UTF-8 (byte {exc.start})"
-        except json.JSONDecodeError as exc:
-            yield i, raw, None, ("cut short (no newline): the last write of a killed run" if i == len(lines)
-                                 else f"not valid JSON: {exc.msg}")
-        except ValidationError as exc:
-            yield i, raw, None, str(exc).split(": ", 1)[-1]
-        else:
-            yield i, raw, rec, None
+    out = []
+    with gc_paused():
+        for i, raw in enumerate(lines, 1):
+            if not raw.strip():
+                continue
+            try:
+                rec = json.loads(raw.decode("utf-8"))
+                validate("record", rec, f"{path}:{i}", decoded=True)
+            except UnicodeDecodeError as exc:
+                out.append((i, raw, None, f"not UTF-8 (byte {exc.start})"))
+            except json.JSONDecodeError as exc:
+                out.append((i, raw, None, ("cut short (no newline): the last write of a killed run" if i == len(lines)
+                                           else f"not valid JSON: {exc.msg}")))
+            except ValidationError as exc:
+                out.append((i, raw, None, str(exc).split(": ", 1)[-1]))
+            else:
+                out.append((i, raw, rec, None))
+    yield from out
 
 
 def load_records(path: Path) -> list[dict]:
@@ -67,6 +87,7 @@ class RecordLog:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.records: dict[str, dict] = {}
+        self._lines: dict[str, tuple[dict, str]] = {}  # key -> (record, its line) as appended
         #: ``file:line: problem`` for each line set aside (see :attr:`rejected_path`).
         self.set_aside: list[str] = []
         if self.path.exists():
@@ -94,15 +115,18 @@ class RecordLog:
         return {k: r for k, r in self.records.items() if r.get("verdict") != "infra_error"}
 
     def append(self, record: dict) -> None:
-        """Validate and append one record (flushed, so a SIGKILL after it keeps it).
+        """Validate and append one record (flushed, so a SIGKILL after it keeps it). The
+        record is not changed afterwards: :meth:`finalize` writes the line appended.
 
         Raises:
             ValidationError: the record does not match record.schema.json.
         """
         validate("record", record, f"{self.path} (job {record.get('key', '?')[:12]})")
-        self._fh.write(json.dumps(record, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
+        line = _line(record)
+        self._fh.write(line)
         self._fh.flush()
         self.records[record["key"]] = record
+        self._lines[record["key"]] = (record, line)
 
     def finalize(self, order: list[str] | None = None) -> list[dict]:
         """Rewrite the file atomically with one record per key (in ``order`` if given).
@@ -122,12 +146,23 @@ class RecordLog:
         return [self.records[k] for k in order + rest]
 
     def _rewrite(self, order: list[str] | None = None) -> None:
-        text = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n" for r in self.ordered(order))
-        write_text_atomic(self.path, text)
+        write_text_atomic(self.path, "".join(self._line_of(r) for r in self.ordered(order)))
+        self._lines = {}  # written: the next rewrite encodes again
+
+    def _line_of(self, record: dict) -> str:
+        """The record's line: as :meth:`append` wrote it, or encoded now (a record read
+        from the file, or another object under its key)."""
+        got = self._lines.get(record["key"])
+        return got[1] if got is not None and got[0] is record else _line(record)
 
     def close(self) -> None:
         """Close the file handle."""
         self._fh.close()
+
+
+def _line(record: dict) -> str:
+    """A record's line in records.jsonl."""
+    return json.dumps(record, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def record_key(record: dict) -> str:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import random
 import tempfile
@@ -16,14 +17,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from .. import registry, toolchains
 from ..executor import Executor, derive
 from ..metrics import BASIS_EXACT
-from ..model import Job, Record, restore_verifier_state
+from ..model import Job, ProcResult, Record, restore_verifier_state
 from ..plugin import Benchmark, Reproduction
 from ..progress import PlainProgress
 from ..report import build_report
 from ..results import (OUTPUTS, OutputStore, RecordLog, ResultCache, record_identity, record_outcome,
                        write_json_atomic, write_sums, write_text_atomic)
 from ..sandbox import SandboxError
-from ..toolchains import ProbedToolchain
+from ..toolchains import Fingerprint, ProbedToolchain
 from .generated import check_published_model, statistical_reproduction
 from .options import RUNNER_ENV, RunError, RunOptions
 from .plan import Plan, Start, build_jobs, open_dataset, plan_run, published_of, start_run
@@ -190,7 +191,8 @@ class Run:
 
     def keys(self, jobs: list[Job]) -> list[str]:
         """The record keys of ``jobs`` (the run's toolchain's, the run's limits)."""
-        return [j.key(self.probed, self.opts.limits) for j in jobs]
+        toolchain = Fingerprint(self.probed.fingerprint)  # read once for every job
+        return [j.key(toolchain, self.opts.limits) for j in jobs]
 
     def write(self, started: Start, records: list[Record], expected: dict, stats: dict, *,
               notes: list[str] = (), image: dict | None = None) -> tuple[dict, dict, int]:
@@ -440,6 +442,14 @@ def rejudge(opts: RunOptions, records: list[Record], run_dir: Path, *, verifier_
     for r in records:
         groups.setdefault(r["toolchain"].get("fingerprint", ""), []).append(r)
     checked, unkept, differences = 0, 0, []
+    # An output is read once; derive() runs once per output and job, where jobs that differ
+    # only in the candidate's sample and origin (gold or not alike) count as one: the same
+    # verification of the same text by the same model, which a run judges once too
+    # (harness.executor). A record that this verdict and these goal counts do not match is
+    # re-derived with its own job, which decides and gives the message (a judge may name the
+    # candidate's origin in its reason).
+    procs: dict[str, ProcResult] = {}
+    derived: dict[tuple, list[tuple[tuple, tuple]]] = {}
 
     for recs in groups.values():
         try:
@@ -462,12 +472,25 @@ def rejudge(opts: RunOptions, records: list[Record], run_dir: Path, *, verifier_
                     differences.append(f"{_who(r)}: no tool output recorded, its verdict cannot be re-derived")
                 continue
             try:
-                proc = outputs.get(out["sha256"]) if out else None
+                proc = None
+                if out:
+                    proc = procs.get(out["sha256"])
+                    if proc is None:
+                        proc = procs[out["sha256"]] = outputs.get(out["sha256"])
             except (OSError, ValueError) as exc:
                 differences.append(f"{_who(r)}: tool output {out['sha256'][:12]}: {exc}")
                 continue
-            verdict, reason, result = derive(plan.verifier, j, proc, plan.bench.judge)
-            goals = result.goals.to_json() if result and result.goals else None
+            c = j.candidate
+            same = derived.setdefault((out["sha256"] if out else None, str(c.get("sha256")), str(c.get("model")),
+                                       str(c.get("origin", "")) == "gold"), [])
+            content = (*(getattr(j, f) for f in _JOB_FIELDS), {k: v for k, v in c.items() if k not in ("sample", "origin")})
+            found = next((outcome for other, outcome in same if other == content), None)
+            if found is None:
+                found = _derived(plan, j, proc)
+                same.append((content, found))
+            if found[0] != r["verdict"] or found[2] != r.get("goals"):
+                found = _derived(plan, j, proc)
+            verdict, reason, goals = found
             checked += 1
             if verdict != r["verdict"] or goals != r.get("goals"):
                 g = r.get("goals") or {}
@@ -475,6 +498,16 @@ def rejudge(opts: RunOptions, records: list[Record], run_dir: Path, *, verifier_
                                    f"output gives {verdict} {(goals or {}).get('proved')}/{(goals or {}).get('total')} "
                                    f"({reason[:200]})")
     return checked, unkept, differences
+
+
+def _derived(plan: Plan, job: Job, proc: ProcResult | None) -> tuple[str, str, dict | None]:
+    """:func:`~harness.executor.derive`'s verdict, reason and goal counts (JSON) of ``job``."""
+    verdict, reason, result = derive(plan.verifier, job, proc, plan.bench.judge)
+    return verdict, reason, result.goals.to_json() if result and result.goals else None
+
+
+#: A job's fields but its candidate (see rejudge: the candidate is compared apart).
+_JOB_FIELDS = tuple(f.name for f in dataclasses.fields(Job) if f.name != "candidate")
 
 
 def _job_identity(j: Job) -> tuple:

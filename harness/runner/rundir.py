@@ -15,8 +15,8 @@ from rich.console import Console
 from ..model import Record, utc_now, verifier_state
 from ..report import build_report, canary_results, print_summary
 from ..resources import kit_info
-from ..results import (SCHEMA_VERSION, RecordLog, RunDirBusy, run_dir_lock, write_json_atomic, write_sums,
-                       write_text_atomic)
+from ..results import (SCHEMA_VERSION, RecordLog, RunDirBusy, gc_paused, run_dir_lock, write_json_atomic,
+                       write_sums, write_text_atomic)
 from .generated import generation_link, generation_report
 from .options import RunError, RunOptions
 from .plan import Plan, Start, host_info, published_of
@@ -162,7 +162,8 @@ def write_report_html(out: Path, console: Console) -> Path | None:
 
     target = Path(out) / "report.html"
     try:
-        write_html([out], target)
+        with gc_paused():  # it holds every record of the run: no cycle among them to look for
+            write_html([out], target)
     except Exception as exc:  # noqa: BLE001 - the run is complete; its HTML view is not essential
         console.print(f"[yellow]warning:[/] {target} not written ({type(exc).__name__}: {exc}); the run's files are "
                       f"complete; render it later with: verikit report {out} --html {target}", highlight=False)
