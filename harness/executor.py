@@ -24,7 +24,8 @@ cache); :func:`derive` makes the verdict from it, here, in ``validate`` and on e
 cache read (an entry whose verdict its output does not give is ignored and its job runs).
 
 A job's ``task_run`` (files that depend on the task alone, e.g. CASP's task-soundness smoke
-tests) is run once for each distinct content, with the same command as the jobs, and kept
+tests and the task's own view) is made by one run per file, each run once for each distinct
+content, with the same command as the jobs, and kept
 in the result cache like a job (keyed by its files, command, toolchain fingerprint and
 limits), so later runs and other users of the cache read it instead of making it again;
 the files it collected are added to the output of every job that names it, where the
@@ -340,9 +341,18 @@ class Executor:
         return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=attempts)
 
     def _task_run(self, job: Job) -> dict[str, bytes]:
-        """The files collected by ``job.task_run``'s run, made once for each distinct
-        (files, command) and shared by the jobs that name it (a job waits while another
-        makes it); a run already in the result cache (same toolchain and limits) is read
+        """The files collected by ``job.task_run``'s runs: one run per file (so that a file
+        several jobs share, e.g. one of the task alone, is made once even when the job's
+        other task files differ), merged in the file names' order."""
+        out: dict[str, bytes] = {}
+        for name in sorted(job.task_run or {}):
+            out.update(self._task_file_run(job, name))
+        return out
+
+    def _task_file_run(self, job: Job, name: str) -> dict[str, bytes]:
+        """The files collected by the run of task file ``name`` of ``job.task_run``, made
+        once for each distinct (file, command) and shared by the jobs that name it (a job
+        waits while another makes it); a run already in the result cache (same toolchain and limits) is read
         from it, and a new one is put there. The command is the verifier's ``task_command(options)`` when it
         has one (only what a task run reads: jobs whose other options differ, e.g. a gold
         and a candidate mode, share it), else the job's own. A run that did not start is
@@ -350,7 +360,8 @@ class Executor:
         ended (wall time, memory) or that exited non-zero (kept: it is not tried again):
         the benchmark's judge then reads "not run", never a partial output."""
         argv, env, collect = getattr(self.verifier, "task_command", self.verifier.command)(job.options)
-        key = sha256_text(canonical_json({"files": job.task_run, "argv": list(argv), "env": env}))
+        files = {name: job.task_run[name]}
+        key = sha256_text(canonical_json({"files": files, "argv": list(argv), "env": env}))
         with self._lock:
             lock = self._task_locks.setdefault(key, threading.Lock())
         with lock:
@@ -366,7 +377,7 @@ class Executor:
                 with self._lock:
                     self.stats.task_runs += 1
                 try:
-                    proc = self.sandbox.run(argv, files={**self.shared_files, **job.task_run}, env=env,
+                    proc = self.sandbox.run(argv, files={**self.shared_files, **files}, env=env,
                                             collect=collect, limits=self.limits)  # the run's: it is the task's
                 except SandboxError:
                     return {}

@@ -389,11 +389,12 @@ class Job:
         reject: integrity findings that make the verdict ``rejected`` whatever the tool
             says; the tool still runs so its own reading is recorded (the benchmark's
             judge applies it), or None.
-        task_run: files of a run that depends on the task alone, never on the
-            candidate (CASP: the task's soundness smoke tests, ``sound.c``), or None. The
-            executor makes it once per run for each distinct content, with the verifier's
-            own command, and adds the files it collected to the output of every job that
-            names it (see :class:`harness.executor.Executor`); part of the key.
+        task_run: files that depend on the task alone, never on the candidate (CASP:
+            the task's soundness smoke tests ``sound.c``, the task's fixed part ``task.c``
+            for its view), or None. The executor makes one run per file, once per run for
+            each distinct content, with the verifier's own command, and adds the files
+            those runs collected to the output of every job that names them (see
+            :class:`harness.executor.Executor`); part of the key.
     """
 
     benchmark: str

@@ -175,7 +175,7 @@ def test_spec_from_code_gold_contract_passes_checks(casp_tasks):
     assert {c["name"]: c["ok"] for c in j.checks} == {"body-unchanged": True}  # the rest: on Frama-C's view
     assert j.files["candidate.c"] == t.gold
     assert j.files["region.c"] == t.contract + "\n"  # the candidate's own text, for the preprocessor check
-    assert j.files["task.c"] == t.prelude + t.code + "\n"  # the fixed part: the function without a contract
+    assert j.task_run["task.c"] == t.prelude + t.code + "\n"  # the fixed part: the function without a contract
     assert j.files["havoc.c"].endswith("int divmult(int a, int b) { int vk_havoc_result; return vk_havoc_result; }\n")
     assert j.options["function"] == "divmult"
 
@@ -250,7 +250,7 @@ def test_code_from_spec_keeps_the_tasks_contract_verbatim(casp_tasks):
     assert j.files["candidate.c"] == t.prelude + t.contract + "\n" + code + "\n"
     assert relaid not in j.files["candidate.c"]
     assert j.files["region.c"] == code + "\n"
-    assert j.files["task.c"] == t.prelude + t.contract + "\nint max_abs(int x, int y);\n"
+    assert j.task_run["task.c"] == t.prelude + t.contract + "\nint max_abs(int x, int y);\n"
     assert "havoc.c" not in j.files
 
 

@@ -141,10 +141,12 @@ def test_a_task_run_is_made_once_and_its_files_win(casp_tasks, framac_host, tmp_
         jobs.append(casp.build_job(t, c, "gold", framac_host.options(smoke=False), DS))
     assert all(j.task_run == jobs[0].task_run and "sound.c" in j.task_run and "sound.c" not in j.files for j in jobs)
     # a candidate mode's job of the task (other options: smoke tests, the target function)
-    # has the same task run and the same task command: one task run for every mode
+    # has the same soundness file and the same task command: one soundness run for every
+    # mode (one run per task file; the candidate mode's other one is the task's view)
     cand = casp.build_job(t, Candidate(t.task_id, "m", 0, t.gold.split("*/", 1)[1], "test"), "code-from-spec",
                           framac_host.options(smoke=True), DS)
-    assert cand.task_run == jobs[0].task_run and cand.options != jobs[0].options
+    assert cand.task_run["sound.c"] == jobs[0].task_run["sound.c"] and cand.options != jobs[0].options
+    assert set(cand.task_run) == {"sound.c", "task.c"} and "task.c" not in cand.files
     fc = framac_host.framac
     assert fc.task_command(cand.options) == fc.task_command(jobs[0].options) != fc.command(jobs[0].options)
     forged = b"[wp] Proved goals: 0 / 0\n"
@@ -484,8 +486,9 @@ def test_the_gate_rejects_on_the_view_without_running_wp(casp_tasks, framac_host
     assert rejected["verifier"]["extra"]["task_sound"] is True  # the task run's files are read with the gate's
     assert verified["verdict"] == "verified", verified["reason"]
     gates = [e for e in sandbox.envs if e.get("VERIKIT_GATE") == "1"]
-    assert len(gates) == 2 and len(sandbox.calls) == 4  # two gates, one task run, one verification
-    assert ex.stats.gated == 1 and ex.stats.ran == 2 and ex.stats.task_runs == 1
+    # two gates, two task runs (the soundness smoke tests, the task's view), one verification
+    assert len(gates) == 2 and len(sandbox.calls) == 5
+    assert ex.stats.gated == 1 and ex.stats.ran == 2 and ex.stats.task_runs == 2
     proc = OutputStore(tmp_path / "outputs").get(rejected["tool_output"]["sha256"])
     assert "vk-gate" in proc.files and "wp-report.json" not in proc.files and "vk_exec.log" not in proc.files
     assert derive(framac_host.framac, jobs[0], proc, casp.judge)[:2] == (rejected["verdict"], rejected["reason"])

@@ -10,7 +10,8 @@ CASP source files": Frama-C 30.0 WP + RTE, provers Z3 4.8.12, Alt-Ergo 2.6.0, CV
 
 with ``WHY3CONFIG`` pointing at a ``why3.conf`` produced by ``why3 config detect`` in the
 same sandbox (:meth:`FramaC.prepare`). The command runs through the job driver
-``drivers/framac_job.sh`` with ``-load-script drivers/framac_view.ml``: from the same
+``drivers/framac_job.sh`` with ``-load-module drivers/framac_view.ml`` (compiled once per
+run, :data:`PREPARED`): from the same
 parse that WP verifies, Frama-C writes its own view of the file (functions, types,
 contracts, bodies, calls, loops, user annotations, global annotations) to ``view.json``;
 when the benchmark ships them, the driver also preprocesses the candidate's own text
@@ -61,6 +62,11 @@ _DRIVERS = Path(__file__).resolve().parent / "drivers"
 EXEC_DRIVER, EXEC_LOG = "verikit_exec_check.sh", "vk_exec.log"
 _SHIPPED = {DRIVER: _DRIVERS / "framac_job.sh", VIEW_SCRIPT: _DRIVERS / "framac_view.ml",
             EXEC_DRIVER: _DRIVERS / "exec_check.sh"}
+#: Built once per run by the driver's ``--prepare`` in the sandbox (:meth:`FramaC.prepare`),
+#: from the shipped files and the toolchain alone: the view script compiled for this
+#: Frama-C (otherwise every Frama-C start compiles it again, about half a second) and
+#: E-ACSL's runtime object (otherwise every execution cross-check compiles it).
+PREPARED = ("verikit_framac_view.cmxs", "vk_rtl.o")
 #: Files the driver may write: Frama-C's views, the preprocessed candidate text, the
 #: do-nothing-body WP log.
 VIEW, TASK_VIEW, HAVOC_LOG = "view.json", "task-view.json", "havoc.log"
@@ -114,14 +120,21 @@ class FramaC:
     def prepare(self, sandbox, probed) -> dict[str, bytes]:
         """Detect the provers in ``sandbox`` once per run.
 
-        Runs ``why3 config detect`` with ``WHY3CONFIG=why3.conf`` inside the sandbox.
+        Runs the driver's ``--prepare`` step and ``why3 config detect`` with
+        ``WHY3CONFIG=why3.conf`` inside the sandbox.
 
         Returns:
-            The files to ship with every job: the driver and the view script, and
-            ``why3.conf`` (absent when why3 is missing: Frama-C then proves with Qed only
-            and the drift is recorded).
+            The files to ship with every job: the driver and the view script, what the
+            driver's ``--prepare`` built (:data:`PREPARED`: the view script compiled for
+            this Frama-C, E-ACSL's runtime object; each absent when it did not build, and
+            the jobs then build or load from source as before), and ``why3.conf`` (absent
+            when why3 is missing: Frama-C then proves with Qed only and the drift is
+            recorded).
         """
         shipped = {name: path.read_bytes() for name, path in _SHIPPED.items()}
+        built = sandbox.run(["sh", DRIVER, "--prepare"], files=shipped, collect=list(PREPARED),
+                            limits=Limits(wall_s=300)).files
+        shipped.update({name: built[name] for name in PREPARED if built.get(name)})
         if probed.versions.get("why3") is None:
             return shipped
         res = sandbox.run(["why3", "config", "detect"], env={"WHY3CONFIG": WHY3CONF},
@@ -183,12 +196,14 @@ class FramaC:
                                   SOUND_LOG, REQUIRES_LOG, SOUND_REPORT]
 
     def task_command(self, options: dict) -> tuple[list[str], dict[str, str], list[str]]:
-        """The command of a task run (``Job.task_run``: CASP's ``task.c``-free soundness run
-        on ``sound.c``): the driver with only what it reads there (``WHY3CONFIG``,
-        ``VERIKIT_SOUND_ARGS``) and the soundness run's outputs, so that the jobs of a task
-        in every mode (gold's options differ from a candidate mode's) share one task run."""
+        """The command of a task run (``Job.task_run``, one per file: CASP's soundness run on
+        ``sound.c``, the view of the task's fixed part ``task.c``): the driver with only what
+        it reads there (``WHY3CONFIG``, ``VERIKIT_SOUND_ARGS``) and those runs' outputs, so
+        that the jobs of a task in every mode (gold's options differ from a candidate
+        mode's) share one soundness run."""
         _, env, _ = self.command(options)
-        return ["sh", DRIVER], {k: env[k] for k in ("WHY3CONFIG", "VERIKIT_SOUND_ARGS")}, [SOUND_LOG, SOUND_REPORT]
+        return (["sh", DRIVER], {k: env[k] for k in ("WHY3CONFIG", "VERIKIT_SOUND_ARGS")},
+                [SOUND_LOG, SOUND_REPORT, TASK_VIEW])
 
     def gate(self, options: dict) -> tuple[list[str], dict[str, str], list[str]] | None:
         """The executor's first run of a candidate when ``options["gate"]`` is set (CASP's

@@ -150,9 +150,10 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
     file always takes the task's prelude, and the task's function (spec-from-code) or
     contract (code-from-spec) verbatim. The kit's lexer only cuts the candidate; the
     integrity rules are judged on Frama-C's view (:mod:`.integrity`), for which the job
-    also ships ``region.c`` (the candidate's own text), ``task.c`` (the task's fixed
-    part) and, spec-from-code, ``havoc.c``. Two policy checks are made here: the
-    candidate's copy of the function it specifies (spec-from-code) and of the contract
+    also ships ``region.c`` (the candidate's own text) and, spec-from-code, ``havoc.c``;
+    ``task.c`` (the task's fixed part, for its view) and ``sound.c`` (the soundness smoke
+    tests) depend on the task alone and are the job's task runs (``Job.task_run``). Two
+    policy checks are made here: the candidate's copy of the function it specifies (spec-from-code) and of the contract
     it implements (code-from-spec), when it writes one, must be the task's.
     """
     checks: list[dict] = []
@@ -202,6 +203,7 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
             raise ValueError(f"unknown CASP mode {mode!r}; modes: {', '.join(MODES)}")
     except CSyntaxError as exc:
         precheck = ("invalid", f"candidate cannot be lexed: {exc}")
+    task_part = {REFERENCE: files.pop(REFERENCE)} if REFERENCE in files else {}  # the task's view: a task run
     failed = [c for c in checks if not c["ok"]]
     if precheck is None and failed:
         precheck = ("rejected", "; ".join(f"{c['name']}: {c['detail']}" for c in failed))
@@ -224,9 +226,10 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
                    "origin": cand.origin},
         files=files if precheck is None else {"candidate.c": files.get("candidate.c", "")},
         options=options, checks=checks, precheck=precheck,
-        # the task's fixed part with its gold code, for the soundness smoke tests; it
-        # depends on the task alone, so the executor runs it once per task (Job.task_run)
-        task_run={integrity.SOUND: _soundness_file(task)} if precheck is None else None,
+        # what depends on the task alone, each made once per run (Job.task_run: one run per
+        # file, kept in the result cache): the task's fixed part with its gold code for the
+        # soundness smoke tests, and the task's fixed part alone for its view
+        task_run=({integrity.SOUND: _soundness_file(task), **task_part} if precheck is None else None),
     )
 
 

@@ -14,13 +14,19 @@
 # mut (spec-from-code: E-ACSL over the mutant dispatcher, the candidate's contract), mutg
 # (the same mutants under the task's own contract: the reference for "vacuous").
 set -u
-. ./vk_exec.conf
-log=vk_exec.log
-: >"$log"
 share=$(frama-c -print-share-path 2>/dev/null || echo /usr/share/frama-c)
 ea="$share/e-acsl"
 ealib=$(frama-c -print-lib-path 2>/dev/null || echo /usr/lib/frama-c)/e-acsl/libeacsl-dlmalloc.a
 eaflags="-std=c99 -m64 -g -O0 -fno-builtin -fno-merge-constants -Wno-attributes -DE_ACSL_SEGMENT_MMODEL -DE_ACSL_FAIL_EXITCODE=4 -I$ea"
+# VK_PREPARE=1 (the job driver's --prepare, once per run): E-ACSL's runtime object only,
+# which depends on the toolchain alone; a job that has vk_rtl.o does not build it again
+if [ "${VK_PREPARE:-}" = 1 ]; then
+  [ -f "$ea/e_acsl_rtl.c" ] && gcc $eaflags -c -o vk_rtl.o "$ea/e_acsl_rtl.c" >/dev/null 2>&1 || rm -f vk_rtl.o
+  exit 0
+fi
+. ./vk_exec.conf
+log=vk_exec.log
+: >"$log"
 sanflags="-fsanitize=undefined,address -fno-sanitize-recover=all -fno-omit-frame-pointer -w"
 if ! command -v gcc >/dev/null 2>&1 || [ ! -f "$ea/e_acsl_rtl.c" ]; then
   echo "info missing gcc or E-ACSL's runtime ($ea)" >>"$log"; exit 0
@@ -112,7 +118,8 @@ failed() { [ "$(cat vk_bad)" -gt 0 ] || { read -r _i _rc <vk_stop && [ "$_rc" -e
 # the inputs after INPUT, up to VK_N - 1
 after() { awk -v i="$1" -v n="$VK_N" 'BEGIN { for (k = i + 1; k < n; k++) printf "%d ", k }'; }
 
-gcc $eaflags -c -o vk_rtl.o "$ea/e_acsl_rtl.c" >vk_rtl.log 2>&1 || { echo "build rtl failed" >>"$log"; msgs vk_rtl.log; }
+[ -f vk_rtl.o ] || gcc $eaflags -c -o vk_rtl.o "$ea/e_acsl_rtl.c" >vk_rtl.log 2>&1 \
+  || { echo "build rtl failed" >>"$log"; msgs vk_rtl.log; }
 if eabuild ea vk_exec_run.c vk_ea init; then
   todo=$(after -1)
   ok=""

@@ -16,24 +16,41 @@
 #      into region-tok.i. The kit requires region.i == region.c and region-nc.i ==
 #      region-tok.i (whitespace aside), so a directive in any spelling (digraphs, line
 #      splices, a comment before the #) shows as a change.
-#   2. task.c (the task's fixed part): Frama-C's view of it, into task-view.json.
+#   2. task.c (the task's fixed part): Frama-C's view of it, into task-view.json
+#      (shipped alone: a task run, Job.task_run, made once per task and mode).
 #   3. havoc.c (spec-from-code: the candidate's contract over a body that returns an
 #      arbitrary value and assigns nothing): WP on the ensures clauses only, with the
 #      arguments in $VERIKIT_HAVOC_ARGS, into havoc.log.
 #   3b. sound.c (the task's fixed part + gold code): WP smoke tests only, into sound.log
-#       (shipped alone, without candidate.c: the executor's once-per-task run, Job.task_run);
+#       (shipped alone: a task run, made once per task);
 #       requires.c (spec-from-code): does the task's requires imply the candidate's?
 #       WP on the call preconditions of a probe, into requires.log.
 #   4. the verification itself: frama-c FRAMA-C-ARGUMENTS with the view of the verified
 #      file written to view.json from the same parse (exec: its exit status and output
 #      are the job's). Without candidate.c (a task run) the job ends after step 3b.
 #
+# Once per run (sh verikit_framac_job.sh --prepare; harness/verifiers/framac.py
+# FramaC.prepare): what every job would otherwise build again, each kept only when it builds:
+# the view script compiled into verikit_framac_view.cmxs (the command Frama-C itself runs
+# for -load-script, which compiles into the job directory and deletes the result after each
+# start: about half a second per start), and E-ACSL's runtime object vk_rtl.o (see
+# verikit_exec_check.sh). A job that has verikit_framac_view.cmxs loads it, else the script.
+#
 # The gate (VERIKIT_GATE=1; the executor's first run of a candidate, see
 # harness/verifiers/framac.py FramaC.gate): step 1, then Frama-C's view of the verified
 # file (the last argument) from a parse only, and nothing else: no WP, no side run, no
 # execution. It writes vk-gate so that its output is never read as a verification's.
-# Step 2 (the task's view) runs in the gate too: the judge compares the two views.
+# The judge compares that view with the task's (step 2, from the task run).
 set -u
+if [ "${1:-}" = --prepare ]; then
+  lib=$(frama-c -print-lib-path)
+  ocamlfind ocamlopt -shared -o verikit_framac_view.cmxs -g -w -a -w -70 -warn-error a \
+    -I "$lib" -I "$lib/plugins" verikit_framac_view.ml || rm -f verikit_framac_view.cmxs
+  VK_PREPARE=1 sh verikit_exec_check.sh
+  exit 0
+fi
+view=verikit_framac_view.cmxs
+[ -f "$view" ] || view=verikit_framac_view.ml
 share=$(frama-c -print-share-path 2>/dev/null || echo /usr/share/frama-c)
 if [ -f region.c ]; then
   pp="gcc -E -P -I. -I$share/libc -D__FRAMAC__ -nostdinc"
@@ -46,12 +63,12 @@ if [ -f region.c ]; then
   fi
 fi
 if [ -f task.c ]; then
-  VERIKIT_VIEW=task-view.json frama-c -load-script verikit_framac_view.ml task.c >task-view.log 2>&1
+  VERIKIT_VIEW=task-view.json frama-c -load-module "$view" task.c >task-view.log 2>&1
 fi
 if [ "${VERIKIT_GATE:-}" = 1 ]; then
   : >vk-gate
   for source; do :; done  # the verified file: the last argument
-  VERIKIT_VIEW=view.json exec frama-c -load-script verikit_framac_view.ml "$source"
+  VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$source"
 fi
 if [ -f havoc.c ]; then
   # shellcheck disable=SC2086  # word splitting of the argument list is intended
@@ -78,4 +95,4 @@ if [ -f vk_exec.conf ]; then
   # CASP execution cross-check (harness/benchmarks/casp/execution.py): writes vk_exec.log
   sh verikit_exec_check.sh >vk_exec.err 2>&1
 fi
-VERIKIT_VIEW=view.json exec frama-c -load-script verikit_framac_view.ml "$@"
+VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$@"
