@@ -133,11 +133,11 @@ def main() -> int:
             return cand, mode, None, f"decided before Frama-C: {job.precheck[0]}"
         with tempfile.TemporaryDirectory() as d:
             d = Path(d)
-            for name, text in job.files.items():
+            for name, text in {**job.files, **(job.task_run or {})}.items():
                 (d / name).write_text(text)
             (d / VIEW_SCRIPT).write_bytes(_SHIPPED[VIEW_SCRIPT].read_bytes())
             view = view_of(args.frama_c, d, "candidate.c")
-            ref = job.files[integrity.REFERENCE]
+            ref = job.task_run[integrity.REFERENCE]
             with lock:
                 known = ref in task_views
             if not known:

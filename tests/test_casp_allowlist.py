@@ -97,9 +97,9 @@ def _views(host, task, mode: str, output: str) -> tuple[dict | None, dict | None
     job = casp.build_job(task, Candidate(task_id=task.task_id, model="m", sample=0, output=output, origin="test"),
                          mode, {}, DS)
     assert job.precheck is None, job.precheck
-    ref = hashlib.sha256(job.files[integrity.REFERENCE].encode()).hexdigest()
+    ref = hashlib.sha256(job.task_run[integrity.REFERENCE].encode()).hexdigest()
     if ref not in _TASK_VIEWS:
-        _TASK_VIEWS[ref] = _view_text(host, integrity.REFERENCE, job.files[integrity.REFERENCE])
+        _TASK_VIEWS[ref] = _view_text(host, integrity.REFERENCE, job.task_run[integrity.REFERENCE])
     task_text = _TASK_VIEWS[ref]
     view = _view_text(host, "candidate.c", job.files["candidate.c"])
     return (json.loads(view) if view is not None else None,
