@@ -247,6 +247,22 @@ def test_prepare_detects_installed_provers(fc):
 
 
 @pytest.mark.realtool
+def test_prepare_builds_the_view_plugin_and_runtime_the_same_every_time(fc):
+    """The driver's --prepare step builds the compiled view script and E-ACSL's runtime
+    object in the sandbox, byte for byte the same from a second build (jobs made from two
+    builds have the same files, so the same keys), and a job loads that view plugin."""
+    from harness.verifiers.framac import PREPARED
+
+    again = fc.framac.prepare(fc.sandbox, fc.probed)
+    for name in PREPARED:
+        assert fc.prepared.get(name) and again.get(name) == fc.prepared[name], name
+    res = fc.sandbox.run(["sh", DRIVER, SOURCE], files={**fc.prepared, SOURCE: "int f(int x) { return x; }\n"},
+                         collect=["view.json"], limits=Limits(wall_s=120))
+    assert res.returncode == 0, res.stderr
+    assert [f["name"] for f in json.loads(res.files["view.json"])["functions"] if f.get("defined")] == ["f"]
+
+
+@pytest.mark.realtool
 def test_command_line_has_the_paper_options(fc):
     opts = fc.framac.options(fc.probed, smoke=False)
     argv, env, collect = fc.framac.command(opts)

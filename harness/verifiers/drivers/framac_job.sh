@@ -31,9 +31,9 @@
 #
 # Once per run (sh verikit_framac_job.sh --prepare; harness/verifiers/framac.py
 # FramaC.prepare): what every job would otherwise build again, each kept only when it builds:
-# the view script compiled into verikit_framac_view.cmxs (the command Frama-C itself runs
-# for -load-script, which compiles into the job directory and deletes the result after each
-# start: about half a second per start), and E-ACSL's runtime object vk_rtl.o (see
+# the view script compiled into verikit_framac_view.cmxs (the compiler command Frama-C itself
+# runs for -load-script, which compiles into the job directory and deletes the result after
+# each start: about half a second per start), and E-ACSL's runtime object vk_rtl.o (see
 # verikit_exec_check.sh). A job that has verikit_framac_view.cmxs loads it, else the script.
 #
 # The gate (VERIKIT_GATE=1; the executor's first run of a candidate, see
@@ -44,7 +44,9 @@
 set -u
 if [ "${1:-}" = --prepare ]; then
   lib=$(frama-c -print-lib-path)
-  ocamlfind ocamlopt -shared -o verikit_framac_view.cmxs -g -w -a -w -70 -warn-error a \
+  # -S -dstartup, no -g: the same bytes from every build (no temporary file names, no
+  # paths), so that jobs made from two builds have the same files and the same keys
+  ocamlfind ocamlopt -shared -S -dstartup -o verikit_framac_view.cmxs -w -a -w -70 -warn-error a \
     -I "$lib" -I "$lib/plugins" verikit_framac_view.ml || rm -f verikit_framac_view.cmxs
   VK_PREPARE=1 sh verikit_exec_check.sh
   exit 0
