@@ -64,6 +64,7 @@ TARGETS = {t.key: t for t in (
     Target("makespan_over_ideal", "batch plan, 10,000 CASP jobs on 100 shards: longest shard / ideal", "<=", 1.10),
     Target("cached_10k_s", "cached re-run of 10,000 jobs, whole verikit run, s", "<", 10, "s"),
     Target("rundir_100k_s", "run directory of 100,000 records: verikit validate + report --html, s", "<", 60, "s"),
+    Target("kit_over_paper_casp", "CASP: kit's full job / the paper's frama-c, the worse candidate mode", "<=", 1.3),
     Target("kit_over_paper_tlc", "TLC: kit's full job / one TLC run of the model", "<=", 1.2),
     Target("kit_over_paper_rocq", "Rocq: kit's full job / one coqc of the file", "<=", 1.2),
     Target("kit_over_paper_dafny", "Dafny: kit's full job / one dafny run per check, as the paper's script", "<=", 1.2),
