@@ -196,7 +196,7 @@ def reproduce(session: nox.Session, benchmark: str) -> None:
 
 
 #: The bench scripts, in order: host ones first, then the ones that need the engine.
-BENCH_HOST = ("bench_kit_vs_bare.py", "bench_exec_check.py", "bench_batch.py", "bench_scale.py", "bench_casp_paper.py")
+BENCH_HOST = ("bench_kit_vs_bare.py", "bench_exec_check.py", "bench_batch.py", "bench_scale.py", "bench_framac_paper.py")
 BENCH_ENGINE = ("bench_container.py", "bench_dafny.py", "bench_paper_tools.py")
 
 
@@ -210,7 +210,7 @@ def bench(session: nox.Session) -> None:
     (bench_scale); the container sandbox's warm exec vs the host and vs one container per job
     (bench_container); Dafny intent's batched checks vs one Dafny process per check and
     the reference script's approach (bench_dafny); the kit's full job against each paper's
-    own check, CASP's frama-c (bench_casp_paper), one TLC run, one coqc, one dafny run per
+    own check, CASP's frama-c (bench_framac_paper), one TLC run, one coqc, one dafny run per
     check (bench_paper_tools).
 
     ``nox -s bench -- --quick``: every script in its quick mode (few jobs, once: the

@@ -69,11 +69,11 @@ def test_bench_kit_vs_bare_quick(casp_mirror, isolated_cache, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.realtool
-def test_bench_casp_paper_quick(casp_mirror, isolated_cache, tmp_path):
+def test_bench_framac_paper_quick(casp_mirror, isolated_cache, tmp_path):
     """The kit's full CASP job against the paper's frama-c on the same verified file, one
     gold candidate per mode: both verified, and the ratio line."""
     _need_framac()
-    out, lines = _quick("bench_casp_paper.py", isolated_cache, tmp_path)
+    out, lines = _quick("bench_framac_paper.py", isolated_cache, tmp_path)
     _assert_ratios(out, lines, ("kit_over_paper_casp",))
     assert "spec-from-code 00_327 gold: kit" in out and "code-from-spec 00_327 gold: kit" in out, out
     assert out.count("(verified), paper") == 2, out

@@ -191,7 +191,8 @@ class Run:
 
     def keys(self, jobs: list[Job]) -> list[str]:
         """The record keys of ``jobs`` (the run's toolchain's, the run's limits)."""
-        toolchain = Fingerprint(self.probed.fingerprint)  # read once for every job
+        # the fingerprint read once for every job (none before the toolchain is probed)
+        toolchain = Fingerprint(self.probed.fingerprint) if self.probed is not None else None
         return [j.key(toolchain, self.opts.limits) for j in jobs]
 
     def write(self, started: Start, records: list[Record], expected: dict, stats: dict, *,

@@ -21,7 +21,7 @@ driver run under ``bash -x`` with a timestamp on every command, outside the exec
 A job that ends in ``infra_error``, or a paper command that cannot run, fails the bench.
 
 ``--quick``: one task (00_327), its gold solution in each mode, no breakdown.
-Usage: ``python scripts/bench_casp_paper.py [--quick] [--tasks 00_327,...] [--breakdown N]
+Usage: ``python scripts/bench_framac_paper.py [--quick] [--tasks 00_327,...] [--breakdown N]
 [--json FILE]``.
 """
 
@@ -193,7 +193,7 @@ def body(bench) -> dict:
 
 
 if __name__ == "__main__":
-    main("bench_casp_paper", __doc__, body,
+    main("bench_framac_paper", __doc__, body,
          lambda ap: (ap.add_argument("--tasks", help="casp-sample10 task ids (comma-separated; default: all)"),
                      ap.add_argument("--breakdown", type=int, default=4,
                                      help="jobs per mode whose driver steps are timed (0: none)")))
