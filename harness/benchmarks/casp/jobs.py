@@ -153,12 +153,14 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
     also ships ``region.c`` (the candidate's own text) and, spec-from-code, ``havoc.c``;
     ``task.c`` (the task's fixed part, for its view) and ``sound.c`` (the soundness smoke
     tests) depend on the task alone and are the job's task runs (``Job.task_run``). Two
-    policy checks are made here: the candidate's copy of the function it specifies (spec-from-code) and of the contract
-    it implements (code-from-spec), when it writes one, must be the task's.
+    policy checks are made here: the candidate's copy of the function it specifies
+    (spec-from-code) and of the contract it implements (code-from-spec), when it writes
+    one, must be the task's.
     """
     checks: list[dict] = []
     precheck = None
     files: dict[str, str] = {}
+    task_part: dict[str, str] = {}  # the task's fixed part, for its view: a task run
     out = cand.output
     if mode != "gold":
         options = dict(options, function=task.function)  # the target, for the judge and the vacuity run
@@ -179,7 +181,7 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
                 precheck = ("invalid", "the candidate contains no ACSL contract")
             files["candidate.c"] = task.prelude + header + _sep(header) + task.code + task.suffix
             files[REGION] = header
-            files[REFERENCE] = task.prelude + task.code + "\n" + task.suffix
+            task_part[REFERENCE] = task.prelude + task.code + "\n" + task.suffix
             files[HAVOC] = task.prelude + header + _sep(header) + _havoc_definition(task) + "\n"
             probe = _requires_probe(task, header) if header.strip() else None
             if probe is not None:
@@ -198,12 +200,12 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
                 files["candidate.c"] = (task.prelude + before + _sep(before) + task.contract + "\n" + function + after + "\n"
                                         + task.suffix)
                 files[REGION] = before + _sep(before) + function + after + "\n"
-                files[REFERENCE] = task.prelude + task.contract + "\n" + _declarator(task).rstrip() + ";\n" + task.suffix
+                task_part[REFERENCE] = (task.prelude + task.contract + "\n" + _declarator(task).rstrip() + ";\n"
+                                        + task.suffix)
         else:
             raise ValueError(f"unknown CASP mode {mode!r}; modes: {', '.join(MODES)}")
     except CSyntaxError as exc:
         precheck = ("invalid", f"candidate cannot be lexed: {exc}")
-    task_part = {REFERENCE: files.pop(REFERENCE)} if REFERENCE in files else {}  # the task's view: a task run
     failed = [c for c in checks if not c["ok"]]
     if precheck is None and failed:
         precheck = ("rejected", "; ".join(f"{c['name']}: {c['detail']}" for c in failed))
