@@ -225,7 +225,7 @@ def _run_in(monkeypatch, tmp_path, console: Console, buf: io.StringIO, *, progre
         yield None, None
 
     monkeypatch.setattr(pipeline, "open_sandbox", no_sandbox)
-    monkeypatch.setattr(pipeline, "probe_toolchain", lambda opts, plan, sandbox: (None, {}))
+    monkeypatch.setattr(pipeline, "probe_toolchain", lambda opts, plan, sandbox: (SimpleNamespace(fingerprint="t"), {}))
     # three jobs, two of them the same job (run once by the executor): total 3
     monkeypatch.setattr(pipeline, "build_jobs", lambda opts, plan, probed, verifier: (
         [_Job("a"), _Job("b"), _Job("b"), _Job("c")], {}))

@@ -113,16 +113,12 @@ def _validate(args, console: Console, argv) -> int:
     return _validate_dir(Path(args.run_dir), args, console)
 
 
+@gc_paused()
 def _validate_dir(run_dir: Path, args, console: Console) -> int:
     """``verikit validate`` of the run directory ``run_dir`` (``args``: its options).
     Exit 0 valid, 1 a problem, 2 not a run directory or a run.json without ``spec`` (the
     run cannot be re-planned: raises RunError naming the file). The cyclic garbage
     collector is paused while it holds the run's records (:func:`~harness.results.gc_paused`)."""
-    with gc_paused():
-        return _validate_dir_checked(run_dir, args, console)
-
-
-def _validate_dir_checked(run_dir: Path, args, console: Console) -> int:
     for d in (run_dir, args.against):
         if d is not None and not Path(d).is_dir():
             _say(console, f"error: {d}: not a run directory")
@@ -174,17 +170,13 @@ def _compare(args, console: Console, argv) -> int:
     return 1 if diffs else 0
 
 
+@gc_paused()
 def _report(args, console: Console, argv) -> int:
     """``verikit report RUN... [--html FILE] [--compare]``: the summary tables of each run
     (as at the end of a run), its ``verikit validate`` problems, with ``--compare`` the
     task-by-task differences of two runs, and with ``--html`` the HTML page. Exit 0, or 2
     when a run directory cannot be read or ``--compare`` is not given two runs. The cyclic
     garbage collector is paused while it holds the runs' records (as in validate)."""
-    with gc_paused():
-        return _report_views(args, console)
-
-
-def _report_views(args, console: Console) -> int:
     from ..htmlreport import ReportError, load_view, render_html, task_differences
 
     try:

@@ -191,8 +191,7 @@ class Run:
 
     def keys(self, jobs: list[Job]) -> list[str]:
         """The record keys of ``jobs`` (the run's toolchain's, the run's limits)."""
-        # the fingerprint read once for every job (none before the toolchain is probed)
-        toolchain = Fingerprint(self.probed.fingerprint) if self.probed is not None else None
+        toolchain = Fingerprint(self.probed.fingerprint)  # read once for every job
         return [j.key(toolchain, self.opts.limits) for j in jobs]
 
     def write(self, started: Start, records: list[Record], expected: dict, stats: dict, *,
