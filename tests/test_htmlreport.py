@@ -338,3 +338,199 @@ def test_invoke_task_calls_the_same_command():
                           "--html", "r.html", "--compare"], cwd=ROOT, capture_output=True, text=True)
     assert got.returncode == 0, got.stderr
     assert re.sub(r"\x1b\[[0-9;]*m", "", got.stdout).strip() == "verikit report a b --html r.html --compare"
+
+
+# --- conversations of generated candidates (hand-written transcripts in generate's format) ------
+
+GEN_MODEL = "standin/gen-model"
+#: 05_125: turn 1 invalid, Frama-C's message back, turn 2 verified; 01_57: one turn.
+FEEDBACK = "Your task is to correct ACSL specifications.\n[kernel] user error: syntax error near 'assigns'"
+HOSTILE = "</script><script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\"><b>bold</b>"
+
+
+def _turn_line(task: str, turn: int, sent: list[dict], content: str | None, *, reasoning=None, key=None,
+               error=None, source="server") -> dict:
+    comp = None if content is None else {
+        "content": content, "reasoning": reasoning, "finish_reason": "stop",
+        "usage": {"prompt_tokens": 800 + turn, "completion_tokens": 200 + turn}, "latency_s": 1.25, "attempts": 1,
+        "response_model": GEN_MODEL, "system_fingerprint": None}
+    return {"task_id": task, "sample": 0, "turn": turn, "request_sha256": key or f"{task}-{turn}".encode().hex(),
+            "sent": sent, "completion": comp, "source": source, "error": error,
+            "received_at": f"2026-11-29T18:00:0{turn}+00:00"}
+
+
+def _gen_turn(line: dict, verdict, reason) -> dict:
+    import hashlib
+
+    content = (line["completion"] or {}).get("content") or ""
+    return {"turn": line["turn"], "request_sha256": line["request_sha256"],
+            "completion_sha256": hashlib.sha256(content.encode()).hexdigest(), "finish_reason": "stop",
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1}, "latency_s": 1.0, "attempts": 1,
+            "response_model": GEN_MODEL, "system_fingerprint": None, "cached": False, "resumed": False,
+            "extracted": True, "candidate_sha256": "0" * 64, "error": None, "verdict": verdict, "reason": reason}
+
+
+def _transcript(answer_2: str = "```json\n{\"fixed_code\": \"fixed\"}\n```") -> list[dict]:
+    first = [{"role": "system", "content": "You write ACSL."}, {"role": "user", "content": "C function `noneBool`"}]
+    return [_turn_line("05_125", 1, first, "<think>hmm</think>broken", reasoning="the contract needs assigns"),
+            _turn_line("05_125", 2, [{"role": "user", "content": FEEDBACK}], answer_2),
+            _turn_line("01_57", 1, [{"role": "user", "content": "C function `divmult`"}], "gold at once")]
+
+
+def _generated_run(tmp_path: Path, lines: list[dict] | None = None, *, extra: str = "") -> tuple[Path, Path]:
+    """A run directory (the CASP reproduce run's records, 05_125's and 01_57's made
+    generated candidates) whose run.json links a hand-written generation.json beside a
+    transcript.jsonl of ``lines`` (+ ``extra`` text). Returns (run dir, generation dir)."""
+    import hashlib
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(REF / "casp" / "reproduce", run_dir)
+    recs = [json.loads(x) for x in (run_dir / "records.jsonl").read_text().splitlines()]
+    for r in recs:
+        if r["task_id"] in ("05_125", "01_57"):
+            r["mode"] = "spec-from-code"
+            r["candidate"].update(model=GEN_MODEL, origin=f"predictions:predictions.jsonl:{r['task_id'][:2]}")
+    (run_dir / "records.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in recs))
+    lines = _transcript() if lines is None else lines
+    by = {(x["task_id"], x["turn"]): x for x in lines}
+    gen_dir = tmp_path / "gen"
+    gen_dir.mkdir()
+    gen = {"model": {"requested": GEN_MODEL, "served": GEN_MODEL},
+           "samples": [{"task_id": "05_125", "sample": 0, "turns": [
+                           _gen_turn(by[("05_125", 1)], "invalid", "[kernel] syntax error"),
+                           _gen_turn(by[("05_125", 2)], "verified", "all 4 goals proved")]},
+                       {"task_id": "01_57", "sample": 0, "turns": [_gen_turn(by[("01_57", 1)], "verified", "ok")]}]}
+    (gen_dir / "generation.json").write_text(json.dumps(gen, indent=1))
+    (gen_dir / "transcript.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines) + extra)
+    run = json.loads((run_dir / "run.json").read_text())
+    run["generation"] = {"path": str(gen_dir / "generation.json"), "predictions_sha256": "0" * 64,
+                         "sha256": hashlib.sha256((gen_dir / "generation.json").read_bytes()).hexdigest()}
+    (run_dir / "run.json").write_text(json.dumps(run, indent=1, sort_keys=True))
+    return run_dir, gen_dir
+
+
+def _embedded(html: str, index: int = 0) -> list[dict]:
+    m = re.search(rf'<script type="application/json" id="conv-data-{index}">(.*?)</script>', html, re.S)
+    assert m, "no embedded conversations"
+    return json.loads(m.group(1))
+
+
+def test_generated_candidates_get_their_conversation(tmp_path):
+    """Each generated candidate's row gets a button; the page embeds each conversation once,
+    joined with generation.json's verdicts; gold rows get none."""
+    from harness.htmlreport import load_conversations
+
+    lines = _transcript()
+    dup = dict(lines[2], completion=dict(lines[2]["completion"], content="an earlier answer"))
+    run_dir, gen_dir = _generated_run(tmp_path, [dup, *lines])  # the same turn twice: the last line wins
+    html = render_html([load_view(run_dir)])
+    assert html.count('class="conv-open"') == 2 and html.count("<th>conversation</th>") == 1
+    assert 'id="conv-0" hidden' in html
+    chats = {c["task_id"]: c for c in _embedded(html)}
+    assert set(chats) == {"05_125", "01_57"} and chats["05_125"]["model"] == GEN_MODEL
+    t1, t2 = chats["05_125"]["turns"]
+    assert (t1["turn"], t1["verdict"], t2["turn"], t2["verdict"]) == (1, "invalid", 2, "verified")
+    assert [m["role"] for m in t1["sent"]] == ["system", "user"] and t2["sent"][0]["content"] == FEEDBACK
+    assert t1["reasoning"] == "the contract needs assigns" and t1["content"] == "<think>hmm</think>broken"
+    assert t1["usage"] == {"prompt_tokens": 801, "completion_tokens": 201} and t1["attempts"] == 1
+    assert (t1["finish_reason"], t1["latency_s"], t1["source"]) == ("stop", 1.25, "server")
+    assert all(t["check"] is None for c in chats.values() for t in c["turns"])
+    assert chats["01_57"]["turns"][0]["content"] == "gold at once"
+    # the join checks each line against generation.json: another completion text is said
+    conv = load_conversations(run_dir, json.loads((run_dir / "run.json").read_text()))
+    assert conv.readable and conv.notes == [] and conv.transcript == gen_dir / "transcript.jsonl"
+    (gen_dir / "transcript.jsonl").write_text("".join(json.dumps(x) + "\n" for x in [*lines, dup]))
+    conv = load_conversations(run_dir, json.loads((run_dir / "run.json").read_text()))
+    assert conv.chats[("01_57", 0)][0]["check"].startswith("its completion is not the text generation.json records")
+    # a run without a link: no column, no script, no note
+    plain = render_html([load_view(REF / "casp" / "reproduce")])
+    assert 'class="conv-open"' not in plain and 'id="conv-data-' not in plain and 'class="conversations-note"' not in plain
+
+
+def test_missing_or_unreadable_transcript_is_a_note_naming_the_file(tmp_path):
+    """The page says which file is missing or unreadable, and still renders; bad lines
+    are skipped and named, the good ones shown."""
+    from harness.htmlreport import load_conversations
+
+    run_dir, gen_dir = _generated_run(tmp_path, extra="{not json\n")
+    run = json.loads((run_dir / "run.json").read_text())
+    transcript = gen_dir / "transcript.jsonl"
+    conv = load_conversations(run_dir, run)
+    assert conv.notes == [f"{transcript}: 1 line(s) not a transcript line, skipped: line 4 (JSONDecodeError)"]
+    assert conv.readable and len(conv.chats) == 2
+    transcript.unlink()
+    transcript.mkdir()  # a directory: unreadable as a file
+    conv = load_conversations(run_dir, run)
+    assert not conv.readable and conv.notes[0].startswith(f"{transcript}: cannot be read (")
+    transcript.rmdir()
+    html = render_html([load_view(run_dir)])
+    assert f"{transcript}: missing; conversations are not shown" in html
+    assert 'class="conv-open"' not in html and 'id="conv-data-' not in html and "<th>conversation</th>" not in html
+    (gen_dir / "generation.json").unlink()
+    assert load_conversations(run_dir, run).notes == [
+        f"generation.json not found (looked at {gen_dir / 'generation.json'}, "
+        f"{run_dir / 'generation' / 'generation.json'}); conversations are not shown"]
+    (gen_dir / "generation.json").write_text("{}")  # another file than the one the run linked
+    assert load_conversations(run_dir, run).notes == [
+        f"{gen_dir / 'generation.json'}: its sha256 is not the one run.json records for the generation's "
+        f"generation.json; conversations are not shown"]
+
+
+def test_a_carried_copy_of_the_generation_is_found(tmp_path):
+    """A published or bundled run keeps the linked (absolute) generation.json under
+    generation/: the report finds it there when the linked path is gone."""
+    from harness.htmlreport import carried_generation_path, find_generation
+
+    run_dir, gen_dir = _generated_run(tmp_path)
+    run = json.loads((run_dir / "run.json").read_text())
+    assert carried_generation_path(run["generation"]) == "generation/generation.json"
+    assert carried_generation_path({"path": "gen/generation.json"}) == "gen/generation.json"
+    assert carried_generation_path({"path": "../x/generation.json"}) == "generation/generation.json"
+    shutil.move(gen_dir, run_dir / "generation")
+    assert find_generation(run_dir, run) == (run_dir / "generation" / "generation.json", None)
+    assert render_html([load_view(run_dir)]).count('class="conv-open"') == 2
+
+
+def test_model_text_cannot_inject_html_into_the_page(tmp_path):
+    run_dir, _ = _generated_run(tmp_path, _transcript(answer_2=HOSTILE))
+    html = render_html([load_view(run_dir)])
+    assert "window.__pwned" in html and "<script>window.__pwned" not in html and "<img src=x" not in html
+    assert html.count("</script>") == 2  # the embedded data's and the page script's
+    assert {c["task_id"]: c for c in _embedded(html)}["05_125"]["turns"][1]["content"] == HOSTILE
+
+
+@pytest.mark.slow
+def test_conversation_shown_on_click_in_chromium(tmp_path):
+    """In Chromium: nothing of a conversation is in the page until its button is clicked;
+    then each turn's messages, reasoning (collapsed), answer, facts and verdict; model text
+    with markup shown as text, no script run."""
+    run_dir, _ = _generated_run(tmp_path, _transcript(answer_2=HOSTILE))
+    html = write_html([run_dir], tmp_path / "conv.html")
+    with _browser() as pw:
+        browser, page, events = _open(pw, html)
+        try:
+            assert page.locator("#conv-0 .turn").count() == 0 and not page.is_visible("#conv-0")
+            row = page.locator("#tasks-0 tbody tr", has=page.locator("td", has_text="05_125")).filter(
+                has=page.locator("button.conv-open"))
+            row.locator("button.conv-open").click()
+            assert page.is_visible("#conv-0")
+            turns = page.locator("#conv-0 .turn")
+            assert turns.count() == 2
+            assert turns.nth(0).locator("[data-field=verdict]").inner_text() == "invalid"
+            assert turns.nth(1).locator("[data-field=verdict]").inner_text() == "verified"
+            assert turns.nth(0).locator("[data-role=system] pre").inner_text() == "You write ACSL."
+            assert "[kernel]" in turns.nth(1).locator("[data-role=user] pre").inner_text()
+            assert "user: the verifier's feedback" in turns.nth(1).text_content()  # shown upper-case (CSS)
+            reasoning = turns.nth(0).locator("details.reasoning")
+            assert reasoning.get_attribute("open") is None and not reasoning.locator("pre").is_visible()
+            assert "finish stop" in turns.nth(0).locator(".facts").inner_text()
+            assert "tokens 801 prompt / 201 completion" in turns.nth(0).inner_text()
+            assert "1 attempt(s)" in turns.nth(0).inner_text() and "latency 1.25 s" in turns.nth(0).inner_text()
+            assert turns.nth(0).locator("[data-role=assistant] pre").inner_text() == "<think>hmm</think>broken"
+            assert turns.nth(1).locator("[data-role=assistant] pre").inner_text() == HOSTILE  # as text
+            assert page.locator("#conv-0 script, #conv-0 img, #conv-0 b").count() == 0
+            assert page.evaluate("window.__pwned") is None
+            page.screenshot(path=str(tmp_path / "conversation.png"), full_page=True)
+            assert events == []
+        finally:
+            browser.close()
