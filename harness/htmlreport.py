@@ -277,16 +277,51 @@ def _generation(v: RunView) -> dict | None:
             "fixes_definition": gen["fixes_definition"]}
 
 
+def _plain_relative(path) -> str | None:
+    """``path`` as a POSIX path when it is relative and stays below its base (no ``..``),
+    else None."""
+    p = Path(str(path or ""))
+    return p.as_posix() if p.parts and not p.is_absolute() and ".." not in p.parts else None
+
+
 def carried_generation_path(link: dict) -> str:
     """Where a carried copy of a run (its Hub folder, an artifact's expected run) keeps the
     generation.json that run.json ``generation`` links, relative to the run's folder: the
     link's own path when it is relative (a generation inside the run directory, e.g.
     ``reproduce --generate``'s ``generation/generation.json``: found there as it was), else
-    ``generation/generation.json``. The transcript goes beside it (:data:`TRANSCRIPT`)."""
-    p = Path(str(link.get("path") or ""))
-    if p.parts and not p.is_absolute() and ".." not in p.parts:
-        return p.as_posix()
-    return f"{CARRIED_GENERATION}/generation.json"
+    ``generation/generation.json``. The transcript goes beside it (:func:`transcript_path`)."""
+    return _plain_relative(link.get("path")) or f"{CARRIED_GENERATION}/generation.json"
+
+
+def transcript_path(generation_json: Path, gen: dict | None) -> tuple[Path, str | None]:
+    """A generation's transcript and its recorded sha256: generation.json's ``transcript``
+    (``path`` relative to generation.json, ``sha256``), else :data:`TRANSCRIPT` beside it
+    with no recorded hash (a generation.json made before it recorded one)."""
+    rec = gen.get("transcript") if isinstance(gen, dict) else None
+    rec = rec if isinstance(rec, dict) else {}
+    return Path(generation_json).parent / (_plain_relative(rec.get("path")) or TRANSCRIPT), rec.get("sha256")
+
+
+def carried_files(run_dir: Path, run: dict) -> dict[str, Path]:
+    """The generation files a carried copy of a run (Hub folder, artifact bundle) takes
+    along: ``{path relative to the copy's run folder: file here}``, generation.json as
+    :func:`find_generation` finds it (put at :func:`carried_generation_path`) and its
+    transcript when there (beside it, under the name generation.json records). Empty for a
+    run that links no generation.json or whose generation.json is not found."""
+    link = run.get("generation")
+    found, _ = find_generation(run_dir, run)
+    if found is None:
+        return {}
+    target = carried_generation_path(link)
+    out = {target: found}
+    try:
+        gen = json.loads(found.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        gen = None
+    transcript, _ = transcript_path(found, gen)
+    if transcript.is_file():
+        out[(Path(target).parent / transcript.relative_to(found.parent)).as_posix()] = transcript
+    return out
 
 
 def find_generation(run_dir: Path, run: dict) -> tuple[Path | None, str | None]:
@@ -354,12 +389,13 @@ def _text(x) -> str | None:
     return json.dumps(x, ensure_ascii=False, sort_keys=True)
 
 
-def _transcript_lines(path: Path, notes: list[str]) -> dict[tuple[str, int, int], dict] | None:
+def _transcript_lines(path: Path, sha256: str | None, notes: list[str]) -> dict[tuple[str, int, int], dict] | None:
     """transcript.jsonl's lines by (task_id, sample, turn), the last line of a key winning;
     None (and a note naming the file) when it cannot be read. Bad lines are skipped and
-    named in ``notes``."""
+    named in ``notes``, as a file whose sha256 is not ``sha256`` (generation.json's)."""
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
+        data = path.read_bytes()
+        text = data.decode("utf-8", errors="replace")
     except FileNotFoundError:
         notes.append(f"{path}: missing; conversations are not shown (verikit generate writes {TRANSCRIPT} "
                      f"beside generation.json)")
@@ -367,6 +403,9 @@ def _transcript_lines(path: Path, notes: list[str]) -> dict[tuple[str, int, int]
     except OSError as exc:
         notes.append(f"{path}: cannot be read ({exc.strerror or exc}); conversations are not shown")
         return None
+    if sha256 and sha256_text(data) != sha256:
+        notes.append(f"{path}: its sha256 is not the one generation.json records (changed since the generation); "
+                     f"each turn is still checked against generation.json's")
     lines: dict[tuple[str, int, int], dict] = {}
     bad = []
     for n, line in enumerate(text.splitlines(), 1):
@@ -415,7 +454,7 @@ def _turn(t: int, line: dict | None, gen_turn: dict | None) -> dict:
 
 def load_conversations(run_dir: Path, run: dict) -> Conversations | None:
     """The conversations of a run's generated candidates: generation.json found by
-    :func:`find_generation`, ``transcript.jsonl`` beside it, joined per task, sample and
+    :func:`find_generation`, its transcript (:func:`transcript_path`), joined per task, sample and
     turn with generation.json's ``samples[].turns[]`` (verdict, reason; a transcript
     line's request key and completion are checked against the turn's). Never raises on
     a missing, unreadable or malformed file: the returned ``notes`` name it.
@@ -430,7 +469,7 @@ def load_conversations(run_dir: Path, run: dict) -> Conversations | None:
     if path is None:
         conv.notes.append(f"{why}; conversations are not shown")
         return conv
-    conv.generation, conv.transcript = path, path.parent / TRANSCRIPT
+    conv.generation = path
     try:
         gen = json.loads(path.read_text(encoding="utf-8"))
         conv.model = (gen.get("model") or {}).get("served")
@@ -438,7 +477,8 @@ def load_conversations(run_dir: Path, run: dict) -> Conversations | None:
     except (OSError, ValueError, AttributeError) as exc:
         conv.notes.append(f"{path}: not a generation.json the report can read ({exc}); conversations are not shown")
         return conv
-    lines = _transcript_lines(conv.transcript, conv.notes)
+    conv.transcript, sha256 = transcript_path(path, gen)
+    lines = _transcript_lines(conv.transcript, sha256, conv.notes)
     if lines is None:
         return conv
     conv.readable = True

@@ -395,13 +395,15 @@ def _generated_run(tmp_path: Path, lines: list[dict] | None = None, *, extra: st
     by = {(x["task_id"], x["turn"]): x for x in lines}
     gen_dir = tmp_path / "gen"
     gen_dir.mkdir()
+    (gen_dir / "transcript.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines) + extra)
     gen = {"model": {"requested": GEN_MODEL, "served": GEN_MODEL},
+           "transcript": {"path": "transcript.jsonl",
+                          "sha256": hashlib.sha256((gen_dir / "transcript.jsonl").read_bytes()).hexdigest()},
            "samples": [{"task_id": "05_125", "sample": 0, "turns": [
                            _gen_turn(by[("05_125", 1)], "invalid", "[kernel] syntax error"),
                            _gen_turn(by[("05_125", 2)], "verified", "all 4 goals proved")]},
                        {"task_id": "01_57", "sample": 0, "turns": [_gen_turn(by[("01_57", 1)], "verified", "ok")]}]}
     (gen_dir / "generation.json").write_text(json.dumps(gen, indent=1))
-    (gen_dir / "transcript.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines) + extra)
     run = json.loads((run_dir / "run.json").read_text())
     run["generation"] = {"path": str(gen_dir / "generation.json"), "predictions_sha256": "0" * 64,
                          "sha256": hashlib.sha256((gen_dir / "generation.json").read_bytes()).hexdigest()}
@@ -458,6 +460,12 @@ def test_missing_or_unreadable_transcript_is_a_note_naming_the_file(tmp_path):
     conv = load_conversations(run_dir, run)
     assert conv.notes == [f"{transcript}: 1 line(s) not a transcript line, skipped: line 4 (JSONDecodeError)"]
     assert conv.readable and len(conv.chats) == 2
+    with transcript.open("a") as fh:  # changed since generation.json recorded its sha256: said, still shown
+        fh.write(json.dumps(_transcript()[0]) + "\n")
+    conv = load_conversations(run_dir, run)
+    assert conv.notes[0] == f"{transcript}: its sha256 is not the one generation.json records (changed since the " \
+                            f"generation); each turn is still checked against generation.json's"
+    assert conv.readable and len(conv.chats) == 2
     transcript.unlink()
     transcript.mkdir()  # a directory: unreadable as a file
     conv = load_conversations(run_dir, run)
@@ -479,10 +487,12 @@ def test_missing_or_unreadable_transcript_is_a_note_naming_the_file(tmp_path):
 def test_a_carried_copy_of_the_generation_is_found(tmp_path):
     """A published or bundled run keeps the linked (absolute) generation.json under
     generation/: the report finds it there when the linked path is gone."""
-    from harness.htmlreport import carried_generation_path, find_generation
+    from harness.htmlreport import carried_files, carried_generation_path, find_generation
 
     run_dir, gen_dir = _generated_run(tmp_path)
     run = json.loads((run_dir / "run.json").read_text())
+    assert carried_files(run_dir, run) == {"generation/generation.json": gen_dir / "generation.json",
+                                           "generation/transcript.jsonl": gen_dir / "transcript.jsonl"}
     assert carried_generation_path(run["generation"]) == "generation/generation.json"
     assert carried_generation_path({"path": "gen/generation.json"}) == "gen/generation.json"
     assert carried_generation_path({"path": "../x/generation.json"}) == "generation/generation.json"
