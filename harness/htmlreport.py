@@ -304,9 +304,10 @@ def transcript_path(generation_json: Path, gen: dict | None) -> tuple[Path, str 
 
 def carried_files(run_dir: Path, run: dict) -> dict[str, Path]:
     """The generation files a carried copy of a run (Hub folder, artifact bundle) takes
-    along: ``{path relative to the copy's run folder: file here}``, generation.json as
-    :func:`find_generation` finds it (put at :func:`carried_generation_path`) and its
-    transcript when there (beside it, under the name generation.json records). Empty for a
+    along: ``{path relative to the copy's run folder: file here}``, in this order:
+    generation.json as :func:`find_generation` finds it (put at
+    :func:`carried_generation_path`), then its transcript when there (beside it, under the
+    name generation.json records). Empty for a
     run that links no generation.json or whose generation.json is not found."""
     link = run.get("generation")
     found, _ = find_generation(run_dir, run)

@@ -446,3 +446,73 @@ def test_a_model_run_travels_with_its_predictions(hub, tmp_path, casp_tasks, fra
     repo.commits[repo.branches["main"]]["files"][f"runs/casp/{rid}/predictions.jsonl"] = b"{}\n"
     bad = _kit(["pull", REPO, "--run", rid, "--out", str(tmp_path / "again")], env)
     assert bad.returncode == 1 and "predictions.jsonl: its sha256 is not the one run.json recorded" in bad.stderr
+
+
+@pytest.mark.recorded
+@pytest.mark.slow
+def test_a_generated_run_travels_with_its_generation_and_transcript(hub, tmp_path, casp_tasks, framac_recorded,
+                                                                    isolated_cache, capsys):
+    """A run scored from predictions made by ``verikit generate`` (a hand-written generation
+    directory: predictions.jsonl, generation.json, transcript.jsonl): published with its
+    generation.json and transcript under generation/ in the run's folder (publish.json says
+    where), refused while the transcript differs from the one generation.json records,
+    pulled with both checked, and the pulled run's report shows the conversations from the
+    carried copies (the original directory moved away). The run is judged on the real
+    Frama-C's recorded outputs (the same two candidates as the model run above)."""
+    env = _env(tmp_path, hub)
+    t = casp_tasks["01_57"]
+    outputs = [t.contract + "\n" + t.code, "/*@ ensures \\result == 0; */\n" + t.code]
+    gen_dir = tmp_path / "gen"
+    gen_dir.mkdir()
+    preds = gen_dir / "predictions.jsonl"
+    preds.write_text("".join(json.dumps({"task_id": "01_57", "model": "m", "sample": i, "output": o}) + "\n"
+                             for i, o in enumerate(outputs)))
+    lines = [{"task_id": "01_57", "sample": i, "turn": 1, "request_sha256": f"{i:064x}",
+              "sent": [{"role": "user", "content": "C function `divmult`: <write its contract>"}],
+              "completion": {"content": f"```c\n{o}\n```", "reasoning": None, "finish_reason": "stop",
+                             "usage": {"prompt_tokens": 90, "completion_tokens": 40}, "latency_s": 0.5, "attempts": 1,
+                             "response_model": "m", "system_fingerprint": None},
+              "source": "server", "error": None, "received_at": "2026-11-29T18:00:00+00:00"}
+             for i, o in enumerate(outputs)]
+    transcript = gen_dir / "transcript.jsonl"
+    transcript.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    sha = lambda p: hashlib.sha256(p.read_bytes()).hexdigest()  # noqa: E731
+    gen = {"model": {"requested": "m", "served": "m"}, "predictions": {"path": "predictions.jsonl", "sha256": sha(preds)},
+           "transcript": {"path": "transcript.jsonl", "sha256": sha(transcript)},
+           "samples": [{"task_id": "01_57", "sample": x["sample"], "turns": [
+               {"turn": 1, "request_sha256": x["request_sha256"], "verdict": None, "reason": None,
+                "completion_sha256": hashlib.sha256(x["completion"]["content"].encode()).hexdigest()}]}
+               for x in lines]}
+    (gen_dir / "generation.json").write_text(json.dumps(gen, indent=1))
+    run_dir = tmp_path / "model-run"
+    with pipeline_sandbox(framac_recorded.sandbox):
+        made = main(["run", "casp", "--mode", "spec-from-code", "--task", "01_57", "--predictions", str(preds),
+                     "--sandbox", "host", "-j", "2", "--out", str(run_dir), "--cache-dir", str(tmp_path / "cache")])
+    assert made == 0, capsys.readouterr().err
+    assert json.loads((run_dir / "run.json").read_text())["generation"]["path"] == str(gen_dir / "generation.json")
+    kept = transcript.read_bytes()
+    transcript.write_bytes(kept + b"\n")
+    changed = _kit(["publish", str(run_dir), "--repo", REPO, "--allow-dirty"], env)
+    assert changed.returncode == 2 and f"the transcript {transcript} changed since the generation" in changed.stderr
+    transcript.write_bytes(kept)
+    pub = _kit(["publish", str(run_dir), "--repo", REPO, "--allow-dirty"], env)
+    assert pub.returncode == 0, pub.stderr
+    rid = run_id_of(run_dir, json.loads((run_dir / "run.json").read_text()))
+    files = hub.files(REPO)
+    prefix = f"runs/casp/{rid}"
+    assert files[f"{prefix}/generation/generation.json"] == (gen_dir / "generation.json").read_bytes()
+    assert files[f"{prefix}/generation/transcript.jsonl"] == kept
+    assert json.loads(files[f"{prefix}/publish.json"])["generation"] == {
+        "generation_json": "generation/generation.json", "transcript": "generation/transcript.jsonl"}
+    pulled = tmp_path / "pulled"
+    got = _kit(["pull", REPO, "--run", rid, "--out", str(pulled)], env)
+    assert got.returncode == 0, got.stderr
+    assert (pulled / "generation" / "transcript.jsonl").read_bytes() == kept
+    shutil.move(gen_dir, tmp_path / "elsewhere")  # the report must read the pulled copies
+    html = render_html([load_view(pulled)])
+    assert html.count('class="conv-open"') == 2 and "C function `divmult`: \\u003cwrite its contract\\u003e" in html
+    # the Hub's copy of the transcript edited: the pull says so
+    repo = hub.repos[REPO]
+    repo.commits[repo.branches["main"]]["files"][f"{prefix}/generation/transcript.jsonl"] = b"{}\n"
+    bad = _kit(["pull", REPO, "--run", rid, "--out", str(tmp_path / "again")], env)
+    assert bad.returncode == 1 and "transcript.jsonl: its sha256 is not the one generation.json recorded" in bad.stderr

@@ -214,6 +214,15 @@ def build_card(repo_id: str, runs: list[PublishedRun]):
         citations=[_paper(b) for b in benches])
 
 
+def carried_record(generation: dict[str, bytes]) -> dict:
+    """publish.json's ``generation`` of a run's carried generation files (``{path relative
+    to the run's folder: bytes}`` in :func:`harness.htmlreport.carried_files`' order:
+    generation.json, then its transcript when there): ``{"generation_json": path,
+    "transcript": path or None}``."""
+    names = list(generation)
+    return {"generation_json": names[0], "transcript": names[1] if len(names) > 1 else None}
+
+
 def repo_files(repo_id: str, new: list[LocalRun], existing: list[PublishedRun], *,
                now: str | None = None) -> dict[str, bytes]:
     """Every file a publish adds or replaces: the new runs' folders, ``leaderboard.parquet``
@@ -233,8 +242,12 @@ def repo_files(repo_id: str, new: list[LocalRun], existing: list[PublishedRun], 
         files[f"{lr.prefix}/records.parquet"] = records_parquet(lr.records, lr.run_id)
         if lr.predictions is not None:
             files[f"{lr.prefix}/predictions.jsonl"] = lr.predictions
+        for rel, data in sorted(lr.generation.items()):  # the generation.json and transcript of generated predictions
+            files[f"{lr.prefix}/{rel}"] = data
         publish = {"run_id": lr.run_id, "benchmark": lr.benchmark, "published_at": now, "waivers": lr.waivers,
                    "published_by": {"kit_version": __version__, "kit_commit": commit}}
+        if lr.generation:
+            publish["generation"] = carried_record(lr.generation)
         files[f"{lr.prefix}/publish.json"] = (json.dumps(publish, indent=1, sort_keys=True) + "\n").encode()
         # the HTML view, rendered here from the run files already read and checked by prepare()
         # (a run with a validate problem is refused there; a local report.html is not trusted)

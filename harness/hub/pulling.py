@@ -13,8 +13,9 @@ from typing import Callable
 
 import pyarrow.parquet as pq
 
+from ..htmlreport import carried_generation_path, transcript_path
 from ..report import check_run_dir
-from ..results import OUTPUTS, load_records, run_id_of
+from ..results import load_records, run_id_of
 from .publishing import REPO_TYPE, _http_message, _transport_error
 from .runs import HubError
 
@@ -24,7 +25,9 @@ def check_published_run(run_dir: Path, run_id: str | None = None) -> list[str]:
     (schemas, keys, SHA256SUMS), its content gives the run id it was published under
     (``run_id``; default: the folder's name),
     ``records.parquet`` holds the same verdicts as records.jsonl, the predictions have the
-    sha256 run.json recorded, and publish.json names the run."""
+    sha256 run.json recorded, the generation.json run.json links is carried with its sha256
+    and its transcript with the sha256 generation.json records (:func:`generation_problems`),
+    and publish.json names the run."""
     run_dir = Path(run_dir)
     problems = check_run_dir(run_dir)
     try:
@@ -56,7 +59,36 @@ def check_published_run(run_dir: Path, run_id: str | None = None) -> list[str]:
             problems.append(f"{run_dir / 'publish.json'}: names run {pub.get('run_id')}, not {run_id}")
     except (OSError, ValueError) as exc:
         problems.append(f"{run_dir / 'publish.json'}: {exc}")
-    return problems
+    return problems + generation_problems(run_dir, run)
+
+
+def generation_problems(run_dir: Path, run: dict) -> list[str]:
+    """Problems with the generation files a published run carries (empty: none linked, or
+    they check): the generation.json run.json ``generation`` links at
+    :func:`harness.htmlreport.carried_generation_path` with the recorded sha256, and the
+    transcript that generation.json records (``transcript``: path, sha256) beside it with
+    that sha256. A generation.json that records no transcript is not asked for one."""
+    link = run.get("generation")
+    if not isinstance(link, dict) or not link.get("path"):
+        return []
+    where = Path(run_dir) / carried_generation_path(link)
+    if not where.is_file():
+        return [f"{where}: missing (run.json links the generation.json of its predictions, {link['path']})"]
+    data = where.read_bytes()
+    if hashlib.sha256(data).hexdigest() != link.get("sha256"):
+        return [f"{where}: its sha256 is not the one run.json recorded"]
+    try:
+        gen = json.loads(data)
+    except ValueError as exc:
+        return [f"{where}: not JSON ({exc})"]
+    transcript, sha256 = transcript_path(where, gen)
+    if not sha256:
+        return []
+    if not transcript.is_file():
+        return [f"{transcript}: missing (generation.json records the generation's transcript)"]
+    if hashlib.sha256(transcript.read_bytes()).hexdigest() != sha256:
+        return [f"{transcript}: its sha256 is not the one generation.json recorded"]
+    return []
 
 
 def pull(repo_id: str, out: Path, *, run_id: str | None = None, revision: str | None = None,
@@ -102,11 +134,11 @@ def pull(repo_id: str, out: Path, *, run_id: str | None = None, revision: str | 
                 for item in (Path(tmp) / f).iterdir():
                     if item.is_file():
                         shutil.copy2(item, dest / item.name)
-                    elif item.name == OUTPUTS:  # the tools' outputs: validate re-judges from them
-                        shutil.copytree(item, dest / OUTPUTS, dirs_exist_ok=True)
+                    elif item.is_dir():  # the tools' outputs (validate re-judges from them), generation files
+                        shutil.copytree(item, dest / item.name, dirs_exist_ok=True)
                 result[dest] = check_published_run(dest, f.rsplit("/", 1)[1])
                 say(f"{repo_id}@{head[:12]}: {f} -> {dest}: "
-                    + ("checks (schemas, SHA256SUMS, run id, parquet, predictions)" if not result[dest]
+                    + ("checks (schemas, SHA256SUMS, run id, parquet, predictions, generation)" if not result[dest]
                        else f"{len(result[dest])} problem(s)"))
             return result
     except HfHubHTTPError as exc:

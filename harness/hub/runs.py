@@ -10,6 +10,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..htmlreport import carried_files, find_generation, transcript_path
 from ..model import Record
 from ..predictions import scored_file, scored_files
 from ..report import check_run_dir
@@ -36,6 +37,10 @@ class LocalRun:
         predictions: the predictions file's bytes (runs that scored a model's outputs) or None.
         run_id: ``<finished_at as YYYYmmddTHHMMSSZ>-<first 10 hex of sha256(SHA256SUMS)>``.
         waivers: what was allowed despite the rules (``--allow-infra-errors``, ``--allow-dirty``).
+        generation: for a run scored from predictions ``verikit generate`` made (run.json
+            ``generation``), the generation.json and its transcript the run's folder carries:
+            ``{path relative to the run's folder: bytes}``
+            (:func:`harness.htmlreport.carried_files`); empty for other runs.
     """
 
     source: str
@@ -46,6 +51,7 @@ class LocalRun:
     predictions: bytes | None
     run_id: str
     waivers: list[str] = field(default_factory=list)
+    generation: dict[str, bytes] = field(default_factory=dict)
 
     @property
     def benchmark(self) -> str:
@@ -87,7 +93,8 @@ def load_run(source: str, workdir: Path) -> LocalRun:
         # the file with the recorded sha256; else the first there (refusals() names the mismatch)
         hit = scored_file(where, run) or next((p for p in scored_files(where, run) if p.is_file()), None)
         preds = hit.read_bytes() if hit else None
-    return LocalRun(source, where, run, report, records, preds, rid)
+    generation = {rel: f.read_bytes() for rel, f in carried_files(where, run).items()}
+    return LocalRun(source, where, run, report, records, preds, rid, generation=generation)
 
 
 def refusals(lr: LocalRun, *, allow_infra_errors: bool = False, allow_dirty: bool = False) -> list[str]:
@@ -126,4 +133,27 @@ def refusals(lr: LocalRun, *, allow_infra_errors: bool = False, allow_dirty: boo
         elif hashlib.sha256(lr.predictions).hexdigest() != want["sha256"]:
             problems.append(f"{src}: the predictions file {want['path']} changed since the run "
                             f"(sha256 differs from run.json's)")
-    return problems
+    return problems + _transcript_refusals(lr)
+
+
+def _transcript_refusals(lr: LocalRun) -> list[str]:
+    """A generation.json that records its transcript (path, sha256) whose transcript is
+    gone or changed: the published conversations would not be the generation's. (A
+    missing or changed generation.json is among ``verikit validate``'s problems.)"""
+    found, _ = find_generation(lr.dir, lr.run)
+    if found is None:
+        return []
+    try:
+        gen = json.loads(found.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    transcript, sha256 = transcript_path(found, gen)
+    if not sha256:  # a generation.json made before it recorded its transcript: carried when there
+        return []
+    if not transcript.is_file():
+        return [f"{lr.source}: the transcript of its generation ({transcript}) is not there: the conversations "
+                f"behind its predictions would not be published"]
+    if hashlib.sha256(transcript.read_bytes()).hexdigest() != sha256:
+        return [f"{lr.source}: the transcript {transcript} changed since the generation (sha256 differs from "
+                f"{found.name}'s)"]
+    return []
