@@ -26,10 +26,19 @@ Answers: the first rule (in the mapping's order) that matches the **last user me
 gives the completion: a key ``"sha256:<hex>"`` matches the message whose UTF-8 sha256 is
 that; any other key matches when it is a substring of the message. A value is a string,
 a list of strings (indexed by the request's ``seed`` modulo its length: ``verikit
-generate`` sends ``seed = --seed + sample``, so with ``--seed 0`` the list is per sample),
-or a function ``f(body) -> str`` of the whole request body (messages, parameters). A
-request no rule matches gets ``default`` when given, else a 400 whose message quotes the
-prompt's start (a test that forgot an answer fails loudly).
+generate`` sends ``seed = --seed + sample``, so with ``--seed 0`` the list is per sample;
+choice ``i`` of a request for ``n`` takes index ``seed + i``), a function ``f(body) -> str``
+of the whole request body (messages, parameters), or a dict ``{"content": str | None,
+"reasoning_content": str}`` (a message with ``content: null`` or with vLLM's reasoning
+field; each may also be a list or a function, as above). A request no rule matches gets
+``default`` when given, else a 400 whose message quotes the prompt's start (a test that
+forgot an answer fails loudly).
+
+Server behaviours on demand: ``n`` (``n_mode``: ``"choices"`` answers ``n`` choices as
+vLLM and OpenAI do, ``"ignore"`` one choice as Ollama does, ``"reject"`` a 400 as
+llama.cpp's server does for ``n > 1``); ``max_context`` (prompt words + ``max_tokens``
+above it: a 400 with vLLM's "maximum context length" message); :meth:`raw_next` (the
+next completion answers a raw body, e.g. an HTML error page with status 200).
 
 What it answers like a server: ``system_fingerprint`` (``fingerprint``), ``usage``
 (``prompt_tokens``, ``completion_tokens``, ``total_tokens``; with ``stream_options:
@@ -40,8 +49,8 @@ many), 401 with an OpenAI error body for a wrong or missing key (when ``api_key`
 
 What it does not do (so the tests do not exercise it): a real model's behaviour (answers
 are recorded), a tokenizer (a token here is a whitespace-separated word), context-length
-limits, server-side batching and scheduling, the rate-limit headers of hosted APIs
-(``x-ratelimit-*``), ``n > 1``, tools/function calls, logprobs.
+limits beyond ``max_context``'s word count, server-side batching and scheduling, the
+rate-limit headers of hosted APIs (``x-ratelimit-*``), tools/function calls, logprobs.
 """
 
 from __future__ import annotations
@@ -54,7 +63,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
-Answer = str | list[str] | Callable[[dict], str]
+Answer = str | list[str] | Callable[[dict], str] | dict
 
 
 @dataclass
@@ -88,7 +97,8 @@ class OpenAIStandIn:
 
     def __init__(self, answers: dict[str, Answer] | None = None, *, default: Answer | None = None,
                  models: tuple[str, ...] = ("standin/model-7b",), api_key: str | None = None,
-                 fingerprint: str | None = "fp_standin_1", delay: float = 0.0, chunk_words: int = 3):
+                 fingerprint: str | None = "fp_standin_1", delay: float = 0.0, chunk_words: int = 3,
+                 n_mode: str = "choices", max_context: int | None = None):
         self.answers = dict(answers or {})
         self.default = default
         self.models = tuple(models)
@@ -96,6 +106,8 @@ class OpenAIStandIn:
         self.fingerprint = fingerprint
         self.delay = delay
         self.chunk_words = max(1, chunk_words)
+        self.n_mode = n_mode
+        self.max_context = max_context
         self.requests: list[Request] = []
         self._lock = threading.Lock()
         self._next: list[tuple] = []  # what the next chat completions do, in order: ("fail", ...) or ("delay", s)
@@ -121,6 +133,13 @@ class OpenAIStandIn:
         (seconds) when given."""
         with self._lock:
             self._next += [("fail", status, retry_after, message)] * n
+
+    def raw_next(self, body: bytes, *, status: int = 200, content_type: str = "text/html", n: int = 1) -> None:
+        """``n`` chat completions, next in the same queue as :meth:`fail_next`'s, answer
+        ``body`` as it is, with ``status`` and ``content_type`` (e.g. a proxy's HTML page
+        with status 200)."""
+        with self._lock:
+            self._next += [("raw", status, body, content_type)] * n
 
     def delay_next(self, seconds: float, n: int = 1) -> None:
         """``n`` chat completions, next in the same queue as :meth:`fail_next`'s, are held
@@ -150,14 +169,16 @@ class OpenAIStandIn:
         with self._lock:
             return queue.pop(0) if queue else None
 
-    def answer(self, body: dict) -> str | None:
-        """The recorded completion for a request ``body`` (module doc), or None."""
+    def answer(self, body: dict, choice: int = 0) -> dict | None:
+        """The recorded message ``{"content", "reasoning_content"?}`` for choice ``choice``
+        of a request ``body`` (module doc), or None."""
         last = next((m.get("content") or "" for m in reversed(body.get("messages") or []) if m.get("role") == "user"), "")
         digest = hashlib.sha256(last.encode("utf-8")).hexdigest()
+        body = {**body, "seed": int(body.get("seed") or 0) + choice}
         for rule, value in self.answers.items():
             if (rule == f"sha256:{digest}") if rule.startswith("sha256:") else (rule in last):
-                return _pick(value, body)
-        return None if self.default is None else _pick(self.default, body)
+                return _message(value, body)
+        return None if self.default is None else _message(self.default, body)
 
 
 class _Server(ThreadingHTTPServer):
@@ -168,6 +189,12 @@ class _Server(ThreadingHTTPServer):
 
         if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
             super().handle_error(request, client_address)
+
+
+def _message(value: Answer, body: dict) -> dict:
+    if isinstance(value, dict):
+        return {k: (None if v is None else _pick(v, body)) for k, v in value.items()}
+    return {"content": _pick(value, body)}
 
 
 def _pick(value: Answer, body: dict) -> str:
@@ -257,6 +284,15 @@ def _handler(srv: OpenAIStandIn):
                 headers = {"Retry-After": f"{after:g}"} if after is not None else {}
                 kind = "rate_limit_error" if status == 429 else "server_error"
                 return self._error(status, message or f"stand-in: injected {status}", kind, None, headers)
+            if action[0] == "raw":
+                _, status, raw, ctype = action
+                log(status)
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+                return None
             wait = action[1] + srv.delay
             if wait:
                 time.sleep(wait)
@@ -264,45 +300,63 @@ def _handler(srv: OpenAIStandIn):
                 log(404)
                 return self._error(404, f"The model `{body.get('model')}` does not exist.", "invalid_request_error",
                                    "model_not_found")
-            text = srv.answer(body)
-            if text is None:
+            n = int(body.get("n") or 1)
+            if n > 1 and srv.n_mode == "reject":  # llama.cpp's server
+                log(400)
+                return self._error(400, "Only one completion choice is allowed", "invalid_request_error")
+            if srv.n_mode == "ignore":  # Ollama's
+                n = 1
+            prompt_tokens = sum(_words(str(m.get("content") or "")) for m in body.get("messages") or [])
+            limit = body.get("max_tokens") or body.get("max_completion_tokens")
+            if srv.max_context is not None and prompt_tokens + int(limit or 0) > srv.max_context:
+                log(400)  # vLLM's words
+                return self._error(400, f"This model's maximum context length is {srv.max_context} tokens. However, "
+                                   f"you requested {prompt_tokens + int(limit or 0)} tokens ({prompt_tokens} in the "
+                                   f"messages, {int(limit or 0)} in the completion). Please reduce the length of the "
+                                   f"messages or completion.", "BadRequestError")
+            messages = [srv.answer(body, i) for i in range(n)]
+            if messages[0] is None:
                 log(400)
                 last = next((m.get("content") or "" for m in reversed(body.get("messages") or [])
                              if m.get("role") == "user"), "")
                 return self._error(400, f"stand-in: no recorded answer for the prompt {last[:80]!r}",
                                    "invalid_request_error")
-            finish = "stop"
-            limit = body.get("max_tokens") or body.get("max_completion_tokens")
-            if limit is not None and _words(text) > int(limit):
-                text, finish = " ".join(text.split()[: int(limit)]), "length"
-            prompt_tokens = sum(_words(str(m.get("content") or "")) for m in body.get("messages") or [])
-            usage = {"prompt_tokens": prompt_tokens, "completion_tokens": _words(text),
-                     "total_tokens": prompt_tokens + _words(text)}
+            choices, completion_tokens = [], 0
+            for i, msg in enumerate(messages):
+                finish, text = "stop", msg.get("content")
+                if text is not None and limit is not None and _words(text) > int(limit):
+                    text, finish = " ".join(text.split()[: int(limit)]), "length"
+                completion_tokens += _words(text or "")
+                choices.append({"index": i, "finish_reason": finish, "logprobs": None,
+                                "message": {"role": "assistant", **msg, "content": text}})
+            usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                     "total_tokens": prompt_tokens + completion_tokens}
             log(200)
             ident = f"chatcmpl-{len(srv.requests)}"
             base = {"id": ident, "created": int(time.time()), "model": body["model"]}
             if srv.fingerprint is not None:
                 base["system_fingerprint"] = srv.fingerprint
             if not stream:
-                return self._send(200, {**base, "object": "chat.completion", "usage": usage, "choices": [
-                    {"index": 0, "finish_reason": finish, "logprobs": None,
-                     "message": {"role": "assistant", "content": text}}]})
-            self._stream(base, text, finish, usage, bool((body.get("stream_options") or {}).get("include_usage")))
+                return self._send(200, {**base, "object": "chat.completion", "usage": usage, "choices": choices})
+            self._stream(base, choices, usage, bool((body.get("stream_options") or {}).get("include_usage")))
 
-        def _stream(self, base: dict, text: str, finish: str, usage: dict, include_usage: bool) -> None:
+        def _stream(self, base: dict, choices: list[dict], usage: dict, include_usage: bool) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-cache")
             self.send_header("Connection", "close")
             self.end_headers()
             self.close_connection = True
-            # pieces that join back to the exact text (whitespace kept)
-            words = text.split(" ")
-            pieces = [" ".join(words[i:i + srv.chunk_words]) + (" " if i + srv.chunk_words < len(words) else "")
-                      for i in range(0, len(words), srv.chunk_words)] or [""]
-            chunks = [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]
-            chunks += [{"index": 0, "delta": {"content": p}, "finish_reason": None} for p in pieces]
-            chunks += [{"index": 0, "delta": {}, "finish_reason": finish}]
+            chunks = []
+            for c in choices:
+                i, msg = c["index"], c["message"]
+                chunks.append({"index": i, "delta": {"role": "assistant", "content": ""}, "finish_reason": None})
+                if msg.get("reasoning_content"):
+                    chunks += [{"index": i, "delta": {"reasoning_content": p}, "finish_reason": None}
+                               for p in self._pieces(msg["reasoning_content"])]
+                chunks += [{"index": i, "delta": {"content": p}, "finish_reason": None}
+                           for p in self._pieces(msg.get("content") or "")]
+                chunks.append({"index": i, "delta": {}, "finish_reason": c["finish_reason"]})
             events = [{**base, "object": "chat.completion.chunk", "choices": [c]} for c in chunks]
             if include_usage:
                 events.append({**base, "object": "chat.completion.chunk", "choices": [], "usage": usage})
@@ -314,5 +368,11 @@ def _handler(srv: OpenAIStandIn):
                 self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 pass
+
+        def _pieces(self, text: str) -> list[str]:
+            """Pieces of ``chunk_words`` words that join back to the exact text (white space kept)."""
+            words = text.split(" ")
+            return [" ".join(words[i:i + srv.chunk_words]) + (" " if i + srv.chunk_words < len(words) else "")
+                    for i in range(0, len(words), srv.chunk_words)] or [""]
 
     return Handler

@@ -3,9 +3,10 @@
 plugin ``smtlib`` (tests/plugins/verikit-smtlib), whose generation protocol lives in the
 plugin: so an outside benchmark is generated for with no edit of the kit.
 
-Checked: the two files are schema-valid (one predictions line per task and sample, sorted,
-a completion with no answer kept as an empty candidate); a re-run sends no request (the
-directory's journal, then the request cache for a new directory); SIGINT and SIGKILL
+Checked: the two files and the transcript are schema-valid (one predictions line per task
+and sample, sorted, a completion with no answer kept as an empty candidate; the samples of
+a task asked as one request for ``n`` choices); a re-run sends no request (the directory's
+transcript, then the request cache for a new directory); SIGINT and SIGKILL
 mid-generation lose and duplicate nothing; 429, 500 and timeouts are retried by
 the client with the attempts recorded, and a sample still failing leaves the generation
 resumable (exit 4); a bad endpoint, model or key is one line and exit 2 with nothing
@@ -31,7 +32,7 @@ import pytest
 
 from harness.cli import main
 from harness.generate import GenerationSpec, SpecError
-from harness.generate.store import Journal, request_key
+from harness.generate.store import Transcript, read_transcript, request_key
 from harness.results import load_records, validate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -93,7 +94,7 @@ def plain(tmp_path_factory):
 
 def test_outputs_are_schema_valid_sorted_and_keep_empty_answers(plain):
     srv, out, _, code, sent = plain
-    assert code == 0 and sent == 10
+    assert code == 0 and sent == 5  # one request for n=2 per task
     preds = lines(out / "predictions.jsonl")
     for n, line in enumerate(preds, 1):
         validate("predictions", line, f"predictions.jsonl:{n}")
@@ -109,19 +110,31 @@ def test_outputs_are_schema_valid_sorted_and_keep_empty_answers(plain):
     assert gen["model"] == {"requested": MODEL, "served": MODEL, "response_models": [MODEL],
                             "system_fingerprints": ["fp_standin_1"]}
     assert gen["endpoint"]["api_key"] == "unset" and gen["endpoint"]["base_url"] == srv.base_url
+    assert gen["endpoint"]["n"] == "used" and gen["endpoint"]["contacted"]
     assert gen["protocol"]["extraction"]["id"] == "last-smt2-fence"
     assert [t["id"] for t in gen["protocol"]["templates"]] == ["smtlib-invariant", "smtlib-feedback"]
     assert gen["protocol"]["paper"]["feedback_turns"] == 2 and gen["decoding"]["feedback_turns"] == 0
     assert gen["decoding"]["source"]["samples"] == "user" and gen["decoding"]["source"]["temperature"] == "protocol"
-    assert gen["counts"] == {"samples": 10, "turns": 10, "requests": 10, "from_request_cache": 0, "resumed": 0,
-                             "request_errors": 0, "no_answer": 2, "verified": None}
+    assert gen["counts"] == {"samples": 10, "turns": 10, "answered": 10, "from_server": 10, "from_request_cache": 0,
+                             "resumed": 0, "refused": 0, "batched": 10, "content_null": 0, "empty": 0, "length_cut": 0,
+                             "no_answer": 2, "verified": None}
+    assert gen["this_call"] == {"requests": 5, "http_requests": 5, "retries": 0}
     turn = gen["samples"][0]["turns"][0]
     assert turn["attempts"] == 1 and turn["usage"]["completion_tokens"] > 0 and turn["latency_s"] >= 0
     assert gen["dataset"]["name"] == "smtlib-loops" and gen["task_ids"] == TASKS
     # what the server got: the protocol's prompt, the protocol's parameters (none: not sent)
     body = srv.answered()[0].body
-    assert set(body) == {"model", "messages", "seed"} and body["messages"][0]["role"] == "user"
+    assert set(body) == {"model", "messages", "seed", "n"} and body["messages"][0]["role"] == "user"
+    assert body["n"] == 2 and body["seed"] == 0
     assert "Answer with one SMT-LIB term" in body["messages"][0]["content"]
+    # the transcript: every message sent and received, schema-valid, one line per sample and turn
+    trans = lines(out / "transcript.jsonl")
+    for n, line in enumerate(trans, 1):
+        validate("transcript", line, f"transcript.jsonl:{n}")
+    assert len(trans) == 10 and gen["transcript"]["path"] == "transcript.jsonl"
+    first = next(t for t in trans if t["task_id"] == "count-down" and t["sample"] == 1)
+    assert first["sent"] == body["messages"] and first["batch"] == {"n": 2, "choice": 1}
+    assert first["completion"]["content"] == FIRST["(> x 0)"] and first["source"] == "server"
 
 
 @pytest.mark.slow
@@ -129,17 +142,18 @@ def test_a_rerun_sends_nothing(plain, tmp_path, monkeypatch):
     srv, out, cache, _, _ = plain
     monkeypatch.setenv("VERIKIT_CACHE", str(cache))
     before = srv.completions
-    assert generate(srv, out, "--samples", "2") == 0  # the same directory: its journal
+    assert generate(srv, out, "--samples", "2") == 0  # the same directory: its transcript
     assert generate(srv, tmp_path / "again", "--samples", "2") == 0  # a new one: the request cache
     assert srv.completions == before
     assert (tmp_path / "again" / "predictions.jsonl").read_bytes() == (out / "predictions.jsonl").read_bytes()
     gen = json.loads((tmp_path / "again" / "generation.json").read_text())
-    assert gen["counts"]["from_request_cache"] == 10 and gen["counts"]["requests"] == 0
+    assert gen["counts"]["from_request_cache"] == 10 and gen["counts"]["from_server"] == 0
+    assert gen["this_call"]["requests"] == 0 and not gen["endpoint"]["contacted"]
     assert generate(srv, tmp_path / "fresh", "--samples", "2", "--no-cache") == 0  # no cache: asked again
-    assert srv.completions == before + 10
+    assert srv.completions == before + 5
     # another parameter is another request (the key covers it)
     assert generate(srv, tmp_path / "hot", "--samples", "1", "--temperature", "0.7") == 0
-    assert srv.completions == before + 15 and srv.answered()[-1].body["temperature"] == 0.7
+    assert srv.completions == before + 10 and srv.answered()[-1].body["temperature"] == 0.7
 
 
 def test_streamed_and_plain_completions_give_the_same_files(plain, tmp_path, monkeypatch):
@@ -148,7 +162,7 @@ def test_streamed_and_plain_completions_give_the_same_files(plain, tmp_path, mon
     n = len(srv.requests)
     assert generate(srv, tmp_path / "s", "--samples", "2", "--stream") == 0
     new = [r for r in srv.requests[n:] if r.path.endswith("/chat/completions")]
-    assert len(new) == 10 and all(r.stream and r.body["stream_options"] == {"include_usage": True} for r in new)
+    assert len(new) == 5 and all(r.stream and r.body["stream_options"] == {"include_usage": True} for r in new)
     assert (tmp_path / "s" / "predictions.jsonl").read_bytes() == (out / "predictions.jsonl").read_bytes()
     a, b = (json.loads((d / "generation.json").read_text())["samples"] for d in (out, tmp_path / "s"))
     keep = ("finish_reason", "usage", "completion_sha256", "candidate_sha256", "request_sha256", "system_fingerprint")
@@ -180,9 +194,9 @@ def test_a_sample_failing_after_the_retries_leaves_it_resumable(tmp_path, monkey
         srv.fail_next(503, n=2, retry_after=0.01)
         assert generate(srv, tmp_path / "out", "--concurrency", "1", "--max-retries", "1") == 4
         err = capsys.readouterr().err
-        assert "1 request(s) of turn 1 failed after the client's retries" in err and "HTTP 503" in err
+        assert "1 request(s) of turn 1 got no answer" in err and "HTTP 503" in err and "(2 attempts)" in err, err
         assert not (tmp_path / "out" / "predictions.jsonl").exists()
-        assert len(lines(tmp_path / "out" / "turns.jsonl")) == 4
+        assert len(lines(tmp_path / "out" / "transcript.jsonl")) == 4
         before = srv.completions
         assert generate(srv, tmp_path / "out", "--concurrency", "1", "--max-retries", "1") == 0
         assert srv.completions == before + 1
@@ -228,7 +242,7 @@ def test_the_api_key_is_written_nowhere(tmp_path, monkeypatch):
         assert generate(srv, tmp_path / "out", "--stream") == 0
         assert srv.completions == 5
     files = [p for d in (tmp_path / "out", tmp_path / "cache") for p in d.rglob("*") if p.is_file()]
-    assert len(files) >= 9  # predictions, generation, spec, journal, 5 cache entries
+    assert len(files) >= 9  # predictions, generation, spec, transcript, 5 cache entries
     assert not [p for p in files if secret.encode() in p.read_bytes()]
     gen = json.loads((tmp_path / "out" / "generation.json").read_text())
     assert gen["endpoint"]["api_key"] == "set" and gen["endpoint"]["api_key_env"] == "OPENAI_API_KEY"
@@ -254,11 +268,12 @@ def test_the_request_key_covers_content_and_sample():
                 request_key({**req, "base_url": "http://g/v1"}, 0)}) == 4
 
 
-def test_the_journal_cuts_a_torn_line_and_keeps_the_rest(tmp_path):
-    path = tmp_path / "turns.jsonl"
-    entry = {"task_id": "t", "sample": 0, "turn": 1, "key": "k", "completion": None, "cached": False, "error": None}
+def test_the_transcript_cuts_a_torn_line_and_keeps_the_rest(tmp_path):
+    path = tmp_path / "transcript.jsonl"
+    entry = {"task_id": "t", "sample": 0, "turn": 1, "request_sha256": "k", "completion": None, "error": None}
     path.write_text(json.dumps(entry) + "\n" + '{"task_id": "t", "sam')  # killed while writing
-    j = Journal(path)
+    assert list(read_transcript(path)) == [("t", 0)]  # a reader skips the torn line, changes nothing
+    j = Transcript(path)
     assert list(j.entries) == [("t", 0, 1)]
     j.append({**entry, "sample": 1})
     j.close()
@@ -299,11 +314,11 @@ def test_interrupted_and_killed_generations_resume_with_nothing_lost_or_duplicat
     out = tmp_path / "out"
     with OpenAIStandIn(answers(), delay=0.25) as srv:
         for sig, code in ((signal.SIGINT, 130), (signal.SIGKILL, -9)):
-            before = len(lines(out / "turns.jsonl")) if (out / "turns.jsonl").exists() else 0
+            before = len(lines(out / "transcript.jsonl")) if (out / "transcript.jsonl").exists() else 0
             proc = _start(out, env, srv.base_url)
             deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and (not (out / "turns.jsonl").exists()
-                                                   or len(lines(out / "turns.jsonl")) < before + 2):
+            while time.monotonic() < deadline and (not (out / "transcript.jsonl").exists()
+                                                   or len(lines(out / "transcript.jsonl")) < before + 2):
                 time.sleep(0.05)
             proc.send_signal(sig)
             _, err = proc.communicate(timeout=30)
@@ -311,17 +326,17 @@ def test_interrupted_and_killed_generations_resume_with_nothing_lost_or_duplicat
             assert "Traceback" not in err
             if code == 130:
                 assert "interrupted" in err
-        journal = [json.loads(x) for x in (out / "turns.jsonl").read_text().splitlines()]
-        done = {(e["task_id"], e["sample"]) for e in journal}
-        assert len(journal) == len(done) < 15  # each answer journaled once; some left to do
+        transcript = [json.loads(x) for x in (out / "transcript.jsonl").read_text().splitlines()]
+        done = {(e["task_id"], e["sample"]) for e in transcript}
+        assert len(transcript) == len(done) < 15  # each answer written once; some left to do
         sent_before = srv.completions
         assert main(["generate", "smtlib", "--model", MODEL, "--base-url", srv.base_url, "--out", str(out),
                      "--samples", "3", "--concurrency", "2", "--sandbox", "host"]) == 0
         sent = srv.completions - sent_before
     gen = json.loads((out / "generation.json").read_text())
     assert gen["counts"]["resumed"] == len(done)
-    cached_now = sum(t["cached"] and not t["resumed"] for s in gen["samples"] for t in s["turns"])
-    assert sent + cached_now == 15 - len(done)
+    assert gen["counts"]["from_server"] + gen["counts"]["from_request_cache"] == 15 - len(done)
+    assert sent == gen["this_call"]["requests"] <= gen["counts"]["from_server"]
     preds = lines(out / "predictions.jsonl")
     assert len(preds) == 15 and len({(p["task_id"], p["sample"]) for p in preds}) == 15
     # the same as an uninterrupted run (the module's, 2 samples per task: its lines are a subset)

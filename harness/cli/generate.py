@@ -44,6 +44,41 @@ def generation_arguments(group, *, note: str = "", samples: str, feedback: str) 
     group.add_argument("--max-retries", type=_int_at_least(0), default=5, metavar="N", help=f"{note}the client's "
                        "retries of a request on 429/5xx answers, timeouts and dropped connections, with backoff "
                        "(default 5)")
+    group.add_argument("--system-prompt", metavar="TEXT|@FILE", help=f"{note}a system message for every chat (it "
+                       "replaces the protocol's own, if any); @FILE reads it from FILE; recorded, part of each "
+                       "request's key")
+    group.add_argument("--extra-body", metavar="JSON", help=f"{note}vendor fields added to every request's body, a JSON "
+                       "object, e.g. '{\"top_k\": 20, \"chat_template_kwargs\": {\"enable_thinking\": false}}' "
+                       "(vLLM), '{\"reasoning_effort\": \"low\"}'; recorded, part of each request's key")
+    group.add_argument("--offline", action="store_true", help=f"{note}send nothing: re-assemble the generation from "
+                       "its transcript and the request cache (exit 2 naming the first answer that is not kept)")
+
+
+def generation_inputs(args) -> dict:
+    """``system_prompt`` and ``extra_body`` of a :class:`~harness.generate.GenerationSpec`
+    from ``--system-prompt TEXT|@FILE`` and ``--extra-body JSON``.
+
+    Raises:
+        RunError: the file cannot be read, or the JSON is not an object (names the file,
+            or the position in the JSON).
+    """
+    system = args.system_prompt
+    if system is not None and system.startswith("@"):
+        path = Path(system[1:]).expanduser()
+        try:
+            system = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RunError(f"--system-prompt {args.system_prompt}: {path}: cannot be read "
+                           f"({getattr(exc, 'strerror', None) or exc})") from None
+    extra = None
+    if args.extra_body is not None:
+        try:
+            extra = json.loads(args.extra_body)
+        except ValueError as exc:
+            raise RunError(f"--extra-body: not JSON ({exc})") from None
+        if not isinstance(extra, dict):
+            raise RunError(f"--extra-body: a JSON object is needed, not {type(extra).__name__}")
+    return {"system_prompt": system, "extra_body": extra}
 
 
 def _add_generate(sub) -> None:
@@ -110,11 +145,11 @@ def _generate(args, console: Console, argv) -> int:
             max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
             feedback_turns=args.feedback_turns, api_key_env=args.api_key_env, stream=args.stream,
             sandbox=_sandbox(args), parallel=args.jobs, limits=Limits(wall_s=args.timeout, mem_mb=args.memory),
-            request_timeout_s=args.request_timeout, max_retries=args.max_retries)
+            request_timeout_s=args.request_timeout, max_retries=args.max_retries, **generation_inputs(args))
     except SpecError as exc:
         raise RunError(str(exc)) from None
-    settings = GenerationSettings(cache_dir=args.cache_dir, use_cache=not args.no_cache, data_dir=args.data_dir,
-                                  command=("verikit", *(argv if argv is not None else sys.argv[1:])))
+    settings = GenerationSettings(cache_dir=args.cache_dir, use_cache=not args.no_cache, offline=args.offline,
+                                  data_dir=args.data_dir, command=("verikit", *(argv if argv is not None else sys.argv[1:])))
     try:
         result = generate(spec, args.out, settings=settings, console=console)
     except GenerateError as exc:
@@ -122,13 +157,14 @@ def _generate(args, console: Console, argv) -> int:
         return exc.code
     tasks = len({s["task_id"] for s in result.samples})
     empty = sum(not s["extracted"] for s in result.samples)
-    _say(console, f"generated {len(result.samples)} sample(s) of {tasks} task(s): {result.requests_sent} request(s) "
-                  f"sent, {result.cached} turn(s) from the request cache, {result.resumed} from the journal; "
-                  f"{empty} with no answer extracted")
+    _say(console, f"generated {len(result.samples)} sample(s) of {tasks} task(s); {empty} with no answer extracted")
+    for line in result.summary:
+        _say(console, line)
     mode = json.loads(Path(result.generation).read_text(encoding="utf-8"))["mode"]
-    _say(console, f"wrote {result.predictions} and {result.generation}; score them with: verikit run {args.benchmark} "
-                  f"--{bench.mode_option} {mode} --predictions {result.predictions}")
-    return 0
+    _say(console, f"wrote {result.predictions}, {result.generation} and the transcript {Path(result.generation).parent}"
+                  f"/transcript.jsonl; score them with: verikit run {args.benchmark} --{bench.mode_option} {mode} "
+                  f"--predictions {result.predictions}")
+    return result.code
 
 
 #: The commands of this group: name -> adds its parser (arguments, help, handler) to ``sub``.

@@ -14,7 +14,7 @@ from ..runner import (RunError, check_published_model, default_samples, generate
 from ..runner.generated import NO_FIGURE
 from .batch import _submit
 from .common import _int_at_least, _say
-from .generate import generation_arguments
+from .generate import generation_arguments, generation_inputs
 from .options import _modes, _options, _run_arguments, _run_options, _run_opts
 
 
@@ -83,7 +83,8 @@ _GENERATE_ONLY = {"model": ("--model", None), "base_url": ("--base-url", None),
                   "max_tokens": ("--max-tokens", None), "concurrency": ("--concurrency", 4),
                   "api_key_env": ("--api-key-env", "OPENAI_API_KEY"), "feedback_turns": ("--feedback-turns", None),
                   "stream": ("--stream", False), "request_timeout": ("--request-timeout", 600.0),
-                  "max_retries": ("--max-retries", 5)}
+                  "max_retries": ("--max-retries", 5), "system_prompt": ("--system-prompt", None),
+                  "extra_body": ("--extra-body", None), "offline": ("--offline", False)}
 
 
 def _run(args, console: Console, argv) -> int:
@@ -144,22 +145,26 @@ def _reproduce_generated(args, console: Console, argv) -> int:
             top_p=args.top_p, max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
             feedback_turns=protocol.feedback_turns if args.feedback_turns is None else args.feedback_turns,
             api_key_env=args.api_key_env, stream=args.stream, sandbox=opts.sandbox, parallel=opts.parallel,
-            limits=opts.limits, request_timeout_s=args.request_timeout, max_retries=args.max_retries)
+            limits=opts.limits, request_timeout_s=args.request_timeout, max_retries=args.max_retries,
+            **generation_inputs(args))
     except SpecError as exc:
         raise RunError(str(exc)) from None
-    settings = GenerationSettings(cache_dir=args.cache_dir, use_cache=not args.no_cache, data_dir=args.data_dir,
-                                  command=tuple(opts.command))
+    settings = GenerationSettings(cache_dir=args.cache_dir, use_cache=not args.no_cache, offline=args.offline,
+                                  data_dir=args.data_dir, command=tuple(opts.command))
     with locked(opts.out):
         try:
             result = generate(spec, opts.out / "generation", settings=settings, console=console)
         except GenerateError as exc:
             _say(console, f"error: {exc}")
             return exc.code
-        _say(console, f"generated {len(result.samples)} sample(s) into {result.predictions} ({result.requests_sent} "
-                      f"request(s) sent, {result.cached} from the cache)")
+        _say(console, f"generated {len(result.samples)} sample(s) into {result.predictions}")
+        for line in result.summary:
+            _say(console, line)
+        if result.code == 2:  # every request refused: nothing to score
+            return 2
         rep, code = reproduce_generated(opts.replace(predictions=str(result.predictions)), published, console)
     _print_figures(rep, args, console)
-    return code
+    return code or result.code
 
 
 def _kit_value(f: dict) -> str:

@@ -24,6 +24,9 @@ from ..model import Limits
 
 #: Version of the spec's JSON form (``generation.json`` ``spec.version``).
 SPEC_VERSION = "1"
+#: Request fields the kit sets itself, which ``extra_body`` may not set.
+KIT_FIELDS = ("model", "messages", "temperature", "top_p", "max_tokens", "max_completion_tokens", "seed", "n",
+              "stream", "stream_options")
 
 
 class SpecError(ValueError):
@@ -55,6 +58,11 @@ class GenerationSpec:
             max_retries: retries of a request on 408/409/429/5xx, a timeout or a dropped
             connection (the client's ``max_retries``, with its exponential backoff and the
             server's ``Retry-After``).
+        system_prompt: a system message for every chat (None: the protocol's messages as
+            they are); it replaces the protocol's own system message when it has one.
+        extra_body: vendor fields added to every request's JSON body as given (vLLM's
+            ``top_k``, ``chat_template_kwargs``; ``stop``; ``reasoning_effort``...): a JSON
+            object whose keys are none of :data:`KIT_FIELDS`; part of the request's key.
         sandbox, parallel, limits: the verifier runs of the feedback turns (as ``run``'s
             ``--sandbox``, ``-j``, ``--timeout``/``--memory``).
 
@@ -83,6 +91,8 @@ class GenerationSpec:
     limits: Limits = field(default_factory=Limits)
     request_timeout_s: float = 600.0
     max_retries: int = 5
+    system_prompt: str | None = None
+    extra_body: dict | None = None
 
     def __post_init__(self):
         if self.task_ids is not None:
@@ -103,6 +113,16 @@ class GenerationSpec:
                 and self.request_timeout_s > 0):
             raise SpecError(f"generation spec: 'request_timeout_s' must be a finite number of seconds above 0, "
                             f"not {self.request_timeout_s!r}")
+        if self.system_prompt is not None and (not isinstance(self.system_prompt, str) or not self.system_prompt.strip()):
+            raise SpecError("generation spec: 'system_prompt' must be a non-empty string")
+        if self.extra_body is not None:
+            if not isinstance(self.extra_body, dict):
+                raise SpecError(f"generation spec: 'extra_body' must be a JSON object, not {self.extra_body!r}")
+            taken = sorted(set(self.extra_body) & set(KIT_FIELDS))
+            if taken:
+                raise SpecError(f"generation spec: 'extra_body' sets {', '.join(taken)}, which the kit sends itself "
+                                f"(use its own option: --temperature, --top-p, --max-tokens, --seed, --samples, "
+                                f"--stream)")
         if self.sample is not None and self.task_ids:
             raise SpecError("generation spec: 'sample' and 'task_ids' cannot be combined")
 
@@ -156,6 +176,8 @@ class GenerationSettings:
     Attributes:
         cache_dir: the kit's result cache (None: ``VERIKIT_CACHE`` or the user cache
             dir); the request cache is its ``generations/`` subdirectory.
+        offline: send nothing to the server: every answer must be in the directory's
+            transcript or the request cache (else exit 2, naming the first one missing).
         use_cache: read and write the request cache and the verifier runs' result cache.
         data_dir: the data cache (None: ``VERIKIT_DATA`` or the user cache dir).
         progress: show a progress bar (terminal) or plain progress lines (a log).
@@ -164,6 +186,7 @@ class GenerationSettings:
 
     cache_dir: Path | None = None
     use_cache: bool = True
+    offline: bool = False
     data_dir: Path | None = None
     progress: bool = True
     command: tuple[str, ...] = ()
@@ -174,9 +197,10 @@ class GenerationSettings:
 
 class GenerateError(RuntimeError):
     """A generation that cannot start or finish. ``code`` is the CLI's exit code: 2 bad
-    input (unknown benchmark/mode/task, no protocol, bad endpoint, model or key), 3 the
-    canaries of a feedback turn's verifier run failed, 4 samples left unfinished after the
-    client's retries (re-run the same command to resume)."""
+    input (unknown benchmark/mode/task, no protocol, bad endpoint, model or key; with
+    ``--offline`` an answer that is not kept), 3 the canaries of a feedback turn's verifier
+    run failed, 4 requests without an answer (the server failed them: re-run the same
+    command to resume)."""
 
     def __init__(self, message: str, code: int = 2):
         super().__init__(message)
@@ -189,17 +213,21 @@ class GenerationResult:
 
     Attributes:
         predictions: ``out/predictions.jsonl``; generation: ``out/generation.json``.
-        requests_sent: chat-completion requests sent to the server by this call (retries
-            by the client not counted: they are each turn's ``attempts``).
-        cached: turns answered from the request cache (none sent).
-        resumed: turns taken from the directory's journal (an interrupted earlier call).
+        counts: generation.json's ``counts`` (every turn of the generation: answered,
+            refused, from the server, the request cache or the transcript, null, empty and
+            length-cut answers...) and ``this_call`` (the requests this call sent, the HTTP
+            requests they took, retries included).
         samples: the per-sample entries of generation.json (``task_id``, ``sample``,
             ``turns``, ``fixes``, ``candidate_sha256``...).
+        code: the exit code the outcome asks for: 0 every request answered, 4 some
+            refused by the server (their candidates are empty), 2 every one refused.
+        summary: what the console says of it: one line per fact (:func:`summary_lines`).
     """
 
     predictions: Path
     generation: Path
-    requests_sent: int
-    cached: int
-    resumed: int = 0
+    counts: dict
+    this_call: dict
     samples: list[dict] = field(default_factory=list)
+    code: int = 0
+    summary: list[str] = field(default_factory=list)

@@ -1,11 +1,13 @@
 """Where a generation keeps what the server answered: the request cache
 (:class:`RequestCache`, shared by every generation of the user) and the directory's
-journal (:class:`Journal`, what makes an interrupted generation resumable).
+transcript (:class:`Transcript`: every message sent and received, and what makes an
+interrupted generation resumable).
 
 The request cache is keyed by :func:`request_key`: the sha256 of the canonical JSON of the
-request's content (base URL, model, messages, every decoding parameter, the seed) and the
-sample index, so a re-run with the same parameters sends nothing, and two samples of the
-same prompt are two entries even when the server ignores the seed. Entries live in
+request's content (the base URL as :func:`~harness.generate.client.normalise_base_url`
+spells it, model, messages, every decoding parameter, the vendor fields, the seed, ``n``)
+and the sample index, so a re-run with the same parameters sends nothing, and two samples
+of the same prompt are two entries even when the server ignores the seed. Entries live in
 ``<result cache>/generations/<key[:2]>/<key>.json``, written atomically, checked on read
 (an entry whose stored request does not hash to its key is ignored and named in
 ``problems``). Only completions are stored: a refused request or a server error never is.
@@ -77,14 +79,25 @@ class RequestCache:
                 self.problems.append(f"request cache {self.dir}: not written ({exc.strerror or exc})")
 
 
-class Journal:
-    """``DIR/turns.jsonl``: one line per finished turn of a sample, appended (flushed and
-    fsync'd) as each request finishes, from any thread. Re-opened, it gives back every turn
-    it holds (:attr:`entries`, the last line of a ``(task_id, sample, turn)`` winning); a
-    line torn by a kill is cut off, any other unreadable line is set aside in ``problems``.
+#: The transcript's file in a generation's directory (``schemas/transcript.schema.json``).
+TRANSCRIPT = "transcript.jsonl"
 
-    A line: ``{"task_id", "sample", "turn", "key", "completion"`` (:class:`Completion` JSON,
-    or None) ``, "cached", "error"`` (None, or the server's refusal)``}``.
+
+class Transcript:
+    """``DIR/transcript.jsonl`` (``schemas/transcript.schema.json``): one line per finished
+    turn of a sample, appended (flushed and fsync'd) as each answer arrives, from any thread.
+    Re-opened, it gives back every turn it holds (:attr:`entries`, the last line of a
+    ``(task_id, sample, turn)`` winning), which is what an interrupted generation resumes
+    from; a line torn by a kill is cut off, any other unreadable line is set aside in
+    ``problems``.
+
+    A line: ``{"task_id", "sample", "turn", "request_sha256"`` (the request's key,
+    :func:`request_key`)``, "sent"`` (the messages this turn's request added to the chat:
+    turn 1 all of them, a later turn the verifier's feedback; the previous turn's answer is
+    that turn's ``completion.content``)``, "batch"`` (``{"n", "choice"}`` when the answer
+    is one choice of a request for ``n``, else None)``, "completion"`` (:class:`Completion`
+    JSON, or None)``, "source"`` (``server`` or ``cache``)``, "error"`` (None, or the
+    server's refusal)``, "received_at"}``.
     """
 
     def __init__(self, path: Path):
@@ -109,10 +122,10 @@ class Journal:
                 e = json.loads(line)
                 self.entries[(str(e["task_id"]), int(e["sample"]), int(e["turn"]))] = e
             except (ValueError, KeyError, TypeError) as exc:
-                self.problems.append(f"{self.path}:{n}: not a journal line, ignored ({exc})")
+                self.problems.append(f"{self.path}:{n}: not a transcript line, ignored ({exc})")
 
     def append(self, entry: dict) -> bool:
-        """Append ``entry`` durably; False (nothing written) once the journal is closed."""
+        """Append ``entry`` durably; False (nothing written) once the transcript is closed."""
         line = json.dumps(entry, sort_keys=True, ensure_ascii=False) + "\n"
         with self._lock:
             if self._closed:
@@ -124,9 +137,30 @@ class Journal:
             return True
 
     def close(self) -> None:
-        """Close it: a request that finishes later is not journaled (a re-run sends it again,
+        """Close it: a request that finishes later is not written (a re-run sends it again,
         or finds it in the request cache)."""
         with self._lock:
             if not self._closed:
                 self._closed = True
                 self._fh.close()
+
+
+def read_transcript(path: Path) -> dict[tuple[str, int], list[dict]]:
+    """The chats of a transcript file: ``{(task_id, sample): [line per turn, in turn
+    order]}`` (the last line of a turn winning, torn or unreadable lines skipped; the file
+    is not changed).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    turns: dict[tuple[str, int, int], dict] = {}
+    for line in Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            e = json.loads(line)
+            turns[(str(e["task_id"]), int(e["sample"]), int(e["turn"]))] = e
+        except (ValueError, KeyError, TypeError):
+            continue
+    chats: dict[tuple[str, int], list[dict]] = {}
+    for (task, sample, _), e in sorted(turns.items()):
+        chats.setdefault((task, sample), []).append(e)
+    return chats

@@ -34,7 +34,7 @@ SCHEMAS_DIR = resources.kit_file("schemas")
 SCHEMA_VERSION = "1.0"
 #: Records only: 1.1 adds ``tool_output``, required when the tool ran.
 RECORD_SCHEMA_VERSION = "1.1"
-KINDS = ("predictions", "record", "run", "report", "toolchain", "generation")
+KINDS = ("predictions", "record", "run", "report", "toolchain", "generation", "transcript")
 
 
 class ValidationError(ValueError):
