@@ -7,7 +7,9 @@ files the claims read (data-cache layout), the expected run directories
 ``smoke.sh`` / ``full.sh`` (both run ``run-claims.sh``), ``claims.json``, a generated
 ``README.md`` (Getting Started, step-by-step claims, requirements, what is not bit-exact,
 badges), ``LICENSE`` and the third-party licenses inside the images, ``CITATION.cff``,
-``.zenodo.json``, ``ENVIRONMENT.md`` and ``SHA256SUMS``.
+``.zenodo.json``, ``ENVIRONMENT.md`` and ``SHA256SUMS`` (over every file, the expected
+runs' included). An expected run scored from generated predictions also carries its
+predictions, generation.json and transcript (:func:`copy_expected_run`).
 
 The shape follows what the committees ask for (ACM badges Available / Functional /
 Reusable / Results Reproduced; CAV/TACAS/POPL/ICSE AE guidelines: a Getting Started under
@@ -30,9 +32,10 @@ import yaml
 
 from . import __version__, datasets, registry, resources
 from .datasets import sha256_file
-from .htmlreport import write_html
+from .htmlreport import carried_files, write_html
 from .model import utc_now
 from .plugin import Claim
+from .predictions import BESIDE, scored_file
 from .report import check_run_dir
 from .results import OUTPUTS, SUMS, TOLERANCE, load_records
 from .sandbox import images
@@ -241,6 +244,44 @@ def _papers(benchmarks: list[str]) -> list[dict]:
     return out
 
 
+def copy_expected_run(src: Path, dest: Path) -> list[str]:
+    """Copy the run directory ``src`` into a bundle's ``dest`` as the reviewer gets it:
+    run.json, records.jsonl, report.json, SHA256SUMS and the tools' outputs (the
+    reviewer's validate re-derives every verdict from them); for a run that scored a
+    predictions file, that file as ``predictions.jsonl`` (:data:`harness.predictions.BESIDE`);
+    for predictions made by ``verikit generate`` (run.json ``generation``), the
+    generation.json and its transcript (:func:`harness.htmlreport.carried_files`: under
+    ``generation/``, or the run's own relative path); then ``report.html`` rendered from the
+    copy (conversations included).
+
+    Returns:
+        The files copied, as paths relative to ``dest`` (sorted; report.html and the
+        outputs not listed).
+
+    Raises:
+        OSError: a run file cannot be read or written.
+    """
+    src, dest = Path(src), Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    copied = []
+    for f in ("run.json", "records.jsonl", "report.json", SUMS):
+        shutil.copyfile(src / f, dest / f)
+        copied.append(f)
+    if (src / OUTPUTS).is_dir():
+        shutil.copytree(src / OUTPUTS, dest / OUTPUTS, dirs_exist_ok=True)
+    run = json.loads((src / "run.json").read_text(encoding="utf-8"))
+    scored = scored_file(src, run)
+    if scored is not None:
+        shutil.copyfile(scored, dest / BESIDE)
+        copied.append(BESIDE)
+    for rel, f in carried_files(src, run).items():
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(f, dest / rel)
+        copied.append(rel)
+    write_html([dest], dest / "report.html")  # the reviewer's view of the expected run (plots, provenance)
+    return sorted(copied)
+
+
 def write_sums(root: Path) -> int:
     """``root/SHA256SUMS`` over every file under ``root`` but itself (``sha256sum``
     format, sorted paths); returns the number of files."""
@@ -321,13 +362,7 @@ def bundle(benchmarks: list[str], out: Path, *, engine: str = "podman", log: Cal
 
     # expected runs, the wheels of the kit's dependencies
     for exp, src in _expected_runs(claims).items():
-        dest = out / "expected" / exp
-        dest.mkdir(parents=True, exist_ok=True)
-        for f in ("run.json", "records.jsonl", "report.json", SUMS):
-            shutil.copyfile(src / f, dest / f)
-        if (src / OUTPUTS).is_dir():  # the tools' outputs: the reviewer's validate re-derives every verdict from them
-            shutil.copytree(src / OUTPUTS, dest / OUTPUTS, dirs_exist_ok=True)
-        write_html([dest], dest / "report.html")  # the reviewer's view of the expected run (plots, provenance)
+        copy_expected_run(src, out / "expected" / exp)
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
     images.download_wheelhouse(out / "wheelhouse", python)
     plugin_wheels = images.plugin_wheels(out / "wheelhouse" / "plugins")

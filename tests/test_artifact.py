@@ -108,6 +108,89 @@ def test_compare_subset_and_the_cli(tmp_path):
     assert nodir.returncode == 2 and "not a run directory" in nodir.stderr and "Traceback" not in nodir.stderr
 
 
+# --- an expected run scored from generated predictions -------------------------------------------
+
+def _sha(p: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def _generated_run(tmp_path: Path, gen_dir: Path) -> Path:
+    """The CASP reproduce run as if scored from predictions ``verikit generate`` wrote into
+    ``gen_dir`` (hand-written predictions.jsonl, generation.json, transcript.jsonl whose
+    conversation holds a ``<script>``), run.json linking them (relative when ``gen_dir`` is
+    inside the run)."""
+    run_dir = tmp_path / "run"
+    _copy_run(REF / "casp" / "reproduce", run_dir)
+    gen_dir.mkdir(parents=True)
+    (gen_dir / "predictions.jsonl").write_text(json.dumps({"task_id": "05_125", "model": "m", "sample": 0,
+                                                           "output": "x"}) + "\n")
+    line = {"task_id": "05_125", "sample": 0, "turn": 1, "request_sha256": "ab" * 32,
+            "sent": [{"role": "user", "content": "C function `noneBool`"}],
+            "completion": {"content": "<script>alert(1)</script>", "reasoning": None, "finish_reason": "stop",
+                           "usage": {"prompt_tokens": 5, "completion_tokens": 6}, "latency_s": 0.1, "attempts": 1,
+                           "response_model": "m", "system_fingerprint": None},
+            "source": "server", "error": None, "received_at": "2026-11-29T18:00:00+00:00"}
+    (gen_dir / "transcript.jsonl").write_text(json.dumps(line) + "\n")
+    gen = {"model": {"served": "m"}, "transcript": {"path": "transcript.jsonl", "sha256": _sha(gen_dir / "transcript.jsonl")},
+           "predictions": {"path": "predictions.jsonl", "sha256": _sha(gen_dir / "predictions.jsonl")},
+           "samples": [{"task_id": "05_125", "sample": 0, "turns": [{"turn": 1, "request_sha256": "ab" * 32,
+                                                                      "verdict": None, "reason": None}]}]}
+    (gen_dir / "generation.json").write_text(json.dumps(gen))
+    recs = load_records(run_dir / "records.jsonl")
+    for r in recs:
+        if r["task_id"] == "05_125":
+            r["candidate"].update(model="m", origin="predictions:predictions.jsonl:1")
+    (run_dir / "records.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in recs))
+    run = json.loads((run_dir / "run.json").read_text())
+    link = gen_dir / "generation.json"
+    run["predictions"] = {"path": str(gen_dir / "predictions.jsonl"), "sha256": _sha(gen_dir / "predictions.jsonl"),
+                          "candidates": 1, "bad_lines": 0}
+    run["generation"] = {"path": str(link.relative_to(run_dir)) if link.is_relative_to(run_dir) else str(link),
+                         "sha256": _sha(link), "predictions_sha256": run["predictions"]["sha256"]}
+    (run_dir / "run.json").write_text(json.dumps(run, indent=1, sort_keys=True))
+    write_sums(run_dir)
+    return run_dir
+
+
+def test_an_expected_run_carries_its_generation_and_transcript(tmp_path):
+    """An expected run scored from generated predictions is bundled with its predictions,
+    generation.json and transcript (under generation/, or its own relative path), all in
+    the bundle's SHA256SUMS (an edited transcript is caught by ``artifact check``); its
+    report.html shows the conversation, the model's markup as data."""
+    from harness.artifact import check, copy_expected_run, write_sums as bundle_sums
+
+    gen_dir = tmp_path / "gen"
+    run_dir = _generated_run(tmp_path, gen_dir)
+    root = tmp_path / "bundle"
+    dest = root / "expected" / "casp" / "generated"
+    assert copy_expected_run(run_dir, dest) == sorted(
+        ["run.json", "records.jsonl", "report.json", "SHA256SUMS", "predictions.jsonl", "generation/generation.json",
+         "generation/transcript.jsonl"])
+    for name in ("generation.json", "transcript.jsonl"):
+        assert (dest / "generation" / name).read_bytes() == (gen_dir / name).read_bytes()
+    assert (dest / "predictions.jsonl").read_bytes() == (gen_dir / "predictions.jsonl").read_bytes()
+    html = (dest / "report.html").read_text()
+    assert html.count('class="conv-open"') == 1 and "\\u003cscript\\u003ealert(1)" in html and "<script>alert" not in html
+    (root / "claims.json").write_text(json.dumps({"images": [], "claims": []}))
+    (root / "README.md").write_text("# artifact\n")
+    bundle_sums(root)
+    listed = (root / "SHA256SUMS").read_text()
+    assert "expected/casp/generated/generation/transcript.jsonl" in listed
+    assert "expected/casp/generated/generation/generation.json" in listed
+    assert check(root) == []
+    with (dest / "generation" / "transcript.jsonl").open("a") as fh:
+        fh.write("\n")
+    assert check(root) == [f"{dest / 'generation' / 'transcript.jsonl'}: its sha256 differs from SHA256SUMS (modified)"]
+    # a generation inside the run directory (reproduce --generate's OUT/generation/ is one): the same relative path
+    inside = tmp_path / "inside"
+    inside.mkdir()
+    run_dir = _generated_run(inside, inside / "run" / "gen")
+    got = copy_expected_run(run_dir, tmp_path / "dest2")
+    assert "gen/generation.json" in got and "gen/transcript.jsonl" in got
+
+
 # --- the CASP bundle, played as a reviewer ---------------------------------------------------
 
 def _engine_env() -> dict:
