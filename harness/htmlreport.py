@@ -363,10 +363,12 @@ class Conversations:
         generation: the generation.json read, or None; transcript: the transcript.jsonl
             beside it (None without a generation.json).
         chats: ``{(task_id, sample): [turn, ...]}``, turns in order; each turn a dict
-            ``{"turn", "sent": [{"role", "content"}], "content", "reasoning",
-            "finish_reason", "usage", "latency_s", "attempts", "response_model", "source",
-            "error", "received_at", "verdict", "reason", "check"}``: the transcript line's
-            fields (None when the transcript has no line for the turn), the verdict and
+            ``{"turn", "sent": [{"role", "content"}], "answer", "content", "reasoning",
+            "batch", "finish_reason", "usage", "latency_s", "attempts", "response_model",
+            "source", "error", "received_at", "verdict", "reason", "check"}``: the transcript
+            line's fields (None when the transcript has no line for the turn; ``answer``
+            ``text``, ``null`` for the server's ``content: null``, ``none`` for no
+            completion), the verdict and
             reason from generation.json, ``check`` None or what does not match
             generation.json (no line for the turn, another request key, another
             completion text).
@@ -428,7 +430,8 @@ def _transcript_lines(path: Path, sha256: str | None, notes: list[str]) -> dict[
 def _turn(t: int, line: dict | None, gen_turn: dict | None) -> dict:
     """One turn as the page's script shows it (see :class:`Conversations`)."""
     g = gen_turn or {}
-    out = {"turn": t, "sent": [], "content": None, "reasoning": None, "finish_reason": g.get("finish_reason"),
+    out = {"turn": t, "sent": [], "answer": "none", "content": None, "reasoning": None, "batch": g.get("batch"),
+           "finish_reason": g.get("finish_reason"),
            "usage": g.get("usage"), "latency_s": g.get("latency_s"), "attempts": g.get("attempts"),
            "response_model": g.get("response_model"), "source": None, "error": g.get("error"), "received_at": None,
            "verdict": g.get("verdict"), "reason": g.get("reason"), "check": None}
@@ -442,6 +445,9 @@ def _turn(t: int, line: dict | None, gen_turn: dict | None) -> dict:
     if comp is not None:
         out.update({k: comp.get(k) for k in ("finish_reason", "usage", "latency_s", "attempts", "response_model")})
         out["content"], out["reasoning"] = _text(comp.get("content")), _text(comp.get("reasoning"))
+        out["answer"] = "null" if out["content"] is None else "text"
+    if isinstance(line.get("batch"), dict):
+        out["batch"] = line["batch"]
     out.update(source=_text(line.get("source")), error=_text(line.get("error")),
                received_at=_text(line.get("received_at")))
     if gen_turn is None:

@@ -437,13 +437,18 @@ def test_generated_candidates_get_their_conversation(tmp_path):
     assert t1["usage"] == {"prompt_tokens": 801, "completion_tokens": 201} and t1["attempts"] == 1
     assert (t1["finish_reason"], t1["latency_s"], t1["source"]) == ("stop", 1.25, "server")
     assert all(t["check"] is None for c in chats.values() for t in c["turns"])
-    assert chats["01_57"]["turns"][0]["content"] == "gold at once"
+    assert chats["01_57"]["turns"][0]["content"] == "gold at once" and t1["answer"] == "text"
     # the join checks each line against generation.json: another completion text is said
     conv = load_conversations(run_dir, json.loads((run_dir / "run.json").read_text()))
     assert conv.readable and conv.notes == [] and conv.transcript == gen_dir / "transcript.jsonl"
     (gen_dir / "transcript.jsonl").write_text("".join(json.dumps(x) + "\n" for x in [*lines, dup]))
     conv = load_conversations(run_dir, json.loads((run_dir / "run.json").read_text()))
     assert conv.chats[("01_57", 0)][0]["check"].startswith("its completion is not the text generation.json records")
+    # content: null (said apart from an empty answer), an answer of a request for n samples
+    null = dict(lines[2], batch={"n": 2, "choice": 1}, completion=dict(lines[2]["completion"], content=None))
+    (gen_dir / "transcript.jsonl").write_text("".join(json.dumps(x) + "\n" for x in [*lines, null]))
+    turn = load_conversations(run_dir, json.loads((run_dir / "run.json").read_text())).chats[("01_57", 0)][0]
+    assert (turn["answer"], turn["content"], turn["batch"]) == ("null", None, {"n": 2, "choice": 1})
     # a run without a link: no column, no script, no note
     plain = render_html([load_view(REF / "casp" / "reproduce")])
     assert 'class="conv-open"' not in plain and 'id="conv-data-' not in plain and 'class="conversations-note"' not in plain
