@@ -168,8 +168,8 @@ def _values(bench: Benchmark, fig: dict, records: list[Record], mine: list[Recor
 
 
 def statistical_reproduction(bench: Benchmark, mode: str, published_model: str, figures: list[dict],
-                             records: list[Record], preds, *, seed: int, dataset: str,
-                             iters: int = BOOTSTRAP_ITERS) -> Reproduction:
+                             records: list[Record], preds, *, seed: int, dataset: str, population: int | None = None,
+                             selection: str = "all", iters: int = BOOTSTRAP_ITERS) -> Reproduction:
     """The model's published figures vs the kit's, from a run on generated predictions.
 
     Args:
@@ -181,6 +181,12 @@ def statistical_reproduction(bench: Benchmark, mode: str, published_model: str, 
         preds: the run's loaded predictions (their ``meta``: fixes).
         seed: the bootstrap's seed (the run's); dataset: the run's dataset name (a figure
             made on another dataset gets a note).
+        population: the tasks of the dataset (None: the run's own); selection: how the
+            run's tasks were chosen: ``all``, ``sample`` (``--sample``: drawn at random with
+            the seed) or ``chosen`` (``--task``). A run over fewer tasks than the dataset
+            is a subset, said in a note: a random sample is compared (its CI is over the
+            tasks drawn), chosen tasks are not (their value does not estimate a figure over
+            the whole dataset: ``not_reproducible``, "not comparable").
 
     Returns:
         A :class:`~harness.plugin.Reproduction` whose figures each carry ``basis: "re-run,
@@ -205,6 +211,12 @@ def statistical_reproduction(bench: Benchmark, mode: str, published_model: str, 
     for r in mine:
         counts[r["task_id"]] = counts.get(r["task_id"], 0) + 1
     per_task_n = {"min": min(counts.values()), "max": max(counts.values())}
+    subset = population is not None and len(tasks) < population
+    chosen = subset and selection != "sample"
+    why_chosen = (f"not comparable: this run covers {len(tasks)} of the {population} tasks of {dataset}, "
+                  + ("chosen with --task" if selection == "chosen" else "the others without a candidate")
+                  + f"; chosen tasks do not estimate a figure over all {population} (draw them with --sample N for a "
+                  f"statistical comparison); the kit's value over these tasks is listed with its CI")
     if not figures:  # the kit's own values, listed with the missing figure
         figures = [{"name": f"{bench.name}.{mode}.pass_at_{k}", "table": "-", "row": published_model,
                     "column": f"pass@{k} ({mode})", "model": published_model, "metric": {"kind": "pass_at_k", "k": k},
@@ -230,6 +242,9 @@ def statistical_reproduction(bench: Benchmark, mode: str, published_model: str, 
                      tasks=len(pairs))
         if fig["value"] is None:
             entry["status"] = "not_reproducible"
+        elif chosen:
+            entry["status"] = "not_reproducible"
+            entry["notes"].append(why_chosen)
         else:
             inside = published_inside(fig["value"], entry["ci"][0], entry["ci"][1], decimals=fig.get("decimals", 2))
             entry["status"] = "reproduced" if inside else "differs"
@@ -238,4 +253,10 @@ def statistical_reproduction(bench: Benchmark, mode: str, published_model: str, 
              f"statistical, never exact: each figure is reproduced when the published value lies inside the "
              f"kit's {CI_LEVEL:.0%} percentile bootstrap confidence interval over tasks ({iters} resamples, "
              f"seed {seed})"]
+    if chosen:
+        notes.insert(0, f"a subset: {why_chosen}")
+    elif subset:
+        notes.insert(0, f"a subset: this run covers {len(tasks)} of the {population} tasks of {dataset}, drawn at "
+                        f"random (--sample, seed {seed}); each figure is compared through the CI over these "
+                        f"{len(tasks)} tasks, which is as wide as so few tasks make it")
     return Reproduction(figures=out, notes=notes)

@@ -364,7 +364,8 @@ def reproduce_generated(opts: RunOptions, published_model: str, console: Console
     figures = check_published_model(plan.bench, plan.modes[0], published_model)
     report, _, code, records = _execute(opts, console, start_run(), plan)
     rep = statistical_reproduction(plan.bench, plan.modes[0], published_model, figures, records, plan.preds,
-                                   seed=opts.seed, dataset=plan.fetched.dataset.name)
+                                   seed=opts.seed, dataset=plan.fetched.dataset.name, population=len(plan.all_tasks),
+                                   selection="sample" if opts.sample is not None else "chosen" if opts.task_ids else "all")
     return rep, _write_reproduction(opts, console, report, rep, code)
 
 
