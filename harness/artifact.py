@@ -32,12 +32,13 @@ import yaml
 
 from . import __version__, datasets, registry, resources
 from .datasets import sha256_file
-from .htmlreport import carried_files, write_html
+from .htmlreport import write_html
 from .model import utc_now
 from .plugin import Claim
 from .predictions import BESIDE, scored_file
 from .report import check_run_dir
 from .results import OUTPUTS, SUMS, TOLERANCE, load_records
+from .results.transcripts import carried_files
 from .sandbox import images
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -250,7 +251,7 @@ def copy_expected_run(src: Path, dest: Path) -> list[str]:
     reviewer's validate re-derives every verdict from them); for a run that scored a
     predictions file, that file as ``predictions.jsonl`` (:data:`harness.predictions.BESIDE`);
     for predictions made by ``verikit generate`` (run.json ``generation``), the
-    generation.json and its transcript (:func:`harness.htmlreport.carried_files`: under
+    generation.json and its transcript (:func:`harness.results.transcripts.carried_files`: under
     ``generation/``, or the run's own relative path); then ``report.html`` rendered from the
     copy (conversations included).
 

@@ -420,7 +420,7 @@ def _embedded(html: str, index: int = 0) -> list[dict]:
 def test_generated_candidates_get_their_conversation(tmp_path):
     """Each generated candidate's row gets a button; the page embeds each conversation once,
     joined with generation.json's verdicts; gold rows get none."""
-    from harness.htmlreport import load_conversations
+    from harness.results.transcripts import load_conversations
 
     lines = _transcript()
     dup = dict(lines[2], completion=dict(lines[2]["completion"], content="an earlier answer"))
@@ -457,7 +457,7 @@ def test_generated_candidates_get_their_conversation(tmp_path):
 def test_missing_or_unreadable_transcript_is_a_note_naming_the_file(tmp_path):
     """The page says which file is missing or unreadable, and still renders; bad lines
     are skipped and named, the good ones shown."""
-    from harness.htmlreport import load_conversations
+    from harness.results.transcripts import load_conversations
 
     run_dir, gen_dir = _generated_run(tmp_path, extra="{not json\n")
     run = json.loads((run_dir / "run.json").read_text())
@@ -492,7 +492,7 @@ def test_missing_or_unreadable_transcript_is_a_note_naming_the_file(tmp_path):
 def test_a_carried_copy_of_the_generation_is_found(tmp_path):
     """A published or bundled run keeps the linked (absolute) generation.json under
     generation/: the report finds it there when the linked path is gone."""
-    from harness.htmlreport import carried_files, carried_generation_path, find_generation
+    from harness.results.transcripts import carried_files, carried_generation_path, find_generation
 
     run_dir, gen_dir = _generated_run(tmp_path)
     run = json.loads((run_dir / "run.json").read_text())

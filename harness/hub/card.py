@@ -216,7 +216,7 @@ def build_card(repo_id: str, runs: list[PublishedRun]):
 
 def carried_record(generation: dict[str, bytes]) -> dict:
     """publish.json's ``generation`` of a run's carried generation files (``{path relative
-    to the run's folder: bytes}`` in :func:`harness.htmlreport.carried_files`' order:
+    to the run's folder: bytes}`` in :func:`harness.results.transcripts.carried_files`' order:
     generation.json, then its transcript when there): ``{"generation_json": path,
     "transcript": path or None}``."""
     names = list(generation)

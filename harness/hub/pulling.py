@@ -13,7 +13,7 @@ from typing import Callable
 
 import pyarrow.parquet as pq
 
-from ..htmlreport import carried_generation_path, transcript_path
+from ..results.transcripts import carried_generation_path, transcript_path
 from ..report import check_run_dir
 from ..results import load_records, run_id_of
 from .publishing import REPO_TYPE, _http_message, _transport_error
@@ -65,7 +65,7 @@ def check_published_run(run_dir: Path, run_id: str | None = None) -> list[str]:
 def generation_problems(run_dir: Path, run: dict) -> list[str]:
     """Problems with the generation files a published run carries (empty: none linked, or
     they check): the generation.json run.json ``generation`` links at
-    :func:`harness.htmlreport.carried_generation_path` with the recorded sha256, and the
+    :func:`harness.results.transcripts.carried_generation_path` with the recorded sha256, and the
     transcript that generation.json records (``transcript``: path, sha256) beside it with
     that sha256. A generation.json that records no transcript is not asked for one."""
     link = run.get("generation")

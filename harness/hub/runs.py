@@ -10,7 +10,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..htmlreport import carried_files, find_generation, transcript_path
+from ..results.transcripts import carried_files, find_generation, transcript_path
 from ..model import Record
 from ..predictions import scored_file, scored_files
 from ..report import check_run_dir
@@ -40,7 +40,7 @@ class LocalRun:
         generation: for a run scored from predictions ``verikit generate`` made (run.json
             ``generation``), the generation.json and its transcript the run's folder carries:
             ``{path relative to the run's folder: bytes}``
-            (:func:`harness.htmlreport.carried_files`); empty for other runs.
+            (:func:`harness.results.transcripts.carried_files`); empty for other runs.
     """
 
     source: str
