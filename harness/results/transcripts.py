@@ -59,8 +59,8 @@ def carried_files(run_dir: Path, run: dict) -> dict[str, Path]:
     along: ``{path relative to the copy's run folder: file here}``, in this order:
     generation.json as :func:`find_generation` finds it (put at
     :func:`carried_generation_path`), then its transcript when there (beside it, under the
-    name generation.json records). Empty for a
-    run that links no generation.json or whose generation.json is not found."""
+    name generation.json records). Empty for a run that links no generation.json or whose
+    generation.json is not found."""
     link = run.get("generation")
     found, _ = find_generation(run_dir, run)
     if found is None:
@@ -120,11 +120,11 @@ class Conversations:
             "source", "error", "received_at", "verdict", "reason", "check"}``: the transcript
             line's fields (None when the transcript has no line for the turn; ``answer``
             ``text``, ``null`` for the server's ``content: null``, ``none`` for no
-            completion), the verdict and
-            reason from generation.json, ``check`` None or what does not match
-            generation.json (no line for the turn, another request key, another
-            completion text).
-        notes: what the page says of them: a missing or unreadable file (named), bad lines.
+            completion), the verdict and reason from generation.json, ``check`` None or
+            what does not match generation.json (no line for the turn, another request
+            key, another completion text).
+        notes: what to tell the reader: a missing or unreadable file (named), bad lines, a
+            transcript whose sha256 is not the one generation.json records.
         readable: the transcript was read (the conversations can be shown).
     """
 
@@ -213,8 +213,8 @@ def _turn(t: int, line: dict | None, gen_turn: dict | None) -> dict:
 
 def load_conversations(run_dir: Path, run: dict) -> Conversations | None:
     """The conversations of a run's generated candidates: generation.json found by
-    :func:`find_generation`, its transcript (:func:`transcript_path`), joined per task, sample and
-    turn with generation.json's ``samples[].turns[]`` (verdict, reason; a transcript
+    :func:`find_generation`, its transcript (:func:`transcript_path`), joined per task,
+    sample and turn with generation.json's ``samples[].turns[]`` (verdict, reason; a transcript
     line's request key and completion are checked against the turn's). Never raises on
     a missing, unreadable or malformed file: the returned ``notes`` name it.
 
