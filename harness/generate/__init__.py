@@ -11,7 +11,8 @@ ordinary run (:func:`harness.runner.run`: integrity rules and canaries included)
 benchmark's feedback message (:meth:`~harness.plugin.Benchmark.feedback`) continues the
 chat. The package: :mod:`.spec` (the spec and settings), :mod:`.client` (the endpoint,
 through the official ``openai`` client), :mod:`.store` (the request cache and the
-resumable journal), :mod:`.engine` (the turns), :mod:`.outputs` (the two files).
+transcript, which is what a generation resumes from), :mod:`.engine` (the turns),
+:mod:`.outputs` (the two files).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def generate(spec: GenerationSpec, out: Path, *, settings: GenerationSettings | 
 
     Args:
         spec: what to generate; out: the directory of ``predictions.jsonl``,
-            ``generation.json``, the journal ``turns.jsonl`` and, with feedback turns,
+            ``generation.json``, the transcript ``transcript.jsonl`` and, with feedback turns,
             ``turns/<t>/`` (each turn's candidates and verifier run).
         settings: caches, data dir, progress, the recorded command
             (:class:`GenerationSettings`, or a dict of its fields); None: the defaults.
