@@ -185,6 +185,7 @@ def test_429_500_and_timeouts_are_retried_with_the_attempts_recorded(tmp_path, m
     attempts = {s["task_id"]: s["turns"][0]["attempts"] for s in gen["samples"]}
     assert attempts == {"count-down": 5, "count-up": 1, "double": 1, "swap-sum": 1, "triangle": 1}
     assert retries[:5] == [0, 1, 2, 3, 4]  # the client's own retries (x-stainless-retry-count)
+    assert gen["this_call"] == {"requests": 5, "http_requests": 9, "retries": 4}  # as made, counted as they went out
     assert gen["samples"][0]["turns"][0]["latency_s"] >= 1.0
 
 
