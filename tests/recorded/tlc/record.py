@@ -7,7 +7,7 @@ config, run the TLC command of harness.verifiers.tlc in the tlaplus image throug
 ContainerSandbox, and store argv, exit code, stdout, stderr and the collected dump in
 tests/recorded/tlc/<case>.json with the probed versions and the image ID (provenance).
 
-The invariant probe (issue 26, :meth:`TLC.followup`): for each case of ``PROBES``, the
+The invariant probe (:meth:`TLC.followup`): for each case of ``PROBES``, the
 verified run and then the follow-up run TLC.followup asks for, as the executor makes it;
 stored in probe_<case>.json with the follow-up's files (``followup``, as
 harness.model.followup_files leaves them, decoded).
