@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .datasets import sha256_file
 from .model import Candidate
 from .results import ValidationError, validate
 
@@ -53,7 +54,7 @@ def scored_file(run_dir: Path, run: dict) -> Path | None:
     when none does (or the run scored none)."""
     want = (run.get("predictions") or {}).get("sha256")
     return next((p for p in scored_files(run_dir, run)
-                 if p.is_file() and hashlib.sha256(p.read_bytes()).hexdigest() == want), None)
+                 if p.is_file() and sha256_file(p) == want), None)
 
 
 @dataclass

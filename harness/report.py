@@ -7,7 +7,6 @@ person reads at the end of a run.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from .datasets import sha256_file
 from .metrics import (BOOTSTRAP_ITERS, CI_LEVEL, bootstrap_ratio_ci, fixes_per_task, group_metrics, pass_at_k_per_task,
                       ratio)
 from .results import SCHEMA_VERSION, read_run_dir
@@ -202,7 +202,7 @@ def generation_inconsistencies(path: Path, report: dict, records: list[Record]) 
         return [f"{path}: " + ("run.json links a generation.json but report.json has no generation section" if link
                                else "report.json has a generation section but run.json links no generation.json")]
     where = Path(link["path"]) if Path(link["path"]).is_absolute() else path / link["path"]
-    if not where.is_file() or hashlib.sha256(where.read_bytes()).hexdigest() != link["sha256"]:
+    if not where.is_file() or sha256_file(where) != link["sha256"]:
         return [f"{where}: {'missing' if not where.is_file() else 'its sha256 is not the one run.json recorded'} "
                 f"(the generation.json of the scored predictions)"]
     scored = scored_file(path, run)

@@ -13,11 +13,14 @@ spec: those are the run's settings, given beside it.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import asdict, dataclass, field, fields, replace
-from pathlib import Path
 
+from .datasets import sha256_file
 from .model import Limits
+
+#: The old name of :func:`harness.datasets.sha256_file`, kept only while
+#: ``harness/generate/outputs.py`` still imports it from here; use ``sha256_file``.
+file_sha256 = sha256_file
 
 #: Version of the spec's JSON form (``run.json`` ``spec.version``).
 SPEC_VERSION = "1"
@@ -103,15 +106,3 @@ class RunSpec:
         except (TypeError, ValueError) as exc:
             raise SpecError(f"run spec: {exc}") from None
 
-
-def file_sha256(path: str | Path) -> str:
-    """sha256 (hex) of a file's bytes (a spec's ``predictions_sha256``).
-
-    Raises:
-        OSError: the file cannot be read.
-    """
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()

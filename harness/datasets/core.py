@@ -287,7 +287,14 @@ class FetchedDataset:
 
 
 def sha256_file(path: str | Path) -> str:
-    """Hex sha256 of a file's bytes, read in 1 MiB chunks. Raises OSError if unreadable."""
+    """sha256 of a file's bytes: 64 lowercase hex digits. The kit's one file hash (a
+    dataset file, a predictions file, a generation.json, an image archive, SHA256SUMS's
+    entries); the file is read in 1 MiB chunks, so a file of gigabytes is never held whole.
+
+    Raises:
+        OSError: the file does not exist or cannot be read (FileNotFoundError,
+            IsADirectoryError, PermissionError...).
+    """
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         while chunk := fh.read(_CHUNK):

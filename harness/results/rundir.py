@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 from datetime import datetime, timezone
@@ -91,7 +90,7 @@ def run_id_of(run_dir: Path, run: dict) -> str:
     """The run's id: its UTC finish time and a hash of its content (SHA256SUMS, which
     covers run.json, records.jsonl and report.json), so that the same run has the same id
     wherever it is published from. Raises OSError when SHA256SUMS is missing."""
-    digest = hashlib.sha256((Path(run_dir) / SUMS).read_bytes()).hexdigest()[:10]
+    digest = sha256_file(Path(run_dir) / SUMS)[:10]
     finished = datetime.fromisoformat(run["finished_at"]).astimezone(timezone.utc)
     return f"{finished:%Y%m%dT%H%M%SZ}-{digest}"
 

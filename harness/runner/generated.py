@@ -13,10 +13,10 @@ mode and of the paper's model name (:func:`generate_mode`, :func:`check_publishe
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
+from ..datasets import sha256_file
 from ..metrics import (BASIS_STATISTICAL, BOOTSTRAP_ITERS, CI_LEVEL, bootstrap_ratio_ci, fixes_per_task,
                        pass_at_k_per_task, published_inside, ratio)
 from ..model import Record
@@ -84,10 +84,6 @@ def default_samples(figures: list[dict], protocol_samples: int) -> int:
     return max(given) if given else protocol_samples
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def generation_link(predictions: str | Path, predictions_sha256: str, run_dir: Path | None = None) -> dict | None:
     """The generation.json that made a predictions file: ``generation.json`` beside it
     whose recorded predictions sha256 (``predictions.sha256``) is ``predictions_sha256``.
@@ -110,7 +106,7 @@ def generation_link(predictions: str | Path, predictions_sha256: str, run_dir: P
         shown = str(path.relative_to(Path(run_dir).resolve()))
     else:
         shown = str(path)
-    return {"path": shown, "sha256": _sha256(where), "predictions_sha256": predictions_sha256}
+    return {"path": shown, "sha256": sha256_file(where), "predictions_sha256": predictions_sha256}
 
 
 def predictions_metas(preds) -> dict[tuple, dict]:
