@@ -290,9 +290,7 @@ class Executor:
             self._stopping.set()  # no job starts and none is retried from now on
             for fut in pending:
                 fut.cancel()
-            cancel = getattr(self.sandbox, "cancel", None)
-            if cancel:
-                cancel()
+            self.sandbox.cancel()
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
@@ -353,13 +351,13 @@ class Executor:
         """The files collected by the run of task file ``name`` of ``job.task_run``, made
         once for each distinct (file, command) and shared by the jobs that name it (a job
         waits while another makes it); a run already in the result cache (same toolchain and limits) is read
-        from it, and a new one is put there. The command is the verifier's ``task_command(options)`` when it
-        has one (only what a task run reads: jobs whose other options differ, e.g. a gold
-        and a candidate mode, share it), else the job's own. A run that did not start is
+        from it, and a new one is put there. The command is the verifier's ``task_command(options)`` (only
+        what a task run reads: jobs whose other options differ, e.g. a gold and a candidate
+        mode, share it; by default the job's own command). A run that did not start is
         not kept (the next job tries again) and gives no files; nor does a run the sandbox
         ended (wall time, memory) or that exited non-zero (kept: it is not tried again):
         the benchmark's judge then reads "not run", never a partial output."""
-        argv, env, collect = getattr(self.verifier, "task_command", self.verifier.command)(job.options)
+        argv, env, collect = self.verifier.task_command(job.options)
         files = {name: job.task_run[name]}
         key = sha256_text(canonical_json({"files": files, "argv": list(argv), "env": env}))
         with self._lock:
@@ -395,8 +393,7 @@ class Executor:
         """The record of ``job`` from the verifier's gate run when the judge rejects the
         candidate on it (see the module docstring), else None (the verification runs).
         The job's task run is read with it (the same task run as the verification's)."""
-        make = getattr(self.verifier, "gate", None)
-        spec = make(job.options) if make is not None else None
+        spec = self.verifier.gate(job.options)
         if spec is None:
             return None
         argv, env, collect = spec
@@ -422,15 +419,12 @@ class Executor:
         return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=1)
 
     def _followup(self, job: Job, proc: ProcResult, env: dict) -> dict[str, bytes]:
-        """The verifier's follow-up run of ``job`` after ``proc`` (none when the verifier
-        has no ``followup`` or it asks for none), as :func:`~harness.model.followup_files`.
+        """The verifier's follow-up run of ``job`` after ``proc`` (none when it asks for none),
+        as :func:`~harness.model.followup_files`.
         An exception while making it, or a sandbox failure, is recorded in its ``ended``
         (the verifier's parse decides what that means for the candidate)."""
-        make = getattr(self.verifier, "followup", None)
-        if make is None:
-            return {}
         try:
-            spec = make(job.files, proc, job.options)
+            spec = self.verifier.followup(job.files, proc, job.options)
         except Exception as exc:  # noqa: BLE001 - the candidate's reading, never the run's end
             return followup_files({}, None, f"the kit could not make the follow-up run ({type(exc).__name__}: {exc})")
         if spec is None:
@@ -481,7 +475,7 @@ class Executor:
                 "messages": result.messages if result else [],
                 "extra": result.extra if result else {},
                 "log_tail": log,
-                "all_goals": bool(getattr(self.verifier, "all_goals", False)),
+                "all_goals": bool(self.verifier.all_goals),
             },
             "toolchain": self.toolchain.to_json(),
             "limits": (job.limits or self.limits).to_json(),

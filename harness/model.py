@@ -461,9 +461,50 @@ class Task(Protocol):
         """Hash of the task's content (sha256 hex): part of every job key."""
 
 
-@runtime_checkable
-class Sandbox(Protocol):
-    """Where a job runs (``harness.sandbox``): the only place that starts processes."""
+class Sandbox:
+    """Where a job runs (``harness.sandbox``): the only place that starts processes.
+    Implementations subclass it: ``harness.sandbox.*`` and a plugin's (entry point group
+    ``verikit.sandboxes``, name -> ``module:Class``). A subclass implements :meth:`run`;
+    every other hook has a default here, and the kit calls them on every sandbox (none is
+    probed for).
+
+    Attributes:
+        name: the sandbox's name (registry key, ``--sandbox NAME``).
+        host_tools: jobs run with the tools installed on this machine (the host flavour of
+            a toolchain's pins; ``--sandbox host``), not from an image: a benchmark whose
+            toolchain exists only in images cannot run here. Default False.
+        image: what the jobs run in (an image reference or image file), or None.
+        image_digest: the image's content digest, recorded with every result, or None.
+        isolation: what is enforced on a job, recorded with the probed toolchain:
+            ``{"network", "root", "memory", "cpus", "pids"}`` (docs/sandboxes.md).
+    """
+
+    name: str = ""
+    host_tools: bool = False
+    image: str | None = None
+    image_digest: str | None = None
+    isolation: dict = {}
+
+    @classmethod
+    def create(cls, *, toolchain: str | None = None, slots: int = 1, image: str | None = None) -> "Sandbox":
+        """A sandbox of this class for the jobs of ``toolchain`` (its current image, unless
+        ``image`` names one), with ``slots`` parallel jobs. Default: ``cls()``.
+
+        Raises:
+            harness.sandbox.SandboxError: no engine, image or runtime (says what to do).
+        """
+        return cls()
+
+    @classmethod
+    def derived_image(cls, spec: dict, *, log=print, build: bool = True) -> str | None:
+        """What this sandbox runs for a benchmark's derived image ``spec``
+        (:meth:`harness.plugin.Benchmark.derived_image_spec`): built when missing and
+        ``build``. Default: None (the sandbox runs no image).
+
+        Raises:
+            harness.sandbox.SandboxError: the image cannot be had (says how to get it).
+        """
+        return None
 
     def run(self, argv: list[str], *, files: dict | None = None, env: dict | None = None,
             collect: list[str] | tuple[str, ...] = (), limits: Limits = Limits()) -> ProcResult:
@@ -471,56 +512,91 @@ class Sandbox(Protocol):
         str or bytes), with ``env`` added, under ``limits``; return the outcome with the
         output files named in ``collect``. Raises SandboxError when the sandbox itself
         fails (an ``infra_error``)."""
+        raise NotImplementedError(f"{type(self).__name__}.run")
 
     def cancel(self) -> None:
-        """Kill every job running now (Ctrl-C)."""
+        """Kill every job running now (Ctrl-C). Default: nothing runs in the background."""
 
     def close(self) -> None:
-        """Release workers and scratch space."""
+        """Release workers and scratch space. Default: nothing to release."""
+
+    def read_file(self, path: str) -> bytes | None:
+        """A file of the image the jobs run in (e.g. ``/etc/verikit/toolchain.json``), or
+        None when it does not exist or the sandbox runs no image (the default)."""
+        return None
 
 
-@runtime_checkable
-class Verifier(Protocol):
-    """One tool (BenchExec's tool-info idea). Implementations: ``harness.verifiers.*``.
+class Verifier:
+    """One tool (BenchExec's tool-info idea, ``benchexec.tools.template.BaseTool2``: every
+    optional hook has a default here). Implementations subclass it: ``harness.verifiers.*``,
+    and a plugin's (entry point group ``verikit.verifiers``); ``verikit check-verifier NAME``
+    (:func:`harness.verifiers.check.check_verifier`) checks one.
+
+    A subclass sets ``name``, ``toolchain`` and ``version`` and implements :meth:`options`,
+    :meth:`command` and :meth:`parse`; the other hooks have defaults that do nothing, and
+    the executor calls every hook of every verifier (none is probed for).
 
     Attributes:
         name: the verifier's name (registry key).
         toolchain: the toolchain of ``images/toolchains.json`` whose tools it runs.
         version: the module's own version, part of every verification key (a parser
-            change invalidates cached results).
+            change invalidates cached results); ``"0"`` until a subclass says.
+        all_goals: its ``verified`` means every goal proved (recorded as
+            ``verifier.all_goals``; ``validate`` then flags a verified record with goals
+            left unproved). Default False.
     """
 
-    name: str
-    toolchain: str
-
-    # Optional: ``all_goals = True`` says that the verifier's ``verified`` means every goal
-    # proved (recorded as ``verifier.all_goals``; ``validate`` then flags a verified record
-    # with goals left unproved).
+    name: str = ""
+    toolchain: str = ""
+    version: str = "0"
+    all_goals: bool = False
 
     def prepare(self, sandbox: Sandbox, probed) -> dict:
-        """Files every job of a run gets (e.g. a prover configuration), made once."""
+        """Files every job of a run gets (e.g. a prover configuration), made once in
+        ``sandbox``: ``{relative path: str | bytes}``. Default: none."""
+        return {}
 
     def options(self, probed, *, smoke: bool = False, cpus: int = 1) -> dict:
         """Verifier options of a run (JSON-able; part of each job key)."""
+        raise NotImplementedError(f"{type(self).__name__}.options")
 
     def command(self, options: dict) -> tuple[list[str], dict, list[str]]:
         """``(argv, env, output files to collect)`` for a job with these options."""
+        raise NotImplementedError(f"{type(self).__name__}.command")
 
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """The tool's reading of a finished run (the sandbox did not end it: see
         :func:`termination`)."""
+        raise NotImplementedError(f"{type(self).__name__}.parse")
 
-    # Optional: ``state() -> dict`` and ``restore(state)``: what ``prepare`` read in the sandbox
-    # that the parser needs (Rocq: the library's axioms), written to run.json
-    # (``verifier_state``) and restored by ``validate`` before it re-derives the verdicts, so
-    # that a run and its validation judge with the same data (:func:`verifier_state`,
-    # :func:`restore_verifier_state`).
+    def task_command(self, options: dict) -> tuple[list[str], dict, list[str]]:
+        """The command of a job's task run (``Job.task_run``: work that depends on the task
+        alone, made once per task and kept in the result cache). Default: :meth:`command`."""
+        return self.command(options)
 
-    # Optional: ``followup(files, proc, options) -> (files, argv, collect) | None``, a second
-    # run in the same sandbox decided from the first run's output (TLC's invariant probe).
-    # The executor runs it when the first run came to its own end and adds its files, its
-    # output and how it ended to the first run's files under :data:`FOLLOWUP` (see
-    # :func:`followup_files`), so ``parse`` reads both and the verdict stays re-derivable.
+    def gate(self, options: dict) -> tuple[list[str], dict, list[str]] | None:
+        """A cheap first run of a candidate whose ``rejected`` verdict is final (CASP's view
+        of the candidate before any proof), as ``(argv, env, collect)``; None (the default):
+        no gate."""
+        return None
+
+    def followup(self, files: dict[str, str], proc: ProcResult, options: dict) -> tuple[dict, list, list] | None:
+        """A second run in the same sandbox decided from the first run's output (TLC's
+        invariant probe): ``(files, argv, collect)``, or None (the default): none. The
+        executor runs it when the first run came to its own end and adds its files, its
+        output and how it ended to the first run's files under :data:`FOLLOWUP` (see
+        :func:`followup_files`), so ``parse`` reads both and the verdict stays re-derivable."""
+        return None
+
+    def state(self) -> dict:
+        """What :meth:`prepare` read in the sandbox that :meth:`parse` needs (Rocq: the
+        library's axioms), written to run.json (``verifier_state``). Default: ``{}``."""
+        return {}
+
+    def restore(self, state: dict) -> None:
+        """Take back a run's :meth:`state` before records are judged outside the run's
+        sandbox (``validate``, ``batch collect``), so that a run and its validation judge
+        with the same data. Default: nothing to take back."""
 
 
 #: Prefix of a follow-up run's files in the first run's ``ProcResult.files``.
@@ -543,18 +619,4 @@ def followup_files(given: dict[str, str], proc: ProcResult | None, error: str | 
     return out
 
 
-def verifier_state(verifier) -> dict:
-    """What ``verifier``'s ``prepare`` read in its sandbox (its optional ``state()``;
-    ``{}`` for a verifier without one or that read nothing), for run.json's
-    ``verifier_state``."""
-    state = getattr(verifier, "state", None)
-    return state() if state is not None else {}
 
-
-def restore_verifier_state(verifier, state: dict | None) -> None:
-    """Give ``verifier`` back a run's ``verifier_state`` (its optional ``restore``;
-    nothing for a verifier without one), before records are judged outside the run's
-    sandbox (``validate``, ``batch collect``)."""
-    restore = getattr(verifier, "restore", None)
-    if restore is not None:
-        restore(state or {})

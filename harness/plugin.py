@@ -13,14 +13,16 @@ The kit finds plugins by entry point (:func:`entry_points`, ``importlib.metadata
 benchmark can live in its own distribution. The groups:
 
 - ``verikit.benchmarks``: name -> ``module:OBJECT``, a :class:`Benchmark` instance;
-- ``verikit.verifiers``: name -> ``module:Class``, a :class:`harness.model.Verifier`;
+- ``verikit.verifiers``: name -> ``module:Class``, a :class:`harness.model.Verifier` subclass;
+- ``verikit.sandboxes``: name -> ``module:Class``, a :class:`harness.model.Sandbox` subclass
+  (``--sandbox NAME``);
 - ``verikit.toolchains``: any name -> ``module:OBJECT``, a dict of toolchain pins in the
   format of ``images/toolchains.json``'s ``toolchains`` (added to it; a name may not be
   pinned twice);
 - ``verikit.datasets``: any name -> ``module:OBJECT``, a directory (``pathlib.Path``) of
   dataset registry entries (YAML, the format of ``harness/datasets/registry/``).
 
-The kit's own five benchmarks, eight verifiers are registered the same way, in its
+The kit's own five benchmarks, eight verifiers and four sandboxes are registered the same way, in its
 ``pyproject.toml``; when the kit runs from a checkout that is not installed (on
 ``PYTHONPATH``), the same declarations are read from that file. This module imports only
 :mod:`harness.model`, :mod:`harness.resources` and :mod:`harness.blocks` (the report
@@ -44,7 +46,7 @@ from .blocks import Bars, Block, Scatter, Table, Text, VerdictBars  # noqa: F401
 from .model import Candidate, Job, VerifierResult, Record
 
 #: The entry-point groups of the kit (see the module doc).
-GROUPS = ("verikit.benchmarks", "verikit.verifiers", "verikit.toolchains", "verikit.datasets")
+GROUPS = ("verikit.benchmarks", "verikit.verifiers", "verikit.sandboxes", "verikit.toolchains", "verikit.datasets")
 
 #: The sections schema of a benchmark that writes none: report.json's ``sections`` (and the
 #: reproduction's) must be an empty object (:meth:`Benchmark.sections_schema`'s default).

@@ -1,8 +1,8 @@
 """Name -> implementation, for benchmarks, verifiers and sandboxes: the one registry.
 
-Benchmarks and verifiers are plugins found by entry point (:mod:`harness.plugin`: groups
-``verikit.benchmarks`` and ``verikit.verifiers``); the kit's own are declared in its
-pyproject.toml like any other. Entries are ``"module:attribute"`` strings; the names
+Benchmarks, verifiers and sandboxes are plugins found by entry point (:mod:`harness.plugin`:
+groups ``verikit.benchmarks``, ``verikit.verifiers`` and ``verikit.sandboxes``); the kit's
+own are declared in its pyproject.toml like any other. Entries are ``"module:attribute"`` strings; the names
 are read on first use (:class:`EntryPoints`) and an entry is imported only when it is
 used, so that listing the names imports no plugin and a benchmark whose dependencies
 are missing does not break the others. A benchmark entry names a
@@ -57,12 +57,9 @@ BENCHMARKS: Mapping[str, str] = EntryPoints("verikit.benchmarks")
 #: Registered verifiers: name -> ``"module:Class"`` (entry points ``verikit.verifiers``).
 VERIFIERS: Mapping[str, str] = EntryPoints("verikit.verifiers")
 
-SANDBOXES: dict[str, str] = {
-    "host": "harness.sandbox.local:HostSandbox",
-    "container": "harness.sandbox.container:ContainerSandbox",
-    "charliecloud": "harness.sandbox.charliecloud:CharliecloudSandbox",
-    "apptainer": "harness.sandbox.apptainer:ApptainerSandbox",
-}
+#: Registered sandboxes: name -> ``"module:Class"`` (entry points ``verikit.sandboxes``), a
+#: :class:`harness.model.Sandbox` subclass.
+SANDBOXES: Mapping[str, str] = EntryPoints("verikit.sandboxes")
 
 
 class UnknownName(ValueError):
@@ -94,8 +91,8 @@ def verifier(name: str):
 
 
 def sandbox_class(name: str):
-    """The sandbox class registered as ``name`` (``host``, ``container``, ``charliecloud``,
-    ``apptainer``).
+    """The sandbox class registered as ``name`` (the kit's: ``host``, ``container``,
+    ``charliecloud``, ``apptainer``).
 
     Raises:
         UnknownName: not registered.
@@ -116,27 +113,17 @@ def sandbox(name: str, *, toolchain: str | None = None, slots: int = 1, image: s
     """A new sandbox (a :class:`harness.model.Sandbox`) of the class registered as ``name``.
 
     Args:
-        name: ``host``, ``container``, or an image-file sandbox (``charliecloud``,
-            ``apptainer``: the class has an ``image_format``).
-        toolchain: the toolchain whose current Debian image (or image file) to use.
-        slots: for ``container``: number of warm workers (= parallel jobs).
-        image: an explicit image reference (container) or image file instead.
+        name: a registered sandbox.
+        toolchain: the toolchain whose current image (or image file) to use.
+        slots: parallel jobs (a container sandbox's warm workers).
+        image: an explicit image reference or image file instead.
 
     Raises:
         UnknownName: not registered.
         harness.sandbox.SandboxError: no engine, no image or image file, no runtime; the
             message says what to do.
     """
-    cls = sandbox_class(name)
-    if name == "container":
-        from .sandbox.images import resolve
-
-        return cls(image or resolve(toolchain), slots=slots)
-    if getattr(cls, "image_format", None):
-        from .sandbox.images import image_file
-
-        return cls(image or image_file(toolchain, cls.image_format))
-    return cls()
+    return sandbox_class(name).create(toolchain=toolchain, slots=slots, image=image)
 
 
 def _sources(obj) -> list[Path]:

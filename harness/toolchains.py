@@ -214,7 +214,7 @@ def _binary_sha256(command: str) -> str | None:
     return sha256_file(os.path.realpath(path)) if path else None
 
 
-def probe(name: str, sandbox, flavor: str = "host") -> ProbedToolchain:
+def probe(name: str, sandbox) -> ProbedToolchain:
     """Probe every tool of toolchain ``name`` inside ``sandbox``.
 
     Runs each tool's ``probe`` argv from images/toolchains.json through ``sandbox.run``
@@ -226,10 +226,9 @@ def probe(name: str, sandbox, flavor: str = "host") -> ProbedToolchain:
         pattern gets ``version`` None.
     """
     spec = toolchain_spec(name)
-    probed = ProbedToolchain(name=name, flavor=flavor, sandbox=sandbox.name,
-                             image=getattr(sandbox, "image", None),
-                             image_digest=getattr(sandbox, "image_digest", None),
-                             isolation=dict(getattr(sandbox, "isolation", None) or {}) or None)
+    probed = ProbedToolchain(name=name, flavor="host" if sandbox.host_tools else "debian", sandbox=sandbox.name,
+                             image=sandbox.image, image_digest=sandbox.image_digest,
+                             isolation=dict(sandbox.isolation or {}) or None)
     for tool, tspec in spec["tools"].items():
         res = sandbox.run(list(tspec["probe"]), limits=PROBE_LIMITS)
         text = (res.stdout + "\n" + res.stderr).strip()
@@ -244,11 +243,10 @@ def probe(name: str, sandbox, flavor: str = "host") -> ProbedToolchain:
             "raw": raw[:200],
             "published": tspec.get("published"),
             "match": version_matches(tspec.get("published"), version),
-            "binary_sha256": _binary_sha256(tspec["probe"][0]) if sandbox.name == "host" and version else None,
+            "binary_sha256": _binary_sha256(tspec["probe"][0]) if sandbox.host_tools and version else None,
         }
-    read = getattr(sandbox, "read_file", None)
-    if read is not None:
-        raw = read("/etc/verikit/toolchain.json")
+    raw = sandbox.read_file("/etc/verikit/toolchain.json")
+    if sandbox.image is not None:  # an image says what was baked into it
         manifest = json.loads(raw) if raw else {}
         baked = {t: v.get("version") for t, v in manifest.get("tools", {}).items()}
         probed.image_manifest = {"fingerprint": manifest.get("fingerprint"), "packages": manifest.get("packages"),

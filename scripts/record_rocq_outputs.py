@@ -36,7 +36,7 @@ def main() -> int:
     sb = get_sandbox("container", image=image)
     try:
         v = Rocq()
-        probed = toolchains.probe("rocq", sb, flavor="debian")
+        probed = toolchains.probe("rocq", sb)
         v.prepare(sb, probed)
         ctx = bench.context(fetched, list(tasks.values()), "rocq", v, 0)
         opts = v.options(probed)

@@ -42,7 +42,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from harness.model import Job, Limits, ProcResult, canonical_json
+from harness.model import Job, Limits, ProcResult, Sandbox, canonical_json
 
 ROOT = Path(__file__).parent / "recorded" / "runs"
 RECORDER = "python scripts/record.py"
@@ -148,7 +148,7 @@ class Recording:
         return self.outputs.get(sha)
 
 
-class ReplaySandbox:
+class ReplaySandbox(Sandbox):
     """A sandbox that answers every command from a :class:`Recording` (see the module
     docstring); it presents the recorded sandbox's name, image and isolation, so the
     records it gives read as the recorded run's."""
@@ -157,6 +157,7 @@ class ReplaySandbox:
         self.recording = recording
         sb = recording.provenance()["sandbox"]
         self.name = sb["name"]
+        self.host_tools = sb.get("image") is None  # a recording of the host's own tools
         self.image = sb.get("image")
         self.image_digest = sb.get("image_digest")
         self.isolation = sb.get("isolation")

@@ -152,7 +152,7 @@ def test_escape_paths_are_refused(sandbox):
 
 def test_probe_reads_image_manifest(image):
     with ContainerSandbox(image) as sb:
-        probed = toolchains.probe("framac", sb, flavor="debian")
+        probed = toolchains.probe("framac", sb)
     assert probed.image == image and probed.image_digest.startswith("sha256:")
     assert probed.versions["frama-c"].startswith("25.0") and probed.versions["alt-ergo"] is None
     assert probed.image_manifest["matches_probe"] is True
@@ -181,7 +181,7 @@ def test_killed_worker_is_replaced_and_the_run_completes(image, tmp_path):
     """A worker killed from outside mid-job is our failure: infra_error, retried on a new
     worker, and the run completes with a real verdict."""
     with ContainerSandbox(image, slots=1) as sb:
-        probed = toolchains.probe("framac", sb, flavor="debian")
+        probed = toolchains.probe("framac", sb)
         fc = FramaC()
         shared = fc.prepare(sb, probed)
         opts = fc.options(probed, smoke=True)

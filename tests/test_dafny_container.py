@@ -293,7 +293,7 @@ def test_batched_and_separate_verdicts_are_identical(family, make_jobs, tmp_path
     failure kind) verified in one batch as when verified alone in its own Dafny process
     (both strategies in one executor run)."""
     sb, _cache = family
-    probed = toolchains.probe("dafny", sb, flavor="debian")
+    probed = toolchains.probe("dafny", sb)
     verifier = Dafny()
     jobs = {s: make_jobs(probed, PARITY_TASKS, s) for s in ("separate", "batched")}
     recs = _executor_run(sb, probed, verifier, jobs["separate"] + jobs["batched"], tmp_path / "parity.jsonl")
@@ -309,7 +309,7 @@ def test_batched_and_separate_verdicts_are_identical(family, make_jobs, tmp_path
 def dafny_env(fetched, engine_image):
     """(sandbox, probed toolchain, verifier) for the dafny image; closes the sandbox."""
     sandbox = _container(engine_image)
-    probed = toolchains.probe("dafny", sandbox, flavor="debian")
+    probed = toolchains.probe("dafny", sandbox)
     yield sandbox, probed, Dafny()
     sandbox.close()
 
@@ -406,7 +406,7 @@ def record(out: Path = RECORDED) -> None:
     fetched = datasets.fetch("dafny-intent", offline=True)
     sandbox = get_sandbox("container", toolchain="dafny", slots=1)
     try:
-        probed = toolchains.probe("dafny", sandbox, flavor="debian")
+        probed = toolchains.probe("dafny", sandbox)
         v = Dafny()
         tasks = {t.task_id: t for t in di.load_tasks(fetched)}
         ds = {"name": "dafny-intent", "revision": fetched.dataset.source.revision}

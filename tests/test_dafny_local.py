@@ -258,7 +258,7 @@ def test_gold_spec_of_an_own_program_verifies_with_real_dafny(own, engine_image,
     wrong = Candidate("clamp", "wrong", 0, "requires lo <= hi\nensures r == x", "test")
     sandbox = engine_image(lambda: get_sandbox("container", toolchain="dafny", slots=1))
     try:
-        probed = toolchains.probe("dafny", sandbox, flavor="debian")
+        probed = toolchains.probe("dafny", sandbox)
         verifier = Dafny()
         ds = {"name": "own", "revision": "local"}
         jobs = [di.build_job(task, c, "spec", verifier.options(probed), ds, di.Context(0)) for c in (gold, wrong)]

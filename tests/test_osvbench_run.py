@@ -20,7 +20,7 @@ import pytest
 from harness import registry
 from harness.benchmarks import osvbench
 from harness.executor import Executor
-from harness.model import GOLD, Candidate, Limits, ProcResult, sha256_text
+from harness.model import GOLD, Candidate, Limits, ProcResult, Sandbox, sha256_text
 from harness.results import RecordLog, validate
 from harness.sandbox import SandboxError
 from harness.toolchains import ProbedToolchain
@@ -54,7 +54,7 @@ def recorded(fetched, tasks):
     return {t.task_id: (t, specs[t.task_id][t.syscall][0], e) for t, e in zip(tasks, entries)}
 
 
-class ReplaySandbox:
+class ReplaySandbox(Sandbox):
     """Replays the recorded Hyperkernel output of each recorded spec: a stand-in for the
     container of the job image, which cannot be had here. It never executes the spec."""
 

@@ -21,7 +21,7 @@ from rich.console import Console
 
 from harness.executor import Executor
 from harness.results import schema
-from harness.model import Job, sha256_text
+from harness.model import Job, Sandbox, sha256_text
 from harness.results import (
     RecordLog,
     ResultCache,
@@ -39,7 +39,7 @@ TOOLCHAIN = ProbedToolchain(name="framac", flavor="host", sandbox="host", tools=
     "frama-c": {"version": "25.0-beta", "raw": "25.0-beta (Manganese)", "published": "30.0", "match": False}})
 
 
-class NoSandbox:
+class NoSandbox(Sandbox):
     """A sandbox that must not be used: precheck jobs never start a process."""
 
     name = "none"

@@ -26,14 +26,14 @@ PROGRAM = textwrap.dedent('''
     from pathlib import Path
     from harness.cli import Terminated, _on_sigterm
     from harness.executor import Executor
-    from harness.model import Job, Limits, VerifierResult
+    from harness.model import Job, Limits, Verifier, VerifierResult
     from harness.results import RecordLog
     from harness.sandbox.local import HostSandbox
     import signal
 
     signal.signal(signal.SIGTERM, _on_sigterm)
 
-    class Sleeper:
+    class Sleeper(Verifier):
         name = "sleeper"
         def command(self, options):
             return ["sh", "-c", "setsid sleep 300 & sleep 300"], {}, []

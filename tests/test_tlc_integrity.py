@@ -119,7 +119,7 @@ def tlc(tmp_path_factory):
         return get_sandbox("container", toolchain="tlaplus", slots=2)
 
     with family_sandbox(FAMILY, v.name, live) as sb:
-        probed = (toolchains.probe("tlaplus", sb.inner, flavor="debian") if recording_mode()
+        probed = (toolchains.probe("tlaplus", sb.inner) if recording_mode()
                   else Recording(FAMILY).toolchain())
         base = v.options(probed, max_states=50000)  # the product of HumanEval/35 has 37,200
         shared = v.prepare(sb, probed)

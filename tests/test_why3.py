@@ -283,7 +283,7 @@ def test_real_why3_in_container(engine_image):
     why3 = Why3()
     fixture = {"fixture.mlw": (RECORDED / "fixture.mlw").read_bytes()}
     with ContainerSandbox(image, slots=1) as sb:
-        probed = toolchains.probe("rocq", sb, flavor="debian")
+        probed = toolchains.probe("rocq", sb)
         assert probed.versions["why3"] == "1.8.0"
         setup = why3.setup(sb)
         assert "Auto_level_3" in setup.strategies
@@ -439,7 +439,7 @@ def test_record_fixtures(engine_image):
                 "versions": {k: probed.versions.get(k) for k in ("why3", "z3", "cvc4", "cvc5", "eprover")}}
 
     with ContainerSandbox(image, slots=1) as sb:
-        probed = toolchains.probe("rocq", sb, flavor="debian")
+        probed = toolchains.probe("rocq", sb)
         setup = why3.setup(sb, running_provers_max=1)
         shared = why3.files(setup)
         (outdir / "setup.json").write_text(json.dumps({

@@ -25,7 +25,7 @@ import re
 import signal
 from pathlib import Path
 
-from ..model import restore_verifier_state, utc_now, verifier_state
+from ..model import utc_now
 from ..resources import kit_info
 from ..results import OUTPUTS, OutputStore, Store, ValidationError, open_store, write_text_atomic
 from ..runner import Run, RunDir, RunError, RunOptions, locked, start_run, write_report_html
@@ -207,7 +207,7 @@ def work(opts: RunOptions, store: Store, manifest: dict, shard: int, console) ->
             raise ShardFailed(f"the toolchain in this image ({probed.fingerprint[:12]}: {probed.versions}) is not the "
                               f"one the run was planned with ({planned.fingerprint[:12]}: {planned.versions})")
         by_key, expected = _planned(pipeline, manifest)
-        state = verifier_state(pipeline.plan.verifier)
+        state = pipeline.plan.verifier.state()
         if state:  # what prepare() read in this sandbox: collect writes it to run.json for validate
             store.put_json(VERIFIER_STATE, state)
         done = store.record_keys()
@@ -274,7 +274,7 @@ def collect(opts: RunOptions, store: Store, manifest: dict, console) -> tuple[in
     run = Run(opts, console, probed=ProbedToolchain.from_json(manifest["toolchain"]))
     _, expected = _planned(run, manifest)
     # what the workers' verifier read (run.json verifier_state)
-    restore_verifier_state(run.plan.verifier, store.get_json(VERIFIER_STATE))
+    run.plan.verifier.restore(store.get_json(VERIFIER_STATE) or {})
     found, problems = store.records()
     for p in problems:
         console.print(f"[yellow]warning:[/] {p}: left out")

@@ -80,7 +80,7 @@ def _add_batch(sub) -> None:
 def _batch(args, console: Console, argv) -> int:
     cmd = args.batch_cmd
     if cmd == "probe":
-        print(json.dumps(toolchains.probe(args.toolchain, HostSandbox(), flavor="host").to_json(), sort_keys=True))
+        print(json.dumps(toolchains.probe(args.toolchain, HostSandbox()).to_json(), sort_keys=True))
         return 0
     if cmd == "setup":
         import boto3

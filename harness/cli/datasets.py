@@ -82,8 +82,7 @@ def _list(args, console: Console, argv) -> int:
             info["toolchains"][name] = {"error": str(exc).splitlines()[0], "tools": {}}
             continue
         try:
-            info["toolchains"][name] = toolchains.probe(
-                name, sandbox, flavor="host" if args.sandbox == "host" else "debian").to_json()
+            info["toolchains"][name] = toolchains.probe(name, sandbox).to_json()
         finally:
             sandbox.close()
     if args.json:

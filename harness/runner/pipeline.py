@@ -17,13 +17,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from .. import registry, toolchains
 from ..executor import Executor, derive
 from ..metrics import BASIS_EXACT
-from ..model import Job, ProcResult, Record, restore_verifier_state
+from ..model import Job, ProcResult, Record
 from ..plugin import Benchmark, Reproduction
 from ..progress import PlainProgress
 from ..report import build_report
 from ..results import (OUTPUTS, OutputStore, RecordLog, ResultCache, record_identity, record_outcome,
                        write_json_atomic, write_sums, write_text_atomic)
-from ..sandbox import SandboxError
+from ..sandbox import IMAGES, SandboxError
 from ..toolchains import Fingerprint, ProbedToolchain
 from .generated import check_published_model, statistical_reproduction
 from .options import RUNNER_ENV, RunError, RunOptions
@@ -70,19 +70,17 @@ def open_sandbox(opts: RunOptions, plan: Plan, log):
         RunError: a container-only benchmark on the host, or the sandbox or image cannot
             be had (the message says what to do).
     """
-    bench, image = plan.bench, None
+    bench = plan.bench
     try:
-        if opts.sandbox == "host" and bench.container_only and not os.environ.get(RUNNER_ENV):
-            raise RunError(f"{bench.name} runs only in the container sandbox (--sandbox container): "
+        cls = registry.sandbox_class(opts.sandbox)
+        if cls.host_tools and bench.container_only and not os.environ.get(RUNNER_ENV):
+            raise RunError(f"{bench.name} runs only in a sandbox with its images (e.g. --sandbox container): "
                            f"its toolchain is not installed on hosts")
-        if opts.sandbox == "container":
-            image = job_image(bench, plan.modes[0], plan.fetched, log)
-        elif getattr(registry.sandbox_class(opts.sandbox), "image_format", None):  # charliecloud, apptainer
-            image = job_image_file(bench, plan.modes[0], plan.fetched, registry.sandbox_class(opts.sandbox).image_format)
-        sandbox = registry.sandbox(opts.sandbox, toolchain=plan.verifier.toolchain, slots=opts.parallel, image=image)
+        image = job_image(bench, plan.modes[0], plan.fetched, log, sandbox=opts.sandbox)
+        sandbox = cls.create(toolchain=plan.verifier.toolchain, slots=opts.parallel, image=image)
     except SandboxError as exc:
         raise RunError(str(exc)) from exc
-    if (getattr(sandbox, "isolation", None) or {}).get("memory") == "none":  # rootless, no cgroup delegation
+    if (sandbox.isolation or {}).get("memory") == "none":  # rootless, no cgroup delegation
         log(f"warning: the {opts.sandbox} sandbox cannot limit memory, CPUs or processes here (no cgroup "
             f"delegation to this user); the wall-time and output limits hold; every record says so "
             f"(toolchain.isolation)")
@@ -93,10 +91,12 @@ def open_sandbox(opts: RunOptions, plan: Plan, log):
 
 
 def job_image(bench: Benchmark, mode: str, fetched, log: Callable[[str], None] = print, *,
-              build: bool = True) -> str | None:
-    """The tag of the derived image ``mode``'s jobs run in (the benchmark's
-    :meth:`~harness.plugin.Benchmark.derived_images`), built when missing (``build``), or
-    None when they run in the verifier's toolchain image.
+              build: bool = True, sandbox: str = IMAGES) -> str | None:
+    """What ``sandbox`` runs ``mode``'s jobs in when the benchmark derives an image for
+    the mode (:meth:`~harness.plugin.Benchmark.derived_images`): the sandbox class's
+    :meth:`~harness.model.Sandbox.derived_image` (a container sandbox: the image's tag,
+    built when missing and ``build``; an image-file sandbox: the file), or None when they
+    run in the verifier's toolchain image (or the sandbox runs no image).
 
     Raises:
         harness.sandbox.SandboxError: no engine, the image cannot be built (its base is
@@ -106,33 +106,14 @@ def job_image(bench: Benchmark, mode: str, fetched, log: Callable[[str], None] =
     if mode not in bench.derived_images().values():
         return None
     from ..sandbox import images
-    from ..sandbox.container import EngineUnavailable
 
     spec = bench.derived_image_spec(mode, fetched, images.fingerprint)
-    try:
-        return images.build_derived(spec, log=log) if build else images.resolve_derived(spec)
-    except EngineUnavailable as exc:
-        raise SandboxError(f"{exc}" + (f"\n{spec['base_hint']}" if spec.get("base_hint") else "")) from None
-
-
-def job_image_file(bench: Benchmark, mode: str, fetched, fmt: str) -> str | None:
-    """The image file (format ``fmt``: ``squashfs``, ``sif``) of the derived image
-    ``mode``'s jobs run in, or None when they run in the verifier's toolchain image.
-
-    Raises:
-        harness.sandbox.SandboxError: it has not been made (says how).
-    """
-    if mode not in bench.derived_images().values():
-        return None
-    from ..sandbox import images
-
-    spec = bench.derived_image_spec(mode, fetched, images.fingerprint)
-    return str(images.image_file(images.derived_tag(spec), fmt))
+    return registry.sandbox_class(sandbox).derived_image(spec, log=log, build=build)
 
 
 def probe_toolchain(opts: RunOptions, plan: Plan, sandbox):
     """The toolchain probed in ``sandbox`` and the files the verifier ships with every job."""
-    probed = toolchains.probe(plan.verifier.toolchain, sandbox, flavor="host" if opts.sandbox == "host" else "debian")
+    probed = toolchains.probe(plan.verifier.toolchain, sandbox)
     return probed, plan.verifier.prepare(sandbox, probed)
 
 
@@ -264,7 +245,7 @@ def _run_in(run: Run, started: Start) -> tuple[dict, dict, int, list[dict]]:
         notes.append(f"result cache: {len(cache.problems)} problem(s), the jobs concerned re-ran or their results "
                      f"were not stored: {cache.problems[0]}")
     stats = executor.stats.to_json()
-    image_ref = {"ref": run.image, "id": getattr(run.sandbox, "image_digest", None)} if run.image else None
+    image_ref = {"ref": run.image, "id": run.sandbox.image_digest} if run.image else None
     report, manifest, code = run.write(started, records, expected, stats, notes=notes, image=image_ref)
     return report, manifest, code, records
 
@@ -437,7 +418,7 @@ def rejudge(opts: RunOptions, records: list[Record], run_dir: Path, *, verifier_
     """
     console = console or Console(stderr=True)
     plan = plan_run(opts, console)
-    restore_verifier_state(plan.verifier, verifier_state)  # what the run's prepare() read in its sandbox
+    plan.verifier.restore(verifier_state or {})  # what the run's prepare() read in its sandbox
     outputs = OutputStore(Path(run_dir) / OUTPUTS)
     groups: dict[str, list[dict]] = {}
     for r in records:

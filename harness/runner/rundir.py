@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ..model import Record, utc_now, verifier_state
+from ..model import Record, utc_now
 from ..report import build_report, canary_results, print_summary
 from ..resources import kit_info
 from ..results import (SCHEMA_VERSION, RecordLog, RunDirBusy, gc_paused, run_dir_lock, write_json_atomic,
@@ -138,7 +138,7 @@ def write_run(opts: RunOptions, console: Console, started: Start, plan: Plan, pr
         "jobs_parallel": opts.parallel,
         "generation": link,
     })
-    state = verifier_state(plan.verifier)
+    state = plan.verifier.state()
     if state:  # what prepare() read in the sandbox, for validate (verifier.restore)
         manifest["verifier_state"] = state
     for name, text in bench.run_files(records, plan.tasks).items():

@@ -2,7 +2,10 @@
 
 A sandbox takes an argv, a set of input files and :class:`Limits`, runs the command in a
 fresh scratch directory and returns a :class:`ProcResult`. Verifier modules build the
-argv and parse the result; ``harness.registry.sandbox`` makes one by name. Implementations:
+argv and parse the result; ``harness.registry.sandbox`` makes one by name. Every sandbox
+subclasses :class:`Sandbox` (its optional hooks have defaults there) and is registered by
+entry point (group ``verikit.sandboxes``; the kit's own in its pyproject.toml), so a
+sandbox can come from a plugin. Implementations:
 
 - :mod:`harness.sandbox.local` -- the host (``--sandbox host``): a subprocess in its own
   session/process group, wall-time and memory watchdog, output caps.
@@ -21,3 +24,10 @@ from __future__ import annotations
 
 from ..model import Limits, ProcResult, Sandbox  # noqa: F401  (re-exported: the sandbox vocabulary)
 from .base import SandboxError, collect_files, inside, write_files  # noqa: F401  (re-exported)
+
+#: The sandbox that runs the tools installed on this machine: what commands that run no job
+#: (planning, rescoring, reading a run) name, and what needs no engine.
+HOST = "host"
+#: The sandbox that runs the toolchains' images through a Docker-API engine: the default
+#: where a benchmark's jobs need an image.
+IMAGES = "container"

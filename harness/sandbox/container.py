@@ -51,7 +51,7 @@ import time
 import uuid
 from pathlib import Path
 
-from ..model import Limits, ProcResult
+from ..model import Limits, ProcResult, Sandbox
 from .base import SandboxError, collect_files, write_files
 
 LABEL = "verikit.worker"
@@ -208,7 +208,7 @@ class _Worker:
         _remove_tree(self.dir, self.client, self.image)
 
 
-class ContainerSandbox:
+class ContainerSandbox(Sandbox):
     """Runs jobs in warm worker containers of one image.
 
     Args:
@@ -228,6 +228,29 @@ class ContainerSandbox:
     """
 
     name = "container"
+
+    @classmethod
+    def create(cls, *, toolchain: str | None = None, slots: int = 1, image: str | None = None) -> "ContainerSandbox":
+        """Warm workers of ``image``, else of ``toolchain``'s current Debian image
+        (:func:`harness.sandbox.images.resolve`). Raises as the class."""
+        from .images import resolve
+
+        return cls(image or resolve(toolchain), slots=slots)
+
+    @classmethod
+    def derived_image(cls, spec: dict, *, log=print, build: bool = True) -> str | None:
+        """The tag of the derived image ``spec``, built when missing (``build``).
+
+        Raises:
+            SandboxError: no engine (with the spec's ``base_hint``), the image cannot be
+                built, or ``build=False`` and it is not built.
+        """
+        from . import images
+
+        try:
+            return images.build_derived(spec, log=log) if build else images.resolve_derived(spec)
+        except EngineUnavailable as exc:
+            raise SandboxError(f"{exc}" + (f"\n{spec['base_hint']}" if spec.get("base_hint") else "")) from None
 
     def __init__(self, image: str, *, slots: int = 1, base_url: str | None = None):
         self.client = connect(base_url)

@@ -60,9 +60,29 @@ class ImageFileSandbox(HostSandbox):
     """
 
     name = "imagefile"
+    host_tools = False
     runtimes: tuple[str, ...] = ()
     image_format = ""
     isolation = {"network": "none", "root": "read-only", "memory": "watchdog", "cpus": "none", "pids": "none"}
+
+    @classmethod
+    def create(cls, *, toolchain: str | None = None, slots: int = 1, image: str | None = None) -> "ImageFileSandbox":
+        """The sandbox of the image file ``image``, else of ``toolchain``'s current image
+        file in this class's ``image_format``. Raises as the class."""
+        from .images import image_file
+
+        return cls(image or image_file(toolchain, cls.image_format))
+
+    @classmethod
+    def derived_image(cls, spec: dict, *, log=print, build: bool = True) -> str | None:
+        """The image file (this class's ``image_format``) of the derived image ``spec``.
+
+        Raises:
+            SandboxError: it has not been made (says how).
+        """
+        from . import images
+
+        return str(images.image_file(images.derived_tag(spec), cls.image_format))
 
     def __init__(self, image: str | Path):
         path = Path(image)

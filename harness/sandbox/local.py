@@ -28,7 +28,7 @@ from pathlib import Path
 
 import psutil
 
-from ..model import Limits, ProcResult
+from ..model import Limits, ProcResult, Sandbox
 from .base import collect_files, write_files
 
 POLL_S = 0.05
@@ -54,10 +54,12 @@ def _kill_tree(popen: subprocess.Popen, known: list[psutil.Process]) -> None:
             pass
 
 
-class HostSandbox:
-    """Runs jobs as host subprocesses. ``name == "host"``; ``image`` is always None."""
+class HostSandbox(Sandbox):
+    """Runs jobs as host subprocesses, with the tools installed on this machine. ``name ==
+    "host"``; ``image`` is always None."""
 
     name = "host"
+    host_tools = True
     image = None
     image_digest = None
     #: What is enforced on a job (recorded with the probed toolchain; docs/sandboxes.md):

@@ -43,7 +43,7 @@ import re
 import shlex
 from pathlib import Path
 
-from ..model import GoalCounts, Limits, ProcResult, VerifierResult
+from ..model import GoalCounts, Limits, ProcResult, Verifier, VerifierResult
 
 NAME = "framac"
 TOOLCHAIN = "framac"
@@ -110,11 +110,12 @@ def parse_version(raw: str | None) -> tuple[int, int]:
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 
-class FramaC:
+class FramaC(Verifier):
     """Frama-C WP verifier. ``name = "framac"``, toolchain ``framac``."""
 
     name = NAME
     toolchain = TOOLCHAIN
+    version = MODULE_VERSION
     all_goals = True  # verified: every WP goal proved (the judge requires it)
 
     def prepare(self, sandbox, probed) -> dict[str, bytes]:

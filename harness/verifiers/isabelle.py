@@ -63,7 +63,7 @@ import posixpath
 import re
 import shlex
 
-from ..model import ProcResult, VerifierResult
+from ..model import ProcResult, Verifier, VerifierResult
 from .proof import Theorem, blank_span, nested_end, statement_sha256
 
 NAME = "isabelle"
@@ -206,11 +206,12 @@ def header_imports(text: str) -> list[tuple[int, int, str]]:
             for s in re.finditer(r'"((?:[^"\\]|\\.)*)"|([^\s"]+)', code[m.end():b.start()])]
 
 
-class Isabelle:
+class Isabelle(Verifier):
     """Isabelle/HOL proof checker. ``name = "isabelle"``, toolchain ``isabelle``."""
 
     name = NAME
     toolchain = TOOLCHAIN
+    version = MODULE_VERSION
     language = "isabelle"
 
     # --- task files -----------------------------------------------------------------

@@ -64,7 +64,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..model import ProcResult, VerifierResult
+from ..model import ProcResult, Verifier, VerifierResult
 from .proof import Theorem, blank_span, nested_end, statement_sha256
 
 NAME = "lean"
@@ -272,11 +272,12 @@ _COMMANDS = {"theorem", "lemma", "def", "axiom", "namespace", "section", "end", 
              "inductive", "structure", "attribute", "instance", "abbrev", "mutual", "example"}
 
 
-class Lean:
+class Lean(Verifier):
     """Lean 4 proof checker. ``name = "lean"``, toolchain ``lean``."""
 
     name = NAME
     toolchain = TOOLCHAIN
+    version = MODULE_VERSION
     language = "lean"
     source = SOURCE
 

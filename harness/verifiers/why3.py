@@ -55,7 +55,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..model import GoalCounts, Limits, ProcResult, VerifierResult, sha256_text
+from ..model import GoalCounts, Limits, ProcResult, Verifier, VerifierResult, sha256_text
 
 NAME = "why3"
 TOOLCHAIN = "rocq"  # Why3 1.8.0 and its provers live in the rocq image (Debian trixie)
@@ -130,7 +130,7 @@ def strategy_provers(code: str) -> list[str]:
     return seen
 
 
-class Why3:
+class Why3(Verifier):
     """Why3 verifier. ``name = "why3"``, toolchain ``rocq`` (Why3 lives in the rocq image).
 
     :meth:`prepare` runs ``why3 config detect`` once per run; the configuration's sha256
@@ -139,6 +139,7 @@ class Why3:
 
     name = NAME
     toolchain = TOOLCHAIN
+    version = MODULE_VERSION
 
     def __init__(self) -> None:
         #: What :meth:`prepare` found in the sandbox (None before it ran).

@@ -128,7 +128,7 @@ def probe_manifest(name: str, image: str, base_url: str | None = None) -> dict:
     """Probe toolchain ``name`` inside ``image``: versions (same probe as runs) and the
     Debian package versions (``dpkg-query``)."""
     with ContainerSandbox(image, base_url=base_url) as sb:
-        probed = toolchains.probe(name, sb, flavor="debian")
+        probed = toolchains.probe(name, sb)
         spec = image_spec(name)
         pkgs = {}
         for p in spec["packages"]:
@@ -191,7 +191,7 @@ def verify(name: str, base_url: str | None = None) -> dict:
     with ContainerSandbox(tag, base_url=base_url) as sb:
         raw = sb.read_file(MANIFEST_PATH)
         manifest = json.loads(raw) if raw else None
-        probed = toolchains.probe(name, sb, flavor="debian")
+        probed = toolchains.probe(name, sb)
         image_id = sb.image_digest
     baked = {t: v["version"] for t, v in (manifest or {}).get("tools", {}).items()}
     return {

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from ...model import GoalCounts, ProcResult, VerifierResult
+from ...model import GoalCounts, ProcResult, Verifier, VerifierResult
 from .output import STATUSES, Counter_, parse_file_output
 from .program import merged_view
 
@@ -34,11 +34,12 @@ def boogie_name(method: str) -> str:
     return "Impl$$_module.__default." + method.replace("_", "__")
 
 
-class Dafny:
+class Dafny(Verifier):
     """Dafny in a sandbox. ``name = "dafny"``, toolchain ``dafny``."""
 
     name = NAME
     toolchain = TOOLCHAIN
+    version = MODULE_VERSION
 
     def prepare(self, sandbox, probed) -> dict:
         """Nothing to ship: the job files are self-contained."""

@@ -47,7 +47,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ...model import ProcResult, VerifierResult
+from ...model import ProcResult, Verifier, VerifierResult
 
 NAME = "hyperkernel"
 TOOLCHAIN = "hyperkernel"
@@ -376,7 +376,7 @@ def spec_module(spec: str) -> str:
 
 
 
-class Hyperkernel:
+class Hyperkernel(Verifier):
     """Hyperkernel (OSVBench) verifier, a :class:`harness.model.Verifier`: ``name =
     "hyperkernel"``, toolchain ``hyperkernel``.
 

@@ -9,7 +9,7 @@ import hashlib
 import re
 import shlex
 
-from ...model import Limits, ProcResult, VerifierResult
+from ...model import Limits, ProcResult, Verifier, VerifierResult
 from ..proof import Theorem, statement_sha256
 from .commands import command_heads, command_problems, segmentation_problems, soundness_problems, time_lines
 from .lexer import _ASSUMPTION_KEYWORDS, _PREFIXES, THEOREM_KEYWORDS, _keyword, sentences
@@ -28,11 +28,12 @@ QUIET_WARNINGS = "-deprecated-library-file,-deprecated,-notation-overridden,-def
 DEFAULT_WALL_S = 300
 
 
-class Rocq:
+class Rocq(Verifier):
     """Rocq/Coq proof checker. ``name = "rocq"``, toolchain ``rocq``."""
 
     name = NAME
     toolchain = TOOLCHAIN
+    version = MODULE_VERSION
     language = "rocq"
     source = SOURCE
 

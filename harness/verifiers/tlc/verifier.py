@@ -8,7 +8,7 @@ import json
 import re
 import shlex
 
-from ...model import FOLLOWUP, ProcResult, VerifierResult
+from ...model import FOLLOWUP, ProcResult, Verifier, VerifierResult
 from .output import (CLASS_ERROR, DUMP_BASENAME, DUMP_FILE, MSG_COMPUTING_INIT, MSG_DEPTH, MSG_INIT_DONE,
                      MSG_INVARIANT_BEHAVIOR, MSG_INVARIANT_INITIAL, MSG_NESTED_EXPRESSIONS, MSG_SANY_FAILED,
                      MSG_STATS, MSG_SUCCESS, MSG_VERSION, _error_text, _location, _one_line, _sany_error, _stats,
@@ -54,11 +54,12 @@ def version_tuple(version: str | None) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", version or "")[:3])
 
 
-class TLC:
+class TLC(Verifier):
     """TLC model checker. ``name = "tlc"``, toolchain ``tlaplus``."""
 
     name = NAME
     toolchain = TOOLCHAIN
+    version = MODULE_VERSION
 
     def prepare(self, sandbox, probed) -> dict:
         """Nothing to prepare: every job carries its module and config."""

@@ -82,7 +82,7 @@ def record_probes(sb, probed, v: TLC) -> None:
 def main() -> None:
     sb = get_sandbox("container", toolchain="tlaplus")
     try:
-        probed = toolchains.probe("tlaplus", sb, flavor="debian")
+        probed = toolchains.probe("tlaplus", sb)
         v = TLC()
         base = v.options(probed)
         for case, (path, consts) in CASES.items():
@@ -107,7 +107,7 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["probes"]:  # the probe cases only
         _sb = get_sandbox("container", toolchain="tlaplus")
         try:
-            record_probes(_sb, toolchains.probe("tlaplus", _sb, flavor="debian"), TLC())
+            record_probes(_sb, toolchains.probe("tlaplus", _sb), TLC())
         finally:
             _sb.close()
     else:

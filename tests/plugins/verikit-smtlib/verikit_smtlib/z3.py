@@ -12,7 +12,7 @@ bookworm's z3 4.8.12, the version CASP's paper names for its Z3.
 
 from __future__ import annotations
 
-from harness.model import GoalCounts, ProcResult, VerifierResult
+from harness.model import GoalCounts, ProcResult, Verifier, VerifierResult
 
 NAME = "z3"
 MODULE_VERSION = "1"
@@ -32,7 +32,7 @@ TOOLCHAINS = {
 }
 
 
-class Z3:
+class Z3(Verifier):
     """Z3 4.8.12 on one SMT-LIB file per job (see the module doc)."""
 
     name = NAME
