@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from math import comb
 
 from .model import VERDICTS, Record
+from .results import is_canary
 
 #: Resamples of every bootstrap of the kit (report.json's ``ci95``, pass@k curves, the
 #: statistical figures of a generated re-run).
@@ -157,7 +158,7 @@ def group_metrics(records: list[Record], *, seed: int = 0) -> dict:
                 counts["ci95"] = [lo, hi]
                 counts["tasks"] = len(tasks)
             per_model[model] = counts
-        scored = [r for r in recs if not r["candidate"]["model"].startswith("canary:")]
+        scored = [r for r in recs if not is_canary(r["candidate"]["model"])]
         out[mode] = {"overall": verdict_counts(scored), "per_model": per_model,
                      **({"excluded": dict(sorted(excluded[mode].items()))} if excluded.get(mode) else {})}
     return out
@@ -177,7 +178,7 @@ def pass_at_k_curves(records: list[Record], *, seed: int = 0, kmax: int = 16) ->
     """
     tasks: dict = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for r in records:
-        if r["candidate"]["model"].startswith("canary:") or r.get("task_defect"):
+        if is_canary(r["candidate"]["model"]) or r.get("task_defect"):
             continue
         nc = tasks[(r["mode"], r["candidate"]["model"])][r["task_id"]]
         nc[0] += 1

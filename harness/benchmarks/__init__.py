@@ -13,11 +13,6 @@ from .. import resources
 from ..model import Candidate  # noqa: F401  (re-exported: the benchmarks' vocabulary)
 
 
-def is_canary(model: str) -> bool:
-    """Whether a candidate's model name is a canary's (``canary:...``)."""
-    return model.startswith("canary:")
-
-
 def published_figures(name: str) -> dict:
     """``results/published/<name>.json``: a built-in benchmark's paper figures, each with
     its source (the format of :meth:`harness.plugin.Benchmark.published`).

@@ -16,7 +16,7 @@ Submodules (every public name is also importable from ``harness.results``):
   benchmark's schema too: :func:`sections_validators`), :class:`ValidationError`;
 - :mod:`.files`: atomic writes (text, bytes, validated JSON);
 - :mod:`.records`: ``records.jsonl`` (:func:`load_records`, :class:`RecordLog`), a
-  record's key, identity and outcome;
+  record's key, identity and outcome, whether a candidate is a canary (:func:`is_canary`);
 - :mod:`.rundir`: a run directory's lock, ``SHA256SUMS``, id and :func:`validate_run_dir`;
 - :mod:`.stores`: the tool outputs (:class:`OutputStore`) and the result cache
   (:class:`ResultCache`);
@@ -32,7 +32,7 @@ from __future__ import annotations
 from .compare import TOLERANCE, compare_runs  # noqa: F401
 from .dirstore import DirStore, open_store  # noqa: F401
 from .files import umask, write_bytes_atomic, write_json_atomic, write_text_atomic  # noqa: F401
-from .records import (RecordLog, gc_paused, load_records, record_identity,  # noqa: F401
+from .records import (CANARY_PREFIX, RecordLog, gc_paused, is_canary, load_records, record_identity,  # noqa: F401
                       record_inconsistencies, record_key, record_lines, record_outcome)
 from .rundir import (LOCK_NAME, SUMMED, SUMS, RunDirBusy, check_sums, read_run_dir, run_dir_lock,  # noqa: F401
                      run_id_of, validate_run_dir, write_sums)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .records import load_records, record_identity, record_outcome
+from .records import CANARY_PREFIX, load_records, record_identity, record_outcome
 
 
 #: Default tolerance of :func:`compare_runs` on numbers of report.json (metrics, the
@@ -102,7 +102,7 @@ def compare_runs(expected: Path, actual: Path, *, tolerance: float = TOLERANCE,
                                         for f in repro.get("figures") or []}
         views.append(_leaves(view))
     for path in sorted(set(views[0]) | set(views[1])):
-        if ".per_model.canary:" in path:  # a canary's verdict may be any its set allows (above)
+        if f".per_model.{CANARY_PREFIX}" in path:  # a canary's verdict may be any its set allows (above)
             continue
         a, b = views[0].get(path, "absent"), views[1].get(path, "absent")
         counts["numbers"] += 1

@@ -1,7 +1,7 @@
 """Result records: ``records.jsonl`` read line by line (a torn last line dropped) and
 appended to (:class:`RecordLog`), a record's job key and what in it contradicts itself,
-and what a record is the verdict of (:func:`record_identity`) and found
-(:func:`record_outcome`)."""
+what a record is the verdict of (:func:`record_identity`) and found
+(:func:`record_outcome`), and whether its candidate is a canary (:func:`is_canary`)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,21 @@ from pathlib import Path
 from ..model import canonical_json, sha256_text
 from .files import write_text_atomic
 from .schema import ValidationError, validate
+
+#: The model name of every canary candidate starts with this (``canary:<name>``): a
+#: candidate whose verdict the kit knows in advance, run to show that the verifier
+#: rejects what it must; it is reported on its own and left out of every metric.
+CANARY_PREFIX = "canary:"
+
+
+def is_canary(model: str) -> bool:
+    """Whether a candidate's model name (a record's ``candidate.model``, a
+    ``Candidate.model``) is a canary's: it starts with :data:`CANARY_PREFIX`.
+
+    Raises:
+        AttributeError: ``model`` is not a str (e.g. a whole record was passed).
+    """
+    return model.startswith(CANARY_PREFIX)
 
 
 @contextlib.contextmanager

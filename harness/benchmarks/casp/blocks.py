@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ...plugin import Bars, Block, Table
-from .. import is_canary
+from ...results import is_canary
 from . import execution
 from ...model import Record
 

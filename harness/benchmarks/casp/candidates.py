@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ... import datasets
 from ...model import Candidate
+from ...results import CANARY_PREFIX
 from .cfront import tokens
 from .tasks import CANARY_TASK, SAMPLE_ROOT, Task, _declarator
 
@@ -77,7 +78,7 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
     returns_int = [x.text for x in tokens(fn_sig)][:2] == ["int", t.function]
 
     def c(name, output):
-        return Candidate(task_id=t.task_id, model=f"canary:{name}", sample=0, output=output, origin="canary")
+        return Candidate(task_id=t.task_id, model=f"{CANARY_PREFIX}{name}", sample=0, output=output, origin="canary")
 
     if mode == "spec-from-code":
         return [

@@ -12,6 +12,7 @@ from pathlib import Path
 from ... import datasets
 from ...model import GOLD, ProcResult, Record
 from ...plugin import Reproduction
+from ...results import is_canary
 from ...verifiers.framac import FramaC
 from . import integrity
 from .tasks import SAMPLE_ROOT
@@ -217,12 +218,12 @@ def integrity_notes(records: list[Record]) -> list[str]:
                        f"body is verified, never counted as a model's failure)")
         stronger = sorted(f"{r['task_id']} {r['candidate']['model']}" for r in recs
                           if r["verifier"].get("extra", {}).get("requires_weaker_or_equal") is False
-                          and not r["candidate"]["model"].startswith("canary:"))
+                          and not is_canary(r["candidate"]["model"]))
         if stronger:  # reported beside the verified rate, not a verdict change
             out.append(f"{mode}: requires stronger than the task's (not implied by the task's requires, WP): "
                        + ", ".join(stronger))
         for r in recs:
-            if r["verdict"] == "rejected" and not r["candidate"]["model"].startswith("canary:"):
+            if r["verdict"] == "rejected" and not is_canary(r["candidate"]["model"]):
                 view_rules = [c for c in r["checks"] if not c["ok"]
                               and c["name"] in integrity.RULES + integrity.SOUNDNESS_RULES]
                 if view_rules:

@@ -61,6 +61,7 @@ from .exec_mutants import _body_tokens, mutant_file, mutants
 # Re-exports: the names of the former single module (tests and the driver's callers read them here).
 from .exec_driver import LOG, MAX_LEN, PAIR_PARAMS  # noqa: F401
 from ...model import Record
+from ...results import is_canary
 
 #: The execution status of a record without one (decided before the cross-check ran).
 DECIDED_BEFORE = "not-run (decided before)"
@@ -358,7 +359,7 @@ def report_notes(records: list[Record]) -> list[str]:
     mean spec strength per model (canaries left out), beside the verified rate."""
     out = []
     for mode in ("code-from-spec", "spec-from-code"):
-        recs = [r for r in records if r["mode"] == mode and not r["candidate"]["model"].startswith("canary:")]
+        recs = [r for r in records if r["mode"] == mode and not is_canary(r["candidate"]["model"])]
         counts: dict[str, int] = {}
         for r in recs:
             status = (r["verifier"].get("extra", {}).get("execution") or {}).get("status", DECIDED_BEFORE)
@@ -370,7 +371,7 @@ def report_notes(records: list[Record]) -> list[str]:
     for r in records:
         st = r["verifier"].get("extra", {}).get("strength")
         if r["mode"] == "spec-from-code" and st and st.get("score") is not None \
-                and not r["candidate"]["model"].startswith("canary:"):
+                and not is_canary(r["candidate"]["model"]):
             by_model.setdefault(r["candidate"]["model"], []).append(st["score"])
     for model, scores in sorted(by_model.items()):
         out.append(f"spec-from-code: spec strength of {model}: mean {sum(scores) / len(scores):.2f} over {len(scores)} "

@@ -11,6 +11,7 @@ from pathlib import Path
 from ...model import GOLD, Candidate, Job, sha256_text, Record
 from .. import published_figures
 from ...plugin import Benchmark, Block, Paper, Protocol, Reproduction
+from ...results import CANARY_PREFIX
 from . import blocks, generation
 from .candidates import bundled_spec, read_candidate
 from .checks import build_files
@@ -106,7 +107,7 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
     ``tasks`` (a program of one's own directory is never taken for it, whatever its id)."""
     if not any(t.task_id == CANARY_TASK and t.path == CANARY_PATH for t in tasks):
         return []
-    return [(Candidate(CANARY_TASK, f"canary:{n}", 0, text, "canary"), exp) for n, (text, exp) in CANARIES.items()]
+    return [(Candidate(CANARY_TASK, f"{CANARY_PREFIX}{n}", 0, text, "canary"), exp) for n, (text, exp) in CANARIES.items()]
 
 
 def smoke_tests(mode: str) -> bool:

@@ -6,7 +6,9 @@ task-level findings as they show in a run."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+
 from ...model import Record
+from ...results import is_canary
 
 #: Paper, Section II-B: STRONG_SPEC above, WEAK_SPEC below this completeness.
 LABEL_THRESHOLD = 0.66
@@ -187,7 +189,7 @@ def agreement_by_model(records: list[Record], thresholds=AGREEMENT_THRESHOLDS) -
 
 def scored_records(records: list[Record]) -> list[dict]:
     """The records that count in the metrics: every candidate but the canaries."""
-    return [r for r in records if not r["candidate"]["model"].startswith("canary:")]
+    return [r for r in records if not is_canary(r["candidate"]["model"])]
 
 
 def summarize(records: list[Record]) -> dict:

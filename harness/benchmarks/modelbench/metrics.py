@@ -12,6 +12,7 @@ from collections import defaultdict
 
 from ...metrics import pass_at_k
 from ...model import GOLD, Record
+from ...results import is_canary
 
 #: The model name of the oracle records (the kit's hand-written TLA+ models, run as the
 #: gold candidate of each task that has one).
@@ -79,7 +80,7 @@ def similarity(oracle_states: list[dict], generated_states: list[dict], theta: f
 def scored(records: list[Record]) -> list[dict]:
     """The records of model candidates: gold (the oracles) and canaries left out."""
     return [r for r in records
-            if r["candidate"]["model"] != ORACLE_MODEL and not r["candidate"]["model"].startswith("canary:")]
+            if r["candidate"]["model"] != ORACLE_MODEL and not is_canary(r["candidate"]["model"])]
 
 
 def runnable(record: Record) -> bool:

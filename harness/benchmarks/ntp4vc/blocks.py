@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from ...plugin import Bars, Block, Text, VerdictBars
-from .. import is_canary
+from ...results import is_canary
 from ...model import Record
 
 

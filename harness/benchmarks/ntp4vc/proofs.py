@@ -21,6 +21,7 @@ from pathlib import PurePosixPath
 
 from ...metrics import bootstrap_ci, pass_at_k
 from ...model import GOLD, Candidate, Job, Limits, VerifierResult, candidate_ref, sha256_text, Record
+from ...results import CANARY_PREFIX, is_canary
 from ...verifiers import rocq as rocq_mod
 from ...verifiers.proof import Theorem
 from .data import ISABELLE_PROJECT_ROOT, ISABELLE_SESSION_DIRS, LANGUAGES, LEAN_PROJECT, SOURCES, Task, path_of
@@ -110,7 +111,7 @@ def canaries(tasks: list[Task], language: str) -> list[tuple[Candidate, tuple[st
     is not in the dataset."""
     if language != "rocq" or not any(t.task_id == CANARY_TASK for t in tasks):
         return []
-    return [(Candidate(CANARY_TASK, f"canary:{name}", 0, proof or "", "canary"), expected)
+    return [(Candidate(CANARY_TASK, f"{CANARY_PREFIX}{name}", 0, proof or "", "canary"), expected)
             for name, (proof, expected) in ROCQ_CANARIES.items()]
 
 
@@ -238,7 +239,7 @@ def judge_proof(job: Job, result: VerifierResult) -> tuple[str, str]:
 
 def _scored(records: list[Record]) -> list[dict]:
     return [r for r in records if r["mode"] in LANGUAGES and r["candidate"]["model"] != GOLD
-            and not r["candidate"]["model"].startswith("canary:")]
+            and not is_canary(r["candidate"]["model"])]
 
 
 def pass_at_k_table(records: list[Record], tasks: dict, *, ks=PASS_AT_K, seed: int = 0) -> dict:

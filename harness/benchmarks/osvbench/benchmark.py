@@ -11,6 +11,7 @@ from typing import Any
 
 from ...model import Candidate, GOLD, Job, Limits, VerifierResult, candidate_ref, Record
 from ...plugin import Benchmark, Block, Claim, Paper, Protocol, Reproduction
+from ...results import CANARY_PREFIX
 from ...verifiers import hyperkernel
 from ..prompting import EMPTY_CANDIDATE
 from . import blocks, image, rescore, scoring
@@ -97,8 +98,8 @@ class OSVBench(Benchmark):
             return []
         out = []
         if task.reference:
-            out.append((Candidate(task.task_id, "canary:reference", 0, task.reference, "canary"), ("verified",)))
-        out += [(Candidate(task.task_id, f"canary:{name}", 0, text, "canary"), ("rejected",))
+            out.append((Candidate(task.task_id, f"{CANARY_PREFIX}reference", 0, task.reference, "canary"), ("verified",)))
+        out += [(Candidate(task.task_id, f"{CANARY_PREFIX}{name}", 0, text, "canary"), ("rejected",))
                 for name, text in CHEATS.items()]
         return out
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from ...metrics import mean_pass_at_k
+from ...results import is_canary
 from ...verifiers import hyperkernel
 from .tasks import BUG_TYPES, CORRECT, Task
 from ...model import Record
@@ -28,11 +29,6 @@ _CLASS_OF_VERDICT = {"verified": "pass", "failed": "semantic", "timeout": "seman
 _VERDICT_OF_KIND = {"verified": "verified", "counterexample": "failed", "timeout": "timeout",
                     "python_syntax": "invalid", "python_exception": "invalid", "z3_exception": "invalid",
                     "no_test_result": "infra_error"}
-
-
-def is_canary(record: dict) -> bool:
-    """Whether a record is a canary's (model ``canary:<name>``)."""
-    return record["candidate"]["model"].startswith("canary:")
 
 
 def record_class(record: dict) -> str:
@@ -117,7 +113,7 @@ def per_model(records: list[Record], tasks: list[Task]) -> dict:
 def report_sections(records: list[Record], tasks: list[Task], ks: tuple[int, ...] = PASS_AT_K) -> dict:
     """The sections of report.json (what upstream's ``summary.json`` had): ``pass_at_k``
     (:func:`pass_at_k`) and ``per_model`` (:func:`per_model`), canaries left out."""
-    recs = [r for r in records if not is_canary(r)]
+    recs = [r for r in records if not is_canary(r["candidate"]["model"])]
     return {"pass_at_k": pass_at_k(recs, ks), "per_model": per_model(recs, tasks)}
 
 
@@ -131,7 +127,7 @@ def upstream_log(records: list[Record], tasks: list[Task]) -> str:
     shortened in the middle; a rejected spec (never run) has no output."""
     by_task: dict[str, list[dict]] = defaultdict(list)
     for r in records:
-        if not is_canary(r):
+        if not is_canary(r["candidate"]["model"]):
             by_task[r["task_id"]].append(r)
     parts = []
     for t in tasks:
@@ -155,7 +151,7 @@ def compare(records: list[Record], published: dict[str, tuple[str, hyperkernel.C
     rows = []
     for r in records:
         pub = published.get(r["task_id"])
-        if pub is None or is_canary(r) or r["candidate"]["sha256"] != pub[0]:
+        if pub is None or is_canary(r["candidate"]["model"]) or r["candidate"]["sha256"] != pub[0]:
             continue
         c = pub[1]
         p = {"verdict": _VERDICT_OF_KIND.get(c.kind, "infra_error"), "upstream_class": c.upstream, "cause": c.cause,
