@@ -53,7 +53,7 @@ _GROUPS = (run, generate, results, hub, artifact, datasets, benchmark, images, b
 
 #: The commands in the order ``verikit --help`` lists them.
 _ORDER = ("run", "reproduce", "generate", "validate", "publish", "pull", "rerun", "compare", "report", "artifact", "list",
-          "datasets", "cache", "prompts", "convert", "images", "batch")
+          "datasets", "cache", "prompts", "convert", "check-verifier", "images", "batch")
 
 
 def _parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:

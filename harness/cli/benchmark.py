@@ -43,6 +43,66 @@ def _add_convert(sub) -> None:
     cv.set_defaults(handler=_convert)
 
 
+def _add_check_verifier(sub) -> None:
+    cv = sub.add_parser("check-verifier", help="check a verifier plugin: its class and every hook's answer "
+                        "(with --sandbox: its toolchain probed and prepare run there)")
+    cv.add_argument("verifier", choices=list(registry.VERIFIERS))
+    cv.add_argument("--sandbox", choices=list(registry.SANDBOXES), help="also probe the toolchain and run prepare "
+                    "in this sandbox")
+    cv.add_argument("--benchmark", choices=list(registry.BENCHMARKS), help="call the hooks with the options of the "
+                    "first job this benchmark builds for the verifier (for a command that needs per-task options)")
+    cv.add_argument("--mode", help="the benchmark's mode (default: its first default mode)")
+    cv.add_argument("--dataset", help="registry name or path (default: the benchmark's default)")
+    cv.add_argument("--data-dir", type=Path)
+    cv.set_defaults(handler=_check_verifier)
+
+
+def _check_verifier(args, console: Console, argv) -> int:
+    """Print one line per check (:func:`harness.verifiers.check.check_verifier`); exit 0
+    when all pass, 1 otherwise."""
+    from rich.table import Table
+
+    from ..runner import RunOptions, build_jobs, plan_run
+    from ..sandbox import HOST, SandboxError
+    from ..verifiers.check import Unprobed, check_verifier
+
+    verifier = registry.verifier(args.verifier)
+    options = None
+    if args.benchmark:
+        bench = registry.benchmark(args.benchmark)
+        mode = args.mode or (bench.default_modes or bench.modes)[0]
+        opts = RunOptions(benchmark=bench.name, modes=(mode,), dataset=args.dataset, data_dir=args.data_dir,
+                          sandbox=HOST, progress=False)
+        plan = plan_run(opts, console)
+        if plan.verifier.name != verifier.name:
+            raise RunError(f"{bench.name} --mode {mode} runs the verifier {plan.verifier.name}, not {verifier.name}")
+        jobs = build_jobs(opts, plan, Unprobed(), verifier)[0]
+        if not jobs:
+            raise RunError(f"{bench.name} --mode {mode} builds no job")
+        options = jobs[0].options
+    sandbox = None
+    if args.sandbox:
+        try:
+            sandbox = registry.sandbox(args.sandbox, toolchain=verifier.toolchain)
+        except SandboxError as exc:
+            raise RunError(str(exc)) from None
+    try:
+        checks = check_verifier(verifier, sandbox, options)
+    finally:
+        if sandbox is not None:
+            sandbox.close()
+    table = Table(title=f"verifier {verifier.name} ({type(verifier).__module__}.{type(verifier).__name__})")
+    for col in ("check", "ok", "found"):
+        table.add_column(col, overflow="fold")
+    for c in checks:
+        table.add_row(c.name, "ok" if c.ok else "PROBLEM", c.detail)
+    Console().print(table)
+    bad = [c for c in checks if not c.ok]
+    _say(console, f"{len(checks) - len(bad)} of {len(checks)} checks passed" + (f"; first problem: {bad[0].name}: "
+                                                                            f"{bad[0].detail}" if bad else ""))
+    return 1 if bad else 0
+
+
 def add_benchmark_commands(sub, names: list[str]) -> None:
     """``verikit BENCH COMMAND ...`` for every registered benchmark: the commands its plugin
     supplies (:meth:`harness.plugin.Benchmark.commands`), read when one is called (listing
@@ -139,4 +199,4 @@ def _convert(args, console: Console, argv) -> int:
 
 
 #: The commands of this group: name -> adds its parser (arguments, help, handler) to ``sub``.
-COMMANDS = {"prompts": _add_prompts, "convert": _add_convert}
+COMMANDS = {"prompts": _add_prompts, "convert": _add_convert, "check-verifier": _add_check_verifier}

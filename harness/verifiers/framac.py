@@ -142,7 +142,7 @@ class FramaC(Verifier):
                           collect=[WHY3CONF], limits=Limits(wall_s=120))
         return {**shipped, WHY3CONF: res.files[WHY3CONF]} if WHY3CONF in res.files else shipped
 
-    def options(self, probed, *, smoke: bool, cpus: int = 1, **overrides) -> dict:
+    def options(self, probed, *, smoke: bool = False, cpus: int = 1, **overrides) -> dict:
         """The WP options for a job: paper options, provers present in ``probed``.
 
         Returns:

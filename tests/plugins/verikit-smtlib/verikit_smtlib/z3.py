@@ -57,8 +57,11 @@ class Z3(Verifier):
 
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Z3's answers per goal: all ``unsat`` is ``verified``; anything else ``failed``
-        (the reason names the first goal not proved, or the error)."""
+        (the reason names the first goal not proved, or the error). A job with no goal is
+        never ``verified``: nothing was proved."""
         goals = list((options or {}).get("goals") or [])
+        if not goals:
+            return VerifierResult("failed", "no goal to prove in the job's options: nothing verified")
         lines = [ln.strip() for ln in proc.stdout.splitlines() if ln.strip()]
         errors = [ln for ln in lines if ln.startswith("(error")]
         if errors:
