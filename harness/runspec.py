@@ -23,11 +23,13 @@ from .model import Limits
 file_sha256 = sha256_file
 
 #: Version of the spec's JSON form (``run.json`` ``spec.version``).
-SPEC_VERSION = "1"
+RUN_SPEC_VERSION = "1"
 
 
 class SpecError(ValueError):
-    """A spec that cannot be read (names the key and what is wrong with it)."""
+    """A spec that cannot be read or has a value out of range: a run's (:class:`RunSpec`)
+    or a generation's (:class:`harness.generate.GenerationSpec`), the kit's one spec
+    error. The message names the key and what is wrong with it."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,7 @@ class RunSpec:
         out["modes"] = list(self.modes)
         out["task_ids"] = list(self.task_ids) if self.task_ids is not None else None
         out["limits"] = self.limits.to_json()
-        return {"version": SPEC_VERSION, **out}
+        return {"version": RUN_SPEC_VERSION, **out}
 
     @classmethod
     def from_json(cls, data: dict) -> "RunSpec":
@@ -87,8 +89,8 @@ class RunSpec:
         """
         if not isinstance(data, dict):
             raise SpecError("a run spec is a JSON object")
-        if str(data.get("version")) != SPEC_VERSION:
-            raise SpecError(f"run spec version {data.get('version')!r}: this kit reads version {SPEC_VERSION}")
+        if str(data.get("version")) != RUN_SPEC_VERSION:
+            raise SpecError(f"run spec version {data.get('version')!r}: this kit reads version {RUN_SPEC_VERSION}")
         names = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - names - {"version"})
         if unknown:
