@@ -278,13 +278,16 @@ print(json.dumps({"groups": groups, "modules": sorted(sys.modules)}))
 
 def _probe(code: str) -> tuple[list[str], list[str]]:
     """(entry point groups read, plugin modules imported) when ``code`` runs in a fresh
-    interpreter; a plugin module is one an entry point of any group names, or a submodule."""
+    interpreter; a plugin module is one an entry point of any group names, or a submodule,
+    except the kit's own sandbox package (the CLI's image and engine commands are built on
+    it: harness/sandbox/)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     out = subprocess.run([sys.executable, "-c", _PROBE, code], env=env, capture_output=True, text=True, cwd=ROOT,
                          timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     seen = json.loads(out.stdout.splitlines()[-1])
-    plugins = {v.split(":")[0] for g in plugin.GROUPS for v in plugin.entry_points(g).values()}
+    plugins = {v.split(":")[0] for g in plugin.GROUPS for v in plugin.entry_points(g).values()
+               if not v.startswith("harness.sandbox.")}
     return seen["groups"], [m for m in seen["modules"] if m in plugins or any(m.startswith(p + ".") for p in plugins)]
 
 
@@ -297,7 +300,9 @@ def test_version_and_shared_commands_read_no_entry_point(argv):
 @pytest.mark.slow
 def test_help_reads_the_benchmark_names_and_imports_no_plugin():
     groups, modules = _probe("from harness.cli import main; main(['--help'])")
-    assert groups == ["verikit.benchmarks"] and modules == []
+    # the names its commands offer (benchmarks, sandboxes, verifiers), read once each; no module
+    assert sorted(set(groups)) == ["verikit.benchmarks", "verikit.sandboxes", "verikit.verifiers"]
+    assert len(groups) == 3 and modules == []
 
 
 def test_a_kit_dataset_or_toolchain_imports_no_plugin():
@@ -306,3 +311,15 @@ def test_a_kit_dataset_or_toolchain_imports_no_plugin():
                              "toolchains.toolchain_spec(next(iter(toolchains.load_pins(str(toolchains.PINS_FILE))"
                              "['toolchains'])))")
     assert modules == [] and "verikit.datasets" not in groups and "verikit.toolchains" not in groups
+
+
+def test_a_benchmark_plugin_named_like_a_command_is_an_error_naming_both(monkeypatch, capsys):
+    from harness import registry
+    from harness.cli import main
+
+    names = dict(registry.BENCHMARKS)
+    monkeypatch.setattr(registry.BENCHMARKS, "_found", {**names, "compare": "evil_pkg:BENCHMARK"})
+    assert main(["--help"]) == 2
+    err = capsys.readouterr().err
+    assert "the benchmark plugin 'compare' (evil_pkg:BENCHMARK) has the name of verikit's own command 'compare'" in err
+    assert main(["casp"]) == 2  # any command that reads the names

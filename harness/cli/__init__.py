@@ -70,7 +70,7 @@ def _parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
         if commands is None or name in commands:
             adders[name](sub)
     if commands is None:
-        benchmark.add_benchmark_commands(sub, [b for b in registry.BENCHMARKS if b not in adders])
+        benchmark.add_benchmark_commands(sub, list(registry.BENCHMARKS))  # main refused a name of a command
     return p
 
 
@@ -91,6 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``verikit`` console script. Returns the exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
     first = words[0] if words else ""
+    if first not in _ORDER and first != "--version":  # the benchmark names are read: a plugin may not hide a command
+        clash = sorted(set(registry.BENCHMARKS) & set(_ORDER))
+        if clash:
+            _say(Console(stderr=True, soft_wrap=True), "error: " + "; ".join(
+                f"the benchmark plugin {name!r} ({registry.BENCHMARKS[name]}) has the name of verikit's own command "
+                f"{name!r}: rename it in its distribution's entry points (verikit.benchmarks)" for name in clash))
+            return 2
     if first and not first.startswith("-") and first not in _ORDER and first in registry.BENCHMARKS:
         # ``verikit BENCH ...``: the benchmark's own commands parse everything after its name
         args = argparse.Namespace(handler=benchmark._benchmark_command, benchmark=first, rest=words[1:])

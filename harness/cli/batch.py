@@ -14,9 +14,8 @@ from .. import registry, toolchains
 from ..batch import aws, runs, slurm, worker
 from ..model import Limits
 from ..runner import RunError
-from ..sandbox import SandboxError
+from ..sandbox import HOST, SandboxError
 from ..sandbox.images import resolve_runner, runner_toolchain
-from ..sandbox.local import HostSandbox
 from ..toolchains import ProbedToolchain
 from .common import MIN_MEMORY_MIB, _int_at_least, _say
 from .options import _run_arguments, _run_opts
@@ -80,7 +79,7 @@ def _add_batch(sub) -> None:
 def _batch(args, console: Console, argv) -> int:
     cmd = args.batch_cmd
     if cmd == "probe":
-        print(json.dumps(toolchains.probe(args.toolchain, HostSandbox()).to_json(), sort_keys=True))
+        print(json.dumps(toolchains.probe(args.toolchain, registry.sandbox(HOST)).to_json(), sort_keys=True))
         return 0
     if cmd == "setup":
         import boto3

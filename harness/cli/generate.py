@@ -13,7 +13,7 @@ from .. import registry
 from ..generate import GenerateError, GenerationSettings, GenerationSpec, SpecError, generate
 from ..model import Limits
 from ..runner import RunError
-from ..sandbox.container import EngineUnavailable, connect
+from ..sandbox import HOST, SandboxError, default_sandbox
 from .common import MIN_MEMORY_MIB, _int_at_least, _positive_seconds, _say, _unit
 from .options import _modes
 
@@ -122,13 +122,12 @@ def _sandbox(args) -> str:
     if args.sandbox:
         return args.sandbox
     if not args.feedback_turns:
-        return "host"
+        return HOST
     try:
-        connect().close()
-    except EngineUnavailable as exc:
-        raise RunError(f"--feedback-turns runs the verifier, whose default sandbox is 'container', but {exc} "
-                       f"(or give --sandbox host)") from exc
-    return "container"
+        return default_sandbox()
+    except SandboxError as exc:
+        raise RunError(f"--feedback-turns runs the verifier, whose default sandbox needs a container engine, but "
+                       f"{exc} (or give --sandbox host)") from exc
 
 
 def _generate(args, console: Console, argv) -> int:

@@ -19,7 +19,7 @@ from ..model import Limits
 from ..predictions import scored_file, scored_files
 from ..runner import RunError, RunOptions
 from ..runspec import RunSpec, SpecError
-from ..sandbox.container import EngineUnavailable, connect
+from ..sandbox import SandboxError, default_sandbox
 from .common import MIN_MEMORY_MIB, _int_at_least, _positive_seconds
 
 
@@ -69,10 +69,9 @@ def _options(args, console: Console, argv, *, sandbox: str | None = None, **fiel
     sandbox = sandbox or args.sandbox
     if sandbox is None:
         try:
-            connect().close()
-        except EngineUnavailable as exc:
-            raise RunError(f"the default sandbox is 'container', but {exc}") from exc
-        sandbox = "container"
+            sandbox = default_sandbox()
+        except SandboxError as exc:
+            raise RunError(f"the default sandbox needs a container engine, but {exc}") from exc
     return RunOptions(
         benchmark=args.benchmark, dataset=args.dataset, sandbox=sandbox,
         parallel=args.jobs, limits=Limits(wall_s=args.timeout, mem_mb=args.memory), out=args.out,

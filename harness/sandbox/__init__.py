@@ -31,3 +31,16 @@ HOST = "host"
 #: The sandbox that runs the toolchains' images through a Docker-API engine: the default
 #: where a benchmark's jobs need an image.
 IMAGES = "container"
+
+
+def default_sandbox() -> str:
+    """The sandbox a run uses when none is named: :data:`IMAGES`, when a container engine
+    answers (its module is imported only here, when asked).
+
+    Raises:
+        SandboxError: no engine answers (an ``EngineUnavailable``: the message says what to do).
+    """
+    from .container import connect
+
+    connect().close()
+    return IMAGES
