@@ -83,3 +83,36 @@ def test_casp_spec_from_code_repaired_from_frama_cs_message_and_verified(casp_lo
     assert report["canaries"]["ok"]
     counts = json.loads((run_dir / "run.json").read_text())["counts"]
     assert counts["ran"] == 0, counts
+
+
+@pytest.mark.realtool
+@pytest.mark.slow
+def test_the_scoring_runs_report_shows_the_repair_conversation(casp_loop, tmp_path):
+    """The scoring run's own report.html (written at the end of ``verikit run``), opened in
+    headless Chromium with the network cut: 05_125's conversation, shown on a click from
+    generate's transcript, has turn 1 judged invalid, the repair prompt carrying
+    Frama-C's own message, and turn 2 verified."""
+    from test_htmlreport import _browser, _open
+
+    _, gen_dir, run_dir, _, _ = casp_loop
+    assert (gen_dir / "transcript.jsonl").is_file()
+    with _browser() as pw:
+        browser, page, events = _open(pw, run_dir / "report.html")
+        try:
+            rows = page.locator("#tasks-0 tbody tr").filter(has=page.locator("button.conv-open"))
+            assert rows.count() == len(TASKS)  # one per generated candidate, none for the canaries
+            rows.filter(has=page.locator("td:first-child", has_text="05_125")).locator("button.conv-open").click()
+            box = page.locator("#conv-0")
+            assert box.is_visible() and MODEL in box.locator("h4").inner_text()
+            turns = box.locator(".turn")
+            assert turns.count() == 2
+            assert turns.nth(0).locator("[data-field=verdict]").inner_text() == "invalid"
+            assert "C function `noneBool`" in turns.nth(0).locator("[data-role=user] pre").inner_text()
+            feedback = turns.nth(1).locator("[data-role=user] pre").inner_text()
+            assert "Your task is to correct ACSL specifications" in feedback and "[kernel]" in feedback
+            assert turns.nth(1).locator("[data-field=verdict]").inner_text() == "verified"
+            assert '"fixed_code"' in turns.nth(1).locator("[data-role=assistant] pre").inner_text()
+            page.screenshot(path=str(tmp_path / "conversation.png"), full_page=True)
+            assert events == []
+        finally:
+            browser.close()
