@@ -1,5 +1,5 @@
 """The CASP allow-lists and fail-closed rules on what the candidate wrote, as Frama-C parsed
-it (docs/casp.md "Allow-lists"): ``view-complete``, ``no-reserved-names``,
+it (harness/benchmarks/casp/docs.md "Allow-lists"): ``view-complete``, ``no-reserved-names``,
 ``no-redeclarations``, ``allow-list``, ``local-storage`` (:func:`allowlist_checks`), and
 what the candidate wrote (:func:`written`)."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .checks import _check, _functions, _global_key
 
-# --- allow-lists for what the candidate wrote (docs/casp.md "Allow-lists") -----------------
+# --- allow-lists for what the candidate wrote (harness/benchmarks/casp/docs.md "Allow-lists") ---
 # Judged on Frama-C's view; anything not listed is rejected, naming the construct and its
 # line. Derived from the gold solutions and the bundled model outputs of casp-sample10
 # (scripts/casp_allowlists.py re-derives what they use and checks it is allowed), plus
@@ -203,7 +203,7 @@ def _where(c: dict) -> str:
 
 
 def allowlist_checks(view: dict, task_view: dict, target: str, mode: str) -> list[dict]:
-    """The allow-lists and the fail-closed rules on Frama-C's view (docs/casp.md
+    """The allow-lists and the fail-closed rules on Frama-C's view (harness/benchmarks/casp/docs.md
     "Allow-lists"): ``view-complete``, ``no-reserved-names``, ``no-redeclarations``,
     ``allow-list``, ``local-storage``.
 

@@ -211,7 +211,8 @@ def integrity_notes(records: list[Record]) -> list[str]:
             status = r["verifier"].get("extra", {}).get("termination", "not-run (decided before Frama-C ran)")
             counts[status] = counts.get(status, 0) + 1
         out.append(f"{mode}: termination {', '.join(f'{k} {v}' for k, v in sorted(counts.items()))} "
-                   f"(Frama-C 25 proves partial correctness; see docs/casp.md 'Integrity')")
+                   "(Frama-C 25 proves partial correctness; see harness/benchmarks/casp/docs.md "
+                   "'Total correctness (code-from-spec)')")
         trivial = sorted({r["task_id"] for r in recs if r["verifier"].get("extra", {}).get("trivial_task")})
         if trivial:
             out.append(f"{mode}: the task contract of {', '.join(trivial)} has no ensures (trivial_task: a correct "

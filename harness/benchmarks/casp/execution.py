@@ -366,7 +366,7 @@ def report_notes(records: list[Record]) -> list[str]:
             counts[status] = counts.get(status, 0) + 1
         if recs:
             out.append(f"{mode}: execution cross-check {', '.join(f'{k} {v}' for k, v in sorted(counts.items()))} "
-                       f"(docs/casp.md 'Execution cross-check')")
+                       f"(harness/benchmarks/casp/docs.md 'Execution cross-check')")
     by_model: dict[str, list[float]] = {}
     for r in records:
         st = r["verifier"].get("extra", {}).get("strength")

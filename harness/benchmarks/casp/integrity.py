@@ -35,7 +35,7 @@ Rules (a broken rule makes the verdict ``rejected``):
 - ``allow-list``: every statement kind, type construct, attribute, callee, contract
   clause, code annotation, global annotation and kind of global the candidate wrote is on
   a list (``ALLOWED_*``); ``local-storage``: no variable-length array, locals within
-  ``MAX_LOCAL_BYTES`` per function (docs/casp.md "Allow-lists").
+  ``MAX_LOCAL_BYTES`` per function (harness/benchmarks/casp/docs.md "Allow-lists").
 - spec-from-code only, ``not-vacuous``: the contract is rejected when every one of its
   ensures clauses (all behaviors) is proved by WP for a body that returns an arbitrary
   value and assigns nothing (``havoc.c``), or when it has none; and a behavior whose

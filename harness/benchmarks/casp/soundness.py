@@ -1,6 +1,6 @@
 """CASP's soundness checks: task soundness (WP's smoke tests on the task's fixed part with
 its gold code), proofs that depend on dead code (``no-dead-code-proof``), and requires not
-stronger than the task's. See docs/casp.md "Task soundness and requires"."""
+stronger than the task's. See harness/benchmarks/casp/docs.md "Task soundness and requires"."""
 
 from __future__ import annotations
 

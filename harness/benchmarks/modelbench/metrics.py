@@ -188,7 +188,7 @@ def outcomes(records: list[Record]) -> dict:
 
 
 #: The metric-level weaknesses of the paper's definitions, measured with TLC 2.15
-#: on the kit's oracle tasks (tests/test_tlc_integrity.py; docs/modelbench.md).
+#: on the kit's oracle tasks (tests/test_tlc_integrity.py; harness/benchmarks/modelbench/docs.md).
 WEAKNESSES_NOTE = ("Definition 4 (theta 1.0, generated side) gives similarity 1.0 to a model with one variable "
                    "ranging over values the oracle's states hold, and to a model whose initial states are the "
                    "cartesian product of the oracle variables' value domains; Runnable counts any model TLC checks "

@@ -4,8 +4,8 @@ The Rocq side (with its load path and image) is :mod:`.rocq_library`. This modul
 for Lean and Isabelle, "which repository files does a task load, and which of its imports
 come from outside the repository" without running either tool; nothing here is judged by a
 prover (Lean and Isabelle cannot be installed on the project's machines, see
-``docs/ntp4vc-rocq-adaptation.md``). A test checks that all 600 tasks resolve in both
-languages from the pinned files.
+``harness/benchmarks/ntp4vc/docs-rocq-adaptation.md``). A test checks that all 600 tasks
+resolve in both languages from the pinned files.
 
 Resolution rules, from the NTP4VC repository at the pinned commit (dcfadfaa):
 

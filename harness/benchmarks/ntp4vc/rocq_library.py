@@ -1,7 +1,7 @@
 """The Rocq side of NTP4VC: the library closure of each task, the adaptation of the Rocq
 9.0 + stdpp 1.12 files to Coq 8.20.1 + stdpp 1.11 (a load-path shim, no rewriting), and
 the spec of the ``ntp4vc-rocq`` image (the rocq toolchain image with the library compiled
-once). Evidence: ``docs/ntp4vc-rocq-adaptation.md``.
+once). Evidence: ``harness/benchmarks/ntp4vc/docs-rocq-adaptation.md``.
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ theories, not pinned), one goal and one prover at a time.
   strategy is cut after :data:`MAX_WALL_S` seconds per goal, the job is killed at
   :data:`LIMITS` (``MAX_WALL_S + 240`` s, 6144 MB: AL3's last tier gives each prover
   4000 MB). The paper allowed 10 minutes on 12 cores.
-- The sample of the recorded re-run (``docs/ntp4vc-why3-rerun.md``): :func:`sample_goals`
-  with 20 published-proved and 10 published-unproved goals, seed 0.
+- The sample of the recorded re-run (``harness/benchmarks/ntp4vc/docs-why3-rerun.md``):
+  :func:`sample_goals` with 20 published-proved and 10 published-unproved goals, seed 0.
 """
 
 from __future__ import annotations
