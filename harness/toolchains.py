@@ -5,9 +5,9 @@ reads it, probes the versions actually present in a sandbox (by running each too
 ``probe`` command *inside* that sandbox), computes a fingerprint of what was probed and
 compares it with the published pins (``pin_match``).
 
-Vocabulary (DESIGN.md): flavor ``nix`` = exact published versions, ``debian`` = closest
-Debian packages, ``host`` = whatever is on PATH. A reproduction is bit-exact only when
-``pin_match`` is true.
+Vocabulary (docs/architecture.md, "toolchain"): flavor ``nix`` = exact published
+versions, ``debian`` = closest Debian packages, ``host`` = whatever is on PATH. A
+reproduction is bit-exact only when ``pin_match`` is true.
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ source kind, and a user's own datasets.
 - :mod:`.local`: ``open_dataset(PATH)`` for ``--dataset PATH`` (a directory, a single
   data file, or a YAML description) and ``pin_entry(DIR)`` for ``verikit datasets pin``.
 
-Source: the "Data" section of DESIGN.md.
+Vocabulary: docs/architecture.md ("dataset", "mirror"); registry entries and a plugin's own
+data: docs/plugins.md ("Data"); one's own dataset: docs/using.md ("Your own dataset").
 """
 
 from __future__ import annotations

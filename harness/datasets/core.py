@@ -9,7 +9,8 @@ Imports nothing else of the package. ``Source.kind`` is one of :data:`KINDS`:
   and ``distribution_sha256`` its hash; each ``FileRef.path`` is an archive member;
 - ``local``: a user's own dataset on this machine (``repo`` the absolute path, no revision).
 
-Source: the "Data" section of DESIGN.md.
+Vocabulary: docs/architecture.md ("dataset", "task defect"); registry entries: docs/plugins.md
+("Data").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Frama-C WP (+ RTE) verifier module.
 
-Command line (the CASP paper, 000_d6c7d26d38965c5d.txt, section "Verifying and Curating
+Command line (the CASP paper, Hertzberg et al., arXiv:2508.18798, section "Verifying and Curating
 CASP source files": Frama-C 30.0 WP + RTE, provers Z3 4.8.12, Alt-Ergo 2.6.0, CVC4 1.8,
 500000 steps and 60 s per goal)::
 

@@ -34,7 +34,8 @@ class Theorem:
         statement: the statement text exactly as in the file (from the theorem keyword to
             the end of the statement, proof placeholder excluded).
         statement_sha256: :func:`statement_sha256` of ``statement`` (the "statement hash"
-            of DESIGN.md's integrity rules).
+            of the integrity rules: docs/integrity.md, and "Checking proofs" on the NTP4VC
+            page, harness/benchmarks/ntp4vc/docs.md).
         start, end: character offsets in the task text of the placeholder that the
             candidate proof replaces (``Admitted.``, ``sorry``).
         line: 1-based line of the theorem keyword (for messages).

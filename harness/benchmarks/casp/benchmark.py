@@ -115,7 +115,7 @@ class Casp(Benchmark):
         return reproduce_figures(run["records"], {t.task_id: t for t in run["tasks"]})
 
     def paper(self) -> Paper:
-        """Hertzberg et al., arXiv:2508.18798 (``../shared/papers/000_*.txt``, first page)."""
+        """Hertzberg et al., arXiv:2508.18798 (title and authors as on the paper's first page)."""
         return Paper("CASP: An evaluation dataset for formal verification of C code",
                      ("Niclas Hertzberg", "Merlijn Sevenhuijsen", "Liv Kåreborn", "Anna Lokrantz"),
                      published_figures(NAME)["source"]["paper"], arxiv="2508.18798")

@@ -66,7 +66,7 @@ def canary_task(tasks: list[Task]) -> Task:
 
 def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
     """Known-good and known-cheat candidates with their expected verdicts, one cheat per
-    class of :mod:`.integrity` (DESIGN.md "Integrity").
+    class of :mod:`.integrity` (docs.md beside this module, "Canaries").
 
     Returns:
         ``[(candidate, expected verdicts)]`` on :func:`canary_task`; empty for ``gold``.

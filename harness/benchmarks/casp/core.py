@@ -1,7 +1,7 @@
 """CASP: C-function / ACSL-specification pairs verified with Frama-C WP + RTE.
 
-Paper: "CASP: a dataset of verified C code paired with ACSL specifications"
-(../shared/papers/000_d6c7d26d38965c5d.txt): 506 pairs, each verified with Frama-C 30.0
+Paper: Hertzberg, Sevenhuijsen, Kåreborn, Lokrantz, "CASP: An evaluation dataset for formal
+verification of C code" (arXiv:2508.18798): 506 pairs, each verified with Frama-C 30.0
 WP + RTE, Z3 4.8.12 + Alt-Ergo 2.6.0 + CVC4 1.8, 500000 steps, 60 s per goal.
 
 A task is one pair: ``prelude`` (the dependencies: includes, logic definitions, other
@@ -27,7 +27,7 @@ In both candidate modes the integrity rules of :mod:`.integrity` are judged on F
 own view of the file (preprocessing, task functions and signatures, trusted
 declarations, axioms, admit/check, asm).
 
-Canaries (DESIGN.md "Integrity"): each candidate mode also runs known-good and
+Canaries (docs.md beside this module, "Canaries"): each candidate mode also runs known-good and
 known-cheat candidates on one task; a run whose canaries do not get their expected
 
 The functions are in :mod:`.tasks` (constants, :class:`Task`, loading), :mod:`.candidates`

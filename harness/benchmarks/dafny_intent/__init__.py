@@ -1,7 +1,7 @@
 """Dafny user-intent formalization: symbolic testing of postconditions on MBPP-DFY.
 
 Paper: S. K. Lahiri, "Evaluating LLM-driven User-Intent Formalization for
-Verification-Aware Languages", FMCAD 2024 (../shared/papers/003_91678f5cbda6f3c8.txt).
+Verification-Aware Languages", FMCAD 2024 (arXiv:2406.09757).
 Data: Mondego/dafny-synthesis at a57ce249 (the commit the paper names): the 166 test
 programs ``MBPP-DFY-153/test/task_id_<N>.dfy`` (a specification + implementation + a test
 method called from ``Main``), the RQ3 GPT-4 generations with the human labels as tags in
@@ -25,9 +25,9 @@ Each triple is a Dafny method with the candidate's ``requires``/``ensures`` and 
 assumes the inputs and assigns the (possibly mutated) output (:func:`render_check`); all
 checks of one (task, candidate) -- correctness, mutants, a smoke check per test -- are
 methods of ONE file verified by one Dafny process, and the verifier attributes the result
-to each method (``harness/verifiers/dafny.py``). See docs/dafny-intent.md for every
-decision (mutants equal to an allowed output, vacuous tests, timeouts, the Dafny 2.3
-adaptation) and the differences from the reference script.
+to each method (``harness/verifiers/dafny.py``). See harness/benchmarks/dafny_intent/docs.md
+for every decision (mutants equal to an allowed output, vacuous tests, timeouts, the Dafny
+2.3 adaptation) and the differences from the reference script.
 
 Modules, from the bottom up:
 

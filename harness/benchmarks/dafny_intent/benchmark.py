@@ -303,7 +303,8 @@ def report_sections(records: list[Record], tasks: list[Task], modes: list[str], 
 
 #: Metric-level weaknesses of the paper's design, measured with Dafny 2.3 on
 #: the named tasks (tests/test_dafny_integrity.py): reported, not fixed, since the
-#: metrics are the paper's. See docs/dafny-intent.md "Weaknesses".
+#: metrics are the paper's. See harness/benchmarks/dafny_intent/docs.md,
+#: "Weaknesses of the metrics".
 WEAKNESSES = [
     {"name": "over-fitted",
      "what": "a specification that states the test outputs for the test inputs only scores 1.0/1.0",
@@ -578,7 +579,7 @@ class DafnyIntent(Benchmark):
     # ---- what the kit shows and ships of it
 
     def paper(self) -> Paper:
-        """Lahiri, FMCAD 2024 (``../shared/papers/003_*.txt``, first page)."""
+        """Lahiri, FMCAD 2024, arXiv:2406.09757 (title and author as on the paper's first page)."""
         return Paper("Evaluating LLM-driven User-Intent Formalization for Verification-Aware Languages",
                      ("Shuvendu K. Lahiri",), load_published()["source"]["paper"], arxiv="2406.09757")
 

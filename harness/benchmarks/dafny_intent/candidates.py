@@ -1,6 +1,6 @@
 """Candidates: a specification for a task's method read from a model's output (or the
-task file's own), the fail-closed integrity checks on it (DESIGN.md "Integrity"), and
-the helper predicates/functions it needs."""
+task file's own), the fail-closed integrity checks on it (docs.md beside this module,
+"Integrity (fail closed)"), and the helper predicates/functions it needs."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ class Spec:
     others: tuple = ()
 
 
-#: Integrity checks (DESIGN.md "Integrity"): a candidate that uses any of these is
+#: Integrity checks (docs.md, "Integrity (fail closed)"): a candidate that uses any of these is
 #: ``rejected`` whatever Dafny says (also named in the token check of unparsable text).
 FORBIDDEN_ATTRIBUTES = {"axiom": "{:axiom} (an unproved assumption)",
                         "verify": "{:verify ...} (switches verification off)",

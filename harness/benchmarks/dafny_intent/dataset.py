@@ -87,9 +87,9 @@ def program_files(fetched) -> list[tuple[str, str]]:
 
 
 def human_label(note: str | None) -> tuple[str | None, list[str]]:
-    """``(label, tags)`` of a generation's ``note`` (INDEX.md): the tags in square brackets;
-    the label is ``WRONG`` when tagged ``[WRONG]``, else ``STRONG`` for ``[STRONG-POST]``,
-    ``WEAK`` for ``[WEAK-POST]``, else None (unlabelled)."""
+    """``(label, tags)`` of a generation's ``note`` (as the RQ3 json writes it): the tags in
+    square brackets; the label is ``WRONG`` when tagged ``[WRONG]``, else ``STRONG`` for
+    ``[STRONG-POST]``, ``WEAK`` for ``[WEAK-POST]``, else None (unlabelled)."""
     tags = re.findall(r"\[([A-Z0-9_-]+)\]", note or "")
     label = ("WRONG" if "WRONG" in tags else "STRONG" if "STRONG-POST" in tags
              else "WEAK" if "WEAK-POST" in tags else None)
@@ -134,9 +134,9 @@ def read_generations(path: Path, where: str | None = None) -> list[dict]:
 
 def read_labels(fetched) -> dict[str, dict]:
     """The RQ3 GPT-4 entries by task id: ``{"label": STRONG|WEAK|WRONG|None, "tags": [...],
-    "verified": bool}``. The human label is a tag in ``note`` (INDEX.md): ``[STRONG-POST]``,
-    ``[WEAK-POST]``, ``[WRONG]``; entries with none of them are unlabelled. ``{}`` for a
-    directory of one's own programs (no RQ3 file).
+    "verified": bool}``. The human label is a tag in ``note`` (as the RQ3 json writes it):
+    ``[STRONG-POST]``, ``[WEAK-POST]``, ``[WRONG]``; entries with none of them are
+    unlabelled. ``{}`` for a directory of one's own programs (no RQ3 file).
 
     Raises:
         TaskFileError: the file is not the expected JSON list (names the file and entry).

@@ -1,7 +1,7 @@
 """Model-Bench: Python programs modelled in TLA+ by an LLM, checked by TLC.
 
 Paper: Chen, Cao, Wu, Xu, Cheung, "Can Large Language Models Model Programs Formally?"
-(arXiv:2604.01851; ../shared/papers/002_6c0821d61a0b6f09.txt). Nothing of Model-Bench
+(arXiv:2604.01851, 2026). Nothing of Model-Bench
 is published: not the 400 programs, the oracle TLA+ models, the TLC configurations or
 the generations. The kit therefore implements the pipeline as the paper specifies it and
 says plainly that its Table 2 cannot be reproduced; it reports its own numbers on its own

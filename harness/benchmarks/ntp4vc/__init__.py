@@ -1,11 +1,11 @@
 """NTP4VC: 600 verification conditions (VCs) to prove in Isabelle, Lean and Rocq.
 
-Paper: "Neural Theorem Proving for Verification Conditions" (NTP4VC, ICLR 2026;
-../shared/papers/001_fb0027e113adb610.txt). 300 VCs come from Why3 "pearls of programs",
-300 from Frama-C-verified C projects ("real C verification", Table 3). The paper reports
-Why3's Auto_level_3 (AL3) pass rate per category (Table 2: 132/600 = 22.00 %), the
-Sledgehammer pass@1 on Isabelle (Table 5: 18.00 %) and, per category, the union of the
-hammers (Table 6: 114/600). Dataset ``ntp4vc``: xqyww123/NTP4VC at dcfadfaa.
+Paper: Xu, Luan, Wang, Leang, Wang, Li, Li, Watt, "Neural Theorem Proving for Verification
+Conditions: A Real-World Benchmark" (NTP4VC, ICLR 2026). 300 VCs come from Why3 "pearls
+of programs", 300 from Frama-C-verified C projects ("real C verification", Table 3). The
+paper reports Why3's Auto_level_3 (AL3) pass rate per category (Table 2: 132/600 =
+22.00 %), the Sledgehammer pass@1 on Isabelle (Table 5: 18.00 %) and, per category, the
+union of the hammers (Table 6: 114/600). Dataset ``ntp4vc``: xqyww123/NTP4VC at dcfadfaa.
 
 The package:
 
@@ -265,7 +265,7 @@ class NTP4VC(Benchmark):
     # ---- what the kit shows and ships of it
 
     def paper(self) -> Paper:
-        """Xu et al., ICLR 2026 (``../shared/papers/001_*.txt``, first page)."""
+        """Xu et al., ICLR 2026 (title and authors as on the paper's first page)."""
         return Paper("Neural Theorem Proving for Verification Conditions: A Real-World Benchmark",
                      ("Qiyuan Xu", "Xiaokun Luan", "Renxi Wang", "Joshua Ong Jun Leang", "Peixin Wang", "Haonan Li",
                       "Wenda Li", "Conrad Watt"), published_figures(NAME)["source"]["paper"])

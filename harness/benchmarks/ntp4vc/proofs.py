@@ -38,8 +38,9 @@ CANARY_WALL_S = 20.0  # wall-time limit of the looping canary (it must end at a 
 #: The statement of ``power'vc`` after its name (the canaries that restate it).
 POWER_STATEMENT = ("(n : Z) (fact0 : 0%Z ≤ n) (fact1 : ¬ n = 0%Z) : "
                    "let o1 : Z := n - 1%Z in (0%Z ≤ n ∧ o1 < n) ∧ 0%Z ≤ o1.")
-#: Known cheats and known answers, run with every check (DESIGN.md "Canaries"), Rocq, on
-#: ``power'vc`` (``0 <= n -> n <> 0 -> let o1 := n - 1 in (0 <= n /\\ o1 < n) /\\ 0 <= o1``).
+#: Known cheats and known answers, run with every check (docs.md beside this module,
+#: "Canaries, with every Rocq run"), Rocq, on ``power'vc``
+#: (``0 <= n -> n <> 0 -> let o1 := n - 1 in (0 <= n /\\ o1 < n) /\\ 0 <= o1``).
 ROCQ_CANARIES = {
     "proof": ("Proof. cbv zeta; lia. Qed.", ("verified",)),
     "admitted": ("Admitted.", ("rejected",)),
@@ -287,7 +288,8 @@ def pass_at_k_table(records: list[Record], tasks: dict, *, ks=PASS_AT_K, seed: i
 
 #: Why a gold statement does not load, recognised in the record's reason (Coq's own error
 #: or the kit's precheck): ``(pattern, one-line cause)``, first match wins. The causes were
-#: established on the reference run (docs/ntp4vc-rocq-adaptation.md, "All 600 statements").
+#: established on the reference run (harness/benchmarks/ntp4vc/docs-rocq-adaptation.md,
+#: "All 600 statements").
 LOAD_FAILURE_CAUSES = (
     (re.compile(r"module\(s\) not in the pinned data"),
      "a required library module is not among the dataset's files (the kit decides it without running)"),
@@ -295,7 +297,7 @@ LOAD_FAILURE_CAUSES = (
      "Coq 8.20.1 vs Rocq 9.0: the guard checker rejects a nested Program Fixpoint that Rocq 9.0 accepts"),
     (re.compile(r"UNDEFINED EVARS"),
      ("Coq 8.20.1 + stdpp 1.11 vs Rocq 9.0 + stdpp 1.12: typeclass resolution leaves an evar undefined "
-     "(an Inhabited instance, see docs/ntp4vc-rocq-adaptation.md)")),
+     "(an Inhabited instance, see harness/benchmarks/ntp4vc/docs-rocq-adaptation.md)")),
     (re.compile(r"killed at the wall-time limit|memory limit"),
      ("elaborating the statement does not finish within the job's limits with Coq 8.20.1 "
      "(whether Rocq 9.0 finishes is not known)")),

@@ -1,13 +1,13 @@
 """OSVBench: 245 specification-generation tasks for the Hyperkernel OS kernel.
 
 Paper: Li, Jiang, Zhao, Shen, "OSVBench: Benchmarking LLMs on Specification Generation
-Tasks for Operating System Verification" (arXiv:2504.20964;
-../shared/papers/004_72c6ea11fc103012.txt). A task gives a model the functional
-description and a possibly buggy C implementation of one of Hyperkernel's 49 system calls
-(5 variants each: 1 correct, 4 with 1-5 injected bugs of five types); the model writes
-the syscall's state-machine specification (Python 2 + Z3), which Hyperkernel's verifier
-checks (:mod:`harness.verifiers.hyperkernel`). Table 1 gives pass@1 per bug type, Table 2
-the "syntax" and "semantic" error rates, for 12 models with 5-shot prompts.
+Tasks for Operating System Verification" (arXiv:2504.20964, 2025). A task gives a model
+the functional description and a possibly buggy C implementation of one of Hyperkernel's
+49 system calls (5 variants each: 1 correct, 4 with 1-5 injected bugs of five types); the
+model writes the syscall's state-machine specification (Python 2 + Z3), which
+Hyperkernel's verifier checks (:mod:`harness.verifiers.hyperkernel`). Table 1 gives pass@1
+per bug type, Table 2 the "syntax" and "semantic" error rates, for 12 models with 5-shot
+prompts.
 
 Dataset ``osvbench`` (lishangyu-hkust/OSVBench at 3247b75e, every data file):
 ``bench_prompts/benchmark.json`` (the tasks), the prompt sections, the published

@@ -263,7 +263,7 @@ class OSVBench(Benchmark):
     # ---- what the kit shows and ships of it
 
     def paper(self) -> Paper:
-        """Li et al., arXiv:2504.20964 (``../shared/papers/004_*.txt``, first page)."""
+        """Li et al., arXiv:2504.20964 (title and authors as on the paper's first page)."""
         return Paper("OSVBench: Benchmarking LLMs on Specification Generation Tasks for Operating System Verification",
                      ("Shangyu Li", "Juyong Jiang", "Tiancheng Zhao", "Jiasi Shen"),
                      rescore.load_published()["source"]["paper"], arxiv="2504.20964")

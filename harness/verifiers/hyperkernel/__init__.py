@@ -4,7 +4,7 @@ a job, and the reading of its output (also used to rescore the published log). T
 loop, pass@k, the job image and the benchmark's tasks live in
 :mod:`harness.benchmarks.osvbench`.
 
-Paper: OSVBench (../shared/papers/004_72c6ea11fc103012.txt), section 4.1; upstream code of
+Paper: OSVBench (Li et al., arXiv:2504.20964), section 4.1; upstream code of
 lishangyu-hkust/OSVBench (``spec_util.py``, ``verify.sh``, ``Dockerfile``,
 ``run_spec_check.sh``, ``stats.py``; read at commits 57e3bff8 / 3247b75e) and Hyperkernel's
 ``hv6/Makefrag`` (uw-unsat/hyperkernel). Toolchain (published, ``images/toolchains.json``):
