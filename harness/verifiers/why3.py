@@ -4,7 +4,7 @@ Two ways of running Why3 on one goal (``theory``, ``goal``) of a WhyML file (job
 the scratch directory, ``WHY3CONFIG=why3.conf`` from :meth:`Why3.prepare`):
 
 ``mode="strategy"`` -- apply a Why3 IDE strategy such as ``Auto_level_3`` (the NTP4VC
-paper's "ATP pass" baseline, Xu et al., ICLR 2026, section 3 / Table 2; the
+paper's "ATP pass" baseline, Xu et al., ICLR 2026, section 4 / Table 2; the
 repository's README runs ``tools/why3_auto_3.py`` with a modified Why3 1.8.0 whose
 ``why3 shell`` prints the proof tree as JSON)::
 
