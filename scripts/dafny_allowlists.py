@@ -7,7 +7,7 @@ printout with :func:`harness.verifiers.dafny.program_view` and prints, per regio
 declaration kinds, attributes, keywords, operators and bitvector/array types that occur,
 next to the allow-lists of view.py (what the data needs that the lists lack is marked).
 
-    VERIKIT_DATA_MIRRORS=/work/shared/data python scripts/dafny_allowlists.py [--engine podman]
+    VERIKIT_DATA_MIRRORS=../shared/data python scripts/dafny_allowlists.py [--engine podman]
 """
 
 from __future__ import annotations

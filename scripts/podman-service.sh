@@ -4,7 +4,7 @@
 #                                            write /etc/containers/containers.conf if absent,
 #                                            start `podman system service` on SOCKET (PID in SOCKET.pid)
 #   scripts/podman-service.sh stop SOCKET    stop the service started above, by its PID
-# The containers.conf is the one ../shared/DESIGN.md found to work here (runc, ulimits).
+# The containers.conf is the one docs/sandboxes.md shows (runc, ulimits), the setup found to work here.
 set -euo pipefail
 cmd="$1"; sock="$(realpath -m "$2")"; pidfile="$sock.pid"
 case "$cmd" in
