@@ -50,7 +50,7 @@ def test_sources_and_labels(tasks, fetched):
     counts = {}
     for v in labels.values():
         counts[v["label"]] = counts.get(v["label"], 0) + 1
-    assert counts == {"STRONG": 103, None: 64, "WRONG": 8, "WEAK": 3}  # INDEX.md: tags in `note`
+    assert counts == {"STRONG": 103, None: 64, "WRONG": 8, "WEAK": 3}  # the RQ3 json: labels are tags in `note`
     # 116 programs are verified RQ3 GPT-4 generations; 109 of them are scored (7 skipped above)
     assert sum(t.source == "gpt-4" for t in tasks.values()) == 109
     assert tasks["2"].label == "STRONG" and tasks["2"].source == "gpt-4"

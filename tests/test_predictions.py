@@ -1,6 +1,6 @@
 """Tests of harness/predictions.py: reading a predictions JSONL file, with every bad line
-reported as ``file:LINE`` (DESIGN.md "Quality bar": bad input gets a clear error naming
-the line or file)."""
+reported as ``file:LINE`` (docs/using.md, "Predictions": every bad line gets an error that
+names ``file:line``)."""
 
 from __future__ import annotations
 

@@ -156,8 +156,8 @@ def test_setsid_child_killed_at_wall_limit(sandbox):
 
 def test_setsid_orphan_killed_when_run_ends(sandbox):
     """The parent exits normally while its setsid'ed child keeps sleeping: nothing the
-    job started may be left running after run() returns (DESIGN: 'nothing is left
-    running')."""
+    job started may be left running after run() returns (docs/architecture.md, "A sandbox":
+    it must leave nothing running)."""
     code = SETSID_CHILD.format(parent_tail="time.sleep(0.5)")
     res = sandbox.run([PY, "-c", code], limits=Limits(wall_s=60))
     assert res.timed_out is False and res.returncode == 0
