@@ -10,7 +10,7 @@ At build time this module adds to the site:
   benchmark without a page is a warning, so ``mkdocs build --strict`` fails on it.
 - ``benchmarks/index.md``: the list of the registered benchmarks.
 - ``reference/cli.md``: the CLI reference, generated from the argparse parser
-  (``harness.cli._parser()``), so it cannot drift from ``verikit --help``.
+  (``harness.cli.parser()``), so it cannot drift from ``verikit --help``.
 
 Relative links are written so that they work on GitHub (from the file's place in the
 repository, e.g. ``../harness/benchmarks/casp/docs.md`` in a page of ``docs/``); here they
@@ -149,13 +149,13 @@ def _options(parser: argparse.ArgumentParser) -> list[str]:
 
 
 def cli_reference() -> str:
-    _parser = _harness("cli")._parser
+    _parser = _harness("cli").parser
     old = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "100"  # usage lines wrapped the same on every machine
     try:
         parser = _parser()
         lines = ["# CLI reference", "",
-                 "Generated at build time from the command line's own parser (`harness.cli._parser()`, "
+                 "Generated at build time from the command line's own parser (`harness.cli.parser()`, "
                  "by `docs/hooks.py`): what `verikit COMMAND --help` prints, as tables. `python -m harness` "
                  "is the same command line. Exit codes: [Using it](../using.md#exit-codes).", ""]
         lines += ["| command | what |", "|---|---|"]

@@ -37,7 +37,7 @@ from .model import utc_now
 from .plugin import Claim
 from .predictions import BESIDE, scored_file
 from .report import check_run_dir
-from .results import OUTPUTS, SUMS, TOLERANCE, load_records
+from .results import OUTPUTS, SUMS, TOLERANCE, is_canary, load_records
 from .results.transcripts import carried_files
 from .sandbox import images
 
@@ -128,7 +128,7 @@ def expected_value(c: Claim) -> str:
     repro = report.get("reproduction") or {}
     if c.subset:
         recs = [r for r in load_records(d / "records.jsonl")
-                if r["task_id"] in c.tasks or r["candidate"]["model"].startswith("canary:")]
+                if r["task_id"] in c.tasks or is_canary(r["candidate"]["model"])]
         verdicts = ", ".join(f"`{r['task_id'].rsplit('::', 1)[-1]}` {r['verdict']}" for r in recs
                              if r["task_id"] in c.tasks and r["candidate"]["model"] == "gold")
         return f"{verdicts}; canaries all as expected ({len([r for r in recs if r['task_id'] not in c.tasks])})"
@@ -156,7 +156,7 @@ def estimate_s(c: Claim) -> float:
     :data:`OVERHEAD_S`."""
     recs = load_records(reference_dir() / c.expected / "records.jsonl")
     if c.subset:
-        recs = [r for r in recs if r["task_id"] in c.tasks or r["candidate"]["model"].startswith("canary:")]
+        recs = [r for r in recs if r["task_id"] in c.tasks or is_canary(r["candidate"]["model"])]
     return OVERHEAD_S + sum((r.get("timings") or {}).get("wall_s") or 0 for r in recs) / 2
 
 

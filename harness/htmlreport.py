@@ -38,7 +38,8 @@ from .metrics import pass_at_k_curves
 from .model import VERDICTS, Record
 from .plugin import Bars, Block, Scatter, Table, Text, VerdictBars
 from .report import read_checked_run_dir
-from .results import SUMS, ValidationError, load_records, record_identity, record_outcome, run_id_of, write_text_atomic
+from .results import (SUMS, ValidationError, is_canary, load_records, record_identity, record_outcome, run_id_of,
+                      write_text_atomic)
 from .results.transcripts import load_conversations
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -158,10 +159,6 @@ def _pct(x) -> str:
     return "-" if x is None else f"{x * 100:.1f} %"
 
 
-def _is_canary(model: str) -> bool:
-    return model.startswith("canary:")
-
-
 def _provenance(v: RunView) -> list[tuple[str, str]]:
     run = v.run
     kit = run.get("kit") or {}
@@ -218,12 +215,12 @@ def _metrics(v: RunView, metric_name: str) -> list[dict]:
     for mode, m in (v.report.get("metrics") or {}).items():
         ks = sorted({int(k) for c in m["per_model"].values() for k in (c.get("pass_at_k") or {})})
         rows = []
-        for model, c in sorted(m["per_model"].items(), key=lambda mc: (_is_canary(mc[0]), mc[0])):
-            rows.append({"model": model, "canary": _is_canary(model), "c": c, "rate": _pct(c.get("rate")),
+        for model, c in sorted(m["per_model"].items(), key=lambda mc: (is_canary(mc[0]), mc[0])):
+            rows.append({"model": model, "canary": is_canary(model), "c": c, "rate": _pct(c.get("rate")),
                          "ci": "-" if not c.get("ci95") else f"{c['ci95'][0] * 100:.1f}–{c['ci95'][1] * 100:.1f} %",
                          "pass": [(k, (c.get("pass_at_k") or {}).get(str(k))) for k in ks]})
         overall = m["overall"]
-        counts = {model: c["by_verdict"] for model, c in m["per_model"].items() if not _is_canary(model)}
+        counts = {model: c["by_verdict"] for model, c in m["per_model"].items() if not is_canary(model)}
         bars = plots.verdict_bars(counts, title=f"verdicts per model ({mode}, canaries apart)",
                                   verdicts=list(VERDICTS)) if counts else None
         mc = curves.get(mode) or {}
@@ -314,7 +311,7 @@ def _tasks(v: RunView) -> list[dict]:
         rows.append({"task_id": r["task_id"], "mode": r["mode"], "model": c["model"], "sample": c["sample"],
                      "origin": c["origin"], "verdict": r["verdict"], "reason": r.get("reason") or "",
                      "goals": "" if g.get("total") is None else f"{g.get('proved')}/{g.get('total')}",
-                     "wall_s": (r.get("timings") or {}).get("wall_s"), "canary": _is_canary(c["model"]),
+                     "wall_s": (r.get("timings") or {}).get("wall_s"), "canary": is_canary(c["model"]),
                      "conv": None})
     return rows
 
@@ -329,7 +326,7 @@ def _integrity(v: RunView) -> dict:
                 failed[chk["name"]].append(f"{r['task_id']} / {r['candidate']['model']}: {chk.get('detail', '')}")
     checks = [{"name": n, "ran": ran[n], "failed": len(failed[n]), "examples": failed[n][:5]} for n in sorted(ran)]
     rejected = [{"task_id": r["task_id"], "model": r["candidate"]["model"], "mode": r["mode"], "reason": r.get("reason")}
-                for r in v.records if r["verdict"] == "rejected" and not _is_canary(r["candidate"]["model"])]
+                for r in v.records if r["verdict"] == "rejected" and not is_canary(r["candidate"]["model"])]
     vacuous = sum(1 for r in v.records if r.get("vacuous"))
     can = v.report.get("canaries") or {}
     return {"canaries": can.get("results") or [], "canaries_ok": can.get("ok", True), "checks": checks,

@@ -461,71 +461,6 @@ class Task(Protocol):
         """Hash of the task's content (sha256 hex): part of every job key."""
 
 
-class Sandbox:
-    """Where a job runs (``harness.sandbox``): the only place that starts processes.
-    Implementations subclass it: ``harness.sandbox.*`` and a plugin's (entry point group
-    ``verikit.sandboxes``, name -> ``module:Class``). A subclass implements :meth:`run`;
-    every other hook has a default here, and the kit calls them on every sandbox (none is
-    probed for).
-
-    Attributes:
-        name: the sandbox's name (registry key, ``--sandbox NAME``).
-        host_tools: jobs run with the tools installed on this machine (the host flavour of
-            a toolchain's pins; ``--sandbox host``), not from an image: a benchmark whose
-            toolchain exists only in images cannot run here. Default False.
-        image: what the jobs run in (an image reference or image file), or None.
-        image_digest: the image's content digest, recorded with every result, or None.
-        isolation: what is enforced on a job, recorded with the probed toolchain:
-            ``{"network", "root", "memory", "cpus", "pids"}`` (docs/sandboxes.md).
-    """
-
-    name: str = ""
-    host_tools: bool = False
-    image: str | None = None
-    image_digest: str | None = None
-    isolation: dict = {}
-
-    @classmethod
-    def create(cls, *, toolchain: str | None = None, slots: int = 1, image: str | None = None) -> "Sandbox":
-        """A sandbox of this class for the jobs of ``toolchain`` (its current image, unless
-        ``image`` names one), with ``slots`` parallel jobs. Default: ``cls()``.
-
-        Raises:
-            harness.sandbox.SandboxError: no engine, image or runtime (says what to do).
-        """
-        return cls()
-
-    @classmethod
-    def derived_image(cls, spec: dict, *, log=print, build: bool = True) -> str | None:
-        """What this sandbox runs for a benchmark's derived image ``spec``
-        (:meth:`harness.plugin.Benchmark.derived_image_spec`): built when missing and
-        ``build``. Default: None (the sandbox runs no image).
-
-        Raises:
-            harness.sandbox.SandboxError: the image cannot be had (says how to get it).
-        """
-        return None
-
-    def run(self, argv: list[str], *, files: dict | None = None, env: dict | None = None,
-            collect: list[str] | tuple[str, ...] = (), limits: Limits = Limits()) -> ProcResult:
-        """Run ``argv`` in a fresh scratch directory holding ``files`` (relative path ->
-        str or bytes), with ``env`` added, under ``limits``; return the outcome with the
-        output files named in ``collect``. Raises SandboxError when the sandbox itself
-        fails (an ``infra_error``)."""
-        raise NotImplementedError(f"{type(self).__name__}.run")
-
-    def cancel(self) -> None:
-        """Kill every job running now (Ctrl-C). Default: nothing runs in the background."""
-
-    def close(self) -> None:
-        """Release workers and scratch space. Default: nothing to release."""
-
-    def read_file(self, path: str) -> bytes | None:
-        """A file of the image the jobs run in (e.g. ``/etc/verikit/toolchain.json``), or
-        None when it does not exist or the sandbox runs no image (the default)."""
-        return None
-
-
 class Verifier:
     """One tool (BenchExec's tool-info idea, ``benchexec.tools.template.BaseTool2``: every
     optional hook has a default here). Implementations subclass it: ``harness.verifiers.*``,
@@ -551,9 +486,9 @@ class Verifier:
     version: str = "0"
     all_goals: bool = False
 
-    def prepare(self, sandbox: Sandbox, probed) -> dict:
+    def prepare(self, sandbox, probed) -> dict:
         """Files every job of a run gets (e.g. a prover configuration), made once in
-        ``sandbox``: ``{relative path: str | bytes}``. Default: none."""
+        ``sandbox`` (a :class:`harness.sandbox.Sandbox`): ``{relative path: str | bytes}``. Default: none."""
         return {}
 
     def options(self, probed, *, smoke: bool = False, cpus: int = 1) -> dict:

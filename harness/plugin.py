@@ -14,7 +14,7 @@ benchmark can live in its own distribution. The groups:
 
 - ``verikit.benchmarks``: name -> ``module:OBJECT``, a :class:`Benchmark` instance;
 - ``verikit.verifiers``: name -> ``module:Class``, a :class:`harness.model.Verifier` subclass;
-- ``verikit.sandboxes``: name -> ``module:Class``, a :class:`harness.model.Sandbox` subclass
+- ``verikit.sandboxes``: name -> ``module:Class``, a :class:`harness.sandbox.Sandbox` subclass
   (``--sandbox NAME``);
 - ``verikit.toolchains``: any name -> ``module:OBJECT``, a dict of toolchain pins in the
   format of ``images/toolchains.json``'s ``toolchains`` (added to it; a name may not be

@@ -58,7 +58,7 @@ BENCHMARKS: Mapping[str, str] = EntryPoints("verikit.benchmarks")
 VERIFIERS: Mapping[str, str] = EntryPoints("verikit.verifiers")
 
 #: Registered sandboxes: name -> ``"module:Class"`` (entry points ``verikit.sandboxes``), a
-#: :class:`harness.model.Sandbox` subclass.
+#: :class:`harness.sandbox.Sandbox` subclass.
 SANDBOXES: Mapping[str, str] = EntryPoints("verikit.sandboxes")
 
 
@@ -110,7 +110,7 @@ def derived_images() -> dict[str, tuple[str, str]]:
 
 
 def sandbox(name: str, *, toolchain: str | None = None, slots: int = 1, image: str | None = None):
-    """A new sandbox (a :class:`harness.model.Sandbox`) of the class registered as ``name``.
+    """A new sandbox (a :class:`harness.sandbox.Sandbox`) of the class registered as ``name``.
 
     Args:
         name: a registered sandbox.

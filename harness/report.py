@@ -14,7 +14,6 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from .datasets import sha256_file
 from .metrics import (BOOTSTRAP_ITERS, CI_LEVEL, bootstrap_ratio_ci, fixes_per_task, group_metrics, pass_at_k_per_task,
                       ratio)
 from .results import SCHEMA_VERSION, read_run_dir
@@ -188,8 +187,10 @@ def generation_inconsistencies(path: Path, report: dict, records: list[Record]) 
     do not support: the linked generation.json missing or not of the recorded sha256, the
     scored predictions file not found (:func:`harness.predictions.scored_file`), or the
     section not the one recomputed from the records and the predictions' ``meta``. Empty
-    for a run without either."""
+    for a run without either. The generation.json is the linked one, or the copy a run
+    published to the Hub or bundled carries (:func:`harness.results.transcripts.find_generation`)."""
     from .predictions import scored_file
+    from .results.transcripts import find_generation
 
     try:
         run = json.loads((path / "run.json").read_text(encoding="utf-8"))
@@ -201,10 +202,9 @@ def generation_inconsistencies(path: Path, report: dict, records: list[Record]) 
     if not link or not section:
         return [f"{path}: " + ("run.json links a generation.json but report.json has no generation section" if link
                                else "report.json has a generation section but run.json links no generation.json")]
-    where = Path(link["path"]) if Path(link["path"]).is_absolute() else path / link["path"]
-    if not where.is_file() or sha256_file(where) != link["sha256"]:
-        return [f"{where}: {'missing' if not where.is_file() else 'its sha256 is not the one run.json recorded'} "
-                f"(the generation.json of the scored predictions)"]
+    found, why = find_generation(path, run)  # the linked path, else the copy a published or bundled run carries
+    if found is None:
+        return [f"{path}: the generation.json of the scored predictions: {why}"]
     scored = scored_file(path, run)
     if scored is None:
         return [f"{path}: the scored predictions file is not found with the recorded sha256: the generation section "

@@ -15,12 +15,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
 
-from .datasets import sha256_file
 from .model import Limits
-
-#: The old name of :func:`harness.datasets.sha256_file`, kept only while
-#: ``harness/generate/outputs.py`` still imports it from here; use ``sha256_file``.
-file_sha256 = sha256_file
 
 #: Version of the spec's JSON form (``run.json`` ``spec.version``).
 RUN_SPEC_VERSION = "1"

@@ -36,7 +36,8 @@ from rich.console import Console
 
 from harness.batch import worker
 from harness.batch.runs import plan_batch
-from harness.cli import _parser, _run_opts
+from harness.cli import parser
+from harness.cli.options import run_options_from_args
 from harness.results import S3Store
 from harness.runner import run
 from harness.sandbox.local import HostSandbox
@@ -49,7 +50,7 @@ QUICK_ARGS = ["run", "casp", "--mode", "gold", "--task", "02_12", "--task", "04_
 
 def _opts(args: list[str], out: Path):
     argv = [*args, "--out", str(out)]
-    return _run_opts(_parser().parse_args(argv), Console(file=io.StringIO()), argv)
+    return run_options_from_args(parser().parse_args(argv), Console(file=io.StringIO()), argv)
 
 
 def _outcomes(records) -> dict:

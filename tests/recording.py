@@ -42,7 +42,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-from harness.model import Job, Limits, ProcResult, Sandbox, canonical_json
+from harness.model import Job, Limits, ProcResult, canonical_json
+from harness.sandbox import Sandbox
 
 ROOT = Path(__file__).parent / "recorded" / "runs"
 RECORDER = "python scripts/record.py"

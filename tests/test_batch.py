@@ -209,13 +209,14 @@ def submitted(aws_env, casp_mirror, framac_host, isolated_cache, tmp_path, monke
     """A batch run of RUN_ARGS in SHARDS shards, submitted to moto: ``(store, manifest, info)``."""
     from rich.console import Console
 
-    from harness.cli import _parser, _run_opts
+    from harness.cli import parser
+    from harness.cli.options import run_options_from_args
 
     subnet, sg, service, profile = _network()
     aws.setup(boto3.client("batch"), subnets=[subnet], security_groups=[sg], images={"framac": "verikit-runner:t"},
               limits=Limits(), instance_role=profile, service_role=service)
     argv = [*RUN_ARGS, "--sandbox", "host"]
-    opts = _run_opts(_parser().parse_args(argv), Console(stderr=True), argv)
+    opts = run_options_from_args(parser().parse_args(argv), Console(stderr=True), argv)
     engine = aws.AwsBatch(boto3.client("batch"), queue=aws.JOB_QUEUE, job_definition=aws.job_definition_name("framac"))
     info = runs.submit_run(opts, Console(stderr=True), base=f"s3://{BUCKET}/runs", engine=engine,
                            image="verikit-runner:t", probed=framac_host.probed, n_shards=SHARDS, timings=None)
@@ -233,9 +234,10 @@ def _local_plan(argv: list[str]) -> dict:
     from rich.console import Console
 
     from harness import cli, runner
+    from harness.cli import options as cli_options
 
-    args = cli._parser().parse_args(argv)
-    opts = cli._run_opts(args, Console(file=io.StringIO()), argv)
+    args = cli.parser().parse_args(argv)
+    opts = cli_options.run_options_from_args(args, Console(file=io.StringIO()), argv)
     plan = runner.plan_run(opts, Console(file=io.StringIO()))
     with runner.open_sandbox(opts, plan, lambda m: None) as (sandbox, _):
         probed, _ = runner.probe_toolchain(opts, plan, sandbox)
@@ -434,7 +436,8 @@ def test_collect_writes_the_workers_verifier_state(aws_env, isolated_cache, tmp_
     that run's own."""
     from rich.console import Console
 
-    from harness.cli import _parser, _run_opts
+    from harness.cli import parser
+    from harness.cli.options import run_options_from_args
     from harness.toolchains import ProbedToolchain
 
     if not os.environ.get("VERIKIT_DATA_MIRRORS"):
@@ -445,7 +448,7 @@ def test_collect_writes_the_workers_verifier_state(aws_env, isolated_cache, tmp_
               limits=Limits(), instance_role=profile, service_role=service)
     task = json.loads((REFERENCE / "records.jsonl").read_text().splitlines()[0])["task_id"]  # one task of that run
     argv = ["run", "ntp4vc", "--lang", "rocq", "--task", task, "--sandbox", "container"]
-    opts = _run_opts(_parser().parse_args(argv), Console(stderr=True), argv)
+    opts = run_options_from_args(parser().parse_args(argv), Console(stderr=True), argv)
     engine = aws.AwsBatch(boto3.client("batch"), queue=aws.JOB_QUEUE, job_definition=aws.job_definition_name("rocq"))
     info = runs.submit_run(opts, Console(stderr=True), base=f"s3://{BUCKET}/runs", engine=engine,
                            image="verikit-rocq:t", probed=ProbedToolchain.from_json(ref["toolchains"][0]), n_shards=1,

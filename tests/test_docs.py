@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness import registry
-from harness.cli import _parser
+from harness.cli import parser
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -73,7 +73,7 @@ def test_every_registered_benchmark_has_its_page(site):
 
 def test_cli_reference_lists_every_command(site):
     html = (site / "reference" / "cli" / "index.html").read_text()
-    top = _subcommands(_parser())
+    top = _subcommands(parser())
     assert top
     for name, sub in top.items():
         assert f"verikit {name}" in html, name

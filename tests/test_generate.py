@@ -133,7 +133,8 @@ def test_outputs_are_schema_valid_sorted_and_keep_empty_answers(plain):
         validate("transcript", line, f"transcript.jsonl:{n}")
     assert len(trans) == 10 and gen["transcript"]["path"] == "transcript.jsonl"
     first = next(t for t in trans if t["task_id"] == "count-down" and t["sample"] == 1)
-    assert first["sent"] == body["messages"] and first["batch"] == {"n": 2, "choice": 1}
+    sent = next(r.body for r in srv.answered() if "(> x 0)" in r.body["messages"][0]["content"])
+    assert first["sent"] == sent["messages"] and first["batch"] == {"n": 2, "choice": 1}
     assert first["completion"]["content"] == FIRST["(> x 0)"] and first["source"] == "server"
 
 

@@ -428,13 +428,13 @@ def test_a_model_run_travels_with_its_predictions(hub, tmp_path, casp_tasks, fra
     pulled = tmp_path / "pulled"
     assert _kit(["pull", REPO, "--run", rid, "--out", str(pulled)], env).returncode == 0
     assert load_records(pulled / "records.jsonl") == load_records(run_dir / "records.jsonl")
-    from harness.cli.options import _command_opts, run_predictions
+    from harness.cli.options import options_of_run_dir, run_predictions
     from harness.runner.pipeline import recheck
 
     with run_predictions(pulled, json.loads((pulled / "run.json").read_text())) as found:
         assert found is not None and found.name == preds.name and found.read_bytes() == moved.read_bytes()
         assert not found.is_relative_to(preds.parent)  # not the original (moved away): the pulled copy
-        opts = _command_opts(pulled, "rerun", parallel=2, predictions=str(found))
+        opts = options_of_run_dir(pulled, "rerun", parallel=2, predictions=str(found))
         model = [r for r in load_records(pulled / "records.jsonl") if r["candidate"]["model"] == "m"]
         with pipeline_sandbox(framac_recorded.sandbox):
             again, differences = recheck(opts, model, len(model))
@@ -508,9 +508,13 @@ def test_a_generated_run_travels_with_its_generation_and_transcript(hub, tmp_pat
     got = _kit(["pull", REPO, "--run", rid, "--out", str(pulled)], env)
     assert got.returncode == 0, got.stderr
     assert (pulled / "generation" / "transcript.jsonl").read_bytes() == kept
-    shutil.move(gen_dir, tmp_path / "elsewhere")  # the report must read the pulled copies
+    shutil.move(gen_dir, tmp_path / "elsewhere")  # the report and validate must read the pulled copies
     html = render_html([load_view(pulled)])
     assert html.count('class="conv-open"') == 2 and "C function `divmult`: \\u003cwrite its contract\\u003e" in html
+    from harness.report import generation_inconsistencies
+
+    report = json.loads((pulled / "report.json").read_text())
+    assert generation_inconsistencies(pulled, report, load_records(pulled / "records.jsonl")) == []
     # the Hub's copy of the transcript edited: the pull says so
     repo = hub.repos[REPO]
     repo.commits[repo.branches["main"]]["files"][f"{prefix}/generation/transcript.jsonl"] = b"{}\n"

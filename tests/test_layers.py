@@ -93,7 +93,7 @@ def _graph() -> tuple[dict[str, set[str]], dict[str, ast.AST]]:
                     deps.add(n)
         graph[mod] = deps
     # the registry's dynamic imports: every module an entry point of the kit names
-    for group in ("verikit.benchmarks", "verikit.verifiers"):
+    for group in ("verikit.benchmarks", "verikit.verifiers", "verikit.sandboxes"):
         for value in plugin.entry_points(group).values():
             target = value.split(":")[0]
             if target.startswith("harness."):

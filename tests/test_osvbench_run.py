@@ -20,7 +20,8 @@ import pytest
 from harness import registry
 from harness.benchmarks import osvbench
 from harness.executor import Executor
-from harness.model import GOLD, Candidate, Limits, ProcResult, Sandbox, sha256_text
+from harness.model import GOLD, Candidate, Limits, ProcResult, sha256_text
+from harness.sandbox import Sandbox
 from harness.results import RecordLog, validate
 from harness.sandbox import SandboxError
 from harness.toolchains import ProbedToolchain

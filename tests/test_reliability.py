@@ -10,7 +10,8 @@ import math
 
 import pytest
 
-from harness.cli import MIN_MEMORY_MIB, main
+from harness.cli import main
+from harness.cli.common import MIN_MEMORY_MIB
 from harness.model import Limits, canonical_json
 from harness.results import write_json_atomic
 

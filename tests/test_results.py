@@ -21,7 +21,8 @@ from rich.console import Console
 
 from harness.executor import Executor
 from harness.results import schema
-from harness.model import Job, Sandbox, sha256_text
+from harness.model import Job, sha256_text
+from harness.sandbox import Sandbox
 from harness.results import (
     RecordLog,
     ResultCache,

@@ -17,7 +17,7 @@ import pytest
 from rich.console import Console
 
 from harness import cli, runner
-from harness.cli.options import _command_opts, run_predictions
+from harness.cli.options import options_of_run_dir, run_predictions
 from harness.model import Limits
 from harness.results import load_records, write_sums
 from harness.runner import Run, RunOptions
@@ -134,9 +134,9 @@ def _with_command(gold_run: Path, where: Path, command, *, spec: bool = True) ->
 def test_recheck_and_rerun_read_the_spec_not_the_command(gold_run, framac_host, tmp_path, capsys):
     copy = _with_command(gold_run, tmp_path, ["verikit", "no-such-command", "--garbage"])
     spec = RunSpec.from_json(json.loads((copy / "run.json").read_text())["spec"])
-    opts = _command_opts(copy, "--recheck")
+    opts = options_of_run_dir(copy, "--recheck")
     assert opts.spec == spec and not opts.use_cache and not opts.progress
-    over = _command_opts(copy, "rerun", sandbox="container", parallel=2, data_dir=tmp_path)
+    over = options_of_run_dir(copy, "rerun", sandbox="container", parallel=2, data_dir=tmp_path)
     assert over.spec == spec.replace(sandbox="container", parallel=2) and over.data_dir == tmp_path
     assert cli.main(["validate", str(copy), "--recheck", "1"]) == 0
     assert "rechecked 1 record(s) with the real verifier: 0 difference(s)" in capsys.readouterr().err.replace("\n", "")
@@ -159,7 +159,7 @@ def test_a_run_json_without_spec_is_refused_naming_the_file(gold_run, framac_hos
         assert (f"error: {where}: no 'spec'" in err or f"error: {where}: does not match run.schema.json: <root>: "
                 "'spec' is a required property" in err) and "Traceback" not in err, (argv, err)
     with pytest.raises(runner.RunError, match=re.escape(f"{where}: no 'spec'")):
-        _command_opts(old, "--recheck")
+        options_of_run_dir(old, "--recheck")
 
 
 # --- a run's predictions file: where it was read, or beside run.json ----------------------------
@@ -187,9 +187,9 @@ def test_a_committed_run_replans_from_the_predictions_beside_it(tmp_path):
     with run_predictions(RQ12, run) as got:
         assert got.name == recorded.name and got.parent != RQ12
         assert hashlib.sha256(got.read_bytes()).hexdigest() == run["predictions"]["sha256"]
-        plan = runner.plan_run(_command_opts(RQ12, "--recheck", predictions=str(got), data_dir=tmp_path / "data"),
+        plan = runner.plan_run(options_of_run_dir(RQ12, "--recheck", predictions=str(got), data_dir=tmp_path / "data"),
                                _quiet())
-    assert plan.spec(_command_opts(RQ12, "--recheck")).predictions_sha256 == run["spec"]["predictions_sha256"]
+    assert plan.spec(options_of_run_dir(RQ12, "--recheck")).predictions_sha256 == run["spec"]["predictions_sha256"]
     want = {(r["task_id"], r["candidate"]["model"], r["candidate"]["sample"]): r["candidate"]["sha256"]
             for r in load_records(RQ12 / "records.jsonl") if r["candidate"]["origin"] != "canary"}
     have = {(c.task_id, c.model, c.sample): hashlib.sha256(c.output.encode()).hexdigest()

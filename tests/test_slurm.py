@@ -159,7 +159,7 @@ def _wait(what: str, until, timeout: float = 300):
     pytest.fail(f"{what}: not reached within {timeout:.0f} s")
 
 
-def _submit(tmp: Path, *args: str) -> tuple[dict, object, dict]:
+def submit(tmp: Path, *args: str) -> tuple[dict, object, dict]:
     """Submit RUN + args with the CLI: ``(batch.json, store, manifest)``."""
     assert main([*RUN, "--store", str(tmp / "store"), "--out", str(tmp / "submit"), *args]) == 0
     info = json.loads((tmp / "submit" / "batch.json").read_text())
@@ -190,7 +190,7 @@ def drained_run(cluster, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("drained")
     t0 = time.monotonic()
     tasks = [a for t in FAST for a in ("--task", t)]
-    info, store, manifest = _submit(tmp, "--sandbox", "host", "--shards", "3", "--timings", str(REFERENCE), *tasks)
+    info, store, manifest = submit(tmp, "--sandbox", "host", "--shards", "3", "--timings", str(REFERENCE), *tasks)
     assert [len(s) for s in manifest["shards"]] == [2, 2, 2], manifest["shards"]
     job = info["submissions"][0]["array_job_id"]
     _wait("a first record", store.record_keys, 180)
@@ -256,7 +256,7 @@ def stopped_run(cluster, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("stopped")
     t0 = time.monotonic()
     tasks = [a for t in FAST for a in ("--task", t)]
-    info, store, manifest = _submit(tmp, "--sandbox", "host", "--shards", "2", "--time-limit", "20", *tasks)
+    info, store, manifest = submit(tmp, "--sandbox", "host", "--shards", "2", "--time-limit", "20", *tasks)
     job = info["submissions"][0]["array_job_id"]
     shard = [set(s) for s in manifest["shards"]]
     pending = {0, 1}
@@ -316,7 +316,7 @@ def test_a_cancelled_task_is_resubmitted_and_completes_without_duplicates(stoppe
 
 @pytest.mark.realtool
 def test_batch_cancel_stops_the_tasks_not_ended(cluster, tmp_path, capsys):
-    info, store, manifest = _submit(tmp_path, "--sandbox", "host", "--shards", "2", "--task", FAST[0], "--task", FAST[1])
+    info, store, manifest = submit(tmp_path, "--sandbox", "host", "--shards", "2", "--task", FAST[0], "--task", FAST[1])
     job = info["submissions"][0]["array_job_id"]
     assert main(["batch", "cancel", str(tmp_path / "submit")]) == 0
     assert f"asked SLURM to cancel 2 job(s): {job}_0, {job}_1" in capsys.readouterr().err.replace("\n", "")
@@ -333,7 +333,7 @@ def test_the_worker_runs_in_the_container_sandbox_under_slurm(cluster, tmp_path,
     from harness.sandbox import images
 
     engine_image(lambda: images.resolve("framac"))
-    info, store, manifest = _submit(tmp_path, "--sandbox", "container", "--shards", "1", "--task", FAST[0])
+    info, store, manifest = submit(tmp_path, "--sandbox", "container", "--shards", "1", "--task", FAST[0])
     job = info["submissions"][0]["array_job_id"]
     assert manifest["spec"]["sandbox"] == "container" and manifest["toolchain"]["image_digest"]
     _wait("the task ends", lambda: not _live(job), 240)

@@ -24,14 +24,14 @@ from harness.sandbox.local import MARK, remove_leftovers
 PROGRAM = textwrap.dedent('''
     import sys
     from pathlib import Path
-    from harness.cli import Terminated, _on_sigterm
+    from harness.cli import Terminated, on_sigterm
     from harness.executor import Executor
     from harness.model import Job, Limits, Verifier, VerifierResult
     from harness.results import RecordLog
     from harness.sandbox.local import HostSandbox
     import signal
 
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    signal.signal(signal.SIGTERM, on_sigterm)
 
     class Sleeper(Verifier):
         name = "sleeper"

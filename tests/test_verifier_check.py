@@ -3,7 +3,7 @@
 the real Frama-C in the host sandbox.
 
 Also the rule behind it: the executor and the pipeline call every hook of
-:class:`harness.model.Verifier` and :class:`harness.model.Sandbox` (defaults in the base
+:class:`harness.model.Verifier` and :class:`harness.sandbox.Sandbox` (defaults in the base
 classes), and no sandbox is named as code outside harness/sandbox/.
 """
 
@@ -17,7 +17,8 @@ import pytest
 
 from harness import registry
 from harness.cli import main
-from harness.model import ProcResult, Sandbox, Verifier, VerifierResult
+from harness.model import ProcResult, Verifier, VerifierResult
+from harness.sandbox import Sandbox
 from harness.verifiers.check import check_verifier
 
 ROOT = Path(__file__).resolve().parent.parent

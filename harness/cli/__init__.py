@@ -43,11 +43,9 @@ from ..datasets import DatasetError
 from ..resources import NotInCheckout
 from ..runner import RunError
 from . import artifact, batch, benchmark, datasets, generate, hub, images, results, run
-from .common import MIN_MEMORY_MIB, _say
-from .options import _run_opts
+from .common import say
 
-#: Kept importable from ``harness.cli`` (tests and scripts use them).
-__all__ = ["MIN_MEMORY_MIB", "Terminated", "_on_sigterm", "_parser", "_run_opts", "main"]
+__all__ = ["Terminated", "main", "on_sigterm", "parser"]
 
 _GROUPS = (run, generate, results, hub, artifact, datasets, benchmark, images, batch)
 
@@ -56,7 +54,7 @@ _ORDER = ("run", "reproduce", "generate", "validate", "publish", "pull", "rerun"
           "datasets", "cache", "prompts", "convert", "check-verifier", "images", "batch")
 
 
-def _parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+def parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
     """The ``verikit`` parser with the shared ``commands`` only (what parsing one of them
     needs: no other command's arguments are built, so no benchmark name is read for a
     command without a benchmark argument), or, by default, with every command and
@@ -83,7 +81,7 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM (``timeout``, CI, systemd): stops a run as Ctrl-C does, exit 143."""
 
 
-def _on_sigterm(signum, frame):
+def on_sigterm(signum, frame):
     raise Terminated()
 
 
@@ -94,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     if first not in _ORDER and first != "--version":  # the benchmark names are read: a plugin may not hide a command
         clash = sorted(set(registry.BENCHMARKS) & set(_ORDER))
         if clash:
-            _say(Console(stderr=True, soft_wrap=True), "error: " + "; ".join(
+            say(Console(stderr=True, soft_wrap=True), "error: " + "; ".join(
                 f"the benchmark plugin {name!r} ({registry.BENCHMARKS[name]}) has the name of verikit's own command "
                 f"{name!r}: rename it in its distribution's entry points (verikit.benchmarks)" for name in clash))
             return 2
@@ -102,9 +100,9 @@ def main(argv: list[str] | None = None) -> int:
         # ``verikit BENCH ...``: the benchmark's own commands parse everything after its name
         args = argparse.Namespace(handler=benchmark._benchmark_command, benchmark=first, rest=words[1:])
     else:  # a shared command: its parser alone; --version: none; else all (--help, a usage error)
-        args = _parser([first] if first in _ORDER else [] if first == "--version" else None).parse_args(argv)
+        args = parser([first] if first in _ORDER else [] if first == "--version" else None).parse_args(argv)
     in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
+    previous = signal.signal(signal.SIGTERM, on_sigterm) if in_main else None
     try:
         return _main(args, argv)
     finally:
@@ -119,22 +117,22 @@ def _main(args, argv) -> int:
     try:
         return args.handler(args, console, argv)
     except (RunError, DatasetError, NotInCheckout) as exc:  # NotInCheckout: a checkout's file asked of a wheel
-        _say(console, f"error: {exc}")
+        say(console, f"error: {exc}")
         return 2
     except OSError as exc:
         if exc.errno not in _STORAGE_ERRORS:
             raise
-        _say(console, f"error: cannot write {exc.filename or 'the output'}: {exc.strerror}; the records written "
+        say(console, f"error: cannot write {exc.filename or 'the output'}: {exc.strerror}; the records written "
                       f"so far are kept: free space (or make it writable) and re-run the same command to resume")
         return 2
     except Terminated:
-        _say(console, "terminated (SIGTERM): finished jobs are kept; re-run the same command to resume")
+        say(console, "terminated (SIGTERM): finished jobs are kept; re-run the same command to resume")
         return 143
     except KeyboardInterrupt:
-        _say(console, "interrupted: finished jobs are kept; re-run the same command to resume")
+        say(console, "interrupted: finished jobs are kept; re-run the same command to resume")
         return 130
     except Exception as exc:  # an AWS call that failed (no credentials, unknown queue, access denied): one message
         if type(exc).__module__.split(".")[0] != "botocore":
             raise
-        _say(console, f"error: AWS: {exc}")
+        say(console, f"error: AWS: {exc}")
         return 2

@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 
 from ..sandbox import SandboxError
-from .common import _say
+from .common import say
 
 # harness.artifact is imported in ``_artifact``, not here: it loads jinja2 and the HTML
 # report, about 25 ms of start-up that every other verikit command would pay.
@@ -47,18 +47,18 @@ def _artifact(args, console: Console, argv) -> int:
         return 0
     if args.artifact_cmd == "check":
         if not args.dir.is_dir():
-            _say(console, f"error: {args.dir}: not a directory")
+            say(console, f"error: {args.dir}: not a directory")
             return 2
         problems = artifact.check(args.dir)
         for prob in problems:
             console.print(f"[red]invalid[/red] {prob}", markup=True, highlight=False)
         if not problems:
-            _say(console, f"{args.dir}: checks (SHA256SUMS, expected runs, claims in the README)")
+            say(console, f"{args.dir}: checks (SHA256SUMS, expected runs, claims in the README)")
         return 1 if problems else 0
     try:
-        artifact.bundle(args.benchmarks, args.out, engine=args.engine, log=lambda m: _say(console, m))
+        artifact.bundle(args.benchmarks, args.out, engine=args.engine, log=lambda m: say(console, m))
     except (artifact.ArtifactError, SandboxError) as exc:
-        _say(console, f"error: {exc}")
+        say(console, f"error: {exc}")
         return 2
     return 0
 

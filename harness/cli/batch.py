@@ -17,8 +17,8 @@ from ..runner import RunError
 from ..sandbox import HOST, SandboxError
 from ..sandbox.images import resolve_runner, runner_toolchain
 from ..toolchains import ProbedToolchain
-from .common import MIN_MEMORY_MIB, _int_at_least, _say
-from .options import _run_arguments, _run_opts
+from .common import MIN_MEMORY_MIB, int_at_least, say
+from .options import add_run_arguments, run_options_from_args
 
 # boto3 is imported where an AWS client is made, not here: it (with botocore) costs every
 # verikit command about 50 ms of start-up, and only the AWS calls need it.
@@ -26,7 +26,7 @@ from .options import _run_arguments, _run_opts
 
 def _shard_list(text: str) -> list[int]:
     """``--shards 3,7`` of ``batch worker``: shard numbers, each at least 0."""
-    parse = _int_at_least(0)
+    parse = int_at_least(0)
     return [parse(x) for x in text.split(",")]
 
 
@@ -41,15 +41,15 @@ def _add_batch(sub) -> None:
     st.add_argument("--security-group", action="append", required=True, dest="security_groups")
     st.add_argument("--image", action="append", required=True, metavar="TOOLCHAIN=URI",
                     help="a runner image per toolchain, as pushed (repeatable)")
-    st.add_argument("--max-vcpus", type=_int_at_least(1), default=256)
+    st.add_argument("--max-vcpus", type=int_at_least(1), default=256)
     st.add_argument("--instance-role", default="ecsInstanceRole", help="instance profile of the spot instances")
     st.add_argument("--service-role", help="AWS Batch service role ARN (default: the service-linked role)")
     st.add_argument("--job-role", help="IAM role ARN the workers run as (S3 read/write on the runs' prefix)")
-    st.add_argument("--memory", type=_int_at_least(MIN_MEMORY_MIB), default=4096, help="memory per job, MiB")
+    st.add_argument("--memory", type=int_at_least(MIN_MEMORY_MIB), default=4096, help="memory per job, MiB")
     st.add_argument("--dry-run", action="store_true", help="print the API calls, make none")
     pl = bs.add_parser("plan", help="jobs, shards and CPU-hours of a run, estimated from a previous run's timings")
-    _run_arguments(pl, list(registry.BENCHMARKS))
-    pl.add_argument("--shards", type=_int_at_least(1), default=10)
+    add_run_arguments(pl, list(registry.BENCHMARKS))
+    pl.add_argument("--shards", type=int_at_least(1), default=10)
     pl.add_argument("--timings", type=Path, metavar="RUN_DIR")
     pl.add_argument("--image", help="runner image whose toolchain keys the jobs (default: the newest local one)")
     wk = bs.add_parser("worker", help="run one shard (the runner image's command on AWS Batch, an array task's "
@@ -57,7 +57,7 @@ def _add_batch(sub) -> None:
     wk.add_argument("--manifest", required=True, metavar="s3://.../manifest.json|DIR/manifest.json")
     wk.add_argument("--shards", type=_shard_list,
                     help="comma-separated shard numbers; the array index picks one (default: the index)")
-    wk.add_argument("--shard", type=_int_at_least(0), help="this array index instead of the environment's")
+    wk.add_argument("--shard", type=int_at_least(0), help="this array index instead of the environment's")
     rd = bs.add_parser("reduce", help="write records.jsonl, report.json, run.json next to the shards (the reducer job)")
     rd.add_argument("--manifest", required=True, metavar="s3://.../manifest.json")
     for name, text in (("status", "shards done/running/failed and jobs done"),
@@ -94,7 +94,7 @@ def _batch(args, console: Console, argv) -> int:
         print(calls.to_text() or "nothing to change: the compute environment, queue and job definitions are as asked")
         return 0
     if cmd == "plan":
-        opts = _run_opts(args, console, argv, sandbox="host")  # planning only: no job runs here
+        opts = run_options_from_args(args, console, argv, sandbox="host")  # planning only: no job runs here
         _, probed = _runner_probe(args.image, opts)
         _, jobs, split, est = runs.plan_batch(opts, console, probed, args.shards, args.timings)
         print(json.dumps({**est, "from_timings": str(args.timings) if args.timings else None,
@@ -118,7 +118,7 @@ def _batch(args, console: Console, argv) -> int:
             try:
                 summary = worker.work(opts, store, manifest, shard, console)
             except worker.ShardFailed as exc:
-                _say(console, f"shard {shard} FAILED: {exc}")
+                say(console, f"shard {shard} FAILED: {exc}")
                 return 3
         print(json.dumps(summary, sort_keys=True))
         return 143 if summary["stopped"] else 4 if summary["infra_error"] else 0
@@ -128,7 +128,7 @@ def _batch(args, console: Console, argv) -> int:
             try:
                 code, missing = worker.collect(opts, store, manifest, console)
             except worker.ShardFailed as exc:
-                _say(console, f"error: {store.uri}: {exc}")
+                say(console, f"error: {store.uri}: {exc}")
                 return 2
             for m in missing:
                 console.print(f"[red]no record[/red] {m}", markup=True, highlight=False)
@@ -149,13 +149,13 @@ def _batch(args, console: Console, argv) -> int:
         return 0
     if cmd == "cancel":
         stopped = runs.cancel(store, engine)
-        _say(console, f"{store.uri}: asked {engine.label} to cancel {len(stopped)} job(s)"
+        say(console, f"{store.uri}: asked {engine.label} to cancel {len(stopped)} job(s)"
                       f"{': ' + ', '.join(stopped) if stopped else ' (none was running or pending)'}; the records "
                       f"written stay ('verikit batch resubmit' runs the rest)")
         return 0
     sub = runs.resubmit(store, manifest, engine, dry_run=args.dry_run, console=console)
     if sub is None:
-        _say(console, f"{store.uri}: every job has its record; nothing to resubmit")
+        say(console, f"{store.uri}: every job has its record; nothing to resubmit")
     else:
         print(json.dumps(sub))
     return 0
@@ -183,13 +183,13 @@ def _engine(store, manifest: dict, *, queue: str | None = None, dry_run: bool = 
     return aws.AwsBatch.from_info(boto3.client("batch"), info, manifest, queue=queue, dry_run=dry_run)
 
 
-def _submit(args, console: Console, argv) -> int:
+def submit(args, console: Console, argv) -> int:
     """``run --backend aws-batch|slurm``: plan here, put the manifest in the store, submit
     the array job; print the run's store and the job ids; write batch.json."""
     info = _submit_slurm(args, console, argv) if args.backend == "slurm" else _submit_aws(args, console, argv)
     est = info["estimate"]
     where = f"about {est['cpu_hours']} CPU-hours{' (dry run: nothing submitted)' if args.dry_run else ''}"
-    _say(console, f"{info['run_uri']}: {est['jobs']} jobs in {est['shards']} shard(s), {where}")
+    say(console, f"{info['run_uri']}: {est['jobs']} jobs in {est['shards']} shard(s), {where}")
     if not args.dry_run:
         sub = info["submissions"][0]
         path = runs.write_local(args.out, info)
@@ -204,7 +204,7 @@ def _submit_aws(args, console: Console, argv) -> dict:
     if not args.s3:
         raise RunError("--backend aws-batch needs --s3 s3://BUCKET/PREFIX")
     # planning only: the jobs run in the runner image, where the container is the sandbox
-    opts = _run_opts(args, console, argv, sandbox="host")
+    opts = run_options_from_args(args, console, argv, sandbox="host")
     image, probed = _runner_probe(args.image, opts)
     engine = aws.AwsBatch(boto3.client("batch"), queue=args.queue, job_definition=aws.job_definition_name(probed.name),
                           dry_run=args.dry_run)
@@ -224,7 +224,7 @@ def _submit_slurm(args, console: Console, argv) -> dict:
         raise RunError(f"--time-limit: {exc}") from None
     cluster = slurm.check_cluster(args.partition, args.account)
     base = slurm.check_store(args.store, cluster)
-    opts = _run_opts(args, console, argv)  # the workers run the jobs in the run's own sandbox
+    opts = run_options_from_args(args, console, argv)  # the workers run the jobs in the run's own sandbox
     probed = runs.probe_here(opts, console)
     planned = runs.plan_batch(opts, console, probed, args.shards, args.timings)
     _, _, split, est = planned

@@ -14,7 +14,7 @@ from rich.console import Console
 from .. import registry
 from ..plugin import CommandContext
 from ..runner import RunError, open_dataset
-from .common import _int_at_least, _say
+from .common import int_at_least, say
 
 
 def _add_prompts(sub) -> None:
@@ -23,7 +23,7 @@ def _add_prompts(sub) -> None:
     pr.add_argument("benchmark", choices=list(registry.BENCHMARKS))
     pr.add_argument("--mode", "--lang", dest="mode", help="mode or prompt setting; NTP4VC's language (default: the "
                     "benchmark's first default mode that has a generation protocol)")
-    pr.add_argument("--shots", type=_int_at_least(0), help="few-shot examples, where the benchmark has that setting")
+    pr.add_argument("--shots", type=int_at_least(0), help="few-shot examples, where the benchmark has that setting")
     pr.add_argument("--task", action="append", dest="task_ids", help="only this task id; repeatable")
     pr.add_argument("--dataset", help="registry name or path (default: the benchmark's default)")
     pr.add_argument("--data-dir", type=Path)
@@ -98,7 +98,7 @@ def _check_verifier(args, console: Console, argv) -> int:
         table.add_row(c.name, "ok" if c.ok else "PROBLEM", c.detail)
     Console().print(table)
     bad = [c for c in checks if not c.ok]
-    _say(console, f"{len(checks) - len(bad)} of {len(checks)} checks passed" + (f"; first problem: {bad[0].name}: "
+    say(console, f"{len(checks) - len(bad)} of {len(checks)} checks passed" + (f"; first problem: {bad[0].name}: "
                                                                             f"{bad[0].detail}" if bad else ""))
     return 1 if bad else 0
 
@@ -124,7 +124,7 @@ def _benchmark_command(args, console: Console, argv) -> int:
     if not commands:
         raise RunError(f"{bench.name} has no commands of its own (the shared ones: verikit --help)")
     parsed = p.parse_args(args.rest)
-    ctx = CommandContext(log=lambda m: _say(console, m), sandbox=registry.sandbox)
+    ctx = CommandContext(log=lambda m: say(console, m), sandbox=registry.sandbox)
     return commands[parsed.command].run(parsed, ctx)
 
 
@@ -183,7 +183,7 @@ def _prompts(args, console: Console, argv) -> int:
         raise RunError(str(exc)) from exc
     _write_jsonl(lines, args.output)
     if args.output:
-        _say(console, f"wrote {len(lines)} prompt(s) to {args.output}")
+        say(console, f"wrote {len(lines)} prompt(s) to {args.output}")
     return 0
 
 
@@ -194,7 +194,7 @@ def _convert(args, console: Console, argv) -> int:
     except (NotImplementedError, ValueError) as exc:
         raise RunError(str(exc)) from exc
     _write_jsonl(lines, args.output)
-    _say(console, f"wrote {len(lines)} prediction line(s) to {args.output}")
+    say(console, f"wrote {len(lines)} prediction line(s) to {args.output}")
     return 0
 
 

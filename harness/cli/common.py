@@ -27,17 +27,17 @@ def _number(convert, what: str, ok, bound: str, name: str):
     return parse
 
 
-def _int_at_least(low: int):
+def int_at_least(low: int):
     return _number(int, "an integer", lambda v: v >= low, f"at least {low}", "int")
 
 
-_positive_seconds = _number(float, "a number of seconds", lambda v: math.isfinite(v) and v > 0,
-                            "a finite number of seconds above 0", "_positive_seconds")
+positive_seconds = _number(float, "a number of seconds", lambda v: math.isfinite(v) and v > 0,
+                            "a finite number of seconds above 0", "positive_seconds")
 
 
-def _say(console: Console, text: str) -> None:
+def say(console: Console, text: str) -> None:
     console.print(text, markup=False, highlight=False)
 
 
-def _unit(high: float):
+def number_up_to(high: float):
     return _number(float, "a number", lambda v: 0 <= v <= high, f"from 0 to {high:g}", "number")

@@ -14,7 +14,7 @@ from .. import datasets, registry, toolchains
 from ..datasets import local
 from ..results import ResultCache
 from ..sandbox import SandboxError
-from .common import _say
+from .common import say
 
 
 def _add_list(sub) -> None:
@@ -48,10 +48,10 @@ def _cache(args, console: Console, argv) -> int:
         good, problems = cache.verify()
         for prob in problems:
             console.print(f"[red]bad[/red] {prob}", markup=True, highlight=False)
-        _say(console, f"{cache.root}: {good} good entr{'y' if good == 1 else 'ies'}, {len(problems)} a run would ignore")
+        say(console, f"{cache.root}: {good} good entr{'y' if good == 1 else 'ies'}, {len(problems)} a run would ignore")
         return 1 if problems else 0
     n = cache.prune() if args.action == "prune" else cache.clear()
-    _say(console, f"{cache.root}: removed {n} entr{'y' if n == 1 else 'ies'}")
+    say(console, f"{cache.root}: removed {n} entr{'y' if n == 1 else 'ies'}")
     return 0
 
 

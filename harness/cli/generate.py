@@ -14,8 +14,8 @@ from ..generate import GenerateError, GenerationSettings, GenerationSpec, SpecEr
 from ..model import Limits
 from ..runner import RunError
 from ..sandbox import HOST, SandboxError, default_sandbox
-from .common import MIN_MEMORY_MIB, _int_at_least, _positive_seconds, _say, _unit
-from .options import _modes
+from .common import MIN_MEMORY_MIB, int_at_least, positive_seconds, say, number_up_to
+from .options import modes_of
 
 
 def generation_arguments(group, *, note: str = "", samples: str, feedback: str) -> None:
@@ -23,25 +23,25 @@ def generation_arguments(group, *, note: str = "", samples: str, feedback: str) 
     share (one definition, so that they mean the same in both) to ``group``; ``note``
     prefixes each help text (``"--generate: "``), ``samples`` and ``feedback`` say the
     command's defaults of ``--samples`` and ``--feedback-turns``."""
-    group.add_argument("--samples", type=_int_at_least(1), metavar="N", help=f"{note}samples per task ({samples})")
-    group.add_argument("--temperature", type=_unit(2.0), help=f"{note}sampling temperature, 0 to 2 (default: the "
+    group.add_argument("--samples", type=int_at_least(1), metavar="N", help=f"{note}samples per task ({samples})")
+    group.add_argument("--temperature", type=number_up_to(2.0), help=f"{note}sampling temperature, 0 to 2 (default: the "
                        "protocol's, i.e. the paper's)")
-    group.add_argument("--top-p", type=_unit(1.0), help=f"{note}nucleus sampling top_p, 0 to 1 (default: the "
+    group.add_argument("--top-p", type=number_up_to(1.0), help=f"{note}nucleus sampling top_p, 0 to 1 (default: the "
                        "protocol's)")
-    group.add_argument("--max-tokens", type=_int_at_least(1), metavar="N", help=f"{note}completion token limit "
+    group.add_argument("--max-tokens", type=int_at_least(1), metavar="N", help=f"{note}completion token limit "
                        "(max_tokens; default: the protocol's)")
-    group.add_argument("--feedback-turns", type=_int_at_least(0), metavar="K", help=f"{note}verifier-feedback turns "
+    group.add_argument("--feedback-turns", type=int_at_least(0), metavar="K", help=f"{note}verifier-feedback turns "
                        "after the first attempt: each attempt is verified (an ordinary run) and the verifier's message "
                        f"sent back, up to K times ({feedback})")
     group.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME", help=f"{note}the environment "
                        "variable that holds the API key (default OPENAI_API_KEY; never written anywhere; unset: the key "
                        "'EMPTY' is sent, as for a local vLLM without --api-key)")
-    group.add_argument("--concurrency", type=_int_at_least(1), default=4, help=f"{note}requests in flight at once "
+    group.add_argument("--concurrency", type=int_at_least(1), default=4, help=f"{note}requests in flight at once "
                        "(default 4)")
     group.add_argument("--stream", action="store_true", help=f"{note}request streamed completions (server-sent events)")
-    group.add_argument("--request-timeout", type=_positive_seconds, default=600.0, metavar="SECONDS",
+    group.add_argument("--request-timeout", type=positive_seconds, default=600.0, metavar="SECONDS",
                        help=f"{note}timeout of one HTTP request, seconds (default 600)")
-    group.add_argument("--max-retries", type=_int_at_least(0), default=5, metavar="N", help=f"{note}the client's "
+    group.add_argument("--max-retries", type=int_at_least(0), default=5, metavar="N", help=f"{note}the client's "
                        "retries of a request on 429/5xx answers, timeouts and dropped connections, with backoff "
                        "(default 5)")
     group.add_argument("--system-prompt", metavar="TEXT|@FILE", help=f"{note}a system message for every chat (it "
@@ -95,7 +95,7 @@ def _add_generate(sub) -> None:
                    "benchmark's only default mode with a protocol)")
     g.add_argument("--lang", action="append", dest="langs", help="the mode of a benchmark whose modes are languages")
     g.add_argument("--task", action="append", dest="task_ids", help="generate only for this task id; repeatable")
-    g.add_argument("--sample", type=_int_at_least(1), metavar="N", help="N tasks drawn with --seed by the benchmark "
+    g.add_argument("--sample", type=int_at_least(1), metavar="N", help="N tasks drawn with --seed by the benchmark "
                    "(as run --sample)")
     d = g.add_argument_group("decoding and the endpoint (default: the protocol's, i.e. the paper's; recorded as used)")
     generation_arguments(d, samples="default: the protocol's", feedback="default 0; generation.json records the "
@@ -104,10 +104,10 @@ def _add_generate(sub) -> None:
                    "draw); default 0")
     v = g.add_argument_group("the verifier runs of --feedback-turns (as run's options)")
     v.add_argument("--sandbox", choices=list(registry.SANDBOXES), help="where the verifier runs (default: as run's)")
-    v.add_argument("-j", "--jobs", type=_int_at_least(1), default=1, help="jobs run in parallel (default 1)")
-    v.add_argument("--timeout", type=_positive_seconds, default=600.0, help="wall-time limit per job, seconds "
+    v.add_argument("-j", "--jobs", type=int_at_least(1), default=1, help="jobs run in parallel (default 1)")
+    v.add_argument("--timeout", type=positive_seconds, default=600.0, help="wall-time limit per job, seconds "
                    "(default 600)")
-    v.add_argument("--memory", type=_int_at_least(MIN_MEMORY_MIB), default=4096, help="memory limit per job, MiB "
+    v.add_argument("--memory", type=int_at_least(MIN_MEMORY_MIB), default=4096, help="memory limit per job, MiB "
                    "(default 4096)")
     v.add_argument("--cache-dir", type=Path, help="result cache (default $VERIKIT_CACHE or the user cache dir); the "
                    "request cache is its generations/ subdirectory")
@@ -133,7 +133,7 @@ def _sandbox(args) -> str:
 def _generate(args, console: Console, argv) -> int:
     """Generate; print where the files are and what was sent. Exit 0, or GenerateError's code."""
     bench = registry.benchmark(args.benchmark)
-    modes = _modes(args)
+    modes = modes_of(args)
     if len(modes) > 1:
         raise RunError(f"generate takes one --{bench.mode_option} (given: {', '.join(modes)})")
     try:
@@ -152,15 +152,15 @@ def _generate(args, console: Console, argv) -> int:
     try:
         result = generate(spec, args.out, settings=settings, console=console)
     except GenerateError as exc:
-        _say(console, f"error: {exc}")
+        say(console, f"error: {exc}")
         return exc.code
     tasks = len({s["task_id"] for s in result.samples})
     empty = sum(not s["extracted"] for s in result.samples)
-    _say(console, f"generated {len(result.samples)} sample(s) of {tasks} task(s); {empty} with no answer extracted")
+    say(console, f"generated {len(result.samples)} sample(s) of {tasks} task(s); {empty} with no answer extracted")
     for line in result.summary:
-        _say(console, line)
+        say(console, line)
     mode = json.loads(Path(result.generation).read_text(encoding="utf-8"))["mode"]
-    _say(console, f"wrote {result.predictions}, {result.generation} and the transcript {Path(result.generation).parent}"
+    say(console, f"wrote {result.predictions}, {result.generation} and the transcript {Path(result.generation).parent}"
                   f"/transcript.jsonl; score them with: verikit run {args.benchmark} --{bench.mode_option} {mode} "
                   f"--predictions {result.predictions}")
     return result.code

@@ -14,8 +14,8 @@ from .. import __version__, registry
 from ..report import check_run_dir
 from ..results import load_records, record_identity, record_outcome, write_json_atomic
 from ..runner import recheck
-from .common import _int_at_least, _say
-from .options import _command_opts, run_predictions
+from .common import int_at_least, say
+from .options import options_of_run_dir, run_predictions
 
 # harness.hub is imported in the handlers that use it, not here: it loads pyarrow (and
 # numpy), about 90 ms of start-up that every other verikit command would pay.
@@ -58,7 +58,7 @@ def _add_rerun(sub) -> None:
                         "with the run's own benchmark, dataset and options, and report agreement per record")
     rr.add_argument("run_dir", type=Path)
     rr.add_argument("--sandbox", choices=list(registry.SANDBOXES), help="where jobs run (default: the run's own)")
-    rr.add_argument("-j", "--jobs", type=_int_at_least(1), help="jobs in parallel (default: the run's own)")
+    rr.add_argument("-j", "--jobs", type=int_at_least(1), help="jobs in parallel (default: the run's own)")
     rr.add_argument("--data-dir", type=Path, help="data cache (default $VERIKIT_DATA or the user cache dir)")
     rr.set_defaults(handler=_rerun)
 
@@ -72,11 +72,11 @@ def _rerun(args, console: Console, argv) -> int:
     problems = check_run_dir(d) if d.is_dir() else [f"{d}: not a run directory"]
     if problems:
         for prob in problems:
-            _say(console, f"error: {prob}")
+            say(console, f"error: {prob}")
         return 2
     run = json.loads((d / "run.json").read_text(encoding="utf-8"))
     with run_predictions(d, run) as preds:  # RunError (exit 2): the file it scored is not here
-        opts = _command_opts(d, "rerun", sandbox=args.sandbox, parallel=args.jobs, data_dir=args.data_dir,
+        opts = options_of_run_dir(d, "rerun", sandbox=args.sandbox, parallel=args.jobs, data_dir=args.data_dir,
                              predictions=str(preds) if preds else None)
         records = load_records(d / "records.jsonl")
         again, differences = recheck(opts, records, len(records), console=console)
@@ -109,12 +109,12 @@ def _rerun(args, console: Console, argv) -> int:
     recorded_fp = {tc.get("fingerprint") for tc in run.get("toolchains") or []}
     if toolchain and toolchain.get("fingerprint") not in recorded_fp:
         drift = ", ".join(f"{tool}: {v.get('version')}" for tool, v in sorted((toolchain.get("tools") or {}).items()))
-        _say(console, f"note: the toolchain here differs from the run's (fingerprint "
+        say(console, f"note: the toolchain here differs from the run's (fingerprint "
                       f"{toolchain.get('fingerprint', '')[:12]} vs {', '.join(f[:12] for f in recorded_fp if f)}; "
                       f"here: {drift})")
     for diff in differences:
-        _say(console, f"difference: {diff}")
-    _say(console, f"agreement {agree}/{len(rows)} records (verdict and goal counts); details in {d / 'rerun.json'}")
+        say(console, f"difference: {diff}")
+    say(console, f"agreement {agree}/{len(rows)} records (verdict and goal counts); details in {d / 'rerun.json'}")
     return 0 if agree == len(rows) and not differences else 1
 
 
@@ -123,36 +123,36 @@ def _publish(args, console: Console, argv) -> int:
     from .. import hub
 
     if args.dry_run and args.out is None:
-        _say(console, "error: --dry-run needs --out DIR (where the files the commit would add are written)")
+        say(console, "error: --dry-run needs --out DIR (where the files the commit would add are written)")
         return 2
-    say = lambda m: _say(console, m)  # noqa: E731
+    tell = lambda m: say(console, m)  # noqa: E731
     with tempfile.TemporaryDirectory(prefix="verikit-publish-") as tmp:
         try:
             runs = hub.prepare(args.runs, Path(tmp), allow_infra_errors=args.allow_infra_errors,
                                allow_dirty=args.allow_dirty)
         except hub.Refused as exc:
             for line in str(exc).splitlines():
-                _say(console, f"refused: {line}")
-            _say(console, "nothing was published")
+                say(console, f"refused: {line}")
+            say(console, "nothing was published")
             return 2
         if args.dry_run:
             files = hub.dry_run(args.repo, runs, args.out)
             for path, data in sorted(files.items()):
                 print(f"add {path} ({len(data)} bytes)")
-            _say(console, f"dry run: {len(files)} file(s) of one commit to {args.repo} written to {args.out} "
+            say(console, f"dry run: {len(files)} file(s) of one commit to {args.repo} written to {args.out} "
                           f"(card and leaderboard as in an empty repository); nothing was sent")
             return 0
         try:
-            result = hub.publish(args.repo, runs, revision=args.revision, private=args.private, say=say)
+            result = hub.publish(args.repo, runs, revision=args.revision, private=args.private, say=tell)
         except hub.HubError as exc:
-            _say(console, f"error: Hub: {exc}")
+            say(console, f"error: Hub: {exc}")
             return 2
     if result.commit is None:
-        _say(console, f"{args.repo}: every run is already published; no new commit")
+        say(console, f"{args.repo}: every run is already published; no new commit")
         return 0
     for rid in result.added:
-        _say(console, f"published {rid}")
-    _say(console, f"{args.repo}@{args.revision}: commit {result.commit} ({len(result.files)} file(s), "
+        say(console, f"published {rid}")
+    say(console, f"{args.repo}@{args.revision}: commit {result.commit} ({len(result.files)} file(s), "
                   f"{result.attempts} attempt(s))")
     return 0
 
@@ -162,16 +162,16 @@ def _pull(args, console: Console, argv) -> int:
     from .. import hub
 
     try:
-        got = hub.pull(args.repo, args.out, run_id=args.run, revision=args.revision, say=lambda m: _say(console, m))
+        got = hub.pull(args.repo, args.out, run_id=args.run, revision=args.revision, say=lambda m: say(console, m))
     except hub.HubError as exc:
-        _say(console, f"error: Hub: {exc}")
+        say(console, f"error: Hub: {exc}")
         return 2
     bad = 0
     for where, problems in got.items():
         for prob in problems:
             console.print(f"[red]invalid[/red] {prob}", markup=True, highlight=False)
         bad += bool(problems)
-    _say(console, f"{len(got)} run(s) pulled into {args.out}: {len(got) - bad} check, {bad} do not"
+    say(console, f"{len(got)} run(s) pulled into {args.out}: {len(got) - bad} check, {bad} do not"
          + (f"; re-verify one with 'verikit rerun {next(iter(got))}'" if got and not bad else ""))
     return 1 if bad else 0
 

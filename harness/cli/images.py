@@ -11,7 +11,7 @@ from rich.console import Console
 
 from .. import datasets, registry, toolchains
 from ..sandbox import SandboxError, images
-from .common import _say
+from .common import say
 
 
 def _add_images(sub) -> None:
@@ -60,7 +60,7 @@ def _add_images(sub) -> None:
 
 def _images(args, console: Console, argv) -> int:
     try:
-        log = lambda m: _say(console, m)  # noqa: E731
+        log = lambda m: say(console, m)  # noqa: E731
         derived = registry.derived_images()
         if args.images_cmd == "build" and args.file_output and not args.file_format:
             raise SandboxError("-o/--output goes with --format squashfs|sif")
@@ -108,7 +108,7 @@ def _images(args, console: Console, argv) -> int:
                                      force=args.force, log=log)
             print(json.dumps(made, indent=2))
     except SandboxError as exc:
-        _say(console, f"error: {exc}")
+        say(console, f"error: {exc}")
         return 2
     return 0
 

@@ -20,21 +20,21 @@ from ..predictions import scored_file, scored_files
 from ..runner import RunError, RunOptions
 from ..runspec import RunSpec, SpecError
 from ..sandbox import SandboxError, default_sandbox
-from .common import MIN_MEMORY_MIB, _int_at_least, _positive_seconds
+from .common import MIN_MEMORY_MIB, int_at_least, positive_seconds
 
 
-def _run_options(p: argparse.ArgumentParser, *, jobs: bool = True) -> None:
+def add_run_options(p: argparse.ArgumentParser, *, jobs: bool = True) -> None:
     """Options shared by ``run`` and ``reproduce``."""
     p.add_argument("--dataset", help="a registry dataset name, or a path to your own dataset (a directory in one "
                    "of the benchmark's formats, or a YAML file describing it); default: the benchmark's default")
     p.add_argument("--sandbox", choices=list(registry.SANDBOXES),
                    help="where jobs run (default: container when a Docker-API engine answers at DOCKER_HOST "
                         "or the default socket; otherwise the run stops and says how to start one)")
-    p.add_argument("-j", "--jobs", type=_int_at_least(1), default=1, help="jobs run in parallel (at least 1; default 1)")
+    p.add_argument("-j", "--jobs", type=int_at_least(1), default=1, help="jobs run in parallel (at least 1; default 1)")
     p.add_argument("--out", type=Path, default=Path("out"), help="run directory (default ./out)")
-    p.add_argument("--timeout", type=_positive_seconds, default=600.0,
+    p.add_argument("--timeout", type=positive_seconds, default=600.0,
                    help="wall-time limit per job, seconds (finite, above 0; default 600)")
-    p.add_argument("--memory", type=_int_at_least(MIN_MEMORY_MIB), default=4096,
+    p.add_argument("--memory", type=int_at_least(MIN_MEMORY_MIB), default=4096,
                    help=f"memory limit per job, MiB (at least {MIN_MEMORY_MIB}; default 4096)")
     p.add_argument("--cache-dir", type=Path, help="result cache (default $VERIKIT_CACHE or the user cache dir)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
@@ -43,7 +43,7 @@ def _run_options(p: argparse.ArgumentParser, *, jobs: bool = True) -> None:
                    "(e.g. mutants); recorded")
 
 
-def _run_arguments(r: argparse.ArgumentParser, names: list[str]) -> None:
+def add_run_arguments(r: argparse.ArgumentParser, names: list[str]) -> None:
     """The arguments of ``run`` (also those of ``batch plan``)."""
     r.add_argument("benchmark", choices=names)
     r.add_argument("--mode", action="append", dest="modes",
@@ -53,14 +53,14 @@ def _run_arguments(r: argparse.ArgumentParser, names: list[str]) -> None:
                    help="the mode of a benchmark whose modes are languages (its plugin says so; verikit list); "
                         "repeatable")
     r.add_argument("--task", action="append", dest="task_ids", help="run only this task id; repeatable")
-    r.add_argument("--sample", type=_int_at_least(1), metavar="N", help="run N tasks drawn with --seed by the benchmark "
+    r.add_argument("--sample", type=int_at_least(1), metavar="N", help="run N tasks drawn with --seed by the benchmark "
                    "(its own draw where it has one, e.g. stratified by a published result; recorded in run.json)")
     r.add_argument("--predictions", help="predictions JSONL (schemas/predictions.schema.json); needs one mode")
     r.add_argument("--keep-going", action="store_true", help="run the good prediction lines, record the bad ones")
-    _run_options(r)
+    add_run_options(r)
 
 
-def _options(args, console: Console, argv, *, sandbox: str | None = None, **fields):
+def options_from_args(args, console: Console, argv, *, sandbox: str | None = None, **fields):
     """RunOptions from the parsed ``run``/``reproduce`` arguments (``args`` is not changed),
     made once: the options every such command has, plus ``fields`` (other RunOptions
     fields, e.g. the modes, the predictions). The sandbox: ``sandbox`` when given (a
@@ -79,7 +79,7 @@ def _options(args, console: Console, argv, *, sandbox: str | None = None, **fiel
         command=["verikit", *(argv if argv is not None else sys.argv[1:])], **fields)
 
 
-def _modes(args) -> list[str]:
+def modes_of(args) -> list[str]:
     """The modes of ``verikit run``: ``--lang`` for a benchmark whose mode is a proof
     language (NTP4VC), ``--mode`` otherwise. Raises RunError for the wrong option."""
     bench = registry.benchmark(args.benchmark)
@@ -91,10 +91,10 @@ def _modes(args) -> list[str]:
     return given or []
 
 
-def _run_opts(args, console: Console, argv, *, sandbox: str | None = None):
+def run_options_from_args(args, console: Console, argv, *, sandbox: str | None = None):
     """RunOptions of a parsed ``run`` (or ``batch plan``) command line (``sandbox``: as
-    :func:`_options`)."""
-    return _options(args, console, argv, sandbox=sandbox, modes=_modes(args), predictions=args.predictions,
+    :func:`options_from_args`)."""
+    return options_from_args(args, console, argv, sandbox=sandbox, modes=modes_of(args), predictions=args.predictions,
                     keep_going=args.keep_going, task_ids=args.task_ids, sample=args.sample)
 
 
@@ -107,7 +107,7 @@ def read_run_json(run_dir: Path) -> dict:
         raise RunError(f"{where}: cannot be read ({exc})") from None
 
 
-def _command_opts(run_dir: Path, verb: str, **override):
+def options_of_run_dir(run_dir: Path, verb: str, **override):
     """The RunOptions of the run that made ``run_dir``: its run.json ``spec``
     (:meth:`harness.runspec.RunSpec.from_json`) with ``override`` (sandbox, parallel,
     predictions; data_dir, a setting) applied where not None; the cache and the progress
@@ -124,7 +124,7 @@ def _command_opts(run_dir: Path, verb: str, **override):
     if command[1:2] == ["reproduce"]:  # what made it (provenance), not read back
         raise RunError(f"{where}: {verb} needs a run made by 'verikit run' (this one: reproduce; re-run "
                        f"'verikit reproduce' and compare with 'verikit validate DIR --against {run_dir}')")
-    return _spec_options(run_dir, run, **override)
+    return options_of_spec(run_dir, run, **override)
 
 
 @contextlib.contextmanager
@@ -165,7 +165,7 @@ def no_spec(run_dir: Path) -> str:
             f"run cannot be re-planned; run its command again with this verikit")
 
 
-def _spec_options(run_dir: Path, run: dict, **override) -> RunOptions:
+def options_of_spec(run_dir: Path, run: dict, **override) -> RunOptions:
     """The RunOptions of run.json ``run``'s ``spec``, with ``override`` (spec fields, and
     the ``data_dir`` setting) applied where not None; no cache, no progress bar; the
     recorded command kept for provenance. Raises RunError naming run.json when it has no

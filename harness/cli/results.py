@@ -13,8 +13,8 @@ from rich.table import Table
 from ..report import print_summary, read_checked_run_dir
 from ..results import TOLERANCE, S3Store, compare_runs, gc_paused, load_records, write_text_atomic
 from ..runner import RunError, recheck, rejudge
-from .common import _int_at_least, _say
-from .options import _command_opts, _spec_options, no_spec, read_run_json, run_predictions
+from .common import int_at_least, say
+from .options import options_of_run_dir, options_of_spec, no_spec, read_run_json, run_predictions
 
 # harness.htmlreport is imported in ``_report``, not here: with jinja2 it costs every verikit
 # command about 15 ms of start-up, and only ``report`` needs it.
@@ -23,7 +23,7 @@ from .options import _command_opts, _spec_options, no_spec, read_run_json, run_p
 def _add_validate(sub) -> None:
     v = sub.add_parser("validate", help="check a run directory against the schemas (and against a reference run)")
     v.add_argument("run_dir", help="a run directory, or a batch run's S3 URI (s3://..., its reduced run files)")
-    v.add_argument("--recheck", type=_int_at_least(1), metavar="N",
+    v.add_argument("--recheck", type=int_at_least(1), metavar="N",
                    help="also re-run N records drawn at random (--seed) with the real verifier, as the run's "
                         "spec in run.json made them, and compare verdicts and goal counts")
     v.add_argument("--seed", type=int, default=0, help="seed of the --recheck draw (default 0)")
@@ -62,14 +62,14 @@ def _recheck(run_dir: Path, args, console: Console) -> list[str]:
     stack = contextlib.ExitStack()
     try:  # the predictions file it scored: where it was read, or beside run.json
         preds = stack.enter_context(run_predictions(run_dir, read_run_json(run_dir)))
-        opts = _command_opts(run_dir, "--recheck", predictions=str(preds) if preds else None)
+        opts = options_of_run_dir(run_dir, "--recheck", predictions=str(preds) if preds else None)
     except RunError as exc:
         stack.close()
         return [str(exc)]
     with stack:
         records = load_records(run_dir / "records.jsonl")
         again, differences = recheck(opts, records, args.recheck, seed=args.seed, console=console)
-    _say(console, f"rechecked {len(again)} record(s) with the real verifier: {len(differences)} difference(s)")
+    say(console, f"rechecked {len(again)} record(s) with the real verifier: {len(differences)} difference(s)")
     return [f"recheck: {d}" for d in differences]
 
 
@@ -86,17 +86,17 @@ def _rejudge(run_dir: Path, console: Console, records: list[dict] | None = None)
     if not records:
         return []
     if all(r.get("schema_version") == "1.0" for r in records):
-        _say(console, f"note: {len(records)} record(s) were made before verikit kept the tools' outputs (schema 1.0): "
+        say(console, f"note: {len(records)} record(s) were made before verikit kept the tools' outputs (schema 1.0): "
                       "their verdicts are checked against their goal counts only (--recheck N re-runs some)")
         return []
     try:  # a run or a reproduction: its spec, re-planned on the host (nothing runs)
         run = read_run_json(run_dir)
-        opts = _spec_options(run_dir, run, sandbox="host")
+        opts = options_of_spec(run_dir, run, sandbox="host")
         checked, unkept, differences = rejudge(opts, records, run_dir, verifier_state=run.get("verifier_state"),
                                                console=console)
     except (RunError, OSError, ValueError) as exc:
         return [f"re-judge: the run's jobs cannot be re-planned, so its verdicts cannot be re-derived: {exc}"]
-    _say(console, f"re-judged {checked} record(s) from their stored tool output (no tool run): "
+    say(console, f"re-judged {checked} record(s) from their stored tool output (no tool run): "
                   f"{len(differences)} difference(s)" + (f"; {unkept} record(s) of schema 1.0 not re-judged" if unkept else ""))
     return [f"re-judge: {d}" for d in differences]
 
@@ -106,9 +106,9 @@ def _validate(args, console: Console, argv) -> int:
         with tempfile.TemporaryDirectory(prefix="verikit-validate-") as tmp:
             got = S3Store(args.run_dir).download_run(Path(tmp))
             if "run.json" not in got:
-                _say(console, f"error: {args.run_dir}: no run.json (not reduced yet? 'verikit batch status')")
+                say(console, f"error: {args.run_dir}: no run.json (not reduced yet? 'verikit batch status')")
                 return 2
-            _say(console, f"{args.run_dir}: downloaded {', '.join(got)}")
+            say(console, f"{args.run_dir}: downloaded {', '.join(got)}")
             return _validate_dir(Path(tmp), args, console)
     return _validate_dir(Path(args.run_dir), args, console)
 
@@ -121,7 +121,7 @@ def _validate_dir(run_dir: Path, args, console: Console) -> int:
     collector is paused while it holds the run's records (:func:`~harness.results.gc_paused`)."""
     for d in (run_dir, args.against):
         if d is not None and not Path(d).is_dir():
-            _say(console, f"error: {d}: not a run directory")
+            say(console, f"error: {d}: not a run directory")
             return 2
     try:
         run = read_run_json(run_dir)
@@ -139,7 +139,7 @@ def _validate_dir(run_dir: Path, args, console: Console) -> int:
     for prob in problems:
         console.print(f"[red]invalid[/red] {prob}", markup=True, highlight=False)
     if not problems:
-        _say(console, f"{run_dir}: valid (run.json, records.jsonl, report.json)"
+        say(console, f"{run_dir}: valid (run.json, records.jsonl, report.json)"
              + (f"; same verdicts, goal counts and metrics as {args.against}" if args.against else ""))
     return 1 if problems else 0
 
@@ -148,7 +148,7 @@ def _compare(args, console: Console, argv) -> int:
     """``verikit compare EXPECTED ACTUAL``: exit 0 equal, 1 a difference, 2 not run directories."""
     for d in (args.expected, args.actual):
         if not (Path(d) / "records.jsonl").is_file():
-            _say(console, f"error: {d}: not a run directory (no records.jsonl)")
+            say(console, f"error: {d}: not a run directory (no records.jsonl)")
             return 2
     tol = TOLERANCE if args.tolerance is None else args.tolerance
     diffs, counts = compare_runs(args.expected, args.actual, tolerance=tol, subset=args.subset)
@@ -160,9 +160,9 @@ def _compare(args, console: Console, argv) -> int:
             t.add_row(what, a, b)
         console.print(t)
         if len(diffs) > 200:
-            _say(console, f"... and {len(diffs) - 200} more difference(s)")
+            say(console, f"... and {len(diffs) - 200} more difference(s)")
     name = f"claim {args.claim}" if args.claim else str(args.actual)
-    _say(console, f"{'PASS' if not diffs else 'FAIL'} {name}: records {counts['records']}, verdicts equal "
+    say(console, f"{'PASS' if not diffs else 'FAIL'} {name}: records {counts['records']}, verdicts equal "
                   f"{counts['verdicts_equal']}, goal counts equal {counts['goals_equal']}"
                   + (" (a subset: report numbers not compared)" if args.subset else
                      f", report numbers equal {counts['numbers_equal']}/{counts['numbers']} (tolerance {tol:g})")
@@ -184,10 +184,10 @@ def _report(args, console: Console, argv) -> int:
         if args.compare and len(views) != 2:
             raise ReportError(f"--compare takes exactly two runs, got {len(views)}")
     except ReportError as exc:
-        _say(console, f"error: {exc}")
+        say(console, f"error: {exc}")
         return 2
     for v in views:
-        _say(console, f"== {v.path}: {v.report.get('benchmark')} / {v.report.get('dataset')}"
+        say(console, f"== {v.path}: {v.report.get('benchmark')} / {v.report.get('dataset')}"
                       + (f", run id {v.run_id}" if v.run_id else ""))
         print_summary(v.report, console)
         for prob in v.problems:
@@ -204,11 +204,11 @@ def _report(args, console: Console, argv) -> int:
                           b.get("verdict", "-"), a.get("goals", "-"), b.get("goals", "-"))
             console.print(t)
         by = Counter(d["change"] for d in diffs)
-        _say(console, f"{len(diffs)} task(s) differ" + (": " + ", ".join(f"{k} {n}" for k, n in sorted(by.items()))
+        say(console, f"{len(diffs)} task(s) differ" + (": " + ", ".join(f"{k} {n}" for k, n in sorted(by.items()))
                                                          if diffs else ""))
     if args.html:
         write_text_atomic(args.html, render_html(views, compare=args.compare))
-        _say(console, f"wrote {args.html}")
+        say(console, f"wrote {args.html}")
     return 0
 
 

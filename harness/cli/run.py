@@ -12,23 +12,23 @@ from ..metrics import BASIS_EXACT, BASIS_STATISTICAL
 from ..runner import (RunError, check_published_model, default_samples, generate_mode, locked, reproduce,
                       reproduce_generated, run)
 from ..runner.generated import NO_FIGURE
-from .batch import _submit
-from .common import _int_at_least, _say
+from .batch import submit
+from .common import int_at_least, say
 from .generate import generation_arguments, generation_inputs
-from .options import _modes, _options, _run_arguments, _run_options, _run_opts
+from .options import modes_of, options_from_args, add_run_arguments, add_run_options, run_options_from_args
 
 
 def _add_run(sub) -> None:
     names = list(registry.BENCHMARKS)
     r = sub.add_parser("run", help="verify candidates of a benchmark and write run.json, records.jsonl, report.json")
-    _run_arguments(r, names)
+    add_run_arguments(r, names)
     bo = r.add_argument_group("batch (AWS Batch or SLURM; docs: 'Cloud batch (AWS)', 'Running on a cluster')")
     bo.add_argument("--backend", choices=["local", "aws-batch", "slurm"], default="local",
                     help="local: run here (default); aws-batch: plan here, submit an array job, results in S3; "
                     "slurm: plan here, submit an sbatch array job, results in --store")
     bo.add_argument("--s3", metavar="s3://BUCKET/PREFIX", help="aws-batch: where the run's manifest and records go")
     bo.add_argument("--queue", default="verikit", help="aws-batch: job queue (default verikit, made by 'batch setup')")
-    bo.add_argument("--shards", type=_int_at_least(1), default=10,
+    bo.add_argument("--shards", type=int_at_least(1), default=10,
                     help="batch: array size (default 10; fewer when there are fewer jobs; AWS Batch: at most 10,000, "
                     "SLURM: below the cluster's MaxArraySize)")
     bo.add_argument("--image", help="aws-batch: the runner image as the job definition names it (default: the "
@@ -43,7 +43,7 @@ def _add_run(sub) -> None:
     bo.add_argument("--time-limit", metavar="TIME", help="slurm: each array task's time limit, in sbatch --time "
                     "form (minutes, HH:MM:SS, D-HH:MM; default: the longest shard's worst case, at least 1 h, at "
                     "most the partition's MaxTime); a task that reaches it is requeued and resumes")
-    bo.add_argument("--max-running", type=_int_at_least(1), default=100, metavar="N",
+    bo.add_argument("--max-running", type=int_at_least(1), default=100, metavar="N",
                     help="slurm: array tasks running at once (sbatch --array=...%%N; default 100)")
     r.set_defaults(handler=_run)
 
@@ -53,7 +53,7 @@ def _add_reproduce(sub) -> None:
                         "or re-run with the kit's verifiers; with --generate: a model's published figures vs a re-run "
                         "on samples it generates now, statistically), written as a run directory")
     rp.add_argument("benchmark", choices=list(registry.BENCHMARKS))
-    _run_options(rp)
+    add_run_options(rp)
     g = rp.add_argument_group("re-run a model's published figures (--generate; docs: 'Statistical reproduction')")
     g.add_argument("--generate", action="store_true",
                    help="generate candidates with --model at --base-url by the paper's protocol into OUT/generation/, "
@@ -69,7 +69,7 @@ def _add_reproduce(sub) -> None:
     g.add_argument("--lang", action="append", dest="langs", help="--generate: the mode of a benchmark whose modes "
                    "are languages (NTP4VC)")
     g.add_argument("--task", action="append", dest="task_ids", help="--generate: only this task id; repeatable")
-    g.add_argument("--sample", type=_int_at_least(1), metavar="N", help="--generate: N tasks drawn with --seed")
+    g.add_argument("--sample", type=int_at_least(1), metavar="N", help="--generate: N tasks drawn with --seed")
     generation_arguments(g, note="--generate: ", samples="default: what the paper drew for the model, else the "
                          "protocol's", feedback="default: the protocol's, i.e. the paper's")
     rp.set_defaults(handler=_reproduce)
@@ -89,8 +89,8 @@ _GENERATE_ONLY = {"model": ("--model", None), "base_url": ("--base-url", None),
 
 def _run(args, console: Console, argv) -> int:
     if args.backend != "local":
-        return _submit(args, console, argv)
-    opts = _run_opts(args, console, argv)
+        return submit(args, console, argv)
+    opts = run_options_from_args(args, console, argv)
     _, _, code = run(opts, console)
     return code
 
@@ -113,7 +113,7 @@ def _reproduce(args, console: Console, argv) -> int:
                        f"figures from published files and the kit's own runs)")
     # a rescoring-only reproduction runs no tool: no engine needed
     rescoring = not registry.benchmark(args.benchmark).reproduce_modes()
-    rep, code = reproduce(_options(args, console, argv, sandbox="host" if rescoring and args.sandbox is None else None),
+    rep, code = reproduce(options_from_args(args, console, argv, sandbox="host" if rescoring and args.sandbox is None else None),
                           console)
     _print_figures(rep, args, console)
     return code
@@ -132,11 +132,11 @@ def _reproduce_generated(args, console: Console, argv) -> int:
     missing = [opt for opt, v in (("--model", args.model), ("--base-url", args.base_url)) if not v]
     if missing:
         raise RunError(f"reproduce --generate needs {' and '.join(missing)}")
-    mode = generate_mode(bench, _modes(args))
+    mode = generate_mode(bench, modes_of(args))
     published = args.published_model or args.model
     figures = check_published_model(bench, mode, published)
     protocol = bench.protocol(mode)
-    opts = _options(args, console, argv, modes=(mode,), task_ids=args.task_ids, sample=args.sample)
+    opts = options_from_args(args, console, argv, modes=(mode,), task_ids=args.task_ids, sample=args.sample)
     try:
         spec = GenerationSpec(
             benchmark=bench.name, model=args.model, base_url=args.base_url, dataset=args.dataset, mode=mode,
@@ -155,11 +155,11 @@ def _reproduce_generated(args, console: Console, argv) -> int:
         try:
             result = generate(spec, opts.out / "generation", settings=settings, console=console)
         except GenerateError as exc:
-            _say(console, f"error: {exc}")
+            say(console, f"error: {exc}")
             return exc.code
-        _say(console, f"generated {len(result.samples)} sample(s) into {result.predictions}")
+        say(console, f"generated {len(result.samples)} sample(s) into {result.predictions}")
         for line in result.summary:
-            _say(console, line)
+            say(console, line)
         if result.code == 2:  # every request refused: nothing to score
             return 2
         rep, code = reproduce_generated(opts.replace(predictions=str(result.predictions)), published, console)
@@ -200,20 +200,20 @@ def _print_figures(rep, args, console: Console) -> None:
         table.add_row(f"{f['table']} {f['row']} ({f['column']})", paper, _kit_value(f), basis, status)
     Console().print(table)
     for note in rep.notes:
-        _say(console, f"note: {note}")
+        say(console, f"note: {note}")
     s = rep.summary()
     stat = sum(f.get("basis") == BASIS_STATISTICAL for f in rep.figures)
     head = (f"{s['reproduced']} reproduced (published value inside the kit's confidence interval: statistical, "
             f"never exact)" if stat else f"{s['reproduced']} reproduced exactly")
-    _say(console, f"{head}, {s['differs']} differ, {s['not_reproducible']} not reproducible; wrote {args.out}/run.json, "
+    say(console, f"{head}, {s['differs']} differ, {s['not_reproducible']} not reproducible; wrote {args.out}/run.json, "
                   f"records.jsonl, report.json")
     for f in rep.figures:
         if f["status"] == "not_reproducible" and NO_FIGURE in (f.get("notes") or []):
-            _say(console, f"note: {f['row']}: {NO_FIGURE} in {args.benchmark}'s paper for this mode; the kit's values "
+            say(console, f"note: {f['row']}: {NO_FIGURE} in {args.benchmark}'s paper for this mode; the kit's values "
                           f"are listed with their confidence intervals")
             break
     if s["differs"]:
-        _say(console, "error: the kit does not reproduce the paper on the figures marked "
+        say(console, "error: the kit does not reproduce the paper on the figures marked "
                       + ("OUTSIDE THE CI" if stat else "DIFFERS"))
 
 

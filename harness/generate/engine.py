@@ -42,7 +42,7 @@ from ..results.files import write_text_atomic
 from ..runner import RunError, RunOptions, locked, plan_run
 from .client import Completion, Endpoint, EndpointError, key_state, normalise_base_url
 from .outputs import write_outputs
-from .spec import GenerateError, GenerationResult, GenerationSettings, GenerationSpec
+from .spec import GenerateError, GenerationResult, GenerationSettings, GenerationSpec, decoding, resolve_mode
 from .store import TRANSCRIPT, RequestCache, Transcript, read_transcript, request_key
 
 #: Spec fields that may differ when an interrupted generation is resumed (they change how
@@ -74,43 +74,6 @@ class Chat:
 
 def _say(console: Console, text: str) -> None:
     console.print(text, markup=False, highlight=False, soft_wrap=True)
-
-
-def resolve_mode(bench, mode: str | None) -> str:
-    """The one mode generated for: ``mode`` (must be one of the benchmark's), else the
-    only one of its default modes (or modes) that has a protocol.
-
-    Raises:
-        GenerateError: unknown mode, no protocol for it, or several to choose from.
-    """
-    opt = f"--{bench.mode_option}"
-    if mode is not None:
-        if mode not in bench.modes:
-            raise GenerateError(f"unknown {bench.mode_option} {mode!r}; {bench.name} {bench.mode_option}s: "
-                                f"{', '.join(bench.modes)}")
-        return mode
-    have = [m for m in (bench.default_modes or bench.modes) if bench.protocol(m) is not None]
-    if len(have) == 1:
-        return have[0]
-    have = have or [m for m in bench.modes if bench.protocol(m) is not None]
-    if not have:
-        raise GenerateError(f"{bench.name} defines no generation protocol: it cannot be generated for")
-    raise GenerateError(f"{bench.name}: say which {opt} to generate for ({', '.join(have)})")
-
-
-def decoding(spec: GenerationSpec, protocol) -> dict:
-    """The decoding actually used: ``{"samples", "temperature", "top_p", "max_tokens",
-    "feedback_turns", "source": {name: "user" | "protocol" | "default"}}`` (the spec's
-    value, else the protocol's; feedback turns: the spec's, else 0)."""
-    out, source = {}, {}
-    for name in ("samples", "temperature", "top_p", "max_tokens"):
-        given = getattr(spec, name)
-        out[name] = given if given is not None else getattr(protocol, name)
-        source[name] = "user" if given is not None else "protocol"
-    out["feedback_turns"] = spec.feedback_turns if spec.feedback_turns is not None else 0
-    source["feedback_turns"] = "user" if spec.feedback_turns is not None else "default"
-    out["source"] = source
-    return out
 
 
 def run_generation(spec: GenerationSpec, out: Path, settings: GenerationSettings,

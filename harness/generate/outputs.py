@@ -14,7 +14,7 @@ from ..model import sha256_text, utc_now
 from ..resources import kit_info
 from ..results import validate
 from ..results.files import write_json_atomic, write_text_atomic
-from ..runspec import file_sha256
+from ..datasets import sha256_file
 from .client import CONNECT_TIMEOUT_S
 from .spec import GenerationResult
 from .store import TRANSCRIPT
@@ -63,7 +63,7 @@ def write_outputs(gen) -> GenerationResult:
     write_text_atomic(out / "predictions.jsonl",
                       "".join(json.dumps(x, sort_keys=True, ensure_ascii=False) + "\n" for x in lines))
     samples = [_sample(c, line) for c, line in zip(chats, lines)]
-    doc = generation_doc(gen, samples, {"path": "predictions.jsonl", "sha256": file_sha256(out / "predictions.jsonl"),
+    doc = generation_doc(gen, samples, {"path": "predictions.jsonl", "sha256": sha256_file(out / "predictions.jsonl"),
                                         "lines": len(lines)})
     write_json_atomic(out / "generation.json", doc, kind="generation")
     counts, this_call = doc["counts"], doc["this_call"]
@@ -164,7 +164,7 @@ def generation_doc(gen, samples: list[dict], predictions: dict) -> dict:
                    "verified": (sum(s["verdict"] == "verified" for s in samples)
                                 if params["feedback_turns"] else None)},
         "this_call": this_call(gen),
-        "transcript": {"path": TRANSCRIPT, "sha256": file_sha256(gen.out / TRANSCRIPT)},
+        "transcript": {"path": TRANSCRIPT, "sha256": sha256_file(gen.out / TRANSCRIPT)},
         "verifier_runs": list(gen.runs),
         "predictions": predictions,
         "samples": samples,

@@ -21,16 +21,13 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from ..model import Limits
+from ..runspec import SpecError
 
 #: Version of the spec's JSON form (``generation.json`` ``spec.version``).
-SPEC_VERSION = "1"
+GENERATION_SPEC_VERSION = "1"
 #: Request fields the kit sets itself, which ``extra_body`` may not set.
 KIT_FIELDS = ("model", "messages", "temperature", "top_p", "max_tokens", "max_completion_tokens", "seed", "n",
               "stream", "stream_options")
-
-
-class SpecError(ValueError):
-    """A generation spec that cannot be read or is out of range (names the key)."""
 
 
 @dataclass(frozen=True)
@@ -135,7 +132,7 @@ class GenerationSpec:
         out = asdict(self)
         out["task_ids"] = list(self.task_ids) if self.task_ids is not None else None
         out["limits"] = self.limits.to_json()
-        return {"version": SPEC_VERSION, **out}
+        return {"version": GENERATION_SPEC_VERSION, **out}
 
     @classmethod
     def from_json(cls, data: dict) -> "GenerationSpec":
@@ -147,8 +144,9 @@ class GenerationSpec:
         """
         if not isinstance(data, dict):
             raise SpecError("a generation spec is a JSON object")
-        if str(data.get("version")) != SPEC_VERSION:
-            raise SpecError(f"generation spec version {data.get('version')!r}: this kit reads version {SPEC_VERSION}")
+        if str(data.get("version")) != GENERATION_SPEC_VERSION:
+            raise SpecError(f"generation spec version {data.get('version')!r}: "
+                            f"this kit reads version {GENERATION_SPEC_VERSION}")
         names = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - names - {"version"})
         if unknown:
@@ -231,3 +229,40 @@ class GenerationResult:
     samples: list[dict] = field(default_factory=list)
     code: int = 0
     summary: list[str] = field(default_factory=list)
+
+
+def resolve_mode(bench, mode: str | None) -> str:
+    """The one mode generated for: ``mode`` (must be one of the benchmark's), else the
+    only one of its default modes (or modes) that has a protocol.
+
+    Raises:
+        GenerateError: unknown mode, no protocol for it, or several to choose from.
+    """
+    opt = f"--{bench.mode_option}"
+    if mode is not None:
+        if mode not in bench.modes:
+            raise GenerateError(f"unknown {bench.mode_option} {mode!r}; {bench.name} {bench.mode_option}s: "
+                                f"{', '.join(bench.modes)}")
+        return mode
+    have = [m for m in (bench.default_modes or bench.modes) if bench.protocol(m) is not None]
+    if len(have) == 1:
+        return have[0]
+    have = have or [m for m in bench.modes if bench.protocol(m) is not None]
+    if not have:
+        raise GenerateError(f"{bench.name} defines no generation protocol: it cannot be generated for")
+    raise GenerateError(f"{bench.name}: say which {opt} to generate for ({', '.join(have)})")
+
+
+def decoding(spec: GenerationSpec, protocol) -> dict:
+    """The decoding actually used: ``{"samples", "temperature", "top_p", "max_tokens",
+    "feedback_turns", "source": {name: "user" | "protocol" | "default"}}`` (the spec's
+    value, else the protocol's; feedback turns: the spec's, else 0)."""
+    out, source = {}, {}
+    for name in ("samples", "temperature", "top_p", "max_tokens"):
+        given = getattr(spec, name)
+        out[name] = given if given is not None else getattr(protocol, name)
+        source[name] = "user" if given is not None else "protocol"
+    out["feedback_turns"] = spec.feedback_turns if spec.feedback_turns is not None else 0
+    source["feedback_turns"] = "user" if spec.feedback_turns is not None else "default"
+    out["source"] = source
+    return out

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 # Re-exports: the names of the former single module harness/hub.py.
 from ..results import run_id_of  # noqa: F401  (tests import it from here)
-from .card import (CANARY, CARD_TEMPLATE, LEADERBOARD_COLUMNS, LICENSE, RECORD_COLUMNS, RUN_FILES,  # noqa: F401
+from .card import (CARD_TEMPLATE, LEADERBOARD_COLUMNS, LICENSE, RECORD_COLUMNS, RUN_FILES,  # noqa: F401
                    PublishedRun, build_card, leaderboard_rows, records_parquet, repo_files)
 from .publishing import MAX_ATTEMPTS, REPO_TYPE, PublishResult, dry_run, hub_api, prepare, publish  # noqa: F401
 from .pulling import check_published_run, pull  # noqa: F401

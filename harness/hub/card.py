@@ -15,11 +15,10 @@ import pyarrow.parquet as pq
 from .. import __version__, registry
 from ..htmlreport import RunView, render_html
 from ..model import Record, utc_now
-from ..results import OUTPUTS, SUMMED, SUMS, OutputStore
+from ..results import OUTPUTS, SUMMED, SUMS, OutputStore, is_canary
 from ..runner import git_state
 from .runs import LocalRun
 
-CANARY = "canary:"
 RUN_FILES = (*SUMMED, SUMS)
 CARD_TEMPLATE = Path(__file__).resolve().parents[1] / "templates" / "dataset_card.md"
 LICENSE = "mit"
@@ -89,7 +88,7 @@ def leaderboard_rows(run: dict, report: dict, run_id: str) -> list[dict]:
     rows = []
     for mode, m in sorted((report.get("metrics") or {}).items()):
         for model, pm in sorted((m.get("per_model") or {}).items()):
-            if model.startswith(CANARY):
+            if is_canary(model):
                 continue
             ci = pm.get("ci95") or [None, None]
             rows.append({**common, "model": model, "mode": mode, "metric": "verified_rate", "value": pm.get("rate"),

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -15,6 +14,8 @@ import pyarrow.parquet as pq
 
 from ..results.transcripts import carried_generation_path, transcript_path
 from ..report import check_run_dir
+from ..datasets import sha256_file
+from ..model import sha256_text
 from ..results import load_records, run_id_of
 from .publishing import REPO_TYPE, _http_message, _transport_error
 from .runs import HubError
@@ -51,7 +52,7 @@ def check_published_run(run_dir: Path, run_id: str | None = None) -> list[str]:
         p = run_dir / "predictions.jsonl"
         if not p.exists():
             problems.append(f"{p}: missing (run.json says the run scored {want['path']})")
-        elif hashlib.sha256(p.read_bytes()).hexdigest() != want["sha256"]:
+        elif sha256_file(p) != want["sha256"]:
             problems.append(f"{p}: its sha256 is not the one run.json recorded")
     try:
         pub = json.loads((run_dir / "publish.json").read_text(encoding="utf-8"))
@@ -75,7 +76,7 @@ def generation_problems(run_dir: Path, run: dict) -> list[str]:
     if not where.is_file():
         return [f"{where}: missing (run.json links the generation.json of its predictions, {link['path']})"]
     data = where.read_bytes()
-    if hashlib.sha256(data).hexdigest() != link.get("sha256"):
+    if sha256_text(data) != link.get("sha256"):
         return [f"{where}: its sha256 is not the one run.json recorded"]
     try:
         gen = json.loads(data)
@@ -86,7 +87,7 @@ def generation_problems(run_dir: Path, run: dict) -> list[str]:
         return []
     if not transcript.is_file():
         return [f"{transcript}: missing (generation.json records the generation's transcript)"]
-    if hashlib.sha256(transcript.read_bytes()).hexdigest() != sha256:
+    if sha256_file(transcript) != sha256:
         return [f"{transcript}: its sha256 is not the one generation.json recorded"]
     return []
 

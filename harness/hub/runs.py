@@ -4,14 +4,14 @@ or reduced batch run read (:func:`load_run`) and the rules that may refuse it
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..results.transcripts import carried_files, find_generation, transcript_path
-from ..model import Record
+from ..datasets import sha256_file
+from ..model import Record, sha256_text
 from ..predictions import scored_file, scored_files
 from ..report import check_run_dir
 from ..results import S3Store, load_records, run_id_of
@@ -130,7 +130,7 @@ def refusals(lr: LocalRun, *, allow_infra_errors: bool = False, allow_dirty: boo
         if lr.predictions is None:
             problems.append(f"{src}: the predictions it scored ({want['path']}) are not there: without them "
                             f"nobody can re-verify the run")
-        elif hashlib.sha256(lr.predictions).hexdigest() != want["sha256"]:
+        elif sha256_text(lr.predictions) != want["sha256"]:
             problems.append(f"{src}: the predictions file {want['path']} changed since the run "
                             f"(sha256 differs from run.json's)")
     return problems + _transcript_refusals(lr)
@@ -153,7 +153,7 @@ def _transcript_refusals(lr: LocalRun) -> list[str]:
     if not transcript.is_file():
         return [f"{lr.source}: the transcript of its generation ({transcript}) is not there: the conversations "
                 f"behind its predictions would not be published"]
-    if hashlib.sha256(transcript.read_bytes()).hexdigest() != sha256:
+    if sha256_file(transcript) != sha256:
         return [f"{lr.source}: the transcript {transcript} changed since the generation (sha256 differs from "
                 f"{found.name}'s)"]
     return []

@@ -94,9 +94,9 @@ def job_image(bench: Benchmark, mode: str, fetched, log: Callable[[str], None] =
               build: bool = True, sandbox: str = IMAGES) -> str | None:
     """What ``sandbox`` runs ``mode``'s jobs in when the benchmark derives an image for
     the mode (:meth:`~harness.plugin.Benchmark.derived_images`): the sandbox class's
-    :meth:`~harness.model.Sandbox.derived_image` (a container sandbox: the image's tag,
-    built when missing and ``build``; an image-file sandbox: the file), or None when they
-    run in the verifier's toolchain image (or the sandbox runs no image).
+    :meth:`~harness.sandbox.Sandbox.derived_image` (an engine image's tag, the image built
+    first when missing and ``build``; an image file), or None when they run in the
+    verifier's toolchain image (or the sandbox runs no image).
 
     Raises:
         harness.sandbox.SandboxError: no engine, the image cannot be built (its base is
@@ -108,7 +108,15 @@ def job_image(bench: Benchmark, mode: str, fetched, log: Callable[[str], None] =
     from ..sandbox import images
 
     spec = bench.derived_image_spec(mode, fetched, images.fingerprint)
-    return registry.sandbox_class(sandbox).derived_image(spec, log=log, build=build)
+    cls = registry.sandbox_class(sandbox)
+    if build and cls.image_kind == "engine":
+        from ..sandbox.engine import EngineUnavailable
+
+        try:
+            images.build_derived(spec, log=log)
+        except EngineUnavailable as exc:
+            raise SandboxError(f"{exc}" + (f"\n{spec['base_hint']}" if spec.get("base_hint") else "")) from None
+    return cls.derived_image(spec)
 
 
 def probe_toolchain(opts: RunOptions, plan: Plan, sandbox):

@@ -22,8 +22,8 @@ sandbox can come from a plugin. Implementations:
 
 from __future__ import annotations
 
-from ..model import Limits, ProcResult, Sandbox  # noqa: F401  (re-exported: the sandbox vocabulary)
-from .base import SandboxError, collect_files, inside, write_files  # noqa: F401  (re-exported)
+from ..model import Limits, ProcResult  # noqa: F401  (re-exported: the sandbox vocabulary)
+from .base import Sandbox, SandboxError, collect_files, inside, write_files  # noqa: F401  (re-exported)
 
 #: The sandbox that runs the tools installed on this machine: what commands that run no job
 #: (planning, rescoring, reading a run) name, and what needs no engine.
@@ -40,7 +40,7 @@ def default_sandbox() -> str:
     Raises:
         SandboxError: no engine answers (an ``EngineUnavailable``: the message says what to do).
     """
-    from .container import connect
+    from .engine import connect
 
     connect().close()
     return IMAGES

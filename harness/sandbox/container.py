@@ -51,8 +51,9 @@ import time
 import uuid
 from pathlib import Path
 
-from ..model import Limits, ProcResult, Sandbox
-from .base import SandboxError, collect_files, write_files
+from ..model import Limits, ProcResult
+from .base import Sandbox, SandboxError, collect_files, write_files
+from .engine import EngineUnavailable, connect, engine_hint, engine_reachable  # noqa: F401  (the sandbox's engine)
 
 LABEL = "verikit.worker"
 OWNER = f"{socket.gethostname()}:{os.getpid()}"  # lets a later run remove a killed run's workers
@@ -70,44 +71,6 @@ BEAT_S = 1.0
 STALE_S = 5
 WATCH = (f'while sleep 1; do t=$(stat -c %Y {SCRATCH}/{ALIVE} 2>/dev/null) || exit 0; '
          f'[ $(( $(date +%s) - t )) -lt {STALE_S} ] || exit 0; done')
-
-
-class EngineUnavailable(SandboxError):
-    """No container engine answers; the message says how to start one."""
-
-
-def engine_hint() -> str:
-    """How to make an engine reachable, for error messages."""
-    return ("start one, e.g. Podman's Docker-compatible service as root:\n"
-            "  podman system service --time=0 unix:///run/podman/podman.sock &\n"
-            "  export DOCKER_HOST=unix:///run/podman/podman.sock\n"
-            "or Docker (its default socket is found automatically); or pass --sandbox host")
-
-
-def connect(base_url: str | None = None):
-    """A ``docker.DockerClient`` for ``base_url``, ``DOCKER_HOST`` or the default socket.
-
-    Raises:
-        EngineUnavailable: nothing answers (message names the address and how to start one).
-    """
-    import docker
-
-    url = base_url or os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
-    try:
-        client = docker.DockerClient(base_url=url, timeout=120)
-        client.ping()
-    except Exception as exc:  # docker raises several unrelated types for "not there"
-        raise EngineUnavailable(f"no container engine at {url} ({type(exc).__name__}); {engine_hint()}") from exc
-    return client
-
-
-def engine_reachable(base_url: str | None = None) -> bool:
-    """True when a Docker-API engine answers at ``base_url``/``DOCKER_HOST``/default."""
-    try:
-        connect(base_url).close()
-        return True
-    except EngineUnavailable:
-        return False
 
 
 def engine_isolation(client) -> dict[str, str]:
@@ -228,29 +191,32 @@ class ContainerSandbox(Sandbox):
     """
 
     name = "container"
+    image_kind = "engine"
 
     @classmethod
     def create(cls, *, toolchain: str | None = None, slots: int = 1, image: str | None = None) -> "ContainerSandbox":
         """Warm workers of ``image``, else of ``toolchain``'s current Debian image
         (:func:`harness.sandbox.images.resolve`). Raises as the class."""
-        from .images import resolve
-
         return cls(image or resolve(toolchain), slots=slots)
 
     @classmethod
-    def derived_image(cls, spec: dict, *, log=print, build: bool = True) -> str | None:
-        """The tag of the derived image ``spec``, built when missing (``build``).
+    def derived_image(cls, spec: dict) -> str | None:
+        """The tag of the derived image ``spec`` in the engine.
 
         Raises:
-            SandboxError: no engine (with the spec's ``base_hint``), the image cannot be
-                built, or ``build=False`` and it is not built.
+            SandboxError: not built (says how), or no engine (with the spec's ``base_hint``).
         """
-        from . import images
+        from .images.engine import find_image
+        from .images.names import derived_tag
 
+        tag = derived_tag(spec)
         try:
-            return images.build_derived(spec, log=log) if build else images.resolve_derived(spec)
+            found = find_image(connect(), tag)
         except EngineUnavailable as exc:
             raise SandboxError(f"{exc}" + (f"\n{spec['base_hint']}" if spec.get("base_hint") else "")) from None
+        if found is None:
+            raise SandboxError(f"image {tag} is not built; run 'verikit images build {spec['name']}'")
+        return tag
 
     def __init__(self, image: str, *, slots: int = 1, base_url: str | None = None):
         self.client = connect(base_url)
@@ -500,3 +466,22 @@ def remove_orphan_workers(client) -> int:
                 if parent.name.startswith("verikit-worker-") and parent.exists():
                     _remove_tree(parent, client, c.attrs.get("Image"))
     return n
+
+
+def resolve(name: str, base_url: str | None = None) -> str:
+    """The image reference to run toolchain ``name`` in (the current fingerprint's tag,
+    :func:`harness.sandbox.images.image_tag`).
+
+    Raises:
+        SandboxError: not built yet (says how to build it); EngineUnavailable.
+    """
+    from .images.engine import find_image
+    from .images.names import image_tag
+
+    client = connect(base_url)
+    tag = image_tag(name)
+    img = find_image(client, tag)
+    if img is None:
+        raise SandboxError(f"image {tag} (toolchain {name}, current pins) is not built; run "
+                           f"'verikit images build {name}' (or 'nox -s images')")
+    return img.tags[0] if img.tags else tag

@@ -26,7 +26,7 @@ import re
 import shutil
 from pathlib import Path
 
-from ..datasets.core import sha256_file
+from ..datasets import sha256_file
 from ..model import Limits, ProcResult
 from .base import SandboxError
 from .local import HostSandbox
@@ -61,6 +61,7 @@ class ImageFileSandbox(HostSandbox):
 
     name = "imagefile"
     host_tools = False
+    image_kind = "file"
     runtimes: tuple[str, ...] = ()
     image_format = ""
     isolation = {"network": "none", "root": "read-only", "memory": "watchdog", "cpus": "none", "pids": "none"}
@@ -69,20 +70,20 @@ class ImageFileSandbox(HostSandbox):
     def create(cls, *, toolchain: str | None = None, slots: int = 1, image: str | None = None) -> "ImageFileSandbox":
         """The sandbox of the image file ``image``, else of ``toolchain``'s current image
         file in this class's ``image_format``. Raises as the class."""
-        from .images import image_file
+        from .images.names import image_file
 
         return cls(image or image_file(toolchain, cls.image_format))
 
     @classmethod
-    def derived_image(cls, spec: dict, *, log=print, build: bool = True) -> str | None:
+    def derived_image(cls, spec: dict) -> str | None:
         """The image file (this class's ``image_format``) of the derived image ``spec``.
 
         Raises:
             SandboxError: it has not been made (says how).
         """
-        from . import images
+        from .images.names import derived_tag, image_file
 
-        return str(images.image_file(images.derived_tag(spec), cls.image_format))
+        return str(image_file(derived_tag(spec), cls.image_format))
 
     def __init__(self, image: str | Path):
         path = Path(image)

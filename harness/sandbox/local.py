@@ -28,8 +28,8 @@ from pathlib import Path
 
 import psutil
 
-from ..model import Limits, ProcResult, Sandbox
-from .base import collect_files, write_files
+from ..model import Limits, ProcResult
+from .base import Sandbox, collect_files, write_files
 
 POLL_S = 0.05
 

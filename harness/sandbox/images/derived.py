@@ -11,14 +11,10 @@ from pathlib import Path
 from ... import toolchains
 from ...model import utc_now
 from ..base import SandboxError
-from ..container import connect
+from .names import derived_tag
+from ..engine import connect
 from .debian import build, resolve
-from .engine import _cli_build, _find
-
-
-def derived_tag(spec: dict) -> str:
-    """``verikit/<name>:<fp12>`` of a derived image spec (see :func:`build_derived`)."""
-    return f"verikit/{spec['name']}:{spec['fingerprint'][:12]}"
+from .engine import cli_build, find_image
 
 
 def resolve_derived(spec: dict, base_url: str | None = None) -> str:
@@ -28,7 +24,7 @@ def resolve_derived(spec: dict, base_url: str | None = None) -> str:
         SandboxError: not built (says how to build it).
     """
     tag = derived_tag(spec)
-    if _find(connect(base_url), tag) is None:
+    if find_image(connect(base_url), tag) is None:
         raise SandboxError(f"image {tag} is not built; run 'verikit images build {spec['name']}'")
     return tag
 
@@ -56,11 +52,11 @@ def build_derived(spec: dict, *, base_url: str | None = None, engine: str = "pod
     """
     client = connect(base_url)
     tag = derived_tag(spec)
-    if not force and _find(client, tag) is not None:
+    if not force and find_image(client, tag) is not None:
         log(f"{tag}: exists (fingerprint matches), reused")
         return tag
     if spec.get("base_image"):  # an image the user loads (e.g. an upstream image that cannot be built here)
-        if _find(client, spec["base_image"]) is None:
+        if find_image(client, spec["base_image"]) is None:
             raise SandboxError(spec.get("base_hint") or f"base image {spec['base_image']} is not in the engine")
         base = spec["base_image"]
     else:
@@ -78,7 +74,7 @@ def build_derived(spec: dict, *, base_url: str | None = None, engine: str = "pod
         manifest = dict(spec["manifest"], fingerprint=spec["fingerprint"], base_image=base,
                         built_at=utc_now())
         (root / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-        _cli_build(engine, tag, root / "Containerfile", root, {"BASE": base})
+        cli_build(engine, tag, root / "Containerfile", root, {"BASE": base})
     log(f"{tag}: built")
     return tag
 
@@ -92,7 +88,7 @@ def resolve_any(name: str, base_url: str | None = None) -> str:
         SandboxError: no such image (the message says how to build it).
     """
     client = connect(base_url)
-    if _find(client, name) is not None:
+    if find_image(client, name) is not None:
         return name
     try:
         return resolve(name, base_url)

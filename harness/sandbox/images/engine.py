@@ -1,6 +1,6 @@
 """The container engine's side shared by every image kind: finding an image through the
-engine's API (:func:`_find`), and the engine's CLI: ``build`` (:func:`_cli_build`), an
-image's labels (:func:`_image_labels`), its version (:func:`engine_version`). The files
+engine's API (:func:`find_image`), and the engine's CLI: ``build`` (:func:`cli_build`), an
+image's labels (:func:`image_labels`), its version (:func:`engine_version`). The files
 the images are built from (Containerfiles, scripts, Nix expressions) are the kit's own:
 :func:`harness.resources.kit_file`."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from ..base import SandboxError
 
 
-def _find(client, ref: str):
+def find_image(client, ref: str):
     for candidate in (ref, f"localhost/{ref}"):
         try:
             return client.images.get(candidate)
@@ -22,7 +22,7 @@ def _find(client, ref: str):
     return None
 
 
-def _cli_build(engine: str, tag: str, containerfile: Path, context: Path, args: dict[str, str]) -> None:
+def cli_build(engine: str, tag: str, containerfile: Path, context: Path, args: dict[str, str]) -> None:
     """``<engine> build`` (podman or docker CLI; the engine's API build endpoint proved
     unreliable on Podman 4.3: the compat build stalled before running a step).
 
@@ -38,7 +38,7 @@ def _cli_build(engine: str, tag: str, containerfile: Path, context: Path, args: 
                            f"{(proc.stdout + proc.stderr)[-3000:]}")
 
 
-def _image_labels(engine: str, ref: str) -> dict | None:
+def image_labels(engine: str, ref: str) -> dict | None:
     """Labels of image ``ref`` as the engine's CLI reports them; None when it has no such image."""
     proc = subprocess.run([engine, "image", "inspect", "--format", "{{json .Config.Labels}}", ref],
                           capture_output=True, text=True)

@@ -28,44 +28,11 @@ from pathlib import Path
 from ...datasets import sha256_file
 from ...model import utc_now
 from ..base import SandboxError
-from .debian import image_tag
+from .names import FORMATS, file_path, image_file, images_dir  # noqa: F401  (the names the builder uses)
 
-#: ``--format`` -> file suffix.
-FORMATS = {"squashfs": ".sqfs", "sif": ".sif"}
 #: mksquashfs compression: fast to pack and to read (the framac image, 2.6 GB unpacked,
 #: packs in about a minute on two cores).
 SQUASHFS_OPTIONS = ("-noappend", "-comp", "zstd", "-Xcompression-level", "3", "-quiet")
-
-
-def images_dir() -> Path:
-    """Where image files are made and looked up: ``$VERIKIT_IMAGES``, else the user
-    cache dir's ``images`` (e.g. ``~/.cache/verikit/images``). On a cluster, point it at
-    a shared filesystem."""
-    import platformdirs
-
-    env = os.environ.get("VERIKIT_IMAGES")
-    return Path(env) if env else Path(platformdirs.user_cache_dir("verikit")) / "images"
-
-
-def file_path(tag: str, fmt: str, directory: Path | None = None) -> Path:
-    """The image file of image ``tag`` in format ``fmt`` (``squashfs`` or ``sif``)."""
-    name = tag.split("/", 1)[1] if tag.startswith("localhost/") else tag
-    return Path(directory or images_dir()) / (name.replace("/", "-").replace(":", "-") + FORMATS[fmt])
-
-
-def image_file(name: str, fmt: str) -> Path:
-    """The image file that runs toolchain ``name`` (or image tag ``name``, with a ``:``)
-    in format ``fmt``.
-
-    Raises:
-        SandboxError: it has not been made (the message says how).
-    """
-    tag = name if ":" in name else image_tag(name)
-    path = file_path(tag, fmt)
-    if not path.is_file():
-        raise SandboxError(f"no {fmt} image file {path} for {tag}; make it with 'verikit images build "
-                           f"{name.split('/')[-1].split(':')[0]} --format {fmt}' (VERIKIT_IMAGES: the directory)")
-    return path
 
 
 def _run(argv: list[str], what: str, **kwargs) -> subprocess.CompletedProcess:

@@ -9,8 +9,9 @@ import subprocess
 from pathlib import Path
 
 from ... import resources, toolchains
+from ...datasets import sha256_file
 from ..base import SandboxError
-from .engine import _image_labels
+from .engine import image_labels
 
 
 # ---------------------------------------------------------------------------------------
@@ -41,7 +42,7 @@ def nix_fingerprint(name: str, root: Path | None = None) -> str:
     ``fingerprintOf`` in nix/default.nix, which labels the image (tests/test_flake.py)."""
     spec = toolchains.toolchain_spec(name)
     tools = {t: {k: s.get(k) for k in ("probe", "pattern", "published", "nix")} for t, s in spec["tools"].items()}
-    expressions = {rel: hashlib.sha256(p.read_bytes()).hexdigest() for rel, p in nix_expression_files(root).items()}
+    expressions = {rel: sha256_file(p) for rel, p in nix_expression_files(root).items()}
     payload = {"toolchain": name, "flavor": "nix", "tools": tools, "expressions": expressions}
     return hashlib.sha256(toolchains.canonical_json(payload).encode()).hexdigest()
 
@@ -84,7 +85,7 @@ def build_nix(name: str, *, engine: str = "podman", flake: str | None = None, ni
         raise SandboxError(str(exc)) from exc
     fp = nix_fingerprint(name)
     tag = f"verikit/{name}:nix-{fp[:12]}"
-    labels = _image_labels(engine, tag)
+    labels = image_labels(engine, tag)
     if not force and labels is not None and labels.get("verikit.fingerprint") == fp:
         log(f"{tag}: exists (fingerprint matches the pins), reused")
         return tag
@@ -117,7 +118,7 @@ def build_nix(name: str, *, engine: str = "podman", flake: str | None = None, ni
         load = subprocess.run([engine, "load", "-i", str(result)], capture_output=True, text=True)
     if load.returncode != 0:
         raise SandboxError(f"{engine} load of {result} failed: {(load.stdout + load.stderr)[-2000:]}")
-    labels = _image_labels(engine, tag)
+    labels = image_labels(engine, tag)
     if labels is None:
         raise SandboxError(f"{engine} load of {result} did not produce {tag}: {(load.stdout + load.stderr)[-1000:]}")
     if labels.get("verikit.fingerprint") != fp or labels.get("verikit.flavor") != "nix":

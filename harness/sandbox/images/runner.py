@@ -15,11 +15,12 @@ import tempfile
 import urllib.parse
 from pathlib import Path
 
-from ... import plugin, resources, toolchains
+from ... import plugin, resources
+from ...datasets import sha256_file
 from ..base import SandboxError
-from ..container import connect
+from ..engine import connect
 from .derived import resolve_any
-from .engine import _cli_build, _find
+from .engine import cli_build, find_image
 
 
 # --- runner images: a toolchain image plus the kit --------------------------------------------
@@ -79,7 +80,7 @@ def kit_distributions(dest: Path) -> dict:
         raise SandboxError(f"building the kit's wheel from {root} failed (exit {proc.returncode}): "
                            f"{(proc.stdout + proc.stderr)[-2000:]}")
     commit, dirty = resources.git_state(root)
-    return {"wheel": wheels[0], "sdist": sdists[0], "sha256": toolchains.sha256_file(wheels[0]),
+    return {"wheel": wheels[0], "sdist": sdists[0], "sha256": sha256_file(wheels[0]),
             "git_commit": commit, "git_dirty": dirty}
 
 
@@ -161,7 +162,7 @@ def plugin_sources() -> dict:
         h.update(f"{dist.name}\0{dist.version}\n".encode())
         src = _source_dir(dist)
         for f in _source_files(src) if src else []:
-            h.update(f"{f.relative_to(src).as_posix()}\0{toolchains.sha256_file(f)}\n".encode())
+            h.update(f"{f.relative_to(src).as_posix()}\0{sha256_file(f)}\n".encode())
     return {"names": names, "sha256": h.hexdigest()}
 
 
@@ -222,7 +223,7 @@ def build_runner(name: str, *, base_url: str | None = None, engine: str = "podma
         _checkout("a runner image")  # before any engine call: from a wheel, nothing starts
     client = connect(base_url)
     base_ref = resolve_any(name, base_url)
-    base = _find(client, base_ref)
+    base = find_image(client, base_ref)
     toolchain = (base.labels or {}).get("verikit.toolchain") or name
     with tempfile.TemporaryDirectory() as ctx:
         kit = kit or kit_distributions(Path(ctx) / "dist")
@@ -230,7 +231,7 @@ def build_runner(name: str, *, base_url: str | None = None, engine: str = "podma
         shutil.copyfile(kit["wheel"], Path(ctx) / "kit" / kit["wheel"].name)  # the image gets the wheel alone
         plugins = plugin_sources()
         tag = runner_tag(name, base.id, kit["sha256"] + (f"\n{plugins['sha256']}" if plugins["names"] else ""))
-        if not force and _find(client, tag) is not None:
+        if not force and find_image(client, tag) is not None:
             log(f"{tag}: exists (same toolchain image and kit wheel), reused")
             return tag
         python = _suite_python(engine, base_ref)
@@ -242,7 +243,7 @@ def build_runner(name: str, *, base_url: str | None = None, engine: str = "podma
         if wheels:
             log(f"{tag}: with the plugins {', '.join(plugins['names'])}")
         stage = f"{tag}-stage"
-        _cli_build(engine, stage, RUNNER_CONTAINERFILE, Path(ctx), {"BASE": base_ref})
+        cli_build(engine, stage, RUNNER_CONTAINERFILE, Path(ctx), {"BASE": base_ref})
     probe = subprocess.run([engine, "run", "--rm", "--network", "none", stage, "verikit", "batch", "probe", toolchain],
                            capture_output=True, text=True)
     if probe.returncode != 0:
@@ -291,7 +292,7 @@ def runner_toolchain(image: str, base_url: str | None = None) -> dict:
     Raises:
         SandboxError: no such image in the engine, or it is not a runner image.
     """
-    img = _find(connect(base_url), image)
+    img = find_image(connect(base_url), image)
     if img is None:
         raise SandboxError(f"runner image {image} is not in the local engine (build it with "
                            f"'verikit images build NAME --runner', or pull it)")

@@ -5,17 +5,17 @@ the pins (:func:`pull`), and an image pushed to a registry (:func:`push`)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import tempfile
 from pathlib import Path
 
 from ... import toolchains
+from ...datasets import sha256_file
 from ..base import SandboxError
-from ..container import connect
+from ..engine import connect
 from .debian import MANIFEST_PATH, fingerprint, image_tag, resolve
-from .engine import _find, _image_labels
+from .engine import find_image, image_labels
 
 
 def save(name: str, path: Path, *, engine: str = "podman", base_url: str | None = None) -> dict:
@@ -39,7 +39,7 @@ def save_image(tag: str, path: Path, *, engine: str = "podman", base_url: str | 
     Raises:
         SandboxError: no such image, or saving failed.
     """
-    img = _find(connect(base_url), tag)
+    img = find_image(connect(base_url), tag)
     if img is None:
         raise SandboxError(f"no image {tag} in the engine")
     image_id = img.id
@@ -50,10 +50,6 @@ def save_image(tag: str, path: Path, *, engine: str = "podman", base_url: str | 
     proc = subprocess.run(argv, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SandboxError(f"{' '.join(argv)} failed: {proc.stderr[-1000:]}")
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
     digest = None
     try:
         import tarfile
@@ -64,7 +60,7 @@ def save_image(tag: str, path: Path, *, engine: str = "podman", base_url: str | 
     except (KeyError, IndexError, TypeError, ValueError, OSError, tarfile.TarError):
         pass  # not an OCI archive (docker save of an older Docker)
     return {"image": tag, "image_id": image_id, "path": str(path), "format": "oci-archive",
-            "sha256": h.hexdigest(), "bytes": path.stat().st_size, "manifest_digest": digest}
+            "sha256": sha256_file(path), "bytes": path.stat().st_size, "manifest_digest": digest}
 
 
 def image_licenses(tag: str, dest: Path, *, engine: str = "podman") -> int:
@@ -144,7 +140,7 @@ def pull(name: str, ref: str | None = None, *, engine: str = "podman", tls_verif
     proc = subprocess.run(argv, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SandboxError(f"{' '.join(argv)} failed: {proc.stderr.strip()[-1000:]}")
-    labels = _image_labels(engine, ref) or {}
+    labels = image_labels(engine, ref) or {}
     got = subprocess.run([engine, "run", "--rm", "--network", "none", "--entrypoint", "cat", ref, MANIFEST_PATH],
                          capture_output=True, text=True)
     try:

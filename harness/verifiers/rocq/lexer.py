@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from ..proof import blank_span, nested_end, string_end
 
 THEOREM_KEYWORDS = ("Theorem", "Lemma", "Fact", "Remark", "Corollary", "Proposition", "Example")
-_ASSUMPTION_KEYWORDS = {"Axiom", "Axioms", "Parameter", "Parameters", "Conjecture", "Conjectures",
+ASSUMPTION_KEYWORDS = {"Axiom", "Axioms", "Parameter", "Parameters", "Conjecture", "Conjectures",
                         "Hypothesis", "Hypotheses", "Variable", "Variables"}
-_PREFIXES = {"Local", "Global", "Polymorphic", "Monomorphic", "Private", "Program", "Cumulative",
+PREFIXES = {"Local", "Global", "Polymorphic", "Monomorphic", "Private", "Program", "Cumulative",
              "NonCumulative", "Export"}
 _CLOSE = {"Qed", "Defined"}
 
@@ -83,11 +83,11 @@ def sentences(text: str) -> list[Sentence]:
     return out
 
 
-def _keyword(sentence: Sentence) -> tuple[str | None, list[str]]:
+def sentence_keyword(sentence: Sentence) -> tuple[str | None, list[str]]:
     """The sentence's command keyword (after attributes and Local/Global/Program...) and
     the words that follow it."""
     body = re.sub(r"^#\[[^\]]*\]\s*", "", sentence.text)
     words = re.findall(r"[A-Za-z_][\w']*", body)
-    while words and words[0] in _PREFIXES:
+    while words and words[0] in PREFIXES:
         words = words[1:]
     return (words[0], words[1:]) if words else (None, [])

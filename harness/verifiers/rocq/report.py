@@ -10,7 +10,7 @@ import re
 
 from ..proof import Theorem
 from .commands import COMMAND_ENTRIES, TOKEN_ENTRIES
-from .lexer import _ASSUMPTION_KEYWORDS, _PREFIXES, THEOREM_KEYWORDS
+from .lexer import ASSUMPTION_KEYWORDS, PREFIXES, THEOREM_KEYWORDS
 
 #: The kit's report file, compiled after the candidate (:func:`check_file`).
 CHECK = "check.v"
@@ -46,7 +46,7 @@ def reference_lemma(theorem: Theorem) -> str:
     Raises:
         ValueError: the statement does not start with a theorem keyword and the name.
     """
-    m = re.match(r"\s*(?:#\[[^\]]*\]\s*)?(?:(?:" + "|".join(sorted(_PREFIXES)) + r")\s+)*(?:"
+    m = re.match(r"\s*(?:#\[[^\]]*\]\s*)?(?:(?:" + "|".join(sorted(PREFIXES)) + r")\s+)*(?:"
                  + "|".join(THEOREM_KEYWORDS) + r")\s+" + re.escape(theorem.name) + r"(?![\w'])", theorem.statement)
     if not m:
         raise ValueError(f"cannot copy the statement of {theorem.name}: {theorem.statement[:60]!r}")
@@ -141,7 +141,7 @@ def library_axiom_names(grep_output: str) -> set[str]:
     for line in lines[1:]:
         path, _, decl = line.partition(":")
         words = decl.split()
-        if not words or not path.endswith(".v") or words[-1] in _ASSUMPTION_KEYWORDS:
+        if not words or not path.endswith(".v") or words[-1] in ASSUMPTION_KEYWORDS:
             continue
         if path.startswith(where + "/theories/"):
             mod = "Coq." + path[len(where) + len("/theories/"):-2].replace("/", ".")

@@ -12,7 +12,7 @@ import shlex
 from ...model import Limits, ProcResult, Verifier, VerifierResult
 from ..proof import Theorem, statement_sha256
 from .commands import command_heads, command_problems, segmentation_problems, soundness_problems, time_lines
-from .lexer import _ASSUMPTION_KEYWORDS, _PREFIXES, THEOREM_KEYWORDS, _keyword, sentences
+from .lexer import ASSUMPTION_KEYWORDS, PREFIXES, THEOREM_KEYWORDS, sentence_keyword, sentences
 from .report import (BODY, CHECK, COQCHK_LOG, COQCHK_RC, GRAMMAR, JOB_ROOT, LISTING, MODULE, REFERENCE,
                      REFERENCE_REPORT, REPORT, STATEMENT, _errors, added_constants, check_file, library_axiom_names,
                      library_name_matches, local_name, parse_assumptions, printed_type, reference_lemma)
@@ -57,17 +57,17 @@ class Rocq(Verifier):
             sents = sentences(task_text)
         except ValueError as exc:
             raise ValueError(f"{where}:{exc}") from None
-        found = [(i, s) for i, s in enumerate(sents) if _keyword(s)[0] in THEOREM_KEYWORDS]
+        found = [(i, s) for i, s in enumerate(sents) if sentence_keyword(s)[0] in THEOREM_KEYWORDS]
         if len(found) != 1:
             line = found[1][1].line if len(found) > 1 else 1
             raise ValueError(f"{where}:{line}: expected exactly one theorem, found {len(found)}")
         i, stmt = found[0]
         rest = sents[i + 1:]
-        if rest and _keyword(rest[0])[0] == "Proof" and rest[0].text.strip() == "Proof.":
+        if rest and sentence_keyword(rest[0])[0] == "Proof" and rest[0].text.strip() == "Proof.":
             rest = rest[1:]
         if not rest or rest[0].text.strip() != "Admitted." or len(rest) != 1:
             raise ValueError(f"{where}:{stmt.line}: the theorem must be followed by 'Admitted.' and nothing else")
-        name = _keyword(stmt)[1][0]
+        name = sentence_keyword(stmt)[1][0]
         text = task_text[stmt.start:stmt.end]
         return Theorem(name=name, statement=text, statement_sha256=statement_sha256(text),
                        start=rest[0].start, end=rest[0].end, line=stmt.line)
@@ -81,7 +81,7 @@ class Rocq(Verifier):
         except ValueError:
             return None
         for s in sents:
-            kw, rest = _keyword(s)
+            kw, rest = sentence_keyword(s)
             if kw in THEOREM_KEYWORDS and rest[:1] == [name]:
                 st = text[s.start:s.end]
                 return Theorem(name, st, statement_sha256(st), s.end, len(text), s.line)
@@ -96,11 +96,11 @@ class Rocq(Verifier):
         program_defs: list[str] = []
         admits = False
         for s in sentences(text):
-            kw, rest = _keyword(s)
-            if kw in _ASSUMPTION_KEYWORDS:
+            kw, rest = sentence_keyword(s)
+            if kw in ASSUMPTION_KEYWORDS:
                 body = re.sub(r"^#\[[^\]]*\]\s*", "", s.text)
                 body = body.split(None, 1)[1] if len(body.split(None, 1)) > 1 else ""
-                while body.split(None, 1)[0:1] and body.split(None, 1)[0] in _PREFIXES | _ASSUMPTION_KEYWORDS:
+                while body.split(None, 1)[0:1] and body.split(None, 1)[0] in PREFIXES | ASSUMPTION_KEYWORDS:
                     body = body.split(None, 1)[1]
                 if body.lstrip().startswith("("):
                     for group in re.findall(r"\(\s*([^():]*?)\s*:", body):

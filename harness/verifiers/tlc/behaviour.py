@@ -40,7 +40,7 @@ import re
 from collections import deque
 
 from ...model import FOLLOWUP
-from .output import CLASS_ERROR, MSG_SUCCESS, _error_text, parse_state, split_messages
+from .output import CLASS_ERROR, MSG_SUCCESS, error_text, parse_state, split_messages
 
 #: The two harness modules: the bounded domain under the task's constants, and the tests'
 #: inputs under the widened constants. Each writes ``<module>.dot``, ``<module>.out`` (TLC's
@@ -293,7 +293,7 @@ def read_part(files: dict[str, bytes], name: str, params: list[str], inputs: lis
     rc = files.get(f"{FOLLOWUP}{name}.rc", b"").decode().strip()
     errors = [i for i, m in enumerate(out.messages) if m.cls == CLASS_ERROR]
     if errors or out.first(MSG_SUCCESS) is None or rc != "0":
-        detail = _error_text(out, errors[0]) if errors else (out.free.strip()[-300:] or f"exit {rc}")
+        detail = error_text(out, errors[0]) if errors else (out.free.strip()[-300:] or f"exit {rc}")
         return {"outcome": "error", "detail": f"TLC on the harness {name}: {detail}"}
     graph = files.get(f"{FOLLOWUP}{name}.dot")
     if graph is None:

@@ -251,7 +251,7 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _error_text(out: ToolOutput, index: int) -> str:
+def error_text(out: ToolOutput, index: int) -> str:
     """An error message with the messages nested in it (e.g. 1000 + 2132), one line. An
     error with no text of its own takes the next message's even when that one is of class
     0 (TLC 2.15 nests 2266 "The first argument of >= should be an integer" in 1000)."""

@@ -8,7 +8,7 @@ import random
 
 from ...model import FOLLOWUP, ProcResult
 from .output import (CLASS_ERROR, MSG_COMPUTING_INIT, MSG_INVARIANT_BEHAVIOR, MSG_INVARIANT_INITIAL, MSG_SUCCESS,
-                     _error_text, parse_state, split_messages)
+                     error_text, parse_state, split_messages)
 
 #: The invariant probe (:meth:`TLC.followup`): the follow-up run's module, and its bounds
 #: (:func:`probe_variants`).
@@ -83,8 +83,8 @@ def read_probe(proc: ProcResult, states: list[dict[str, str]], *, seed: int = 0)
     errors = [(i, m) for i, m in enumerate(out.messages) if m.cls == CLASS_ERROR]
     init_at = next((i for i, m in enumerate(out.messages) if m.code == MSG_COMPUTING_INIT), None)
     if errors and init_at is not None and errors[0][0] > init_at:
-        return {"outcome": "error", "variants": n, "error": _error_text(out, errors[0][0])}
+        return {"outcome": "error", "variants": n, "error": error_text(out, errors[0][0])}
     if out.first(MSG_SUCCESS) is not None and not errors and ended == "exit 0":
         return {"outcome": "held", "variants": n}
-    detail = _error_text(out, errors[0][0]) if errors else (ended + ": " + text.strip()[-300:])
+    detail = error_text(out, errors[0][0]) if errors else (ended + ": " + text.strip()[-300:])
     return {"outcome": "not_run", "variants": n, "error": detail}

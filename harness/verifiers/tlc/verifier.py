@@ -11,7 +11,7 @@ import shlex
 from ...model import FOLLOWUP, ProcResult, Verifier, VerifierResult
 from .output import (CLASS_ERROR, DUMP_BASENAME, DUMP_FILE, MSG_COMPUTING_INIT, MSG_DEPTH, MSG_INIT_DONE,
                      MSG_INVARIANT_BEHAVIOR, MSG_INVARIANT_INITIAL, MSG_NESTED_EXPRESSIONS, MSG_SANY_FAILED,
-                     MSG_STATS, MSG_SUCCESS, MSG_VERSION, _error_text, _location, _one_line, _sany_error, _stats,
+                     MSG_STATS, MSG_SUCCESS, MSG_VERSION, error_text, _location, _one_line, _sany_error, _stats,
                      model_output, parse_dump, parse_trace, split_messages, success_evidence)
 from .behaviour import PARTS, Unmapped, constants_only, harness_files, read_behaviour
 from .probe import PROBE_MODULE, probe_variants, read_probe
@@ -273,7 +273,7 @@ class TLC(Verifier):
                                   messages=[violated.text], extra=extra)
         if errors:
             i, first = errors[0]
-            text = _error_text(out, i)
+            text = error_text(out, i)
             nested = next((m for m in out.messages[i + 1:] if m.code == MSG_NESTED_EXPRESSIONS), None)
             loc = _location(nested.text) if nested else None
             if init_at is None or i < init_at:
