@@ -155,21 +155,22 @@ def publish(repo_id: str, runs: list[LocalRun], *, revision: str = "main", priva
                                      sorted(files))
         raise HubError(f"{repo_id}: gave up after {MAX_ATTEMPTS} conflicting commits")  # pragma: no cover
     except HfHubHTTPError as exc:
-        raise HubError(f"{repo_id}: {_http_message(exc)}; nothing was committed") from exc
+        raise HubError(f"{repo_id}: {http_message(exc)}; nothing was committed") from exc
     except Exception as exc:  # the HTTP client's transport errors (connection refused or dropped, timeouts)
-        if not _transport_error(exc):
+        if not transport_error(exc):
             raise
         raise HubError(f"{repo_id}: {type(exc).__name__}: {exc}; nothing was committed") from exc
 
 
-def _transport_error(exc: BaseException) -> bool:
+def transport_error(exc: BaseException) -> bool:
     """An error of the HTTP stack under ``huggingface_hub`` (httpx and its forks, or
     requests): the connection failed, was dropped or timed out."""
     return type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "requests", "urllib3") \
         or isinstance(exc, (ConnectionError, TimeoutError))
 
 
-def _http_message(exc) -> str:
+def http_message(exc) -> str:
+    """``"HTTP <status>: <first line>"`` of a Hub client error (status ``?`` without a response)."""
     status = exc.response.status_code if getattr(exc, "response", None) is not None else "?"
     first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return f"HTTP {status}: {first}"

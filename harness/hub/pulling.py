@@ -17,7 +17,7 @@ from ..report import check_run_dir
 from ..datasets import sha256_file
 from ..model import sha256_text
 from ..results import load_records, run_id_of
-from .publishing import REPO_TYPE, _http_message, _transport_error
+from .publishing import REPO_TYPE, http_message, transport_error
 from .runs import HubError
 
 
@@ -143,8 +143,8 @@ def pull(repo_id: str, out: Path, *, run_id: str | None = None, revision: str | 
                        else f"{len(result[dest])} problem(s)"))
             return result
     except HfHubHTTPError as exc:
-        raise HubError(f"{repo_id}: {_http_message(exc)}") from exc
+        raise HubError(f"{repo_id}: {http_message(exc)}") from exc
     except Exception as exc:
-        if not _transport_error(exc):
+        if not transport_error(exc):
             raise
         raise HubError(f"{repo_id}: {type(exc).__name__}: {exc}") from exc
