@@ -4,7 +4,7 @@ The executor knows neither tools nor datasets: a benchmark hands it :class:`Job`
 (files to verify, verifier options, integrity checks already made) and a ``judge``
 callback; a verifier module builds the command and parses the output; a sandbox runs it.
 
-Resume is by content (DESIGN.md): a job's key is the sha256 of the canonical JSON of the
+Resume is by content (docs/guarantees.md): a job's key is the sha256 of the canonical JSON of the
 benchmark name and version, mode, task hash, candidate hash, toolchain fingerprint,
 verifier options and limits. A job whose key is already in the run's ``records.jsonl``
 or in the result cache is not run again. Only ``infra_error`` is retried (``retries``

@@ -1,4 +1,4 @@
-"""The vocabulary of verikit and its declared interfaces (DESIGN.md, "Words").
+"""The vocabulary of verikit and its declared interfaces (docs/architecture.md, "Vocabulary").
 
 This module imports nothing else of the package: every other layer builds on it.
 
@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
-#: Every verdict a record can carry (DESIGN.md). Only ``infra_error`` is retried; it never
+#: Every verdict a record can carry (docs/architecture.md, "Vocabulary"). Only ``infra_error`` is retried; it never
 #: counts as a model failure.
 VERDICTS = ("verified", "failed", "rejected", "timeout", "memout", "invalid", "infra_error")
 

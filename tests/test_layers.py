@@ -1,4 +1,4 @@
-"""The import rules of DESIGN.md, checked on the package's own source (an AST walk, every
+"""The import rules of docs/architecture.md ("Layers"), checked on the package's own source (an AST walk, every
 ``import`` statement counted, those inside functions too):
 
 - no import circle between modules of ``harness``;

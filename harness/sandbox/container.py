@@ -4,9 +4,9 @@ The same code drives Docker on a user's machine and Podman's Docker-compatible s
 (``podman system service --time=0 unix://PATH``) here; the engine is found through
 ``DOCKER_HOST`` or the default socket.
 
-Workers, not one container per job (DESIGN.md: on Podman 4.3 a ``podman run`` costs
-about 170 ms and an SDK round trip about 450 ms): the sandbox keeps one long-lived worker
-container per parallel slot, created with
+Workers, not one container per job (docs/performance.md, "Warm container exec": on Podman
+4.3.1 a no-op job costs about 91 ms through a warm worker, 590 ms with one container per
+job): the sandbox keeps one long-lived worker container per parallel slot, created with
 
 - no network (``network_mode=none``), a read-only root filesystem,
 - one writable bind mount, the worker's scratch root (``/scratch``); each job gets its
