@@ -66,7 +66,7 @@ def view_of(frama_c: str, directory: Path, name: str) -> dict | None:
 def inventory(view: dict, task_view: dict, target: str, mode: str) -> list[tuple[str, str]]:
     """``[(category, construct)]`` of what the candidate wrote."""
     w = integrity.written(view, task_view, target, mode)
-    mine, task = integrity._functions(view), integrity._functions(task_view)
+    mine, task = integrity.functions_by_name(view), integrity.functions_by_name(task_view)
     out = []
     for f in w["code"]:
         out += [(c["kind"], c["name"]) for c in f["constructs"]]

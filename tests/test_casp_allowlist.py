@@ -552,6 +552,6 @@ def test_gotos_fail_termination_only_when_they_form_a_loop():
 def test_reserved_names():
     for name in ("__fc_x", "__FC_x", "Frama_C_show_each", "__builtin_abs", "__e_acsl_x", "__gen_e_acsl_f",
                  "__VERIFIER_nondet_int", "verikit_x", "VERIKIT", "VeriKit_y"):
-        assert integrity._reserved(name), name
+        assert integrity.reserved_name(name), name
     for name in ("vk_helper", "fc_x", "frama_c", "builtin", "divmult", "__retres"):
-        assert not integrity._reserved(name), name
+        assert not integrity.reserved_name(name), name

@@ -225,3 +225,16 @@ def test_the_checker_sees_a_circle_and_a_step_up():
             test_imports_point_down_the_layers()
     finally:
         GRAPH = saved
+
+
+def test_no_private_name_is_imported_from_another_module():
+    """A name with a leading underscore is its module's own: another module of the package
+    that needs it gets a public name (``from .x import _y`` is refused)."""
+    found = []
+    for mod, tree in TREES.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                private = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+                if private:
+                    found.append(f"{mod}:{node.lineno}: {', '.join(private)}")
+    assert not found, found

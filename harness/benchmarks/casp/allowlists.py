@@ -9,7 +9,7 @@ import json
 import re
 from pathlib import Path
 
-from .checks import _check, _functions, _global_key
+from .checks import checked, functions_by_name, global_key
 
 # --- allow-lists for what the candidate wrote (harness/benchmarks/casp/docs.md "Allow-lists") ---
 # Judged on Frama-C's view; anything not listed is rejected, naming the construct and its
@@ -101,7 +101,7 @@ def platform_check(region_pp: dict | None) -> dict | None:
     if text is None:
         return None
     found = sorted(set(_PLATFORM_NAME.findall(text)))
-    return _check("platform-names", [f"{n}: {PLATFORM_MISMATCH[n]}" for n in found],
+    return checked("platform-names", [f"{n}: {PLATFORM_MISMATCH[n]}" for n in found],
                   "no name whose meaning Frama-C's libc and this platform's headers disagree on")
 
 
@@ -113,7 +113,7 @@ def _local_static(variable: dict, construct: dict) -> bool:
         and variable.get("storage") == "static"
 
 
-def _reserved(name: str) -> bool:
+def reserved_name(name: str) -> bool:
     return name.startswith(RESERVED_PREFIXES) or name.lower().startswith(RESERVED_PREFIXES_ANY_CASE)
 
 
@@ -142,12 +142,12 @@ def written(view: dict, task_view: dict, target: str, mode: str) -> dict[str, li
         "occurrences": the declarations as written (Frama-C's untyped AST) the candidate
         added: every re-declaration of a function counts}``.
     """
-    mine, task = _functions(view), _functions(task_view)
+    mine, task = functions_by_name(view), functions_by_name(task_view)
     own = [f for n, f in mine.items() if n not in task and _in_file(f)]
     tgt = [mine[target]] if target in mine else []
     task_vars = {v["name"] for v in task_view.get("variables", [])}
     task_types = {(t["kind"], t["name"]) for t in task_view.get("types", [])}
-    task_globals = {_global_key(g) for g in task_view.get("globals", [])}
+    task_globals = {global_key(g) for g in task_view.get("globals", [])}
 
     def added(key):  # the entries of view[key] in the file beyond the task view's count of each
         before = _count((d for d in task_view.get(key, []) if _in_file(d)), lambda d: (d["kind"], d["name"]))
@@ -166,7 +166,7 @@ def written(view: dict, task_view: dict, target: str, mode: str) -> dict[str, li
         "functions": own,
         "variables": [v for v in view.get("variables", []) if v["name"] not in task_vars and _in_file(v)],
         "types": [t for t in view.get("types", []) if (t["kind"], t["name"]) not in task_types and _in_file(t)],
-        "globals": [g for g in view.get("globals", []) if _global_key(g) not in task_globals],
+        "globals": [g for g in view.get("globals", []) if global_key(g) not in task_globals],
         "declarations": added("declarations"),
         "occurrences": added("occurrences"),
     }
@@ -213,9 +213,9 @@ def allowlist_checks(view: dict, task_view: dict, target: str, mode: str) -> lis
     missing = [k for k in _VIEW_KEYS if k not in view or k not in task_view]
     if missing:
         problem = [f"Frama-C's view lacks {', '.join(missing)} (not written by this kit's view script)"]
-        return [_check(n, problem, "") for n in ("view-complete", "no-reserved-names", "no-redeclarations", "allow-list",
+        return [checked(n, problem, "") for n in ("view-complete", "no-reserved-names", "no-redeclarations", "allow-list",
                                                  "local-storage")]
-    mine, task = _functions(view), _functions(task_view)
+    mine, task = functions_by_name(view), functions_by_name(task_view)
     w = written(view, task_view, target, mode)
 
     # view-complete: nothing the view script could not classify (beyond the task's own)
@@ -226,22 +226,22 @@ def allowlist_checks(view: dict, task_view: dict, target: str, mode: str) -> lis
     # no-reserved-names: names the candidate declares; functions it marks as builtins
     reserved = []
     for f in w["functions"]:
-        if _reserved(f["name"]):
+        if reserved_name(f["name"]):
             reserved.append(f"function {f['name']}() (line {f['line']}): reserved name")
         if f.get("builtin"):
             reserved.append(f"function {f['name']}() (line {f['line']}) is marked as a Frama-C builtin")
-        reserved += [f"parameter {p} of {f['name']}(): reserved name" for p in f["formals"] if _reserved(p)]
+        reserved += [f"parameter {p} of {f['name']}(): reserved name" for p in f["formals"] if reserved_name(p)]
     for f in w["code"]:
         reserved += [f"local {v['name']} of {f['name']}() (line {v['line']}): reserved name" for v in f.get("locals", [])
-                     if not v["temp"] and _reserved(v["name"])]
+                     if not v["temp"] and reserved_name(v["name"])]
     for name, f in mine.items():  # the task's functions (the target first) may not become builtins
         if name in task and f.get("builtin") and not task[name].get("builtin"):
             reserved.append(f"function {name}() of the task is marked as a Frama-C builtin")
-    reserved += [f"variable {v['name']} (line {v['line']}): reserved name" for v in w["variables"] if _reserved(v["name"])]
-    reserved += [f"{t['kind']} {t['name']} (line {t['line']}): reserved name" for t in w["types"] if _reserved(t["name"])]
+    reserved += [f"variable {v['name']} (line {v['line']}): reserved name" for v in w["variables"] if reserved_name(v["name"])]
+    reserved += [f"{t['kind']} {t['name']} (line {t['line']}): reserved name" for t in w["types"] if reserved_name(t["name"])]
     for g in w["globals"]:
         names = [g["name"]] + [m["name"] for m in g.get("members", [])]
-        reserved += [f"logic name {n} (line {g['line']}): reserved name" for n in names if n and _reserved(n)]
+        reserved += [f"logic name {n} (line {g['line']}): reserved name" for n in names if n and reserved_name(n)]
 
     # no-redeclarations: every function the task's view has (its own and the libc its
     # includes declare) keeps its declarations: one the candidate adds merges its
@@ -338,9 +338,9 @@ def allowlist_checks(view: dict, task_view: dict, target: str, mode: str) -> lis
 
     incomplete, reserved, redecl, bad, storage = map(once, (incomplete, reserved, redecl, bad, storage))
     return [
-        _check("view-complete", incomplete, "the view script classified everything"),
-        _check("no-reserved-names", reserved, "no reserved name, no function marked as a Frama-C builtin"),
-        _check("no-redeclarations", redecl, "no declaration added to a function of the task or of Frama-C's libc"),
-        _check("allow-list", bad, "statements, types, attributes, callees, clauses and annotations on the allow-lists"),
-        _check("local-storage", storage, f"locals within {MAX_LOCAL_BYTES} bytes per function, no variable-length array"),
+        checked("view-complete", incomplete, "the view script classified everything"),
+        checked("no-reserved-names", reserved, "no reserved name, no function marked as a Frama-C builtin"),
+        checked("no-redeclarations", redecl, "no declaration added to a function of the task or of Frama-C's libc"),
+        checked("allow-list", bad, "statements, types, attributes, callees, clauses and annotations on the allow-lists"),
+        checked("local-storage", storage, f"locals within {MAX_LOCAL_BYTES} bytes per function, no variable-length array"),
     ]

@@ -11,7 +11,7 @@ from ... import datasets
 from ...model import Candidate
 from ...results import CANARY_PREFIX
 from .cfront import tokens
-from .tasks import CANARY_TASK, SAMPLE_ROOT, Task, _declarator
+from .tasks import CANARY_TASK, SAMPLE_ROOT, Task, task_declarator
 
 _BUNDLED = re.compile(r"^code_with_llm_spec_(?P<provider>[^_]+)_(?P<model>.+)\.c$")
 
@@ -74,7 +74,7 @@ def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, .
     if mode == "gold":
         return []
     t = canary_task(tasks)
-    fn_sig = _declarator(t)
+    fn_sig = task_declarator(t)
     returns_int = [x.text for x in tokens(fn_sig)][:2] == ["int", t.function]
 
     def c(name, output):

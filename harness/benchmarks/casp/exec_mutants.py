@@ -19,7 +19,8 @@ _KEYWORDS = {"if", "else", "for", "while", "do", "return", "switch", "case", "de
 _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--"}
 
 
-def _body_tokens(task) -> list:
+def body_tokens(task) -> list:
+    """The lexer's tokens of the task function's body, braces, ACSL and comments left out."""
     fdef = find_function(task.code, task.function)
     toks = [t for t in tokens(task.code[fdef.body_start: fdef.end]) if t.kind not in ("acsl", "comment")]
     return toks[1:-1]
@@ -35,7 +36,7 @@ def mutants(task, seed: int, k: int = N_MUTANTS) -> tuple[str, list[dict]]:
         operators only), integer constant +-1 and dropped assignment/call statement;
         bodies are token texts joined by spaces (comments and loop annotations dropped).
     """
-    toks = _body_tokens(task)
+    toks = body_tokens(task)
     texts = [t.text for t in toks]
     cands = []
     for i, t in enumerate(toks):

@@ -56,7 +56,7 @@ import re
 from .exec_driver import (CONF, GOLD, HARNESS, MUT, MUT_GOLD, N_INPUTS, N_MUTANTS, RUN, RUN_TIMEOUT_S, Unsupported,
                           directed_values, draw_inputs, harness_c, signature)
 from .cfront import CSyntaxError, function_names
-from .exec_mutants import _body_tokens, mutant_file, mutants
+from .exec_mutants import body_tokens, mutant_file, mutants
 
 # Re-exports: the names of the former single module (tests and the driver's callers read them here).
 from .exec_driver import LOG, MAX_LEN, PAIR_PARAMS  # noqa: F401
@@ -105,7 +105,7 @@ def job_files(task, mode: str, candidate_c: str, header: str | None, seed: int, 
     files = {HARNESS: harness, RUN: candidate_c + include, GOLD: task.gold + "\n" + task.suffix + include}
     muts: list[dict] = []
     if header is not None and n_mutants:
-        toks = _body_tokens(task)
+        toks = body_tokens(task)
         if not any(t.text == "goto" for t in toks):
             original, muts = mutants(task, seed, n_mutants)
             if muts:

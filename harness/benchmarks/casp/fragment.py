@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 
 from .allowlists import LIBC, written
-from .checks import _check
+from .checks import checked
 
 #: The names of the rules of this module (the records' ``checks``).
 RULES = ("typed-memory", "no-from", "compiler-agrees", "well-founded-logic")
@@ -185,9 +185,9 @@ def fragment_checks(view: dict, task_view: dict, target: str, mode: str, compile
                  "axiom, which no function may satisfy (f(x) = f(x) + 1 proves anything)"
                  for r in view["recursive_logic"] if r["recursion"] != "guarded" and r["name"] not in task_logic]
     return [
-        _check("typed-memory", memory, "no union punning, pointer cast or bit-field store outside WP's Typed model"),
-        _check("no-from", froms, "no \\from clause (WP does not check dependencies)"),
-        _check("compiler-agrees", compiler, compiler_ok),
-        _check("well-founded-logic", logic, "every recursive logic definition the candidate adds decreases an integer "
+        checked("typed-memory", memory, "no union punning, pointer cast or bit-field store outside WP's Typed model"),
+        checked("no-from", froms, "no \\from clause (WP does not check dependencies)"),
+        checked("compiler-agrees", compiler, compiler_ok),
+        checked("well-founded-logic", logic, "every recursive logic definition the candidate adds decreases an integer "
                                             "parameter under a lower bound"),
     ]

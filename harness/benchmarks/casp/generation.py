@@ -14,7 +14,7 @@ from pathlib import Path
 from ...model import Record
 from ...plugin import Protocol
 from ..prompting import fenced_blocks, json_object_with, load_templates, nonempty, pick_block, render, strip_reasoning
-from .tasks import Task, _declarator
+from .tasks import Task, task_declarator
 
 #: The templates of ``prompts.yaml`` (id -> :class:`~harness.plugin.PromptTemplate`).
 TEMPLATES = load_templates(Path(__file__).resolve().parent / "prompts.yaml")
@@ -84,7 +84,7 @@ def messages(task: Task, mode: str) -> list[dict]:
         body = render(TEMPLATES[first], function=task.function, prelude=prelude, code=task.code.strip("\n"))
     else:
         body = render(TEMPLATES[first], function=task.function, prelude=prelude, contract=task.contract.strip("\n"),
-                      declarator=_declarator(task).strip())
+                      declarator=task_declarator(task).strip())
     return [{"role": "user", "content": body + "\n\n" + render(TEMPLATES[fmt])}]
 
 

@@ -71,7 +71,7 @@ import re
 
 from ...model import Job, VerifierResult
 from .allowlists import allowlist_checks, platform_check
-from .checks import _check, _functions, _global_key
+from .checks import checked, functions_by_name, global_key
 from .fragment import RULES as FRAGMENT_RULES
 from .fragment import fragment_checks
 from .soundness import dead_code_check
@@ -79,7 +79,7 @@ from .soundness import dead_code_check
 # Re-exports: the names of the former single module (tests, scripts and core read them here).
 from .allowlists import (ALLOWED_ATTRIBUTES, ALLOWED_CLAUSES, ALLOWED_CODE_ANNOTATIONS,  # noqa: F401
                          ALLOWED_DECLARATIONS, ALLOWED_LIBC_CALLEES, ALLOWED_STATEMENTS, ALLOWED_TYPES,
-                         MAX_LOCAL_BYTES, RESERVED_PREFIXES, RESERVED_PREFIXES_ANY_CASE, _reserved, written)
+                         MAX_LOCAL_BYTES, RESERVED_PREFIXES, RESERVED_PREFIXES_ANY_CASE, reserved_name, written)
 from .soundness import (REQUIRES, SOUND, SOUNDNESS_RULES, record_soundness, requires_check,  # noqa: F401
                         task_soundness)
 
@@ -120,12 +120,12 @@ def preprocessing_check(region: str | None, region_pp: dict | None, region_err: 
     outs = region_pp or {}
     if "exited" in (region_err or "") or any(outs.get(k) is None for k in ("comments", "no_comments", "tokens")):
         first = [x for x in (region_err or "no output").strip().splitlines() if "exited" in x][:1]
-        return _check("no-preprocessing", [f"the preprocessor failed on the candidate's text: {first[0] if first else ''}"],
+        return checked("no-preprocessing", [f"the preprocessor failed on the candidate's text: {first[0] if first else ''}"],
                       "")
     def ws(t):
         return re.sub(r"\s+", "", t)
     same = ws(region) == ws(outs["comments"]) and ws(outs["no_comments"]) == ws(outs["tokens"])
-    return _check("no-preprocessing", [] if same else
+    return checked("no-preprocessing", [] if same else
                   ["the preprocessor changes the candidate's text (a directive, in some spelling, or a line splice)"],
                   "the preprocessor leaves the candidate's text unchanged")
 
@@ -150,7 +150,7 @@ def view_checks(view: dict, task_view: dict, target: str, mode: str) -> list[dic
         ``[{"name", "ok", "detail"}]`` for task-unchanged, no-trusted-declarations,
         no-axioms, no-admit-or-check, no-asm.
     """
-    mine, task = _functions(view), _functions(task_view)
+    mine, task = functions_by_name(view), functions_by_name(task_view)
     changed, trusted, admits, asm = [], [], [], []
     f = mine.get(target)
     if f is None or not f["defined"]:
@@ -183,18 +183,18 @@ def view_checks(view: dict, task_view: dict, target: str, mode: str) -> list[dic
         if c["name"] not in task or mode == "code-from-spec":
             admits += [f"{a['text']} (line {a['line']})" for a in c["annotations"] if a["status"] != "assert"]
             asm += [f"inline assembly in {c['name']}() (line {line})" for line in c["asm"]]
-    task_globals = {_global_key(g) for g in task_view.get("globals", [])}
-    added = [g for g in view.get("globals", []) if _global_key(g) not in task_globals]
+    task_globals = {global_key(g) for g in task_view.get("globals", [])}
+    added = [g for g in view.get("globals", []) if global_key(g) not in task_globals]
     axioms = [f"{g['kind']} {g['name']} (line {g['line']})".replace("  ", " ") for g in added
               if g["kind"] not in ALLOWED_GLOBALS or g["axioms"]]
     axioms += [f"{m['kind']} {m['name']} in axiomatic {g['name']} (line {g['line']})".replace("  ", " ")
                for g in added for m in g.get("members", []) if m["kind"] not in ALLOWED_GLOBALS]
     return [
-        _check("task-unchanged", changed, "the task's functions, signatures and fixed contract/body as Frama-C parsed them"),
-        _check("no-trusted-declarations", trusted, "no body-less function of the candidate's carries a contract or is called"),
-        _check("no-axioms", axioms, f"{len(added)} global annotation(s) added: logic definitions/types/lemmas only"),
-        _check("no-admit-or-check", admits, "no admit or check in what the candidate wrote"),
-        _check("no-asm", asm, "no inline assembly"),
+        checked("task-unchanged", changed, "the task's functions, signatures and fixed contract/body as Frama-C parsed them"),
+        checked("no-trusted-declarations", trusted, "no body-less function of the candidate's carries a contract or is called"),
+        checked("no-axioms", axioms, f"{len(added)} global annotation(s) added: logic definitions/types/lemmas only"),
+        checked("no-admit-or-check", admits, "no admit or check in what the candidate wrote"),
+        checked("no-asm", asm, "no inline assembly"),
     ] + allowlist_checks(view, task_view, target, mode)
 
 
@@ -208,7 +208,7 @@ def termination(view: dict, target: str, unproved: list[str]) -> tuple[str, list
         ``(status, problems)``: status ``proved`` | ``assumed`` | ``failed``; problems
         say why it failed or what was assumed.
     """
-    mine = _functions(view)
+    mine = functions_by_name(view)
     problems, assumed = [], []
     reach, stack = [], [target]
     while stack:  # the functions the target reaches through direct calls
@@ -282,7 +282,7 @@ def vacuity_check(havoc: VerifierResult | None, inconsistent: list[str], dead: l
             problems.append("the contract has no ensures clause")
         elif g.proved == g.total:
             problems.append(f"vacuous: every ensures holds whatever the function does ({detail})")
-    return _check("not-vacuous", problems, detail)
+    return checked("not-vacuous", problems, detail)
 
 
 def judge(job: Job, result: VerifierResult, target: str) -> tuple[str, str] | None:
@@ -308,7 +308,7 @@ def judge(job: Job, result: VerifierResult, target: str) -> tuple[str, str] | No
             checks.append(platform_check(art.get("region_pp")))
     view, task_view = art.get("view"), art.get("task_view")
     if task_view is None:
-        checks.append(_check("task-view", ["Frama-C could not parse the task's fixed part"], ""))
+        checks.append(checked("task-view", ["Frama-C could not parse the task's fixed part"], ""))
     elif view is not None:
         checks += view_checks(view, task_view, target, job.mode)
         checks += fragment_checks(view, task_view, target, job.mode, art.get("compiler_log"))
@@ -328,7 +328,7 @@ def judge(job: Job, result: VerifierResult, target: str) -> tuple[str, str] | No
     term_problems: list[str] = []
     if job.mode == "code-from-spec" and view is not None and task_view is not None:
         status, term_problems = termination(view, target, [g["name"] for g in result.goal_results])
-        t = _functions(task_view).get(target) or {}
+        t = functions_by_name(task_view).get(target) or {}
         if not any(k["kind"] == "ensures" for k in t.get("clauses", [])):
             result.extra["trivial_task"] = True
     result.extra["termination"] = status

@@ -10,7 +10,7 @@ from functools import lru_cache
 from ...model import Candidate, Job, VerifierResult, sha256_text
 from . import execution, integrity
 from .cfront import CSyntaxError, acsl_blocks, code_tokens, find_function, normalize_acsl, tokens
-from .tasks import MODES, NAME, VERSION, Task, _declarator
+from .tasks import MODES, NAME, VERSION, Task, task_declarator
 
 REGION, REFERENCE, HAVOC = integrity.REGION, integrity.REFERENCE, integrity.HAVOC
 _STORAGE = {"static", "inline", "__inline", "__inline__", "extern"}
@@ -20,7 +20,7 @@ def _havoc_definition(task: Task) -> str:
     """The task's function with a body that returns an arbitrary value (an
     uninitialised local) and assigns nothing, for the vacuity check; the declarator is
     the task's own text."""
-    declarator = _declarator(task).rstrip()
+    declarator = task_declarator(task).rstrip()
     toks = [t.text for t in tokens(declarator)]
     ret = [t for t in toks[: toks.index(task.function)] if t not in _STORAGE]
     if ret == ["void"]:
@@ -31,7 +31,7 @@ def _havoc_definition(task: Task) -> str:
 def _formals(task: Task) -> list[str] | None:
     """The parameter names of the task's function, read from its declarator (the task's
     own text, not a candidate's): see :func:`_param_names`."""
-    return _param_names(_declarator(task), task.function)
+    return _param_names(task_declarator(task), task.function)
 
 
 def _param_names(declarator: str, name: str) -> list[str] | None:
@@ -76,7 +76,7 @@ def _requires_probe(task: Task, header: str) -> str | None:
     names = _formals(task)
     if names is None:
         return None
-    declarator = _declarator(task).rstrip()
+    declarator = task_declarator(task).rstrip()
     probe = re.sub(rf"\b{re.escape(task.function)}\b", "vk_requires_probe", declarator, count=1)
     toks = [t.text for t in tokens(declarator)]
     ret = [t for t in toks[: toks.index(task.function)] if t not in _STORAGE]
@@ -118,7 +118,7 @@ def _soundness_file(task: Task) -> str:
     guarantees (its ensures, with the prelude's axioms on the symbols it uses) contradicts
     its requires; its requires smoke test when the requires itself does. Made once per
     task text (every candidate of a task has the same)."""
-    return _soundness_text(task.gold, task.prelude, task.contract, _declarator(task), task.function)
+    return _soundness_text(task.gold, task.prelude, task.contract, task_declarator(task), task.function)
 
 
 @lru_cache(maxsize=256)
@@ -200,7 +200,7 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
                 files["candidate.c"] = (task.prelude + before + _sep(before) + task.contract + "\n" + function + after + "\n"
                                         + task.suffix)
                 files[REGION] = before + _sep(before) + function + after + "\n"
-                task_part[REFERENCE] = (task.prelude + task.contract + "\n" + _declarator(task).rstrip() + ";\n"
+                task_part[REFERENCE] = (task.prelude + task.contract + "\n" + task_declarator(task).rstrip() + ";\n"
                                         + task.suffix)
         else:
             raise ValueError(f"unknown CASP mode {mode!r}; modes: {', '.join(MODES)}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ...model import Job, VerifierResult
-from .checks import _check
+from .checks import checked
 
 #: The files a job ships for these checks: the task's fixed part with its gold code (every
 #: mode), and the requires probe (spec-from-code).
@@ -99,9 +99,9 @@ def dead_code_check(dead: list[str], smoke_by_function: dict[str, list[str]], vi
     """
     dead = [n for n in dead if _DEAD_SID.search(n)]
     if not dead:
-        return _check("no-dead-code-proof", [], "no unreachable code")
+        return checked("no-dead-code-proof", [], "no unreachable code")
     if task_sound is False:
-        return _check("no-dead-code-proof", [f"unreachable code in a proof on an inconsistent task: smoke test {n} failed"
+        return checked("no-dead-code-proof", [f"unreachable code in a proof on an inconsistent task: smoke test {n} failed"
                                              for n in dead], "")
     bodiless = {f["name"] for f in (view or {}).get("functions", []) if not f.get("defined")}
     problems = []
@@ -117,7 +117,7 @@ def dead_code_check(dead: list[str], smoke_by_function: dict[str, list[str]], vi
                 problems.append(f"in {fn}(), the call to {m['callee']}() (statement s{m['sid']}) is reachable but what "
                                 f"follows it is not (smoke test {after[0]} failed): the call cannot return there, "
                                 f"the proof depends on dead code")
-    return _check("no-dead-code-proof", problems,
+    return checked("no-dead-code-proof", problems,
                   f"unreachable code only where the precondition excludes it ({', '.join(dead[:3])})")
 
 

@@ -1,6 +1,6 @@
 """CASP tasks: the benchmark's constants, :class:`Task` (one pair of the dataset, or one
 file of a user's own dataset), the loading of a dataset's tasks (its formats:
-:mod:`.sources`), and the task's own declarator of its function (:func:`_declarator`)."""
+:mod:`.sources`), and the task's own declarator of its function (:func:`task_declarator`)."""
 
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ def load_tasks(fetched) -> list[Task]:
     return [_from_spec(t) for t in tasks_from(fetched, format="pairs" if subdir else None, subdir=subdir)]
 
 
-def _declarator(task: Task) -> str:
+def task_declarator(task: Task) -> str:
     """The task's own declarator of its function, as written: return type, name,
     parameters and the white space up to the body's brace (found once per task text)."""
     return _declarator_in(task.code, task.function)

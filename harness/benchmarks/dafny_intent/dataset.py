@@ -52,7 +52,9 @@ def _files(fetched) -> dict[str, Path]:
             if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)}
 
 
-def _path(fetched, rel: str) -> Path:
+def dataset_file(fetched, rel: str) -> Path:
+    """The path of the dataset file ``rel`` in ``fetched`` (a fetched registry dataset, or a
+    directory). Raises TaskFileError when the dataset has no such file."""
     files = getattr(fetched, "files", None)
     if files is None:
         return Path(fetched) / rel
@@ -144,7 +146,7 @@ def read_labels(fetched) -> dict[str, dict]:
     """
     if not is_registry(fetched):
         return {}
-    path = _path(fetched, RQ3_JSON)
+    path = dataset_file(fetched, RQ3_JSON)
     out = {}
     for e in _read_entries(path, str(path)):
         label, tags = human_label(e.get("note"))
@@ -160,7 +162,7 @@ def survey(fetched) -> tuple[list[Task], list[Skipped]]:
     labels = read_labels(fetched)
     tasks, skipped = [], []
     for tid, rel in program_files(fetched):
-        text = _path(fetched, rel).read_text(encoding="utf-8")
+        text = dataset_file(fetched, rel).read_text(encoding="utf-8")
         info = labels.get(tid)
         r = read_task(text, rel, tid, source="gpt-4" if info else GOLD, label=info["label"] if info else None)
         (tasks if isinstance(r, Task) else skipped).append(r)
@@ -206,7 +208,7 @@ def convert_generations(fetched, tasks: list[Task], *, path: Path | None = None,
             raise TaskFileError(f"dafny-intent: unknown generation file {rq!r}: no such file, and not one of "
                                 f"{', '.join(RQ_FILES)}")
         where = RQ_FILES[rq]
-        path = _path(fetched, where)
+        path = dataset_file(fetched, where)
     entries = read_generations(path, where)
     wanted = {t.task_id for t in tasks}
     out, seen = [], set()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ...plugin import Protocol
 from ..prompting import fenced_blocks, load_templates, nonempty, pick_block, render, strip_reasoning
-from .dataset import _path
+from .dataset import dataset_file
 from .grammar import Decl, TaskFileError
 from .tests import Task
 
@@ -51,7 +51,7 @@ def descriptions(fetched) -> dict[str, str]:
     key = id(fetched)
     if key not in _DESCRIPTIONS or _DESCRIPTIONS[key][0] is not fetched:
         try:
-            path = _path(fetched, DESCRIPTIONS)
+            path = dataset_file(fetched, DESCRIPTIONS)
         except TaskFileError:
             path = None
         out: dict[str, str] = {}

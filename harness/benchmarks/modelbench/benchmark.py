@@ -23,7 +23,7 @@ from .postprocess import config_text, postprocess
 from .programs import behaviour_option, parameters_of
 from .stages import STAGES, table1_counts
 from .tasks import (BUNDLED_MODEL, CONTAINER_ONLY, DATA_DIR, DEFAULT_MODES, MODES, NAME, NOT_REPRODUCIBLE,
-                    TABLE1_NOT_REPRODUCIBLE, VERIFIER, VERSION, Task, _check_mode, _repo_rel, load_tasks, prompt,
+                    TABLE1_NOT_REPRODUCIBLE, VERIFIER, VERSION, Task, check_mode, repo_rel, load_tasks, prompt,
                     task_table)
 
 # Re-exports: the names of the former single module (the package __init__ imports them from here).
@@ -40,7 +40,7 @@ def verifier_for(mode: str) -> str:
     Raises:
         ValueError: unknown mode.
     """
-    _check_mode(mode)
+    check_mode(mode)
     return VERIFIER
 
 
@@ -71,7 +71,7 @@ def bundled_candidates(fetched, mode: str) -> list[Candidate]:
         module, sample = f.name[:-4].rsplit(".s", 1)
         tid = module.replace("HumanEval_", "HumanEval/")
         out.append(Candidate(tid, BUNDLED_MODEL, int(sample), f.read_text(encoding="utf-8"),
-                             f"bundled:{_repo_rel(f)}"))
+                             f"bundled:{repo_rel(f)}"))
     return out
 
 
@@ -419,7 +419,7 @@ class ModelBench(Benchmark):
         Raises:
             ValueError: unknown mode, or ``shots`` other than the mode's.
         """
-        _check_mode(mode)
+        check_mode(mode)
         n = 0 if mode == "original-zeroshot" else 2
         if shots is not None and shots != n:
             raise ValueError(f"Model-Bench's {mode} has {n} example(s), not {shots}; the settings are the modes "

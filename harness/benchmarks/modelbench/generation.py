@@ -10,8 +10,8 @@ import re
 from ...model import Record
 from ...plugin import Protocol
 from ..prompting import message, nonempty, strip_reasoning
-from .postprocess import _HEADER_RAW, extract_module
-from .tasks import TEMPLATES, Task, _check_mode, prompt
+from .postprocess import HEADER_RAW, extract_module
+from .tasks import TEMPLATES, Task, check_mode, prompt
 
 #: The extraction rule's id and its sentence (recorded in generation.json).
 EXTRACTION = "first-module-block"
@@ -38,7 +38,7 @@ def protocol(mode: str) -> Protocol:
     Raises:
         ValueError: unknown mode.
     """
-    _check_mode(mode)
+    check_mode(mode)
     return Protocol(templates=(TEMPLATES["modelbench-generate"], TEMPLATES["modelbench-fix"]),
                     extraction=EXTRACTION, extraction_doc=EXTRACTION_DOC, samples=3, temperature=0.7, top_p=None,
                     max_tokens=None, feedback_turns=FIX_TURNS, source=PROTOCOL_SOURCE)
@@ -62,7 +62,7 @@ def extract(completion: str) -> str | None:
     block, notes = extract_module(text)
     if notes:
         return nonempty(block)
-    return text if _HEADER_RAW.search(text) else None
+    return text if HEADER_RAW.search(text) else None
 
 
 def tlc_error(record: Record) -> str:

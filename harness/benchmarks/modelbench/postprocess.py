@@ -95,7 +95,7 @@ def extract_module(output: str) -> tuple[str, list[str]]:
     return output, []
 
 
-_HEADER_RAW = re.compile(r"-{4,}[ \t]*MODULE[ \t]+([A-Za-z0-9_]+)[ \t]*-{4,}")
+HEADER_RAW = re.compile(r"-{4,}[ \t]*MODULE[ \t]+([A-Za-z0-9_]+)[ \t]*-{4,}")
 
 
 def module_span(text: str) -> tuple[str, str, str]:
@@ -105,7 +105,7 @@ def module_span(text: str) -> tuple[str, str, str]:
     whole text is the module when there is no header. A kit-side reading for the
     post-processing only: what the candidate contains is judged on SANY's own parse, and
     the post-processing's reading must agree with it (:mod:`.integrity`)."""
-    m = _HEADER_RAW.search(text)
+    m = HEADER_RAW.search(text)
     if not m:
         return "", text, ""
     start = text.rfind("\n", 0, m.start()) + 1

@@ -91,7 +91,7 @@ def module_for(task_id: str) -> str:
     return re.sub(r"\W", "_", task_id)
 
 
-def _repo_rel(path: Path) -> str:
+def repo_rel(path: Path) -> str:
     root = Path(__file__).resolve().parents[3]
     return str(path.resolve().relative_to(root)) if path.resolve().is_relative_to(root) else str(path)
 
@@ -118,7 +118,7 @@ def load_tasks(fetched) -> list[Task]:
         oracle = oracle_file = None
         if entry:
             f = DATA_DIR / "oracles" / f"{entry['module']}.tla"
-            oracle, oracle_file = f.read_text(encoding="utf-8"), _repo_rel(f)
+            oracle, oracle_file = f.read_text(encoding="utf-8"), repo_rel(f)
         consts = dict(entry.get("constants") or {"MaxLen": default, "MaxValue": default})
         domain = tuple(entry["domain"]) if entry.get("domain") else None
         tasks.append(Task(p.task_id, p, st.transformed, module_for(p.task_id), consts, oracle, oracle_file, domain))
@@ -144,7 +144,8 @@ def _example(n: int, transformed: bool) -> str:
     return f"```python\n{py.rstrip()}\n```\n```tla\n{tla.rstrip()}\n```"
 
 
-def _check_mode(mode: str) -> None:
+def check_mode(mode: str) -> None:
+    """Raises ValueError (naming the modes) when ``mode`` is not a Model-Bench mode."""
     if mode not in MODES:
         raise ValueError(f"unknown Model-Bench mode {mode!r}; choose from {', '.join(MODES)}")
 
@@ -159,7 +160,7 @@ def prompt(task: Task, mode: str) -> str:
     Raises:
         ValueError: unknown mode.
     """
-    _check_mode(mode)
+    check_mode(mode)
     transformed = mode == "transformed-fewshot"
     code = normalized_program(task.problem, code=task.transformed if transformed else None)
     examples = "" if mode == "original-zeroshot" else (

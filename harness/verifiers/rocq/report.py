@@ -1,7 +1,7 @@
 """``check.v`` and what it reports: the files it writes (:data:`REPORT`, :data:`STATEMENT`,
 ...), the admitted copy of the task's statement (:func:`reference_lemma`), the reading of
 the ``Print Assumptions`` report and of the ``Check`` outputs, the names of library
-axioms, and coqc's error messages (:func:`_errors`)."""
+axioms, and coqc's error messages (:func:`parse_errors`)."""
 
 from __future__ import annotations
 
@@ -175,7 +175,7 @@ def parse_assumptions(report: str) -> dict[str, list[str]]:
     return sections
 
 
-def _errors(log: str) -> list[tuple[str | None, int | None, str]]:
+def parse_errors(log: str) -> list[tuple[str | None, int | None, str]]:
     """``[(file, line, first line of the message)]`` for each ``Error:`` in coqc's
     output (``file`` without its ``./``, None when no location precedes it)."""
     out = []

@@ -14,7 +14,7 @@ from ..proof import Theorem, statement_sha256
 from .commands import command_heads, command_problems, segmentation_problems, soundness_problems, time_lines
 from .lexer import ASSUMPTION_KEYWORDS, PREFIXES, THEOREM_KEYWORDS, sentence_keyword, sentences
 from .report import (BODY, CHECK, COQCHK_LOG, COQCHK_RC, GRAMMAR, JOB_ROOT, LISTING, MODULE, REFERENCE,
-                     REFERENCE_REPORT, REPORT, STATEMENT, _errors, added_constants, check_file, library_axiom_names,
+                     REFERENCE_REPORT, REPORT, STATEMENT, parse_errors, added_constants, check_file, library_axiom_names,
                      library_name_matches, local_name, parse_assumptions, printed_type, reference_lemma)
 
 NAME = "rocq"
@@ -246,7 +246,7 @@ class Rocq(Verifier):
         """
         options = options or {}
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
-        errors = _errors(log)
+        errors = parse_errors(log)
         if proc.returncode != 0:
             if not errors and re.search(r"out of memory", log, re.IGNORECASE):  # OCaml's own allocation failure
                 return VerifierResult("memout", f"coqc ran out of memory on the candidate (exit {proc.returncode}): "

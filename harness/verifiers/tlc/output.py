@@ -207,7 +207,7 @@ def parse_trace(output: ToolOutput) -> list[dict]:
     return trace
 
 
-def _stats(msg: Message | None) -> tuple[int, int, int] | None:
+def stats_of(msg: Message | None) -> tuple[int, int, int] | None:
     """``(generated, distinct, left on queue)`` of a 2199 message, or None."""
     if msg is None:
         return None
@@ -236,7 +236,7 @@ def success_evidence(out: ToolOutput, returncode: int | None, dumped: int | None
     twice = sorted({c for c in ONCE if codes.count(c) > 1})
     if twice:
         problems.append(f"TLC message(s) {', '.join(map(str, twice))} printed more than once (spoofed output)")
-    stats = _stats(out.first(MSG_STATS))
+    stats = stats_of(out.first(MSG_STATS))
     if stats is None:
         problems.append("no well-formed 2199 statistics message")
     else:
@@ -247,7 +247,7 @@ def success_evidence(out: ToolOutput, returncode: int | None, dumped: int | None
     return problems
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
@@ -262,13 +262,13 @@ def error_text(out: ToolOutput, index: int) -> str:
                 m.cls == 0 and "".join(parts).strip()):
             break
         parts.append(m.text)
-    text = _one_line(" ".join(parts))
+    text = one_line(" ".join(parts))
     text = text.replace("TLC threw an unexpected exception. This was probably caused by an error in the spec or "
                         "model. See the User Output or TLC Console for clues to what happened. ", "")
     return text[:1000]
 
 
-def _sany_error(free: str) -> str:
+def sany_error(free: str) -> str:
     """The first useful lines of SANY's report (parse error with its position, or the
     semantic errors with their locations), one line."""
     lines = [ln.strip() for ln in free.splitlines()
@@ -285,7 +285,7 @@ def _sany_error(free: str) -> str:
     return " ".join(keep)[:1000] or "SANY failed without a message"
 
 
-def _location(text: str | None) -> str | None:
+def location(text: str | None) -> str | None:
     if not text:
         return None
     m = (re.search(r"line (\d+), col(?:umn)? (\d+)", text) or re.search(r"[Ll]ine (\d+), column (\d+)", text))

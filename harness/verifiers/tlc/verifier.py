@@ -11,7 +11,7 @@ import shlex
 from ...model import FOLLOWUP, ProcResult, Verifier, VerifierResult
 from .output import (CLASS_ERROR, DUMP_BASENAME, DUMP_FILE, MSG_COMPUTING_INIT, MSG_DEPTH, MSG_INIT_DONE,
                      MSG_INVARIANT_BEHAVIOR, MSG_INVARIANT_INITIAL, MSG_NESTED_EXPRESSIONS, MSG_SANY_FAILED,
-                     MSG_STATS, MSG_SUCCESS, MSG_VERSION, error_text, _location, _one_line, _sany_error, _stats,
+                     MSG_STATS, MSG_SUCCESS, MSG_VERSION, error_text, location, one_line, sany_error, stats_of,
                      model_output, parse_dump, parse_trace, split_messages, success_evidence)
 from .behaviour import PARTS, Unmapped, constants_only, harness_files, read_behaviour
 from .probe import PROBE_MODULE, probe_variants, read_probe
@@ -241,7 +241,7 @@ class TLC(Verifier):
             return VerifierResult("memout", f"TLC ran out of memory (JVM heap {options.get('heap_mb')} MiB)")
         out = split_messages(proc.stdout)
         extra: dict = {"exit_code": proc.returncode}
-        stats = _stats(out.first(MSG_STATS))
+        stats = stats_of(out.first(MSG_STATS))
         if stats:
             extra["states_generated"], extra["distinct_states"], extra["states_left"] = stats
         depth = out.first(MSG_DEPTH)
@@ -258,8 +258,8 @@ class TLC(Verifier):
         if out.first(MSG_SANY_FAILED) is not None:
             free = out.free
             kind = "parse_error" if ("***Parse Error***" in free or "Lexical error" in free) else "semantic_error"
-            detail = _sany_error(free)
-            extra.update(outcome=kind, error=detail, location=_location(detail))
+            detail = sany_error(free)
+            extra.update(outcome=kind, error=detail, location=location(detail))
             label = "parse error" if kind == "parse_error" else "semantic error"
             return VerifierResult("invalid", f"{label}: {detail}", messages=[detail], extra=extra)
         codes = out.codes()
@@ -268,14 +268,14 @@ class TLC(Verifier):
         violated = next((m for _, m in errors if m.code in (MSG_INVARIANT_INITIAL, MSG_INVARIANT_BEHAVIOR)), None)
         if violated is not None:
             trace = parse_trace(out)
-            extra.update(outcome="invariant_violated", error=_one_line(violated.text), trace=trace)
-            return VerifierResult("failed", f"{_one_line(violated.text)} (trace of {len(trace)} state(s))",
+            extra.update(outcome="invariant_violated", error=one_line(violated.text), trace=trace)
+            return VerifierResult("failed", f"{one_line(violated.text)} (trace of {len(trace)} state(s))",
                                   messages=[violated.text], extra=extra)
         if errors:
             i, first = errors[0]
             text = error_text(out, i)
             nested = next((m for m in out.messages[i + 1:] if m.code == MSG_NESTED_EXPRESSIONS), None)
-            loc = _location(nested.text) if nested else None
+            loc = location(nested.text) if nested else None
             if init_at is None or i < init_at:
                 extra.update(outcome="config_error", error=text)
                 return VerifierResult("invalid", f"configuration error: {text}", messages=[text], extra=extra)
