@@ -144,7 +144,7 @@ def live_results(tmp_path_factory, today, engine_image):
             if live is None:
                 prov = Recording(picked[0][0]).provenance()
                 sandbox = engine_image(lambda: ContainerSandbox(prov["sandbox"]["image"], slots=2))  # one per job slot
-                probed = toolchains.probe(prov["toolchain"]["name"], sandbox, flavor=prov["toolchain"]["flavor"])
+                probed = toolchains.probe(prov["toolchain"]["name"], sandbox)
             else:
                 sandbox, probed = live
             try:

@@ -157,10 +157,13 @@ def test_generation_records_every_turn(loop):
         assert [t["turn"] for t in s["turns"]] == [1, 2]
         assert len({t["request_sha256"] for t in s["turns"]}) == 2
         assert all(t["attempts"] == 1 and t["usage"]["completion_tokens"] > 0 for t in s["turns"])
-    # the first generate asked the server 4 times; the second took every turn from the journal
-    assert first_gen["counts"] == {"samples": 2, "turns": 4, "requests": 4, "from_request_cache": 0, "resumed": 0,
-                                   "request_errors": 0, "no_answer": 1, "verified": 1}
-    assert gen["counts"] == {**first_gen["counts"], "resumed": 4}
+    # the first generate asked the server 4 times; the second took every turn from the transcript
+    assert first_gen["counts"] == {"samples": 2, "turns": 4, "answered": 4, "from_server": 4, "from_request_cache": 0,
+                                   "resumed": 0, "refused": 0, "batched": 0, "content_null": 0, "empty": 0,
+                                   "length_cut": 2, "no_answer": 1, "verified": 1}
+    assert first_gen["this_call"]["requests"] == 4
+    assert gen["counts"] == {**first_gen["counts"], "from_server": 0, "resumed": 4}
+    assert gen["this_call"] == {"requests": 0, "http_requests": 0, "retries": 0}
     assert [t["resumed"] for s in first_gen["samples"] for t in s["turns"]] == [False] * 4
     assert [t["resumed"] for s in gen["samples"] for t in s["turns"]] == [True] * 4
     # every attempt went through an ordinary run with the mode's canaries

@@ -352,7 +352,7 @@ def test_verikit_run_without_the_image_stops_with_the_message(fetched, tmp_path,
     assert f"docker pull {osvbench.UPSTREAM_IMAGE}" in str(exc.value)
     assert "verikit images build hyperkernel-osvbench" in str(exc.value)
     assert not (tmp_path / "run" / "records.jsonl").exists()
-    with pytest.raises(runner.RunError, match="runs only in the container sandbox"):
+    with pytest.raises(runner.RunError, match="runs only in a sandbox with its images"):
         runner.run(runner.RunOptions(benchmark="osvbench", sandbox="host", predictions=str(preds),
                                      out=tmp_path / "run", progress=False))
 
