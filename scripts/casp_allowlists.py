@@ -8,7 +8,7 @@ data offers, exactly as a job builds them (:func:`harness.benchmarks.casp.build_
 - the gold contract of every task as a spec-from-code candidate,
 - the LLM-written specifications bundled with casp-sample10 (spec-from-code).
 
-For what the candidate wrote (:func:`harness.benchmarks.casp.integrity.written`) it
+For what the candidate wrote (:func:`harness.benchmarks.casp.allowlists.written`) it
 collects every statement kind, type construct, attribute, callee (defined in the file,
 the task's, libc, builtin), contract clause, code annotation, global annotation kind and
 top-level declaration kind, and the largest storage of a function's locals; then prints
@@ -42,7 +42,7 @@ from pathlib import Path
 
 from harness import datasets
 from harness.benchmarks import casp
-from harness.benchmarks.casp import integrity
+from harness.benchmarks.casp import allowlists, integrity
 from harness.benchmarks.casp.fragment import fragment_checks
 from harness.verifiers.framac import _SHIPPED, VIEW_SCRIPT
 
@@ -65,7 +65,7 @@ def view_of(frama_c: str, directory: Path, name: str) -> dict | None:
 
 def inventory(view: dict, task_view: dict, target: str, mode: str) -> list[tuple[str, str]]:
     """``[(category, construct)]`` of what the candidate wrote."""
-    w = integrity.written(view, task_view, target, mode)
+    w = allowlists.written(view, task_view, target, mode)
     mine, task = integrity.functions_by_name(view), integrity.functions_by_name(task_view)
     out = []
     for f in w["code"]:
@@ -93,16 +93,16 @@ def inventory(view: dict, task_view: dict, target: str, mode: str) -> list[tuple
 
 
 def allowed(category: str, construct: str) -> bool:
-    lists = {"statement": integrity.ALLOWED_STATEMENTS, "type": integrity.ALLOWED_TYPES,
-             "attribute": integrity.ALLOWED_ATTRIBUTES, "code annotation": integrity.ALLOWED_CODE_ANNOTATIONS,
-             "global annotation": integrity.ALLOWED_GLOBALS, "declaration": integrity.ALLOWED_DECLARATIONS}
+    lists = {"statement": allowlists.ALLOWED_STATEMENTS, "type": allowlists.ALLOWED_TYPES,
+             "attribute": allowlists.ALLOWED_ATTRIBUTES, "code annotation": allowlists.ALLOWED_CODE_ANNOTATIONS,
+             "global annotation": integrity.ALLOWED_GLOBALS, "declaration": allowlists.ALLOWED_DECLARATIONS}
     if category == "callee":
         kind, _, name = construct.partition(" ")
         return construct in ("defined in the file", "the task's") or (kind == "libc"
-                                                                      and name in integrity.ALLOWED_LIBC_CALLEES)
+                                                                      and name in allowlists.ALLOWED_LIBC_CALLEES)
     if category == "clause":
         kind = construct.split(" \\")[0]
-        return kind in integrity.ALLOWED_CLAUSES and (kind != "terminates" or construct == "terminates \\true")
+        return kind in allowlists.ALLOWED_CLAUSES and (kind != "terminates" or construct == "terminates \\true")
     return construct in lists[category]
 
 
@@ -164,7 +164,7 @@ def main() -> int:
         for cat, construct in inventory(view, task_view, target, mode):
             counts[cat][construct] += 1
             users[(cat, construct)].add(label)
-        for f in integrity.written(view, task_view, target, mode)["code"]:
+        for f in allowlists.written(view, task_view, target, mode)["code"]:
             total = sum(v["bytes"] or 0 for v in f["locals"])
             max_locals = max(max_locals, (total, f"{label} {f['name']}()"))
         checks = integrity.allowlist_checks(view, task_view, target, mode)
@@ -187,7 +187,7 @@ def main() -> int:
                 narrow.append((cat, construct))
             print(f"  {n:4d}  {construct}{'' if ok else '   <-- NOT ALLOWED: ' + ', '.join(sorted(users[(cat, construct)]))}")
     print(f"\nlargest storage of a function's locals: {max_locals[0]} bytes ({max_locals[1]}); "
-          f"bound {integrity.MAX_LOCAL_BYTES}")
+          f"bound {allowlists.MAX_LOCAL_BYTES}")
     print(f"\nrejected by the new rules: {len(rejected)}")
     for r in rejected:
         print(f"  - {r}")

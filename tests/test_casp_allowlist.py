@@ -49,7 +49,7 @@ from pathlib import Path
 import pytest
 
 from harness.benchmarks import Candidate, casp
-from harness.benchmarks.casp import integrity
+from harness.benchmarks.casp import allowlists, integrity
 from harness.benchmarks.casp.fragment import fragment_checks
 from harness.model import Limits
 from harness.verifiers.framac import VIEW_SCRIPT
@@ -495,8 +495,8 @@ def test_the_libc_allow_list_is_what_frama_c_and_gcc_give():
     got = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "scripts" / "casp_libc.py"),
                           "--check"], capture_output=True, text=True, timeout=300)
     assert got.returncode == 0, got.stdout + got.stderr
-    assert "as derived" in got.stdout and "strrchr" not in integrity.ALLOWED_LIBC_CALLEES
-    assert {"strstr", "memcpy", "strtol", "sqrt", "exit"} <= set(integrity.ALLOWED_LIBC_CALLEES)
+    assert "as derived" in got.stdout and "strrchr" not in allowlists.ALLOWED_LIBC_CALLEES
+    assert {"strstr", "memcpy", "strtol", "sqrt", "exit"} <= set(allowlists.ALLOWED_LIBC_CALLEES)
 
 
 @pytest.mark.recorded
@@ -552,6 +552,6 @@ def test_gotos_fail_termination_only_when_they_form_a_loop():
 def test_reserved_names():
     for name in ("__fc_x", "__FC_x", "Frama_C_show_each", "__builtin_abs", "__e_acsl_x", "__gen_e_acsl_f",
                  "__VERIFIER_nondet_int", "verikit_x", "VERIKIT", "VeriKit_y"):
-        assert integrity.reserved_name(name), name
+        assert allowlists.reserved_name(name), name
     for name in ("vk_helper", "fc_x", "frama_c", "builtin", "divmult", "__retres"):
-        assert not integrity.reserved_name(name), name
+        assert not allowlists.reserved_name(name), name

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from harness.benchmarks import Candidate, casp
-from harness.benchmarks.casp import integrity
+from harness.benchmarks.casp import soundness
 from harness.model import GoalCounts, VerifierResult
 
 DS = {"name": "test", "revision": "0"}
@@ -29,7 +29,7 @@ UNSOUND_TASK = casp.Task(
 
 #: A consistent task whose prelude declares a function that cannot return above 50
 #: (its gold code does not call it).
-PARTIAL_TASK = casp.core.KIT_DEAD_CANARY
+PARTIAL_TASK = casp.KIT_DEAD_CANARY
 
 TWICE = casp.KIT_CANARY  # requires 0 <= n <= 1000; ensures \result == 2 * n
 
@@ -117,10 +117,10 @@ def test_requires_stronger_than_the_task_is_reported(recs):
 
 
 def test_soundness_without_an_answer_is_unknown():
-    assert integrity.task_soundness(None)[0] is None
-    assert integrity.task_soundness(VerifierResult("invalid", "Frama-C rejected the file"))[0] is None
+    assert soundness.task_soundness(None)[0] is None
+    assert soundness.task_soundness(VerifierResult("invalid", "Frama-C rejected the file"))[0] is None
     ok = VerifierResult("failed", "WP generated no proof obligation", goals=GoalCounts(proved=0, total=0))
-    assert integrity.task_soundness(ok) == (True, [])
+    assert soundness.task_soundness(ok) == (True, [])
     bad = VerifierResult("failed", "x", goals=GoalCounts(proved=0, total=0), vacuous=["typed_f_wp_smoke_default_requires"])
-    assert integrity.task_soundness(bad) == (False, ["typed_f_wp_smoke_default_requires"])
-    assert integrity.requires_check(None)[0] == "unknown"
+    assert soundness.task_soundness(bad) == (False, ["typed_f_wp_smoke_default_requires"])
+    assert soundness.requires_check(None)[0] == "unknown"

@@ -352,7 +352,7 @@ def test_verdict_code_hash_covers_judge_parser_drivers_and_grammar():
     from harness import registry
 
     casp_files = {p.name for p in registry._sources(registry.benchmark("casp"))}
-    assert {"core.py", "integrity.py", "cfront.py", "sources.py"} <= casp_files
+    assert {"jobs.py", "integrity.py", "cfront.py", "sources.py"} <= casp_files
     framac_files = {p.name for p in registry._sources(registry.verifier("framac"))}
     assert {"framac.py", "framac_job.sh", "framac_view.ml"} <= framac_files
     assert any(p.suffix == ".lark" for p in registry._sources(registry.benchmark("dafny-intent")))  # the grammar

@@ -26,7 +26,7 @@ Submodules (every public name is also importable from ``harness.hub``):
 
 from __future__ import annotations
 
-# Re-exports: the names of the former single module harness/hub.py.
+# The package's public names: what the rest of the kit and plugins import from the package.
 from ..results import run_id_of  # noqa: F401  (tests import it from here)
 from .card import (CARD_TEMPLATE, LEADERBOARD_COLUMNS, LICENSE, RECORD_COLUMNS, RUN_FILES,  # noqa: F401
                    PublishedRun, build_card, leaderboard_rows, records_parquet, repo_files)

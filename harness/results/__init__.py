@@ -28,7 +28,7 @@ Submodules (every public name is also importable from ``harness.results``):
 
 from __future__ import annotations
 
-# Re-exports: the names of the former single module harness/results.py.
+# The package's public names: what the rest of the kit and plugins import from the package.
 from .compare import TOLERANCE, compare_runs  # noqa: F401
 from .dirstore import DirStore, open_store  # noqa: F401
 from .files import umask, write_bytes_atomic, write_json_atomic, write_text_atomic  # noqa: F401

@@ -1,6 +1,6 @@
 """CASP through the plugin interface (:class:`harness.plugin.Benchmark`): the functions
-of :mod:`.core` do the work; the paper, the report blocks and the artifact claims are
-here."""
+of the package's modules do the work; the paper, the report blocks and the artifact
+claims are here."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from ...model import GOLD, Candidate, Job, VerifierResult, Record
 from ...plugin import Benchmark, Block, Claim, Paper, Protocol, Reproduction
 from .. import published_figures, published_model_figures
 from . import blocks, execution, generation
-from .core import (DATASETS, DEFAULT_DATASET, KIT_DEAD_CANARY, MODES, NAME, VERIFIER, VERSION, Task, build_job,
-                   bundled_candidates, canaries, canary_task, compare_gold, compare_study, gold_candidates,
-                   integrity_notes, judge, load_tasks, reproduce_figures, smoke_tests, study_results)
+from .candidates import KIT_DEAD_CANARY, bundled_candidates, canaries, canary_task, gold_candidates
+from .comparison import compare_gold, compare_study, integrity_notes, reproduce_figures, study_results
+from .jobs import build_job, judge, smoke_tests
+from .tasks import DATASETS, DEFAULT_DATASET, MODES, NAME, VERIFIER, VERSION, Task, load_tasks
 
 
 class Casp(Benchmark):

@@ -14,7 +14,7 @@ from ...model import GOLD, ProcResult, Record
 from ...plugin import Reproduction
 from ...results import is_canary
 from ...verifiers.framac import FramaC
-from . import integrity
+from . import integrity, soundness
 from .tasks import SAMPLE_ROOT
 
 framac_parser = FramaC()  # reads the study's recorded logs exactly as live runs are read
@@ -226,7 +226,7 @@ def integrity_notes(records: list[Record]) -> list[str]:
         for r in recs:
             if r["verdict"] == "rejected" and not is_canary(r["candidate"]["model"]):
                 view_rules = [c for c in r["checks"] if not c["ok"]
-                              and c["name"] in integrity.RULES + integrity.SOUNDNESS_RULES]
+                              and c["name"] in integrity.RULES + soundness.SOUNDNESS_RULES]
                 if view_rules:
                     out.append(f"{mode} {r['task_id']} {r['candidate']['model']}: rejected by "
                                + "; ".join(f"{c['name']} ({c['detail']})" for c in view_rules))

@@ -58,8 +58,6 @@ from .exec_driver import (CONF, GOLD, HARNESS, MUT, MUT_GOLD, N_INPUTS, N_MUTANT
 from .cfront import CSyntaxError, function_names
 from .exec_mutants import body_tokens, mutant_file, mutants
 
-# Re-exports: the names of the former single module (tests and the driver's callers read them here).
-from .exec_driver import LOG, MAX_LEN, PAIR_PARAMS  # noqa: F401
 from ...model import Record
 from ...results import is_canary
 

@@ -76,12 +76,6 @@ from .fragment import RULES as FRAGMENT_RULES
 from .fragment import fragment_checks
 from .soundness import dead_code_check
 
-# Re-exports: the names of the former single module (tests, scripts and core read them here).
-from .allowlists import (ALLOWED_ATTRIBUTES, ALLOWED_CLAUSES, ALLOWED_CODE_ANNOTATIONS,  # noqa: F401
-                         ALLOWED_DECLARATIONS, ALLOWED_LIBC_CALLEES, ALLOWED_STATEMENTS, ALLOWED_TYPES,
-                         MAX_LOCAL_BYTES, RESERVED_PREFIXES, RESERVED_PREFIXES_ANY_CASE, reserved_name, written)
-from .soundness import (REQUIRES, SOUND, SOUNDNESS_RULES, record_soundness, requires_check,  # noqa: F401
-                        task_soundness)
 
 
 #: The names of the rules checked on Frama-C's view (the records' ``checks``).

@@ -8,7 +8,7 @@ import re
 from functools import lru_cache
 
 from ...model import Candidate, Job, VerifierResult, sha256_text
-from . import execution, integrity
+from . import execution, integrity, soundness
 from .cfront import CSyntaxError, acsl_blocks, code_tokens, find_function, normalize_acsl, tokens
 from .tasks import MODES, NAME, VERSION, Task, task_declarator
 
@@ -185,7 +185,7 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
             files[HAVOC] = task.prelude + header + _sep(header) + _havoc_definition(task) + "\n"
             probe = _requires_probe(task, header) if header.strip() else None
             if probe is not None:
-                files[integrity.REQUIRES] = probe
+                files[soundness.REQUIRES] = probe
         elif mode == "code-from-spec":
             fdef = find_function(out, task.function)
             if fdef is None:
@@ -231,7 +231,7 @@ def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: di
         # what depends on the task alone, each made once per run (Job.task_run: one run per
         # file, kept in the result cache): the task's fixed part with its gold code for the
         # soundness smoke tests, and the task's fixed part alone for its view
-        task_run=({integrity.SOUND: _soundness_file(task), **task_part} if precheck is None else None),
+        task_run=({soundness.SOUND: _soundness_file(task), **task_part} if precheck is None else None),
     )
 
 
@@ -263,7 +263,7 @@ def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
         executed = _execution(job, result)
     _soundness(job, result)  # every record says whether its task is consistent
     if job.mode == "spec-from-code":
-        weaker, detail = integrity.requires_check((result.artifacts or {}).get("requires"))
+        weaker, detail = soundness.requires_check((result.artifacts or {}).get("requires"))
         result.extra["requires_weaker_or_equal"] = weaker
         result.extra["requires_detail"] = detail
     if job.mode != "gold":
@@ -281,10 +281,10 @@ def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
 
 
 def _soundness(job: Job, result: VerifierResult) -> None:
-    """The task's soundness into ``result.extra`` (:func:`.integrity.record_soundness`); an
+    """The task's soundness into ``result.extra`` (:func:`.soundness.record_soundness`); an
     inconsistent task is the task's bug, not the candidate's: ``result.task_defect`` (the
     record is kept out of the metrics, whatever its verdict)."""
-    if integrity.record_soundness(job, result) is False:
+    if soundness.record_soundness(job, result) is False:
         result.task_defect = ("inconsistent-task: WP's smoke tests find the task's own contract or prelude "
                               f"inconsistent ({'; '.join(result.extra.get('task_sound_detail', [])[:2])})")
 

@@ -30,7 +30,7 @@ class Task:
             the row index in the parquet file; a directory of C files: the relative path
             without ``.c``).
         function: name of the function the candidate modes target.
-        prelude, contract, code: see the docstring of :mod:`.core` (``prelude + contract`` is the
+        prelude, contract, code: see the package docstring (``prelude + contract`` is the
             dataset's ACSL part, ``code`` its C part).
         suffix: text after the function that stays around a candidate (a user's C file:
             callers, ``main``; "" for CASP's pairs).

@@ -54,11 +54,9 @@ working for the runner, the CLI and the tests. (The functions ``transform`` and
 
 from __future__ import annotations
 
-from .benchmark import (BENCHMARK, BUNDLED_MODEL, CONTAINER_ONLY, DATA_DIR, DEFAULT_MODES, FIX_TEMPLATE,
-                        MODES, NAME, NOT_REPRODUCIBLE, PROMPT_TEMPLATE, TABLE1_NOT_REPRODUCIBLE, VERIFIER, VERSION,
-                        ModelBench, Task, build_job, bundled_candidates, compare, fix_prompt,
-                        gold_candidates, judge, load_published, load_tasks, module_for, prompt, report_sections,
-                        reproduction, run_notes, smoke_tests, study_results, task_table, verifier_for)
+from .benchmark import (BENCHMARK, ModelBench, build_job, bundled_candidates, compare, gold_candidates, judge,
+                        load_published, report_sections, reproduction, run_notes, smoke_tests, study_results,
+                        verifier_for)
 from .canaries import canaries  # the function (after the module of the same name is imported)
 from .dataset import (DATASETS, DEFAULT_DATASET, HUMANEVAL_MEMBER, HUMANEVAL_PACKAGE, HUMANEVAL_SHA256,
                       HUMANEVAL_VERSION, fetch, humaneval_path)
@@ -66,7 +64,9 @@ from .metrics import (ORACLE_MODEL, RUNNABLE_K, SIMILARITY_NOTE, THETA, average_
                       similarity, similarity_table, state_values, states_similar)
 from .problems import Problem, ProblemFileError, load_problems, normalized_program, read_humaneval
 from .stages import PAPER_TABLE1, STAGES, Stage, filter_counts, format_table1, pipeline, table1, table1_counts
-from .tasks import CANARY_TASK
+from .tasks import (BUNDLED_MODEL, CANARY_TASK, CONTAINER_ONLY, DATA_DIR, DEFAULT_MODES, FIX_TEMPLATE, MODES, NAME,
+                    NOT_REPRODUCIBLE, PROMPT_TEMPLATE, TABLE1_NOT_REPRODUCIBLE, VERIFIER, VERSION, Task, fix_prompt,
+                    load_tasks, module_for, prompt, task_table)
 
 __all__ = [
     "BENCHMARK", "BUNDLED_MODEL", "CANARY_TASK", "CONTAINER_ONLY", "DATASETS", "DATA_DIR", "DEFAULT_DATASET",

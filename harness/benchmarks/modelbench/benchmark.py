@@ -26,8 +26,6 @@ from .tasks import (BUNDLED_MODEL, CONTAINER_ONLY, DATA_DIR, DEFAULT_MODES, MODE
                     TABLE1_NOT_REPRODUCIBLE, VERIFIER, VERSION, Task, check_mode, repo_rel, load_tasks, prompt,
                     task_table)
 
-# Re-exports: the names of the former single module (the package __init__ imports them from here).
-from .tasks import FIX_TEMPLATE, PROMPT_TEMPLATE, fix_prompt, module_for  # noqa: F401
 
 
 # ---------------------------------------------------------------------------------------

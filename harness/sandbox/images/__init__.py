@@ -28,7 +28,7 @@ Submodules (every public name is also importable from ``harness.sandbox.images``
 
 from __future__ import annotations
 
-# Re-exports: the names of the former single module harness/sandbox/images.py.
+# The package's public names: what the rest of the kit and plugins import from the package.
 from ..base import SandboxError  # noqa: F401
 from .debian import (MANIFEST_PATH, build, ensure_base, fingerprint, image_spec, image_tag,  # noqa: F401
                      list_images, probe_manifest, resolve, verify)

@@ -58,7 +58,7 @@ Submodules (every public name is also importable from ``harness.verifiers.dafny`
 
 from __future__ import annotations
 
-# Re-exports: the names of the former single module harness/verifiers/dafny.py.
+# The package's public names: what the rest of the kit and plugins import from the package.
 from .output import STATUSES, Counter_, parse_file_output  # noqa: F401
 from .program import DECL_WORDS, KEYWORDS, merged_view, printed_tokens, program_view  # noqa: F401
 from .verifier import (DEFAULT_RLIMIT, DEFAULT_TIME_LIMIT_S, MODULE_VERSION, NAME, TOOLCHAIN, Dafny,  # noqa: F401

@@ -70,7 +70,7 @@ Submodules (every public name is also importable from ``harness.verifiers.rocq``
 
 from __future__ import annotations
 
-# Re-exports: the names of the former single module harness/verifiers/rocq.py.
+# The package's public names: what the rest of the kit and plugins import from the package.
 from .commands import (ALLOWED_ATTRIBUTES, ALLOWED_COMMANDS, ALLOWED_CONTROLS, COMMAND_ENTRIES,  # noqa: F401
                        SOUNDNESS_BUGS, TOKEN_ENTRIES, classify, command_heads, command_problems,
                        segmentation_problems, soundness_problems, time_lines)

@@ -81,7 +81,7 @@ Submodules (every public name is also importable from ``harness.verifiers.tlc``)
 
 from __future__ import annotations
 
-# Re-exports: the names of the former single module harness/verifiers/tlc.py.
+# The package's public names: what the rest of the kit and plugins import from the package.
 from .output import (CLASS_ERROR, CLASS_STATE, DUMP_BASENAME, DUMP_FILE, MSG_BEHAVIOR_HEADER,  # noqa: F401
                      MSG_COMPUTING_INIT, MSG_DEPTH, MSG_FINISHED, MSG_INIT_DONE, MSG_INVARIANT_BEHAVIOR,
                      MSG_INVARIANT_INITIAL, MSG_NESTED_EXPRESSIONS, MSG_SANY_DONE, MSG_SANY_FAILED, MSG_STARTING,
