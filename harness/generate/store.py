@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..model import canonical_json, sha256_text
 from ..results.files import write_text_atomic
-from ..results.stores import default_cache_dir
+from ..results.cache import default_cache_dir
 from .client import Completion
 
 #: The request cache's subdirectory of the kit's result cache.

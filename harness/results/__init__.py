@@ -18,10 +18,10 @@ Submodules (every public name is also importable from ``harness.results``):
 - :mod:`.records`: ``records.jsonl`` (:func:`load_records`, :class:`RecordLog`), a
   record's key, identity and outcome, whether a candidate is a canary (:func:`is_canary`);
 - :mod:`.rundir`: a run directory's lock, ``SHA256SUMS``, id and :func:`validate_run_dir`;
-- :mod:`.stores`: the tool outputs (:class:`OutputStore`) and the result cache
+- :mod:`.cache`: the tool outputs (:class:`OutputStore`) and the result cache
   (:class:`ResultCache`);
 - :mod:`.compare`: :func:`compare_runs`;
-- :mod:`.store`: a batch run's store (:class:`Store`: the checks all stores share);
+- :mod:`.batchstore`: a batch run's store (:class:`Store`: the checks all stores share);
   :mod:`.s3`: in S3 (:class:`S3Store`); :mod:`.dirstore`: on a shared filesystem
   (:class:`DirStore`), and :func:`open_store`.
 """
@@ -39,5 +39,5 @@ from .rundir import (LOCK_NAME, SUMMED, SUMS, RunDirBusy, check_sums, read_run_d
 from .s3 import S3Store, parse_s3_uri  # noqa: F401
 from .schema import (KINDS, RECORD_SCHEMA_VERSION, SCHEMA_VERSION, SCHEMAS_DIR, ValidationError,  # noqa: F401
                      sections_validators, validate, validator)
-from .store import RUN_FILES, Store  # noqa: F401
-from .stores import OUTPUTS, OutputStore, ResultCache, default_cache_dir  # noqa: F401
+from .batchstore import RUN_FILES, Store  # noqa: F401
+from .cache import OUTPUTS, OutputStore, ResultCache, default_cache_dir  # noqa: F401

@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 
 from .files import umask
 from .s3 import S3Store
-from .store import Store
+from .batchstore import Store
 
 
 class DirStore(Store):

@@ -3,7 +3,7 @@ record format and checks are the shared ones of :class:`~.store.Store`."""
 
 from __future__ import annotations
 
-from .store import Store
+from .batchstore import Store
 
 
 def parse_s3_uri(uri: str) -> tuple[str, str]:

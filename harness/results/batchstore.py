@@ -20,7 +20,7 @@ from typing import Protocol
 from ..model import canonical_json
 from .records import load_records, record_key
 from .schema import ValidationError, validate
-from .stores import OUTPUTS, OutputStore
+from .cache import OUTPUTS, OutputStore
 
 #: A reduced run's files, next to its records (``SHA256SUMS`` last: it vouches for the others).
 RUN_FILES = ("run.json", "records.jsonl", "report.json", "SHA256SUMS")
