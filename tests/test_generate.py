@@ -32,7 +32,8 @@ import pytest
 
 from harness.cli import main
 from harness.generate import GenerationSpec, SpecError
-from harness.generate.store import Transcript, read_transcript, request_key
+from harness.generate.store import Transcript, request_key
+from harness.results.transcripts import parse_transcript
 from harness.results import load_records, validate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -274,7 +275,7 @@ def test_the_transcript_cuts_a_torn_line_and_keeps_the_rest(tmp_path):
     path = tmp_path / "transcript.jsonl"
     entry = {"task_id": "t", "sample": 0, "turn": 1, "request_sha256": "k", "completion": None, "error": None}
     path.write_text(json.dumps(entry) + "\n" + '{"task_id": "t", "sam')  # killed while writing
-    assert list(read_transcript(path)) == [("t", 0)]  # a reader skips the torn line, changes nothing
+    assert list(parse_transcript(path.read_text())[0]) == [("t", 0, 1)]  # a reader skips the torn line, changes nothing
     j = Transcript(path)
     assert list(j.entries) == [("t", 0, 1)]
     j.append({**entry, "sample": 1})

@@ -43,7 +43,8 @@ from ..runner import RunError, RunOptions, locked, plan_run
 from .client import Completion, Endpoint, EndpointError, key_state, normalise_base_url
 from .outputs import write_outputs
 from .spec import GenerateError, GenerationResult, GenerationSettings, GenerationSpec, decoding, resolve_mode
-from .store import TRANSCRIPT, RequestCache, Transcript, read_transcript, request_key
+from ..results.transcripts import TRANSCRIPT, parse_transcript
+from .store import RequestCache, Transcript, request_key
 
 #: Spec fields that may differ when an interrupted generation is resumed (they change how
 #: requests are sent or verified in parallel, not what is asked).
@@ -213,27 +214,34 @@ class Generation:
     def first_turn_missing(self) -> Chat | None:
         """The first chat whose first-turn answer is in neither the directory's transcript
         nor the request cache (then the server is needed; nothing is written here), or None."""
-        kept = {}
         path = self.out / TRANSCRIPT
-        if path.exists():
-            kept = {(task, sample): chat[0] for (task, sample), chat in read_transcript(path).items()
-                    if chat and chat[0].get("turn") == 1}
-        for chat in self.chats.values():
-            entry = kept.get(chat.ident)
-            if entry is not None and entry.get("request_sha256") in self.keys_of(chat, 1):
-                continue
-            if self.cache is None or not any(self.cache.get(k) is not None for k in self.keys_of(chat, 1)):
-                return chat
+        written = parse_transcript(path.read_text(encoding="utf-8", errors="replace"))[0] if path.exists() else {}
+        return next((chat for chat in self.chats.values() if self._kept(chat, 1, written) is None), None)
+
+    def _kept(self, chat: Chat, t: int, written: dict) -> tuple[str, str, dict | Completion] | None:
+        """Where ``chat``'s answer of turn ``t`` is kept, under one of :meth:`keys_of`:
+        ``("transcript", key, line)`` when ``written`` (transcript lines by ``(task_id,
+        sample, turn)``) holds it, else ``("cache", key, completion)`` from the request
+        cache, else None."""
+        keys = self.keys_of(chat, t)
+        line = written.get((chat.task_id, chat.sample, t))
+        if line is not None and line.get("request_sha256") in keys:
+            return "transcript", line["request_sha256"], line
+        for key in keys if self.cache is not None else ():
+            completion = self.cache.get(key)
+            if completion is not None:
+                return "cache", key, completion
         return None
 
     def connect(self) -> Endpoint:
         """The endpoint, checked once (API key, ``GET /v1/models``) before the first request.
 
         Raises:
-            GenerateError: (2) ``offline``, or the endpoint, model or key is wrong.
+            GenerateError: (2) ``offline`` (the callers name the missing answer first: this
+                is the one place no request can get past), or the endpoint, model or key is wrong.
         """
         if self.endpoint is None:
-            if self.settings.offline:  # _turn names the answer first (this is a guard)
+            if self.settings.offline:
                 raise GenerateError("--offline: a request would have to be sent")
             try:
                 endpoint = Endpoint(self.spec.base_url, self.spec.api_key_env, timeout_s=self.spec.request_timeout_s,
@@ -309,21 +317,18 @@ class Generation:
         missing: list[Chat] = []
         resumed = cached = 0
         for chat in active:
-            keys = self.keys_of(chat, t)
-            entry = self.transcript.entries.get((chat.task_id, chat.sample, t))
-            if entry is not None and entry.get("request_sha256") in keys:
+            kept = self._kept(chat, t, self.transcript.entries)
+            if kept is None:
+                missing.append(chat)
+            elif kept[0] == "transcript":
                 resumed += 1
-                self._add(chat, t, entry, "transcript")
-                continue
-            hit = next(((k, c) for k in keys if self.cache is not None
-                        for c in [self.cache.get(k)] if c is not None), None)
-            if hit is not None:
+                self._add(chat, t, kept[2], "transcript")
+            else:
                 cached += 1
-                key, completion = hit
-                batch = {"n": self.params["samples"], "choice": chat.sample} if key != keys[0] else None
+                _, key, completion = kept
+                own = key == self.keys_of(chat, t)[0]  # else its choice of the task's request for n
+                batch = None if own else {"n": self.params["samples"], "choice": chat.sample}
                 self._add(chat, t, self._write(chat, t, key, batch, completion, "cache", None), "cache")
-                continue
-            missing.append(chat)
         if missing and self.settings.offline:
             first = missing[0]
             raise GenerateError(f"--offline: no answer kept for {first.task_id} #{first.sample} turn {t} (in "

@@ -17,7 +17,7 @@ from ..results.files import write_json_atomic, write_text_atomic
 from ..datasets import sha256_file
 from .client import CONNECT_TIMEOUT_S
 from .spec import GenerationResult
-from .store import TRANSCRIPT
+from ..results.transcripts import TRANSCRIPT
 
 #: The longest candidate a predictions line may hold (the schema's ``output`` maxLength).
 MAX_OUTPUT = 1_000_000

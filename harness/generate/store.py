@@ -24,6 +24,7 @@ from pathlib import Path
 from ..model import canonical_json, sha256_text
 from ..results.files import write_text_atomic
 from ..results.cache import default_cache_dir
+from ..results.transcripts import parse_transcript
 from .client import Completion
 
 #: The request cache's subdirectory of the kit's result cache.
@@ -79,9 +80,6 @@ class RequestCache:
                 self.problems.append(f"request cache {self.dir}: not written ({exc.strerror or exc})")
 
 
-#: The transcript's file in a generation's directory (``schemas/transcript.schema.json``).
-TRANSCRIPT = "transcript.jsonl"
-
 
 class Transcript:
     """``DIR/transcript.jsonl`` (``schemas/transcript.schema.json``): one line per finished
@@ -117,12 +115,8 @@ class Transcript:
             with open(self.path, "r+b") as fh:
                 fh.truncate(cut)
             data = data[:cut]
-        for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-            try:
-                e = json.loads(line)
-                self.entries[(str(e["task_id"]), int(e["sample"]), int(e["turn"]))] = e
-            except (ValueError, KeyError, TypeError) as exc:
-                self.problems.append(f"{self.path}:{n}: not a transcript line, ignored ({exc})")
+        self.entries, bad = parse_transcript(data.decode("utf-8", errors="replace"))
+        self.problems += [f"{self.path}:{n}: not a transcript line, ignored ({exc})" for n, exc in bad]
 
     def append(self, entry: dict) -> bool:
         """Append ``entry`` durably; False (nothing written) once the transcript is closed."""
@@ -143,24 +137,3 @@ class Transcript:
             if not self._closed:
                 self._closed = True
                 self._fh.close()
-
-
-def read_transcript(path: Path) -> dict[tuple[str, int], list[dict]]:
-    """The chats of a transcript file: ``{(task_id, sample): [line per turn, in turn
-    order]}`` (the last line of a turn winning, torn or unreadable lines skipped; the file
-    is not changed).
-
-    Raises:
-        OSError: the file cannot be read.
-    """
-    turns: dict[tuple[str, int, int], dict] = {}
-    for line in Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            e = json.loads(line)
-            turns[(str(e["task_id"]), int(e["sample"]), int(e["turn"]))] = e
-        except (ValueError, KeyError, TypeError):
-            continue
-    chats: dict[tuple[str, int], list[dict]] = {}
-    for (task, sample, _), e in sorted(turns.items()):
-        chats.setdefault((task, sample), []).append(e)
-    return chats

@@ -144,6 +144,26 @@ def _text(x) -> str | None:
     return json.dumps(x, ensure_ascii=False, sort_keys=True)
 
 
+def parse_transcript(text: str) -> tuple[dict[tuple[str, int, int], dict], list[tuple[int, Exception]]]:
+    """transcript.jsonl's lines by ``(task_id, sample, turn)``, the last line of a key
+    winning, and the lines that are not transcript lines, ``[(line number, why)]`` (blank
+    lines are neither). The one reading of the format: the generation that writes and
+    resumes the file and the report that shows it both use it."""
+    lines: dict[tuple[str, int, int], dict] = {}
+    bad: list[tuple[int, Exception]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            e = json.loads(line)
+            key = (str(e["task_id"]), int(e["sample"]), int(e["turn"]))
+        except (ValueError, KeyError, TypeError) as exc:
+            bad.append((n, exc))
+            continue
+        lines[key] = e
+    return lines, bad
+
+
 def _transcript_lines(path: Path, sha256: str | None, notes: list[str]) -> dict[tuple[str, int, int], dict] | None:
     """transcript.jsonl's lines by (task_id, sample, turn), the last line of a key winning;
     None (and a note naming the file) when it cannot be read. Bad lines are skipped and
@@ -161,18 +181,8 @@ def _transcript_lines(path: Path, sha256: str | None, notes: list[str]) -> dict[
     if sha256 and sha256_text(data) != sha256:
         notes.append(f"{path}: its sha256 is not the one generation.json records (changed since the generation); "
                      f"each turn is still checked against generation.json's")
-    lines: dict[tuple[str, int, int], dict] = {}
-    bad = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            e = json.loads(line)
-            key = (str(e["task_id"]), int(e["sample"]), int(e["turn"]))
-        except (ValueError, KeyError, TypeError) as exc:
-            bad.append(f"{n} ({type(exc).__name__})")
-            continue
-        lines[key] = e
+    lines, problems = parse_transcript(text)
+    bad = [f"{n} ({type(exc).__name__})" for n, exc in problems]
     if bad:
         notes.append(f"{path}: {len(bad)} line(s) not a transcript line, skipped: line "
                      + ", ".join(bad[:MAX_NAMED_PROBLEMS]) + (", ..." if len(bad) > MAX_NAMED_PROBLEMS else ""))
