@@ -30,6 +30,7 @@ from ..resources import kit_info
 from ..results import OUTPUTS, OutputStore, Store, ValidationError, open_store, write_text_atomic
 from ..runner import Run, RunDir, RunError, RunOptions, locked, start_run, write_report_html
 from ..runspec import RunSpec, SpecError
+from ..sandbox import HOST
 from ..toolchains import ProbedToolchain
 
 MANIFEST = "manifest.json"
@@ -335,6 +336,6 @@ def worker_options(store: Store, manifest: dict, where: Path, out: Path | None =
     data_dir, preds = stage_inputs(store, manifest, where)
     spec = spec.replace(predictions=str(preds) if preds else None, parallel=manifest.get("parallel", spec.parallel))
     if manifest.get("backend", "aws-batch") == "aws-batch":
-        spec = spec.replace(sandbox="host")
+        spec = spec.replace(sandbox=HOST)
     return RunOptions.of(spec, out=out or where / "out", data_dir=data_dir, use_cache=False, progress=False,
                          command=tuple(manifest.get("command") or ()))

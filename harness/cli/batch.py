@@ -94,7 +94,7 @@ def _batch(args, console: Console, argv) -> int:
         print(calls.to_text() or "nothing to change: the compute environment, queue and job definitions are as asked")
         return 0
     if cmd == "plan":
-        opts = run_options_from_args(args, console, argv, sandbox="host")  # planning only: no job runs here
+        opts = run_options_from_args(args, console, argv, sandbox=HOST)  # planning only: no job runs here
         _, probed = _runner_probe(args.image, opts)
         _, jobs, split, est = runs.plan_batch(opts, console, probed, args.shards, args.timings)
         print(json.dumps({**est, "from_timings": str(args.timings) if args.timings else None,
@@ -204,7 +204,7 @@ def _submit_aws(args, console: Console, argv) -> dict:
     if not args.s3:
         raise RunError("--backend aws-batch needs --s3 s3://BUCKET/PREFIX")
     # planning only: the jobs run in the runner image, where the container is the sandbox
-    opts = run_options_from_args(args, console, argv, sandbox="host")
+    opts = run_options_from_args(args, console, argv, sandbox=HOST)
     image, probed = _runner_probe(args.image, opts)
     engine = aws.AwsBatch(boto3.client("batch"), queue=args.queue, job_definition=aws.job_definition_name(probed.name),
                           dry_run=args.dry_run)

@@ -13,13 +13,13 @@ from rich.table import Table
 from .. import datasets, registry, toolchains
 from ..datasets import local
 from ..results import ResultCache
-from ..sandbox import SandboxError
+from ..sandbox import HOST, SandboxError
 from .common import say
 
 
 def _add_list(sub) -> None:
     ls = sub.add_parser("list", help="benchmarks, datasets and toolchains with probed versions")
-    ls.add_argument("--sandbox", default="host", choices=list(registry.SANDBOXES))
+    ls.add_argument("--sandbox", default=HOST, choices=list(registry.SANDBOXES))
     ls.add_argument("--json", action="store_true", help="machine-readable output")
     ls.set_defaults(handler=_list)
 

@@ -13,6 +13,7 @@ from .. import registry
 from ..generate import GenerateError, GenerationSettings, GenerationSpec, SpecError, generate
 from ..model import Limits
 from ..runner import RunError
+from ..results.transcripts import TRANSCRIPT
 from ..sandbox import HOST, SandboxError, default_sandbox
 from .common import MIN_MEMORY_MIB, int_at_least, positive_seconds, say, number_up_to
 from .options import modes_of
@@ -160,9 +161,9 @@ def _generate(args, console: Console, argv) -> int:
     for line in result.summary:
         say(console, line)
     mode = json.loads(Path(result.generation).read_text(encoding="utf-8"))["mode"]
-    say(console, f"wrote {result.predictions}, {result.generation} and the transcript {Path(result.generation).parent}"
-                  f"/transcript.jsonl; score them with: verikit run {args.benchmark} --{bench.mode_option} {mode} "
-                  f"--predictions {result.predictions}")
+    say(console, f"wrote {result.predictions}, {result.generation} and the transcript "
+                 f"{Path(result.generation).parent / TRANSCRIPT}; score them with: verikit run {args.benchmark} "
+                 f"--{bench.mode_option} {mode} --predictions {result.predictions}")
     return result.code
 
 

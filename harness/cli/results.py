@@ -13,6 +13,7 @@ from rich.table import Table
 from ..report import print_summary, read_checked_run_dir
 from ..results import TOLERANCE, S3Store, compare_runs, gc_paused, load_records, write_text_atomic
 from ..runner import RunError, recheck, rejudge
+from ..sandbox import HOST
 from .common import int_at_least, say
 from .options import options_of_run_dir, options_of_spec, no_spec, read_run_json, run_predictions
 
@@ -91,7 +92,7 @@ def _rejudge(run_dir: Path, console: Console, records: list[dict] | None = None)
         return []
     try:  # a run or a reproduction: its spec, re-planned on the host (nothing runs)
         run = read_run_json(run_dir)
-        opts = options_of_spec(run_dir, run, sandbox="host")
+        opts = options_of_spec(run_dir, run, sandbox=HOST)
         checked, unkept, differences = rejudge(opts, records, run_dir, verifier_state=run.get("verifier_state"),
                                                console=console)
     except (RunError, OSError, ValueError) as exc:

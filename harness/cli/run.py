@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import registry
+from ..sandbox import HOST
 from ..metrics import BASIS_EXACT, BASIS_STATISTICAL
 from ..runner import (RunError, check_published_model, default_samples, generate_mode, locked, reproduce,
                       reproduce_generated, run)
@@ -113,7 +114,7 @@ def _reproduce(args, console: Console, argv) -> int:
                        f"figures from published files and the kit's own runs)")
     # a rescoring-only reproduction runs no tool: no engine needed
     rescoring = not registry.benchmark(args.benchmark).reproduce_modes()
-    rep, code = reproduce(options_from_args(args, console, argv, sandbox="host" if rescoring and args.sandbox is None else None),
+    rep, code = reproduce(options_from_args(args, console, argv, sandbox=HOST if rescoring and args.sandbox is None else None),
                           console)
     _print_figures(rep, args, console)
     return code
