@@ -126,9 +126,9 @@ class Completion:
                    reasoning)
 
 
-def api_key(env: str, log: Callable[[str], None]) -> tuple[str, str]:
-    """The API key from the environment variable ``env``: ``(key, state)``, state ``set``
-    or ``unset`` (then :data:`NO_KEY` is sent, and ``log`` says so).
+def api_key(env: str, log: Callable[[str], None]) -> str:
+    """The API key from the environment variable ``env``; :data:`NO_KEY` when it is unset
+    (``log`` says so; :func:`key_state` is what generation.json records).
 
     Raises:
         EndpointError: (fatal) the variable is set but empty.
@@ -137,11 +137,11 @@ def api_key(env: str, log: Callable[[str], None]) -> tuple[str, str]:
     if value is None:
         log(f"note: ${env} is unset: sending the API key {NO_KEY!r} (what vLLM, SGLang and llama.cpp's server "
             f"accept when started without a key); a server that needs one answers 401")
-        return NO_KEY, "unset"
+        return NO_KEY
     if not value.strip():
         raise EndpointError(f"${env} is set but empty: export the API key there (or unset it for a local server "
                             f"without a key)", "fatal")
-    return value, "set"
+    return value
 
 
 def key_state(env: str) -> str:
@@ -167,7 +167,7 @@ class Endpoint:
     def __init__(self, base_url: str, key_env: str, *, timeout_s: float, max_retries: int,
                  log: Callable[[str], None]):
         self.base_url, self.key_env = base_url, key_env
-        key, self.key_state = api_key(key_env, log)
+        key = api_key(key_env, log)
         self.http_requests = 0
         self._count = threading.Lock()
         self._mine = threading.local()  # this thread's requests: the hook runs in the thread that sends
