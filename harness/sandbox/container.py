@@ -197,6 +197,8 @@ class ContainerSandbox(Sandbox):
     def create(cls, *, toolchain: str | None = None, slots: int = 1, image: str | None = None) -> "ContainerSandbox":
         """Warm workers of ``image``, else of ``toolchain``'s current Debian image
         (:func:`harness.sandbox.images.resolve`). Raises as the class."""
+        from .images.engine import resolve
+
         return cls(image or resolve(toolchain), slots=slots)
 
     @classmethod
@@ -206,17 +208,12 @@ class ContainerSandbox(Sandbox):
         Raises:
             SandboxError: not built (says how), or no engine (with the spec's ``base_hint``).
         """
-        from .images.engine import find_image
-        from .images.names import derived_tag
+        from .images.engine import resolve_derived
 
-        tag = derived_tag(spec)
         try:
-            found = find_image(connect(), tag)
+            return resolve_derived(spec)
         except EngineUnavailable as exc:
             raise SandboxError(f"{exc}" + (f"\n{spec['base_hint']}" if spec.get("base_hint") else "")) from None
-        if found is None:
-            raise SandboxError(f"image {tag} is not built; run 'verikit images build {spec['name']}'")
-        return tag
 
     def __init__(self, image: str, *, slots: int = 1, base_url: str | None = None):
         self.client = connect(base_url)
@@ -466,22 +463,3 @@ def remove_orphan_workers(client) -> int:
                 if parent.name.startswith("verikit-worker-") and parent.exists():
                     _remove_tree(parent, client, c.attrs.get("Image"))
     return n
-
-
-def resolve(name: str, base_url: str | None = None) -> str:
-    """The image reference to run toolchain ``name`` in (the current fingerprint's tag,
-    :func:`harness.sandbox.images.image_tag`).
-
-    Raises:
-        SandboxError: not built yet (says how to build it); EngineUnavailable.
-    """
-    from .images.engine import find_image
-    from .images.names import image_tag
-
-    client = connect(base_url)
-    tag = image_tag(name)
-    img = find_image(client, tag)
-    if img is None:
-        raise SandboxError(f"image {tag} (toolchain {name}, current pins) is not built; run "
-                           f"'verikit images build {name}' (or 'nox -s images')")
-    return img.tags[0] if img.tags else tag

@@ -32,7 +32,8 @@ from __future__ import annotations
 from ..base import SandboxError  # noqa: F401
 from .debian import (MANIFEST_PATH, build, ensure_base, fingerprint, image_spec, image_tag,  # noqa: F401
                      list_images, probe_manifest, resolve, verify)
-from .derived import build_derived, derived_tag, resolve_any, resolve_derived  # noqa: F401
+from .derived import build_derived, derived_tag, resolve_any  # noqa: F401
+from .engine import resolve_derived  # noqa: F401
 from .engine import engine_version  # noqa: F401
 from .files import FORMATS, build_file, file_path, image_file, images_dir  # noqa: F401
 from .nix import NIX_FEATURES, build_nix, nix_expression_files, nix_fingerprint, nix_image_tag  # noqa: F401

@@ -12,8 +12,8 @@ from pathlib import Path
 from ... import resources, toolchains
 from ...model import Limits, utc_now
 from ..base import SandboxError
-from ..container import ContainerSandbox, connect, resolve  # noqa: F401  (resolve: the images package names it)
-from .engine import cli_build, find_image
+from ..container import ContainerSandbox, connect
+from .engine import cli_build, find_image, resolve  # noqa: F401  (resolve: the images package names it)
 from .names import fingerprint, image_spec, image_tag  # noqa: F401  (the names the builder uses)
 
 MANIFEST_PATH = "/etc/verikit/toolchain.json"

@@ -13,20 +13,8 @@ from ...model import utc_now
 from ..base import SandboxError
 from .names import derived_tag
 from ..engine import connect
-from .debian import build, resolve
-from .engine import cli_build, find_image
-
-
-def resolve_derived(spec: dict, base_url: str | None = None) -> str:
-    """The tag of a derived image that exists in the engine.
-
-    Raises:
-        SandboxError: not built (says how to build it).
-    """
-    tag = derived_tag(spec)
-    if find_image(connect(base_url), tag) is None:
-        raise SandboxError(f"image {tag} is not built; run 'verikit images build {spec['name']}'")
-    return tag
+from .debian import build
+from .engine import cli_build, find_image, resolve
 
 
 def build_derived(spec: dict, *, base_url: str | None = None, engine: str = "podman", force: bool = False,

@@ -1,5 +1,6 @@
 """The container engine's side shared by every image kind: finding an image through the
-engine's API (:func:`find_image`), and the engine's CLI: ``build`` (:func:`cli_build`), an
+engine's API (:func:`find_image`; a toolchain's current image, :func:`resolve`, and a
+derived image, :func:`resolve_derived`), and the engine's CLI: ``build`` (:func:`cli_build`), an
 image's labels (:func:`image_labels`), its version (:func:`engine_version`). The files
 the images are built from (Containerfiles, scripts, Nix expressions) are the kit's own:
 :func:`harness.resources.kit_file`."""
@@ -11,6 +12,8 @@ import subprocess
 from pathlib import Path
 
 from ..base import SandboxError
+from ..engine import connect
+from .names import derived_tag, image_tag
 
 
 def find_image(client, ref: str):
@@ -20,6 +23,34 @@ def find_image(client, ref: str):
         except Exception:
             continue
     return None
+
+
+def resolve(name: str, base_url: str | None = None) -> str:
+    """The image reference to run toolchain ``name`` in (the current fingerprint's tag,
+    :func:`harness.sandbox.images.image_tag`).
+
+    Raises:
+        SandboxError: not built yet (says how to build it); EngineUnavailable.
+    """
+    client = connect(base_url)
+    tag = image_tag(name)
+    img = find_image(client, tag)
+    if img is None:
+        raise SandboxError(f"image {tag} (toolchain {name}, current pins) is not built; run "
+                           f"'verikit images build {name}' (or 'nox -s images')")
+    return img.tags[0] if img.tags else tag
+
+
+def resolve_derived(spec: dict, base_url: str | None = None) -> str:
+    """The tag of a derived image that exists in the engine.
+
+    Raises:
+        SandboxError: not built (says how to build it).
+    """
+    tag = derived_tag(spec)
+    if find_image(connect(base_url), tag) is None:
+        raise SandboxError(f"image {tag} is not built; run 'verikit images build {spec['name']}'")
+    return tag
 
 
 def cli_build(engine: str, tag: str, containerfile: Path, context: Path, args: dict[str, str]) -> None:
