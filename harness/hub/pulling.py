@@ -12,7 +12,7 @@ from typing import Callable
 
 import pyarrow.parquet as pq
 
-from ..results.transcripts import carried_generation_path, transcript_path
+from ..results.transcripts import carried_generation_path, transcript_state
 from ..report import check_run_dir
 from ..datasets import sha256_file
 from ..model import sha256_text
@@ -82,12 +82,10 @@ def generation_problems(run_dir: Path, run: dict) -> list[str]:
         gen = json.loads(data)
     except ValueError as exc:
         return [f"{where}: not JSON ({exc})"]
-    transcript, sha256 = transcript_path(where, gen)
-    if not sha256:
-        return []
-    if not transcript.is_file():
+    transcript, wrong = transcript_state(where, gen)
+    if wrong == "missing":
         return [f"{transcript}: missing (generation.json records the generation's transcript)"]
-    if sha256_file(transcript) != sha256:
+    if wrong == "changed":
         return [f"{transcript}: its sha256 is not the one generation.json recorded"]
     return []
 

@@ -9,8 +9,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..results.transcripts import carried_files, find_generation, transcript_path
-from ..datasets import sha256_file
+from ..results.transcripts import carried_files, find_generation, transcript_state
 from ..model import Record, sha256_text
 from ..predictions import scored_file, scored_files
 from ..report import check_run_dir
@@ -147,13 +146,11 @@ def _transcript_refusals(lr: LocalRun) -> list[str]:
         gen = json.loads(found.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
-    transcript, sha256 = transcript_path(found, gen)
-    if not sha256:  # a generation.json made before it recorded its transcript: carried when there
-        return []
-    if not transcript.is_file():
+    transcript, wrong = transcript_state(found, gen)  # none recorded (an older generation.json): carried when there
+    if wrong == "missing":
         return [f"{lr.source}: the transcript of its generation ({transcript}) is not there: the conversations "
                 f"behind its predictions would not be published"]
-    if sha256_file(transcript) != sha256:
+    if wrong == "changed":
         return [f"{lr.source}: the transcript {transcript} changed since the generation (sha256 differs from "
                 f"{found.name}'s)"]
     return []

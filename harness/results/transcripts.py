@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..datasets import sha256_file
 from ..model import sha256_text
 
 #: The transcript ``verikit generate`` writes beside generation.json (one JSON line per
@@ -52,6 +53,23 @@ def transcript_path(generation_json: Path, gen: dict | None) -> tuple[Path, str 
     rec = gen.get("transcript") if isinstance(gen, dict) else None
     rec = rec if isinstance(rec, dict) else {}
     return Path(generation_json).parent / (_plain_relative(rec.get("path")) or TRANSCRIPT), rec.get("sha256")
+
+
+def transcript_state(generation_json: Path, gen: dict | None) -> tuple[Path, str | None]:
+    """A generation's transcript (:func:`transcript_path`) and what is wrong with it:
+    ``"missing"`` or ``"changed"`` (its sha256 is not the one generation.json records), or
+    None: it checks, or generation.json records none to check against (made before it
+    recorded one).
+
+    Raises:
+        OSError: the transcript exists but cannot be read.
+    """
+    transcript, sha256 = transcript_path(generation_json, gen)
+    if not sha256:
+        return transcript, None
+    if not transcript.is_file():
+        return transcript, "missing"
+    return transcript, None if sha256_file(transcript) == sha256 else "changed"
 
 
 def carried_files(run_dir: Path, run: dict) -> dict[str, Path]:
