@@ -10,7 +10,7 @@ Batch, SLURM): they share the manifest, the worker, the store interface
   exists is skipped, so a retried, requeued or resubmitted shard resumes.
 - :func:`collect` (``verikit batch collect`` and the reducer): the records from the store,
   checked and de-duplicated by key, written as an ordinary run directory by the code that
-  writes a local run's (:class:`harness.runner.Run`, :class:`harness.runner.RunDir`).
+  writes a local run's (:class:`harness.runner.Run`, :class:`harness.runner.RecordSink`).
 
 The manifest holds the run's :class:`~harness.runspec.RunSpec` (``spec``: what workers and
 the reducer plan from; the ``verikit run`` command the user gave is kept beside it for
@@ -28,7 +28,7 @@ from pathlib import Path
 from ..model import utc_now
 from ..resources import kit_info
 from ..results import OUTPUTS, OutputStore, Store, ValidationError, open_store, write_text_atomic
-from ..runner import Run, RunDir, RunError, RunOptions, locked, start_run, write_report_html
+from ..runner import RecordSink, Run, RunError, RunOptions, hold_run_dir_lock, start_run, write_report_html
 from ..runspec import RunSpec, SpecError
 from ..sandbox import HOST
 from ..toolchains import ProbedToolchain
@@ -254,7 +254,7 @@ def collect(opts: RunOptions, store: Store, manifest: dict, console) -> tuple[in
     pipeline: the manifest's spec planned as a :class:`~harness.runner.Run` with the
     toolchain the jobs were planned with (nothing runs, no sandbox is opened), the records
     from the store (each checked: schema, key recomputed, object name = key) into the run
-    directory's sink (:class:`~harness.runner.RunDir`, rewritten whole: one record per job
+    directory's sink (:class:`~harness.runner.RecordSink`, rewritten whole: one record per job
     key, in plan order), their tool outputs beside them, then report.json, run.json and
     SHA256SUMS by :meth:`~harness.runner.Run.write` and report.html, as a local run writes
     them; ``missing.txt`` names the planned jobs without a record. The directory is locked
@@ -295,8 +295,8 @@ def collect(opts: RunOptions, store: Store, manifest: dict, console) -> tuple[in
     if problems or strangers:
         notes.append(f"{len(problems) + len(strangers)} record object(s) were left out: "
                      f"{(problems or [f'{k} is not a job of this run' for k in strangers])[0]}")
-    with locked(opts.out):
-        sink = RunDir(opts.out, console, fresh=True)  # collect writes the whole run from the store again
+    with hold_run_dir_lock(opts.out):
+        sink = RecordSink(opts.out, console, fresh=True)  # collect writes the whole run from the store again
         for k in order:
             if k in found:
                 sink.log.append(found[k])

@@ -10,7 +10,7 @@ from rich.table import Table
 from .. import registry
 from ..sandbox import HOST
 from ..metrics import BASIS_EXACT, BASIS_STATISTICAL
-from ..runner import (RunError, check_published_model, default_samples, generate_mode, locked, reproduce,
+from ..runner import (RunError, check_published_model, default_samples, generate_mode, hold_run_dir_lock, reproduce,
                       reproduce_generated, run)
 from ..runner.generated import NO_FIGURE
 from .batch import submit
@@ -152,7 +152,7 @@ def _reproduce_generated(args, console: Console, argv) -> int:
         raise RunError(str(exc)) from None
     settings = GenerationSettings(cache_dir=args.cache_dir, use_cache=not args.no_cache, offline=args.offline,
                                   data_dir=args.data_dir, command=tuple(opts.command))
-    with locked(opts.out):
+    with hold_run_dir_lock(opts.out):
         try:
             result = generate(spec, opts.out / "generation", settings=settings, console=console)
         except GenerateError as exc:

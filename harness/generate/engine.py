@@ -39,7 +39,7 @@ from ..model import sha256_text, utc_now
 from ..progress import PlainProgress
 from ..results import validate
 from ..results.files import write_text_atomic
-from ..runner import RunError, RunOptions, locked, plan_run
+from ..runner import RunError, RunOptions, hold_run_dir_lock, plan_run
 from .client import Completion, Endpoint, EndpointError, key_state, normalise_base_url
 from .outputs import write_outputs
 from .spec import GenerateError, GenerationResult, GenerationSettings, GenerationSpec, decoding, resolve_mode
@@ -112,7 +112,7 @@ def run_generation(spec: GenerationSpec, out: Path, settings: GenerationSettings
                 raise GenerateError(f"--offline: no answer kept for {missing.task_id} #{missing.sample} turn 1 (in "
                                     f"{out / TRANSCRIPT} or the request cache)")
             gen.connect()
-        with locked(out):
+        with hold_run_dir_lock(out):
             _check_spec(out, spec, gen.served)
             gen.run()
             return write_outputs(gen)

@@ -1,5 +1,6 @@
-"""A run directory as a whole: its lock (one run at a time writes it), ``SHA256SUMS``
-(written last, checked on read), its id, and :func:`validate_run_dir` (:func:`read_run_dir`)."""
+"""A run directory as a whole: its lock (:func:`run_dir_lock`, the only one: one run at a
+time writes it), ``SHA256SUMS`` (written last, checked on read), its id, and
+:func:`validate_run_dir` (:func:`read_run_dir`)."""
 
 from __future__ import annotations
 

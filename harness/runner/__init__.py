@@ -18,8 +18,9 @@ and where the run writes), :mod:`.plan` (:func:`plan_run` -> :class:`Plan`,
 into a record sink; :func:`run`, :func:`reproduce`, :func:`reproduce_generated`, :func:`recheck`, :func:`rejudge`),
 :mod:`.generated` (the statistical comparison of a re-run on generated predictions with a
 model's published figures, and report.json's ``generation`` section) and
-:mod:`.rundir` (the run directory: its lock, :class:`RunDir`, the record sink of a local
-run and of a collected batch run, and :func:`write_run`, its run files).
+:mod:`.writer` (what writes the run directory: :func:`hold_run_dir_lock`, its lock held
+for a run, :class:`RecordSink`, the record sink of a local run and of a collected batch
+run, and :func:`write_run`, its run files).
 """
 
 from .options import RUNNER_ENV, SETTINGS, RunError, RunOptions
@@ -27,9 +28,9 @@ from .generated import check_published_model, default_samples, generate_mode
 from .pipeline import (Run, job_image, open_sandbox, probe_toolchain, recheck, rejudge, reproduce, reproduce_generated,
                        run)
 from .plan import Plan, Start, build_jobs, git_state, host_info, open_dataset, plan_run, published_of, start_run
-from .rundir import RunDir, locked, write_report_html, write_run
+from .writer import RecordSink, hold_run_dir_lock, write_report_html, write_run
 
-__all__ = ["RUNNER_ENV", "SETTINGS", "Plan", "Run", "RunDir", "RunError", "RunOptions", "Start", "build_jobs",
-           "check_published_model", "default_samples", "generate_mode", "git_state", "host_info", "job_image",
-           "locked", "open_dataset", "open_sandbox", "plan_run", "probe_toolchain", "published_of", "recheck",
+__all__ = ["RUNNER_ENV", "SETTINGS", "Plan", "RecordSink", "Run", "RunError", "RunOptions", "Start", "build_jobs",
+           "check_published_model", "default_samples", "generate_mode", "git_state", "host_info", "hold_run_dir_lock",
+           "job_image", "open_dataset", "open_sandbox", "plan_run", "probe_toolchain", "published_of", "recheck",
            "rejudge", "reproduce", "reproduce_generated", "run", "start_run", "write_report_html", "write_run"]

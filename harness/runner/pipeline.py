@@ -28,7 +28,7 @@ from ..toolchains import Fingerprint, ProbedToolchain
 from .generated import check_published_model, statistical_reproduction
 from .options import RUNNER_ENV, RunError, RunOptions
 from .plan import Plan, Start, build_jobs, open_dataset, plan_run, published_of, start_run
-from .rundir import RunDir, locked, run_manifest, write_report_html, write_run
+from .writer import RecordSink, hold_run_dir_lock, run_manifest, write_report_html, write_run
 
 
 def run(opts: RunOptions, console: Console | None = None, *, html: bool = True) -> tuple[dict, dict, int]:
@@ -48,7 +48,7 @@ def run(opts: RunOptions, console: Console | None = None, *, html: bool = True) 
     console = console or Console(stderr=True)
     started = start_run()
     plan = plan_run(opts, console)
-    with locked(opts.out):
+    with hold_run_dir_lock(opts.out):
         report, manifest, code, _ = _execute(opts, console, started, plan)
         if html:
             write_report_html(opts.out, console)
@@ -129,10 +129,10 @@ class Run:
     """The one pipeline of a run: plan (from :class:`RunOptions`), open the sandbox (its
     image via :func:`job_image`), probe the toolchain, build the jobs, execute them into a
     record sink, and write the run directory (:meth:`write`). A local run (:func:`run`,
-    into its run directory, :class:`~harness.runner.rundir.RunDir`), :func:`recheck` and
+    into its run directory, :class:`~harness.runner.writer.RecordSink`), :func:`recheck` and
     ``rerun`` (a log in a temporary directory), the batch worker
     (:func:`harness.batch.worker.work`, each record put in S3) and ``batch collect`` (the
-    workers' records into a :class:`~harness.runner.rundir.RunDir`, then :meth:`write`)
+    workers' records into a :class:`~harness.runner.writer.RecordSink`, then :meth:`write`)
     all go through it.
 
     Attributes:
@@ -186,7 +186,7 @@ class Run:
     def write(self, started: Start, records: list[Record], expected: dict, stats: dict, *,
               notes: list[str] = (), image: dict | None = None) -> tuple[dict, dict, int]:
         """Write the run's files into ``opts.out`` from its records (records.jsonl is
-        there): :func:`~harness.runner.rundir.write_run` with this run's plan and
+        there): :func:`~harness.runner.writer.write_run` with this run's plan and
         toolchain. Returns ``(report, manifest, exit_code)`` as :func:`run`."""
         return write_run(self.opts, self.console, started, self.plan, self.probed, records, expected, stats,
                          notes=notes, image=image)
@@ -221,7 +221,7 @@ def _run_in(run: Run, started: Start) -> tuple[dict, dict, int, list[dict]]:
     opts, console, bench = run.opts, run.console, run.plan.bench
     jobs, expected = run.jobs()
 
-    sink = RunDir(opts.out, console)
+    sink = RecordSink(opts.out, console)
     cache = ResultCache(opts.cache_dir) if opts.use_cache else None
     executor = run.make_executor(cache)
     keys = run.keys(jobs)
@@ -281,7 +281,7 @@ def reproduce(opts: RunOptions, console: Console | None = None) -> tuple[Reprodu
     except registry.UnknownName as exc:
         raise RunError(str(exc)) from exc
     modes = bench.reproduce_modes()
-    with locked(opts.out):
+    with hold_run_dir_lock(opts.out):
         return _reproduce_locked(opts, console, bench, modes)
 
 
@@ -336,7 +336,7 @@ def reproduce_generated(opts: RunOptions, published_model: str, console: Console
     interval, seeded by ``opts.seed``). report.json gets the ``reproduction`` (and, the
     predictions being generate's, the ``generation`` section); run.json links
     generation.json with its sha256. The caller holds the run directory's lock
-    (:func:`~harness.runner.rundir.locked`).
+    (:func:`~harness.runner.writer.hold_run_dir_lock`).
 
     Returns:
         ``(reproduction, exit_code)``: 0 every figure with a published value inside its

@@ -1,8 +1,10 @@
-"""The run directory a run writes: its lock (:func:`locked`), its records
-(:class:`RunDir`, the record sink of a local run and of a collected batch run), and its
-run files (:func:`write_run`: report.json, run.json, the benchmark's files, SHA256SUMS;
-:func:`write_report_html`). Whatever made the records (a local run's executor, the batch
-workers), the directory is written by this code."""
+"""The writer of a run directory: it takes the directory's one lock
+(:func:`hold_run_dir_lock`, a use of :func:`harness.results.run_dir_lock`), sinks the
+run's records into it (:class:`RecordSink`, for a local run and for a collected batch run)
+and writes its run files (:func:`write_run`: report.json, run.json, the benchmark's files,
+SHA256SUMS; :func:`write_report_html`). Whatever made the records (a local run's executor,
+the batch workers), the directory is written by this code; what a run directory is (its
+lock, SHA256SUMS, its id, its checks) is :mod:`harness.results.rundir`'s."""
 
 from __future__ import annotations
 
@@ -23,9 +25,10 @@ from .plan import Plan, Start, host_info, published_of
 
 
 @contextlib.contextmanager
-def locked(out: Path):
-    """Hold the run directory ``out`` (created if needed) for the ``with`` block: one
-    writer at a time (:func:`harness.results.run_dir_lock`).
+def hold_run_dir_lock(out: Path):
+    """Hold the run directory's lock (:func:`harness.results.run_dir_lock`, the only
+    lock of a run directory) on ``out`` (created if needed) for the ``with`` block, its
+    failures said as :class:`RunError` for the command line.
 
     Raises:
         RunError: another verikit process holds it (names its PID), or ``out`` cannot be a
@@ -42,7 +45,7 @@ def locked(out: Path):
         raise RunError(f"--out {out}: cannot be used as a run directory: {exc.strerror}") from None
 
 
-class RunDir:
+class RecordSink:
     """The run directory ``out`` as a run's record sink: its ``records.jsonl`` open for
     appending (:class:`~harness.results.RecordLog`; the records already there are the
     run's to resume, lines that are not valid records are set aside with a warning), then
