@@ -35,7 +35,7 @@ from moto import mock_aws
 from rich.console import Console
 
 from harness.batch import worker
-from harness.batch.runs import plan_batch
+from harness.batch.control import plan_batch
 from harness.cli import parser
 from harness.cli.options import run_options_from_args
 from harness.results import S3Store

@@ -5,7 +5,7 @@ Measured in one run on this machine:
 
 - ``makespan``: 10,000 CASP jobs planned over 100 shards by the kit's own planner
   (``harness.batch.plan``: ``expected_costs``, ``shards``, ``estimate``, called as
-  ``harness.batch.runs.plan_batch`` calls them for AWS Batch and SLURM), with the per-job
+  ``harness.batch.control.plan_batch`` calls them for AWS Batch and SLURM), with the per-job
   times of the committed reference runs' records (``timings.wall_s`` of
   results/reproduced/casp and results/reproduced/casp/reproduce) as the previous run's
   timings. The jobs cycle through the recorded (mode, task) pairs with models and samples

@@ -27,7 +27,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from harness.batch import aws, runs, worker
+from harness.batch import aws, control, worker
 from harness.batch.plan import MAX_ARRAY_SIZE, estimate, expected_costs, shards
 from harness.cli import main
 from harness.model import Limits
@@ -218,7 +218,7 @@ def submitted(aws_env, casp_mirror, framac_host, isolated_cache, tmp_path, monke
     argv = [*RUN_ARGS, "--sandbox", "host"]
     opts = run_options_from_args(parser().parse_args(argv), Console(stderr=True), argv)
     engine = aws.AwsBatch(boto3.client("batch"), queue=aws.JOB_QUEUE, job_definition=aws.job_definition_name("framac"))
-    info = runs.submit_run(opts, Console(stderr=True), base=f"s3://{BUCKET}/runs", engine=engine,
+    info = control.submit_run(opts, Console(stderr=True), base=f"s3://{BUCKET}/runs", engine=engine,
                            image="verikit-runner:t", probed=framac_host.probed, n_shards=SHARDS, timings=None)
     store, manifest = worker.load_manifest(info["run_uri"])
     return store, manifest, info
@@ -257,7 +257,7 @@ def test_submit_plans_the_same_jobs_and_keys_as_a_local_run(submitted, tmp_path,
         {(j["mode"], j["task_id"], j["model"]) for j in manifest["jobs"].values()}
     # the inputs workers read are next to the manifest, and the array job has a child per shard
     assert any(n.startswith("data/github/") for n in store.names("data/"))
-    (sub,) = store.get_json(runs.SUBMISSIONS)["submissions"]
+    (sub,) = store.get_json(control.SUBMISSIONS)["submissions"]
     (array,) = boto3.client("batch").describe_jobs(jobs=[sub["array_job_id"]])["jobs"]
     assert array["arrayProperties"]["size"] == SHARDS
     assert "--manifest" in array["container"]["command"]
@@ -267,7 +267,7 @@ def test_submit_plans_the_same_jobs_and_keys_as_a_local_run(submitted, tmp_path,
 
 
 def _engine(store, manifest) -> aws.AwsBatch:
-    return aws.AwsBatch.from_info(boto3.client("batch"), runs.submissions(store), manifest)
+    return aws.AwsBatch.from_info(boto3.client("batch"), control.submissions(store), manifest)
 
 
 def _worker(store, shard: int, capsys) -> tuple[int, dict | None]:
@@ -324,7 +324,7 @@ def test_worker_resumes_stops_on_sigterm_and_collect_writes_a_valid_run(submitte
     assert main(["validate", str(tmp_path / "collected")]) == 0
 
     # resubmit: only the shard with the gap
-    sub = runs.resubmit(store, manifest, _engine(store, manifest))
+    sub = control.resubmit(store, manifest, _engine(store, manifest))
     assert sub["shards"] == [LAST]
     (job,) = boto3.client("batch").describe_jobs(jobs=[sub["array_job_id"]])["jobs"]
     assert job["container"]["command"][-4:] == ["--shards", str(LAST), "--shard", "0"]
@@ -339,7 +339,7 @@ def test_worker_resumes_stops_on_sigterm_and_collect_writes_a_valid_run(submitte
     assert main(["batch", "collect", store.uri, "--out", str(tmp_path / "complete")]) == 0
     assert len(load_records(tmp_path / "complete" / "records.jsonl")) == n
     assert main(["validate", str(tmp_path / "complete")]) == 0
-    assert runs.resubmit(store, manifest, _engine(store, manifest)) is None
+    assert control.resubmit(store, manifest, _engine(store, manifest)) is None
 
 
 @pytest.mark.slow
@@ -375,13 +375,13 @@ def test_an_infra_error_is_not_a_record_and_the_next_attempt_runs_it(submitted, 
     code, summary = _worker(store, LAST, capsys)
     assert code == 4 and summary["infra_error"] == len(manifest["shards"][LAST])
     assert store.names("records/") == [] and len(store.names("infra_errors/")) == len(manifest["shards"][LAST])
-    st = runs.status(store, manifest, None)
+    st = control.status(store, manifest, None)
     assert st["shards"][LAST]["done"] == 0 and st["shards"][LAST]["infra_errors"] == len(manifest["shards"][LAST])
     monkeypatch.setattr(HostSandbox, "run", real_run)
     code, summary = _worker(store, LAST, capsys)  # the next attempt runs them: they were not results
     assert code == 0 and summary["skipped"] == 0
     assert len(store.names("records/")) == len(manifest["shards"][LAST])
-    assert runs.status(store, manifest, None)["shards"][LAST]["infra_errors"] == 0
+    assert control.status(store, manifest, None)["shards"][LAST]["infra_errors"] == 0
 
 
 def test_images_push_command_lines(tmp_path):
@@ -450,7 +450,7 @@ def test_collect_writes_the_workers_verifier_state(aws_env, isolated_cache, tmp_
     argv = ["run", "ntp4vc", "--lang", "rocq", "--task", task, "--sandbox", "container"]
     opts = run_options_from_args(parser().parse_args(argv), Console(stderr=True), argv)
     engine = aws.AwsBatch(boto3.client("batch"), queue=aws.JOB_QUEUE, job_definition=aws.job_definition_name("rocq"))
-    info = runs.submit_run(opts, Console(stderr=True), base=f"s3://{BUCKET}/runs", engine=engine,
+    info = control.submit_run(opts, Console(stderr=True), base=f"s3://{BUCKET}/runs", engine=engine,
                            image="verikit-rocq:t", probed=ProbedToolchain.from_json(ref["toolchains"][0]), n_shards=1,
                            timings=None)
     store, manifest = worker.load_manifest(info["run_uri"])

@@ -3,8 +3,8 @@ the engine schedules (the kit never grows a scheduler of its own).
 
 - :mod:`harness.batch.plan` -- pure: shards balanced by expected cost, the run manifest,
   CPU-hour estimates.
-- :mod:`harness.batch.runs` -- plan and submit, status, resubmit, cancel, over an
-  :class:`~harness.batch.runs.Engine`.
+- :mod:`harness.batch.control` -- a batch run from the user's side: plan and submit,
+  status, resubmit, cancel, over an :class:`~harness.batch.control.Engine`.
 - :mod:`harness.batch.aws` -- the AWS control plane over boto3: the spot compute
   environment, queue and job definitions (``batch setup``), submitting the array job and
   its reducer, status, and the retry decision as a pure function.

@@ -1,6 +1,6 @@
 """The AWS Batch control plane over boto3: spot compute environment, queue, job
 definitions, array-job submission, status, resubmission and cancellation; :class:`AwsBatch`
-is the engine :mod:`harness.batch.runs` drives.
+is the engine :mod:`harness.batch.control` drives.
 
 Field names and limits follow the AWS Batch API reference (``CreateComputeEnvironment``,
 ``CreateJobQueue``, ``RegisterJobDefinition``, ``SubmitJob``, ``DescribeJobs``); the retry
@@ -212,7 +212,7 @@ def child_statuses(batch, submission: dict) -> dict[int, dict]:
 
 
 class AwsBatch:
-    """The AWS Batch engine of :mod:`harness.batch.runs` (an :class:`~harness.batch.runs.Engine`):
+    """The AWS Batch engine of :mod:`harness.batch.control` (an :class:`~harness.batch.control.Engine`):
     array jobs on a job queue with a runner image's job definition, and their reducers.
 
     Args:

@@ -309,7 +309,7 @@ exit "$rc"
 
 
 class Slurm:
-    """The SLURM engine of :mod:`harness.batch.runs` (an :class:`~harness.batch.runs.Engine`).
+    """The SLURM engine of :mod:`harness.batch.control` (an :class:`~harness.batch.control.Engine`).
 
     Args:
         partition: where tasks run; account: charged, or None; time_limit_s: each

@@ -11,7 +11,7 @@ from pathlib import Path
 from rich.console import Console
 
 from .. import registry, toolchains
-from ..batch import aws, runs, slurm, worker
+from ..batch import aws, control, slurm, worker
 from ..model import Limits
 from ..runner import RunError
 from ..sandbox import HOST, SandboxError
@@ -96,7 +96,7 @@ def _batch(args, console: Console, argv) -> int:
     if cmd == "plan":
         opts = run_options_from_args(args, console, argv, sandbox=HOST)  # planning only: no job runs here
         _, probed = _runner_probe(args.image, opts)
-        _, jobs, split, est = runs.plan_batch(opts, console, probed, args.shards, args.timings)
+        _, jobs, split, est = control.plan_batch(opts, console, probed, args.shards, args.timings)
         print(json.dumps({**est, "from_timings": str(args.timings) if args.timings else None,
                           "shard_s": [round(sum(jobs[k]["cost_s"] for k in s), 1) for s in split]}, indent=2))
         return 0
@@ -137,7 +137,7 @@ def _batch(args, console: Console, argv) -> int:
         return code
     engine = _engine(store, manifest, queue=getattr(args, "queue", None), dry_run=getattr(args, "dry_run", False))
     if cmd == "status":
-        st = runs.status(store, manifest, engine)
+        st = control.status(store, manifest, engine)
         for n, s in st["shards"].items():
             sched = s["scheduler"]
             state = sched["state"] if sched else "-"
@@ -148,12 +148,12 @@ def _batch(args, console: Console, argv) -> int:
         print(f"{store.uri}: {st['done']}/{st['jobs']} jobs recorded; reduced: {'yes' if st['reduced'] else 'no'}")
         return 0
     if cmd == "cancel":
-        stopped = runs.cancel(store, engine)
+        stopped = control.cancel(store, engine)
         say(console, f"{store.uri}: asked {engine.label} to cancel {len(stopped)} job(s)"
                       f"{': ' + ', '.join(stopped) if stopped else ' (none was running or pending)'}; the records "
                       f"written stay ('verikit batch resubmit' runs the rest)")
         return 0
-    sub = runs.resubmit(store, manifest, engine, dry_run=args.dry_run, console=console)
+    sub = control.resubmit(store, manifest, engine, dry_run=args.dry_run, console=console)
     if sub is None:
         say(console, f"{store.uri}: every job has its record; nothing to resubmit")
     else:
@@ -173,9 +173,9 @@ def _runner_probe(image: str | None, opts):
         raise RunError(str(exc)) from None
 
 
-def _engine(store, manifest: dict, *, queue: str | None = None, dry_run: bool = False) -> runs.Engine:
+def _engine(store, manifest: dict, *, queue: str | None = None, dry_run: bool = False) -> control.Engine:
     """The engine a batch run was submitted to (its submissions.json, else its manifest)."""
-    info = runs.submissions(store)
+    info = control.submissions(store)
     if (info.get("backend") or manifest.get("backend", "aws-batch")) == "slurm":
         return slurm.Slurm.from_info(info, dry_run=dry_run)
     import boto3
@@ -192,7 +192,7 @@ def submit(args, console: Console, argv) -> int:
     say(console, f"{info['run_uri']}: {est['jobs']} jobs in {est['shards']} shard(s), {where}")
     if not args.dry_run:
         sub = info["submissions"][0]
-        path = runs.write_local(args.out, info)
+        path = control.write_local(args.out, info)
         print(json.dumps({"run": info["run_uri"], "array_job_id": sub["array_job_id"],
                           "reducer_job_id": sub.get("reducer_job_id"), "batch_json": str(path)}))
     return 0
@@ -208,7 +208,7 @@ def _submit_aws(args, console: Console, argv) -> dict:
     image, probed = _runner_probe(args.image, opts)
     engine = aws.AwsBatch(boto3.client("batch"), queue=args.queue, job_definition=aws.job_definition_name(probed.name),
                           dry_run=args.dry_run)
-    return runs.submit_run(opts, console, base=args.s3, engine=engine, image=image, probed=probed,
+    return control.submit_run(opts, console, base=args.s3, engine=engine, image=image, probed=probed,
                            n_shards=args.shards, timings=args.timings, dry_run=args.dry_run)
 
 
@@ -225,21 +225,21 @@ def _submit_slurm(args, console: Console, argv) -> dict:
     cluster = slurm.check_cluster(args.partition, args.account)
     base = slurm.check_store(args.store, cluster)
     opts = run_options_from_args(args, console, argv)  # the workers run the jobs in the run's own sandbox
-    probed = runs.probe_here(opts, console)
-    planned = runs.plan_batch(opts, console, probed, args.shards, args.timings)
+    probed = control.probe_here(opts, console)
+    planned = control.plan_batch(opts, console, probed, args.shards, args.timings)
     _, _, split, est = planned
     if len(split) > cluster.max_array_size - 1:
         raise RunError(f"--shards {args.shards}: the cluster's MaxArraySize is {cluster.max_array_size} (task ids "
                        f"0..{cluster.max_array_size - 1})")
     if time_limit is None:
-        time_limit = runs.attempt_seconds(split, est["job_wall_s"], opts.parallel)
+        time_limit = control.attempt_seconds(split, est["job_wall_s"], opts.parallel)
         time_limit = min(time_limit, cluster.max_time_s) if cluster.max_time_s else time_limit
     slurm.check_time_limit(time_limit, est["job_wall_s"], cluster)
     engine = slurm.Slurm(partition=cluster.partition, account=args.account, time_limit_s=time_limit,
                          max_running=args.max_running, cpus=max(1, int(opts.limits.cpus)) * opts.parallel,
                          mem_mb=int(est["job_mem_mb"]) * opts.parallel + slurm.OVERHEAD_MIB,
                          signal_lead_s=int(est["job_wall_s"]) + slurm.SIGNAL_MARGIN_S, dry_run=args.dry_run)
-    return runs.submit_run(opts, console, base=str(base), engine=engine, probed=probed, n_shards=args.shards,
+    return control.submit_run(opts, console, base=str(base), engine=engine, probed=probed, n_shards=args.shards,
                            timings=args.timings, dry_run=args.dry_run, planned=planned)
 
 
