@@ -17,8 +17,8 @@ Endpoints, card classes and errors are those of ``huggingface_hub`` (``HfApi``,
 
 Submodules (every public name is also importable from ``harness.hub``):
 
-- :mod:`.runs`: one run to publish (:func:`load_run`, :func:`refusals`) and the
-  exceptions :class:`Refused`, :class:`HubError`;
+- :mod:`.publishable`: one run to publish (:func:`load_run`) and whether it may be
+  (:func:`refusals`), and the exceptions :class:`Refused`, :class:`HubError`;
 - :mod:`.card`: the files derived from runs (records parquet, leaderboard, dataset card);
 - :mod:`.publishing`: :func:`prepare`, :func:`dry_run`, :func:`publish`;
 - :mod:`.pulling`: :func:`pull`, :func:`check_published_run`.
@@ -32,4 +32,4 @@ from .card import (CARD_TEMPLATE, LEADERBOARD_COLUMNS, LICENSE, RECORD_COLUMNS, 
                    PublishedRun, build_card, leaderboard_rows, records_parquet, repo_files)
 from .publishing import MAX_ATTEMPTS, REPO_TYPE, PublishResult, dry_run, hub_api, prepare, publish  # noqa: F401
 from .pulling import check_published_run, pull  # noqa: F401
-from .runs import HubError, LocalRun, Refused, load_run, refusals  # noqa: F401
+from .publishable import HubError, LocalRun, Refused, load_run, refusals  # noqa: F401

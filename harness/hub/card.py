@@ -17,7 +17,7 @@ from ..htmlreport import RunView, render_html
 from ..model import Record, utc_now
 from ..results import OUTPUTS, SUMMED, SUMS, OutputStore, is_canary
 from ..runner import git_state
-from .runs import LocalRun
+from .publishable import LocalRun
 
 RUN_FILES = (*SUMMED, SUMS)
 CARD_TEMPLATE = Path(__file__).resolve().parents[1] / "templates" / "dataset_card.md"

@@ -14,7 +14,7 @@ from typing import Callable
 from .. import __version__
 from ..results import SUMS
 from .card import PublishedRun, repo_files
-from .runs import HubError, LocalRun, Refused, load_run, refusals
+from .publishable import HubError, LocalRun, Refused, load_run, refusals
 
 REPO_TYPE = "dataset"
 MAX_ATTEMPTS = 5

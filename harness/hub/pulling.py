@@ -18,7 +18,7 @@ from ..datasets import sha256_file
 from ..model import sha256_text
 from ..results import load_records, run_id_of
 from .publishing import REPO_TYPE, http_message, transport_error
-from .runs import HubError
+from .publishable import HubError
 
 
 def check_published_run(run_dir: Path, run_id: str | None = None) -> list[str]:

@@ -1,6 +1,6 @@
-"""One run to publish: its exceptions (:class:`Refused`, :class:`HubError`), a run directory
-or reduced batch run read (:func:`load_run`) and the rules that may refuse it
-(:func:`refusals`)."""
+"""Whether a run is publishable: a run directory or reduced batch run read for publishing
+(:func:`load_run` -> :class:`LocalRun`), the rules that may refuse it (:func:`refusals`),
+and the hub's exceptions (:class:`Refused`, :class:`HubError`)."""
 
 from __future__ import annotations
 
