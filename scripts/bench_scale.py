@@ -4,7 +4,7 @@ and a run directory of 100,000 records.
 Measured in one run on this machine:
 
 - ``makespan``: 10,000 CASP jobs planned over 100 shards by the kit's own planner
-  (``harness.batch.plan``: ``expected_costs``, ``shards``, ``estimate``, called as
+  (``harness.batch.shards``: ``expected_costs``, ``shards``, ``estimate``, called as
   ``harness.batch.control.plan_batch`` calls them for AWS Batch and SLURM), with the per-job
   times of the committed reference runs' records (``timings.wall_s`` of
   results/reproduced/casp and results/reproduced/casp/reproduce) as the previous run's
@@ -52,7 +52,7 @@ from pathlib import Path
 from bench_kit_vs_bare import LIMITS, QUICK_TASKS, kit, predictions
 from benchlib import BenchFailure, kit_plan, main
 
-from harness.batch.plan import estimate, expected_costs, shards
+from harness.batch.shards import estimate, expected_costs, shards
 from harness.results import load_records
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -210,7 +210,7 @@ def rundir(bench, select: list[str], preds: Path, n: int, tmp: Path, cache: Path
 def body(bench) -> dict:
     quick = bench.args.quick
     pick = 1 if quick else 0
-    bench.step(f"makespan: {PLANNED[pick]} new CASP jobs planned on {SHARDS} shards (harness.batch.plan)")
+    bench.step(f"makespan: {PLANNED[pick]} new CASP jobs planned on {SHARDS} shards (harness.batch.shards)")
     plan_numbers = makespan(bench, PLANNED[pick], SHARDS)
 
     task_ids = QUICK_TASKS if quick else None

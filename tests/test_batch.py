@@ -28,7 +28,7 @@ import pytest
 from moto import mock_aws
 
 from harness.batch import aws, control, worker
-from harness.batch.plan import MAX_ARRAY_SIZE, estimate, expected_costs, shards
+from harness.batch.shards import MAX_ARRAY_SIZE, estimate, expected_costs, shards
 from harness.cli import main
 from harness.model import Limits
 from harness.results import S3Store, ValidationError, load_records, run_dir_lock

@@ -1,8 +1,8 @@
 """Batch runs on AWS Batch and SLURM: the kit plans, packs, submits, resumes and collects;
 the engine schedules (the kit never grows a scheduler of its own).
 
-- :mod:`harness.batch.plan` -- pure: shards balanced by expected cost, the run manifest,
-  CPU-hour estimates.
+- :mod:`harness.batch.shards` -- pure: shards balanced by expected cost, CPU-hour
+  estimates.
 - :mod:`harness.batch.control` -- a batch run from the user's side: plan and submit,
   status, resubmit, cancel, over an :class:`~harness.batch.control.Engine`.
 - :mod:`harness.batch.aws` -- the AWS control plane over boto3: the spot compute

@@ -23,8 +23,8 @@ from ..model import utc_now
 from ..results import Store, load_records, open_store, write_json_atomic
 from ..runner import Run, RunError, RunOptions
 from ..toolchains import ProbedToolchain
-from .plan import estimate, expected_costs
-from .plan import shards as make_shards
+from .shards import estimate, expected_costs
+from .shards import shards as make_shards
 from .worker import MANIFEST, job_identity, load_manifest, make_manifest, upload_inputs
 
 SUBMISSIONS = "submissions.json"
@@ -80,7 +80,7 @@ def plan_batch(opts: RunOptions, console, probed: ProbedToolchain, n_shards: int
 
     Returns:
         ``(plan, jobs: key -> identity + cost_s, shards, estimate)``; the estimate is
-        :func:`~harness.batch.plan.estimate`'s plus ``job_wall_s`` and ``job_mem_mb``,
+        :func:`~harness.batch.shards.estimate`'s plus ``job_wall_s`` and ``job_mem_mb``,
         the largest wall-time (s) and memory (MiB) limit of any job.
 
     Raises:

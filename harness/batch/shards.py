@@ -1,4 +1,5 @@
-"""Planning a batch run: shards balanced by expected cost, and estimates.
+"""The shards of a batch run: its jobs split into shards balanced by expected cost, and
+estimates.
 
 Pure functions over job keys and costs (seconds), no AWS call.
 """
