@@ -20,7 +20,7 @@ def _opt(flag: str, value) -> str:
 
 @task(help={"benchmark": "a registered benchmark (verikit list)",
             "mode": "the benchmark's mode", "lang": "the benchmark's language, where it has that axis (--lang)",
-            "dataset": "registry name or path to your own dataset", "predictions": "predictions JSONL",
+            "dataset": "a pinned dataset's name or a path to your own dataset", "predictions": "predictions JSONL",
             "sandbox": "host or container", "jobs": "parallel jobs", "out": "run directory",
             "task": "only this task id"})
 def run(c, benchmark, mode=None, lang=None, dataset=None, predictions=None, sandbox=None, jobs=2,
@@ -93,13 +93,13 @@ def bootstrap(c, toolchain="framac"):
 
 @task(help={"path": "directory of your own dataset"})
 def datasets_pin(c, path):
-    """verikit datasets pin PATH: the registry entry (file list with sha256) of a directory."""
+    """verikit datasets pin PATH: the dataset entry (file list with sha256) of a directory."""
     c.run(f"verikit datasets pin {shlex.quote(path)}")
 
 
 @task
 def datasets_list(c):
-    """verikit datasets list: the registry's entries."""
+    """verikit datasets list: the dataset entries."""
     c.run("verikit datasets list")
 
 

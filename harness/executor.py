@@ -491,8 +491,8 @@ class Executor:
 
 
 def known_defect(job: Job) -> str | None:
-    """The registry's known defect of the job's task in its mode (``kind: detail``), for
-    the pinned revision of a registered dataset (:meth:`harness.datasets.Dataset.task_defect`);
+    """The dataset entry's known defect of the job's task in its mode (``kind: detail``),
+    for the pinned revision of a pinned dataset (:meth:`harness.datasets.Dataset.task_defect`);
     None otherwise (a user's own dataset, another revision, a sound task)."""
     from .datasets import DatasetError, entries
 

@@ -32,7 +32,7 @@ class RunSpec:
     """What a run verifies and how (see the module doc).
 
     Attributes:
-        benchmark: registry name; dataset: a registry name or a path to the user's own
+        benchmark: registry name; dataset: a pinned dataset's name or a path to the user's own
             dataset (None: the benchmark's default).
         modes: the modes to run (empty: the benchmark's default modes).
         task_ids: only these tasks (None: all); sample: instead, this many tasks drawn with

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Write harness/datasets/registry/<dataset>.files.json: the upstream files a dataset needs
-beyond the ones listed inline in its registry file <dataset>.yaml, each with the sha256 and
+"""Write harness/datasets/pins/<dataset>.files.json: the upstream files a dataset needs
+beyond the ones listed inline in its entry file <dataset>.yaml, each with the sha256 and
 size computed from the files.
 
 Usage: scripts/pin_files.py ntp4vc|dafny-intent [--root DIR]
@@ -18,7 +18,7 @@ test programs (``MBPP-DFY-153/test/task_id_<N>.dfy``), their 166 implementations
 inline in dafny-intent.yaml are left out.
 
 The source (repository and commit) is read from ``<dataset>.yaml``, which names the JSON
-file in ``files_from``; the registry itself is not loaded (it needs the file being written).
+file in ``files_from``; the entries themselves are not loaded (they need the file being written).
 For a whole new entry, ``verikit datasets pin DIR`` prints the YAML.
 """
 
@@ -74,8 +74,8 @@ def dafny_intent_paths(root: Path) -> list[str]:
 
 
 def _entry(name: str) -> tuple[datasets.Source, set[str], str]:
-    """(source, paths listed inline, files_from name) of registry file ``<name>.yaml``."""
-    path = datasets.REGISTRY_DIR / f"{name}.yaml"
+    """(source, paths listed inline, files_from name) of entry file ``<name>.yaml``."""
+    path = datasets.PINS_DIR / f"{name}.yaml"
     data = entries.load_yaml(path)
     try:
         source = entries.source_from(data.get("source"))
@@ -107,7 +107,7 @@ def main() -> int:
             continue
         data = (root / rel).read_bytes()
         files.append({"path": rel, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)})
-    out = datasets.REGISTRY_DIR / files_from
+    out = datasets.PINS_DIR / files_from
     out.write_text(json.dumps({"dataset": args.dataset, "source": {"repo": source.repo, "revision": source.revision},
                                "generated_by": "scripts/pin_files.py", "files": files}, indent=0) + "\n")
     print(f"{out}: {len(files)} files")

@@ -313,7 +313,7 @@ def engine_image():
 
 
 def fetch_from_mirror(name: str, tmp_path_factory):
-    """Registry dataset ``name`` fetched offline (every file sha256-checked) from the mirrors
+    """Pinned dataset ``name`` fetched offline (every file sha256-checked) from the mirrors
     of ``VERIKIT_DATA_MIRRORS`` into a fresh cache; skips when it is unset or no mirror holds
     the files."""
     from harness import datasets

@@ -392,7 +392,7 @@ def test_gold_run_on_quick_pairs(casp_tasks, framac_recorded, isolated_cache, tm
         report, manifest, code = _run(tmp_path, modes=["gold"], task_ids=tids)
     assert code == 0
     # 06_114 is a known defect of the pinned data (its prelude's axiom is false at INT_MIN;
-    # harness/datasets/registry/casp-sample10.yaml): its gold record is marked and kept out
+    # harness/datasets/pins/casp-sample10.yaml): its gold record is marked and kept out
     gold = report["metrics"]["gold"]
     assert gold["overall"]["verified"] == 2 and gold["overall"]["n"] == 2
     assert list(gold["excluded"]) == ["06_114"] and gold["excluded"]["06_114"].startswith("inconsistent-task: ")

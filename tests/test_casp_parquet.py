@@ -20,7 +20,7 @@ from harness.benchmarks.casp import sources as casp_sources
 
 
 def _write_parquet(data_dir, rows) -> None:
-    ds = datasets.REGISTRY["casp"]
+    ds = datasets.DATASETS["casp"]
     ref = ds.files[0]
     target = data_dir / ds.source.layout_prefix() / ref.path
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -62,7 +62,7 @@ def test_parquet_missing_column_names_file_and_row(tmp_path, monkeypatch):
 
 def test_own_parquet_file_records_its_own_path_not_the_hub(casp_tasks, tmp_path):
     """The same rows passed as ``--dataset FILE`` (harness.datasets.open_dataset): the
-    tasks are the registry route's, and the provenance names the file and its sha256,
+    tasks are the pinned dataset's, and the provenance names the file and its sha256,
     never nicher92/CASP_dataset@main."""
     sample = [casp_tasks[k] for k in sorted(casp_tasks)]
     rows = [{"file_name": t.published["file_name"], "c_code_snippet": t.code, "acsl_snippet": t.spec,

@@ -52,7 +52,7 @@ PARITY_TASKS = ["2", "17", "105", "139", "234", "262", "396", "599"]
 #: expected output, so that a failed correctness check's failure kind is compared too; the
 #: 8 tasks are judged from the recording.
 LIVE_PARITY_TASKS = ["234"]
-#: Two of the 40 test programs the registry pinned last, with the reference run's
+#: Two of the 40 test programs the dataset entry pinned last, with the reference run's
 #: verdicts (results/reproduced/dafny-intent/reproduce/).
 NEW_PROGRAMS = ["79", "600"]
 #: Fields that differ run to run: timings, and the stored tool output (its hash: Dafny prints its own timings)

@@ -197,7 +197,7 @@ def test_a_plain_directory_path_gives_the_same_tasks(own):
 def test_the_kits_local_dataset_gives_the_same_tasks(own):
     """``verikit run dafny-intent --dataset DIR`` opens DIR with harness.datasets.local: the
     same tasks as the stand-in, and the provenance names the directory and every file's
-    sha256 (never a registry name or revision)."""
+    sha256 (never a dataset entry's name or revision)."""
     from harness.datasets import local
 
     opened = local.open_dataset(own.root)
@@ -217,7 +217,7 @@ def test_no_labels_bundled_specs_or_canaries(own, tmp_path):
     assert [(c.task_id, c.model, c.origin) for c in gold] == [
         ("clamp", "gold", "gold"), ("extra/min_max", "gold", "gold"), ("seqs/double_all", "gold", "gold")]
     assert gold[0].output == "\n".join(c.text for c in tasks[0].spec)
-    # the registry's canaries belong to its task 17: an own program with that id gets none
+    # the pinned dataset's canaries belong to its task 17: an own program with that id gets none
     other = di.load_tasks(_stand_in(tmp_path / "other", {"17.dfy": CLAMP}))
     assert [t.task_id for t in other] == ["17"] and di.canaries(other, "spec") == []
 

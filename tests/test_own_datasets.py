@@ -154,7 +154,7 @@ def test_directory_provenance_names_the_path_and_every_file(c_dir):
                     "files_sha256": hashlib.sha256(lines.encode()).hexdigest(), "n_files": 5,
                     "unpinned": [], "locations": ["local"], "files": files}
     text = json.dumps(prov)
-    assert all(name not in text for name in D.REGISTRY), "no registry name it did not come from"
+    assert all(name not in text for name in D.DATASETS), "no dataset entry's name it did not come from"
     assert prov == json.loads(text)
 
 
@@ -259,7 +259,7 @@ def test_pin_entry_lists_every_file_and_loads_once_filled_in(c_dir, tmp_path):
     assert [f["path"] for f in entry["files"]] == ["README.md", "abs.c", "arrays/sum.c", "clamp.c", "max2.c"]
     assert entry["files"][2] == {"path": "arrays/sum.c", "sha256": _sha(SUM), "size": len(SUM.encode())}
     text = D.dump_entry(entry)
-    reg = tmp_path / "registry"
+    reg = tmp_path / "pins"
     reg.mkdir()
     (reg / "my-c.yaml").write_text(text)
     with pytest.raises(D.DatasetError, match=r"my-c\.yaml:2: description: a non-empty string"):

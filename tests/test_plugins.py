@@ -307,7 +307,7 @@ def test_help_reads_the_benchmark_names_and_imports_no_plugin():
 
 def test_a_kit_dataset_or_toolchain_imports_no_plugin():
     groups, modules = _probe("from harness import toolchains; from harness.datasets import entries\n"
-                             "entries.dataset(next(iter(entries.load_registry())))\n"
+                             "entries.dataset(next(iter(entries.load_entries())))\n"
                              "toolchains.toolchain_spec(next(iter(toolchains.load_pins(str(toolchains.PINS_FILE))"
                              "['toolchains'])))")
     assert modules == [] and "verikit.datasets" not in groups and "verikit.toolchains" not in groups

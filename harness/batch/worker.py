@@ -99,11 +99,11 @@ def upload_inputs(store: Store, fetched, predictions: str | None) -> dict:
     fetch checks every file's sha256 as from any mirror.
 
     Raises:
-        RunError: a local dataset (``--dataset PATH``): batch runs take registry datasets.
+        RunError: a local dataset (``--dataset PATH``): batch runs take pinned datasets.
     """
     if fetched.dataset.source.kind == "local":
-        raise RunError("a batch run (--backend aws-batch or slurm) takes registry datasets; a local dataset "
-                       "(--dataset PATH) is not staged (pin it in the registry first: 'verikit datasets pin DIR')")
+        raise RunError("a batch run (--backend aws-batch or slurm) takes pinned datasets; a local dataset "
+                       "(--dataset PATH) is not staged (pin it first: 'verikit datasets pin DIR' prints its entry)")
     data = {}
     for ref in fetched.dataset.files:
         layout = fetched.dataset.layout_path(ref.path)

@@ -25,7 +25,7 @@ def _add_prompts(sub) -> None:
                     "benchmark's first default mode that has a generation protocol)")
     pr.add_argument("--shots", type=int_at_least(0), help="few-shot examples, where the benchmark has that setting")
     pr.add_argument("--task", action="append", dest="task_ids", help="only this task id; repeatable")
-    pr.add_argument("--dataset", help="registry name or path (default: the benchmark's default)")
+    pr.add_argument("--dataset", help="a pinned dataset's name or a path (default: the benchmark's default)")
     pr.add_argument("--data-dir", type=Path)
     pr.add_argument("-o", "--output", type=Path, help="write here instead of standard output")
     pr.set_defaults(handler=_prompts)
@@ -37,7 +37,7 @@ def _add_convert(sub) -> None:
     cv.add_argument("source", type=Path, nargs="?", help="upstream output file (default: the published one, "
                     "where the dataset ships it)")
     cv.add_argument("--model", help="model name to record (default: from the file)")
-    cv.add_argument("--dataset", help="registry name or path (default: the benchmark's default)")
+    cv.add_argument("--dataset", help="a pinned dataset's name or a path (default: the benchmark's default)")
     cv.add_argument("--data-dir", type=Path)
     cv.add_argument("-o", "--output", type=Path, required=True)
     cv.set_defaults(handler=_convert)
@@ -52,7 +52,7 @@ def _add_check_verifier(sub) -> None:
     cv.add_argument("--benchmark", choices=list(registry.BENCHMARKS), help="call the hooks with the options of the "
                     "first job this benchmark builds for the verifier (for a command that needs per-task options)")
     cv.add_argument("--mode", help="the benchmark's mode (default: its first default mode)")
-    cv.add_argument("--dataset", help="registry name or path (default: the benchmark's default)")
+    cv.add_argument("--dataset", help="a pinned dataset's name or a path (default: the benchmark's default)")
     cv.add_argument("--data-dir", type=Path)
     cv.set_defaults(handler=_check_verifier)
 

@@ -1,5 +1,5 @@
 """What the kit knows and keeps: ``verikit list`` (benchmarks, datasets, toolchains),
-``verikit datasets list|pin`` (the dataset registry), ``verikit cache verify|prune|clear``."""
+``verikit datasets list|pin`` (the dataset entries), ``verikit cache verify|prune|clear``."""
 
 from __future__ import annotations
 
@@ -25,11 +25,11 @@ def _add_list(sub) -> None:
 
 
 def _add_datasets(sub) -> None:
-    ds = sub.add_parser("datasets", help="the dataset registry: list entries, pin your own dataset")
+    ds = sub.add_parser("datasets", help="the dataset entries: list them, pin your own dataset")
     ds.set_defaults(handler=_datasets)
     ds_sub = ds.add_subparsers(dest="datasets_cmd", required=True)
-    ds_sub.add_parser("list", help="registry entries: source, revision, files, known task defects")
-    pin = ds_sub.add_parser("pin", help="print the registry entry (file list with sha256) of a directory")
+    ds_sub.add_parser("list", help="the dataset entries: source, revision, files, known task defects")
+    pin = ds_sub.add_parser("pin", help="print the dataset entry (file list with sha256) of a directory")
     pin.add_argument("path", type=Path)
 
 
@@ -59,7 +59,7 @@ def _datasets(args, console: Console, argv) -> int:
     if args.datasets_cmd == "pin":
         print(yaml.safe_dump(local.pin_entry(args.path), sort_keys=False, allow_unicode=True), end="")
         return 0
-    for name, ds in datasets.REGISTRY.items():
+    for name, ds in datasets.DATASETS.items():
         print(f"{name}\t{ds.source.kind}:{ds.source.repo}@{ds.source.revision}\t{len(ds.files)} files")
         for d in ds.task_defects:  # the pinned data's own bugs: their records are kept out of the metrics
             print(f"  task defect {d.task} ({', '.join(d.modes) or 'every mode'}): {d.describe()}")
@@ -72,7 +72,7 @@ def _list(args, console: Console, argv) -> int:
         b = registry.benchmark(name)
         info["benchmarks"][name] = {"modes": list(b.modes), "mode_option": b.mode_option, "datasets": list(b.datasets),
                                     "verifier": ", ".join(sorted({b.verifier_for(m) for m in b.modes}))}
-    for name, ds in datasets.REGISTRY.items():
+    for name, ds in datasets.DATASETS.items():
         info["datasets"][name] = {"source": f"{ds.source.kind}:{ds.source.repo}@{ds.source.revision}",
                                   "files": len(ds.files), "description": ds.description.splitlines()[0]}
     for name in toolchains.load_pins()["toolchains"]:

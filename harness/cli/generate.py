@@ -91,7 +91,7 @@ def _add_generate(sub) -> None:
                    "(vLLM, SGLang, llama.cpp server, TGI, OpenAI, hosted APIs)")
     g.add_argument("--out", type=Path, required=True, help="the generation's directory (re-run the same command into it "
                    "to resume an interrupted generation)")
-    g.add_argument("--dataset", help="a registry dataset name, or a path to your own dataset; default: the benchmark's")
+    g.add_argument("--dataset", help="a pinned dataset's name, or a path to your own dataset; default: the benchmark's")
     g.add_argument("--mode", action="append", dest="modes", help="the one mode to generate for (default: the "
                    "benchmark's only default mode with a protocol)")
     g.add_argument("--lang", action="append", dest="langs", help="the mode of a benchmark whose modes are languages")

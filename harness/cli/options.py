@@ -25,7 +25,7 @@ from .common import MIN_MEMORY_MIB, int_at_least, positive_seconds
 
 def add_run_options(p: argparse.ArgumentParser, *, jobs: bool = True) -> None:
     """Options shared by ``run`` and ``reproduce``."""
-    p.add_argument("--dataset", help="a registry dataset name, or a path to your own dataset (a directory in one "
+    p.add_argument("--dataset", help="a pinned dataset's name, or a path to your own dataset (a directory in one "
                    "of the benchmark's formats, or a YAML file describing it); default: the benchmark's default")
     p.add_argument("--sandbox", choices=list(registry.SANDBOXES),
                    help="where jobs run (default: container when a Docker-API engine answers at DOCKER_HOST "

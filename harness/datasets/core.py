@@ -1,4 +1,4 @@
-"""The dataset vocabulary: sources, pinned files, registry entries, fetched datasets, errors.
+"""The dataset vocabulary: sources, pinned files, dataset entries, fetched datasets, errors.
 
 Imports nothing else of the package. ``Source.kind`` is one of :data:`KINDS`:
 
@@ -9,7 +9,7 @@ Imports nothing else of the package. ``Source.kind`` is one of :data:`KINDS`:
   and ``distribution_sha256`` its hash; each ``FileRef.path`` is an archive member;
 - ``local``: a user's own dataset on this machine (``repo`` the absolute path, no revision).
 
-Vocabulary: docs/architecture.md ("dataset", "task defect"); registry entries: docs/plugins.md
+Vocabulary: docs/architecture.md ("dataset", "task defect"); dataset entries: docs/plugins.md
 ("Data").
 """
 
@@ -31,7 +31,7 @@ _DIST_SUFFIXES = (".whl", ".tar.gz", ".zip")
 
 class DatasetError(Exception):
     """Base class of the dataset errors; raised itself for an unknown dataset name or a
-    malformed registry file or dataset description (the message names the file, and the
+    malformed dataset entry file or dataset description (the message names the file, and the
     line where it can)."""
 
 
@@ -61,7 +61,7 @@ class HashMismatch(DatasetError):
 
 
 class UnpinnedFileWarning(UserWarning):
-    """A registry file has no pinned sha256, so its content could not be verified."""
+    """A dataset entry lists a file with no pinned sha256, so its content could not be verified."""
 
 
 def is_sha256(value: object) -> bool:
@@ -224,7 +224,7 @@ class TaskDefect:
 
 @dataclass(frozen=True)
 class Dataset:
-    """A registry entry (or a user's own dataset): ``name``, ``description``, ``source``,
+    """A dataset entry (or a user's own dataset): ``name``, ``description``, ``source``,
     ``files`` (tuple of FileRef, unique paths), ``citation`` (paper / upstream location),
     ``license`` (SPDX id, or None when upstream states none), ``format`` (a benchmark's
     name for the layout of the files, None when the benchmark detects it),

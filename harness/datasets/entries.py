@@ -1,4 +1,5 @@
-"""The registry's entries as data files: ``harness/datasets/registry/<name>.yaml``.
+"""The dataset entries as data files: ``harness/datasets/pins/<name>.yaml``, each a dataset
+pinned file by file.
 
 One YAML file per dataset::
 
@@ -38,7 +39,7 @@ shows it.
 ``scripts/pin_files.py``; its ``dataset`` and ``source`` must agree with the YAML.
 
 Every entry is validated when it is read; a bad entry raises ``DatasetError`` naming the
-file and, where it can, the line. The registry is read once, on first use (the C YAML
+file and, where it can, the line. The entries are read once, on first use (the C YAML
 loader is used when PyYAML has it).
 """
 
@@ -53,7 +54,7 @@ import yaml
 from .. import plugin
 from .core import Dataset, DatasetError, FileRef, Source, TaskDefect
 
-REGISTRY_DIR = Path(__file__).resolve().parent / "registry"
+PINS_DIR = Path(__file__).resolve().parent / "pins"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _ENTRY_KEYS = ("name", "description", "source", "citation", "license", "files", "files_from", "task_defects")
 _DEFECT_KEYS = ("task", "modes", "kind", "detail", "evidence")
@@ -61,9 +62,9 @@ _SOURCE_KEYS = {"github": ("kind", "repo", "revision", "repo_type"),
                 "hf": ("kind", "repo", "revision", "repo_type"),
                 "pypi": ("kind", "package", "version", "distribution", "distribution_sha256"),
                 "local": ("kind", "path")}
-_registry: dict[str, Dataset] | None = None
+_known: dict[str, Dataset] | None = None
 _READING = threading.RLock()
-_plugins_read = False  # whether the plugins' entries are in _registry
+_plugins_read = False  # whether the plugins' entries are in _known
 
 
 class Bad(Exception):
@@ -252,7 +253,7 @@ def _files_from(yaml_path: Path, name: str, src: Source, rel: object) -> list[Fi
 
 
 def load_entry(path: str | Path) -> Dataset:
-    """Read and validate one registry file ``<name>.yaml``.
+    """Read and validate one dataset entry file ``<name>.yaml``.
 
     Raises:
         DatasetError: unreadable or invalid YAML, a missing/unknown key, a bad source,
@@ -262,11 +263,11 @@ def load_entry(path: str | Path) -> Dataset:
     path = Path(path)
     text = path.read_text(encoding="utf-8") if path.is_file() else None
     if text is None:
-        raise DatasetError(f"{path}: no such registry file")
+        raise DatasetError(f"{path}: no such dataset entry file")
     data = load_yaml(path, text)
     try:
         if not isinstance(data, dict):
-            raise Bad("a registry entry is a YAML mapping (name, description, source, citation, "
+            raise Bad("a dataset entry is a YAML mapping (name, description, source, citation, "
                       "license, files)")
         unknown_keys(data, _ENTRY_KEYS, ())
         name = _str(data, "name")
@@ -292,7 +293,7 @@ def load_entry(path: str | Path) -> Dataset:
         raise bad_file(path, text, bad) from None
 
 
-def load_registry(directory: str | Path = REGISTRY_DIR) -> dict[str, Dataset]:
+def load_entries(directory: str | Path = PINS_DIR) -> dict[str, Dataset]:
     """Every ``*.yaml`` entry of ``directory``, by name, in file-name order.
 
     Raises:
@@ -301,8 +302,8 @@ def load_registry(directory: str | Path = REGISTRY_DIR) -> dict[str, Dataset]:
     return {ds.name: ds for ds in map(load_entry, sorted(Path(directory).glob("*.yaml")))}
 
 
-def registry() -> dict[str, Dataset]:
-    """The registry (``harness.datasets.REGISTRY``): the kit's entries and those of every
+def known_datasets() -> dict[str, Dataset]:
+    """Every dataset entry by name (``harness.datasets.DATASETS``): the kit's entries and those of every
     plugin (entry points ``verikit.datasets``: a directory of entries each, see
     :mod:`harness.plugin`, whose module is imported for it); read on first use, then the
     same dict.
@@ -320,7 +321,7 @@ def dataset(name: str) -> Dataset:
     breaks only the names it is asked for).
 
     Raises:
-        DatasetError: an unknown name (lists the known ones), or as :func:`registry`.
+        DatasetError: an unknown name (lists the known ones), or as :func:`known_datasets`.
     """
     found = _read(plugins=False)
     if name not in found:
@@ -331,7 +332,7 @@ def dataset(name: str) -> Dataset:
 
 
 def _read(*, plugins: bool) -> dict[str, Dataset]:
-    """The registry dict: the kit's entries, read once; with ``plugins``, the plugins'
+    """The dict of entries: the kit's entries, read once; with ``plugins``, the plugins'
     entries added to the same dict, once (one thread at a time: the executor's workers
     may ask at once). Raises DatasetError."""
     with _READING:
@@ -339,9 +340,9 @@ def _read(*, plugins: bool) -> dict[str, Dataset]:
 
 
 def _read_locked(*, plugins: bool) -> dict[str, Dataset]:
-    global _registry, _plugins_read
-    if _registry is None:
-        _registry = load_registry()
+    global _known, _plugins_read
+    if _known is None:
+        _known = load_entries()
     if plugins and not _plugins_read:
         try:
             dirs = {ep: Path(plugin.load(value)) for ep, value in plugin.entry_points("verikit.datasets").items()}
@@ -350,24 +351,24 @@ def _read_locked(*, plugins: bool) -> dict[str, Dataset]:
         added: dict[str, Dataset] = {}
         where: dict[str, Path] = {}
         for ep, directory in dirs.items():
-            for name, ds in load_registry(directory).items():
-                if name in _registry or name in added:
-                    raise DatasetError(f"dataset {name!r} of plugin {ep} ({directory}) is already registered "
-                                       f"by {where.get(name, REGISTRY_DIR)}")
+            for name, ds in load_entries(directory).items():
+                if name in _known or name in added:
+                    raise DatasetError(f"dataset {name!r} of plugin {ep} ({directory}) is already defined "
+                                       f"by {where.get(name, PINS_DIR)}")
                 added[name], where[name] = ds, directory
-        _registry.update(added)
+        _known.update(added)
         _plugins_read = True
-    return _registry
+    return _known
 
 
 def pinned_files(name: str) -> tuple[FileRef, ...]:
-    """The file list of ``registry/<name>.files.json`` (written by ``scripts/pin_files.py``,
+    """The file list of ``pins/<name>.files.json`` (written by ``scripts/pin_files.py``,
     which computes every sha256 from the upstream files).
 
     Raises:
         DatasetError: the file is missing or malformed (names the file).
     """
-    path = REGISTRY_DIR / f"{name}.files.json"
+    path = PINS_DIR / f"{name}.files.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return tuple(file_refs(data["files"], ("files",)))
@@ -378,7 +379,7 @@ def pinned_files(name: str) -> tuple[FileRef, ...]:
 
 
 def entry_dict(ds: Dataset) -> dict:
-    """The registry-file mapping of ``ds`` (every file inline), for :func:`dump_entry`."""
+    """The entry-file mapping of ``ds`` (every file inline), for :func:`dump_entry`."""
     return {"name": ds.name, "description": ds.description, "source": source_dict(ds.source),
             "citation": ds.citation, "license": ds.license,
             "files": [{"path": f.path, "sha256": f.sha256, "size": f.size} for f in ds.files],
@@ -388,7 +389,7 @@ def entry_dict(ds: Dataset) -> dict:
 
 
 def dump_entry(entry: dict) -> str:
-    """YAML text of a registry entry mapping (``entry_dict``, or the output of
+    """YAML text of a dataset entry mapping (``entry_dict``, or the output of
     ``harness.datasets.local.pin_entry``): header keys in block style, one flow mapping
     per file with the path and digest quoted. ``load_entry`` reads it back unchanged."""
     text = ""

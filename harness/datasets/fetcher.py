@@ -127,8 +127,8 @@ def _verified(where: str | Path, actual: str, ref: FileRef, ds: Dataset,
               hint: str = "") -> str:
     """Raise HashMismatch if ``actual`` is not the pin; warn if there is no pin."""
     if ref.sha256 is None:
-        warnings.warn(f"dataset {ds.name!r}: {ref.path} is not pinned (no sha256 in the "
-                      f"registry); used {where}, computed sha256 {actual}",
+        warnings.warn(f"dataset {ds.name!r}: {ref.path} is not pinned (no sha256 in its "
+                      f"entry); used {where}, computed sha256 {actual}",
                       UnpinnedFileWarning, stacklevel=4)
     elif actual != ref.sha256:
         raise HashMismatch(where, ref.sha256, actual, hint)
@@ -264,7 +264,7 @@ def _installed(src: Source, ref: FileRef) -> tuple[Path, Path] | None:
 def _locate(ds: Dataset, ref: FileRef, cache: Path, mirrors: list[Path],
             no_download: str | None) -> tuple[Path, str, str, Path]:
     """(local path, location, sha256, root it is under), or raise _Missing/HashMismatch."""
-    if ds.source.kind == "local":  # a registry entry's own files (a plugin's data): no cache, no download
+    if ds.source.kind == "local":  # a dataset entry's own files (a plugin's data): no cache, no download
         base = Path(ds.source.repo)
         if not (base / ref.path).is_file():
             raise _Missing(f"{base / ref.path}: missing (the entry's local source)")
@@ -322,7 +322,7 @@ def _remote(ds: Dataset) -> None:
 
 def fetch_dataset(ds: Dataset, *, data_dir: str | Path | None = None,
                   offline: bool | None = None) -> FetchedDataset:
-    """Resolve every file of ``ds`` (a registry entry, or a dataset a user described) as
+    """Resolve every file of ``ds`` (a dataset entry, or a dataset a user described) as
     ``resolve_file`` does.
 
     Raises HashMismatch at the first file with a wrong sha256, and one DatasetUnavailable
@@ -359,10 +359,10 @@ def fetch_dataset(ds: Dataset, *, data_dir: str | Path | None = None,
 
 def fetch(name: str, *, data_dir: str | Path | None = None,
           offline: bool | None = None) -> FetchedDataset:
-    """Fetch registry entry ``name`` (:func:`fetch_dataset`).
+    """Fetch the dataset entry ``name`` (:func:`fetch_dataset`).
 
     Raises DatasetError for an unknown name (listing the known ones) or a malformed
-    registry file (:func:`harness.datasets.entries.dataset`: a plugin's entries are read
+    entry file (:func:`harness.datasets.entries.dataset`: a plugin's entries are read
     only for a name the kit does not have), and whatever :func:`fetch_dataset` raises.
     """
     return fetch_dataset(entries.dataset(name), data_dir=data_dir, offline=offline)

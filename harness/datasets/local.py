@@ -1,4 +1,4 @@
-"""A user's own dataset (``--dataset PATH``) and registry entries made from a directory.
+"""A user's own dataset (``--dataset PATH``) and dataset entries made from a directory.
 
 ``open_dataset(PATH)`` accepts:
 
@@ -9,7 +9,7 @@
 
       format: c-files            # optional: the benchmark's name for the layout
       location: ./my-programs    # a directory (or file) relative to this YAML file
-      # or a Hugging Face Hub repository, fetched like a registry entry:
+      # or a Hugging Face Hub repository, fetched like a dataset entry:
       # location:
       #   hf: owner/name
       #   revision: <commit sha>
@@ -23,7 +23,7 @@ The result is a :class:`LocalDataset`, a :class:`~harness.datasets.core.FetchedD
 with the same attributes (``dataset.name`` is the absolute path given, ``dataset.source``
 is ``local`` with the absolute path and no revision, or the Hub repository and revision
 the YAML names). Its provenance records that path and the sha256 of every file, never a
-registry name or revision it did not come from.
+dataset entry's name or revision it did not come from.
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ def open_dataset(path: str | Path, *, data_dir: str | Path | None = None,
 
 
 def _guess_source(directory: Path) -> dict:
-    """The registry ``source`` of a directory laid out as a cache or mirror is
+    """The entry's ``source`` of a directory laid out as a cache or mirror is
     (``.../github/<owner>/<repo>/<commit>``, ``.../hf/<datasets|models>/<owner>/<name>/<rev>``);
     otherwise a github source with the repo and revision left empty to fill in."""
     parts = directory.parts
@@ -205,13 +205,13 @@ def _guess_source(directory: Path) -> dict:
 
 
 def pin_entry(path: str | Path, *, name: str | None = None) -> dict:
-    """The registry entry for directory ``path``: every regular file below it (hidden ones
+    """The dataset entry for directory ``path``: every regular file below it (hidden ones
     skipped) with its sha256 and size, in path order; print it with
     :func:`harness.datasets.dump_entry` (``verikit datasets pin PATH``).
 
     The source is read from the path when it is laid out as a cache or mirror is
     (``<root>/github/<owner>/<repo>/<commit>``...); otherwise its ``repo`` and
-    ``revision`` are None, and ``description`` and ``citation`` are empty: a registry file
+    ``revision`` are None, and ``description`` and ``citation`` are empty: an entry file
     does not load until they are filled in. ``name`` defaults to the repository's name
     (lower case) or the directory's name.
 

@@ -38,7 +38,7 @@ class GenerationSpec:
         benchmark: registry name; model: the model id as the user names it (checked
             against the server's ``/v1/models``); base_url: the OpenAI-compatible endpoint,
             e.g. ``http://127.0.0.1:8000/v1``.
-        dataset: a registry name or a path to the user's own dataset (None: the
+        dataset: a pinned dataset's name or a path to the user's own dataset (None: the
             benchmark's default); mode: the one mode generated for (None: the benchmark's
             only default mode); task_ids: only these tasks (None: all); sample: instead,
             this many tasks drawn with ``seed`` by the benchmark (as ``run --sample``).

@@ -40,7 +40,7 @@ def host_info() -> dict:
 
 
 def open_dataset(bench: Benchmark, spec: str | None, data_dir: Path | None = None):
-    """The data of a run: a registry dataset of ``bench`` by name, or the user's own
+    """The data of a run: a pinned dataset of ``bench`` by name, or the user's own
     dataset at a path (a directory in one of the benchmark's formats, or a YAML file
     describing it; see :mod:`harness.datasets.local`).
 
