@@ -1,4 +1,5 @@
-"""A run, described completely and serialisably: :class:`RunSpec`.
+"""A run, described completely and serialisably (:class:`RunSpec`), and where it writes
+(:class:`RunSettings`).
 
 A RunSpec says what a run verifies and how: the benchmark, the dataset, the modes, the
 task selection, the predictions (with their sha256), the sandbox, the per-job limits, the
@@ -7,13 +8,18 @@ resolves defaults into its plan, never into the spec). It is what ``run.json`` s
 (``spec``) and what the batch manifest stores, and what ``validate --recheck``, ``rerun``,
 the batch worker and ``reproduce`` read back: no command line is parsed twice.
 
-Where a run writes (its directory, the result cache, the data cache) is not part of the
-spec: those are the run's settings, given beside it.
+Where a run writes (the result cache, the data cache), how it shows progress and the
+command line recorded are not part of the spec: those are the run's settings
+(:class:`RunSettings`), given beside it with the run directory:
+``harness.runner.run(spec, out, settings=...)``, as ``harness.generate.generate(spec, out,
+settings=...)`` takes a :class:`~harness.generate.GenerationSpec` and its
+:class:`~harness.generate.GenerationSettings` (a RunSettings with one field more).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
 
 from .model import Limits
 
@@ -40,7 +46,10 @@ class RunSpec:
         predictions: a predictions JSONL file, or None (gold and bundled candidates);
             predictions_sha256: its sha256 when the spec was made (a rerun checks it);
             keep_going: record the good prediction lines despite bad ones.
-        sandbox: ``host`` or ``container``; parallel: jobs at once; limits: per job.
+        sandbox: a sandbox's name (entry point group ``verikit.sandboxes``: the kit's
+            ``host``, ``container``, ``apptainer`` and ``charliecloud``, or a plugin's;
+            default ``host``, :data:`harness.sandbox.HOST`); parallel: jobs at once;
+            limits: per job.
         seed: bootstrap CIs, a benchmark's own randomness, the ``sample`` draw.
     """
 
@@ -103,3 +112,31 @@ class RunSpec:
         except (TypeError, ValueError) as exc:
             raise SpecError(f"run spec: {exc}") from None
 
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Where a run writes and how it shows progress: what is not part of its spec (a run
+    with other settings verifies the same jobs and gets the same verdicts).
+
+    Attributes:
+        cache_dir: the kit's result cache (None: ``VERIKIT_CACHE`` or the user cache dir).
+        use_cache: read and write the result cache (False: every job runs its tool).
+        data_dir: the data cache (None: ``VERIKIT_DATA`` or the user cache dir).
+        progress: show a progress bar (terminal) or plain progress lines (a log).
+        command: the argv recorded in ``run.json`` (provenance only: nothing parses it
+            again); a list is stored as a tuple.
+    """
+
+    cache_dir: Path | None = None
+    use_cache: bool = True
+    data_dir: Path | None = None
+    progress: bool = True
+    command: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "command", tuple(self.command or ()))
+
+    def replace(self, **changes) -> "RunSettings":
+        """A copy with ``changes`` (the settings themselves never change)."""
+        return replace(self, **changes)

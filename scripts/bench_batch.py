@@ -37,7 +37,7 @@ from rich.console import Console
 from harness.batch import worker
 from harness.batch.control import plan_batch
 from harness.cli import parser
-from harness.cli.options import run_options_from_args
+from harness.cli.options import run_spec_from_args
 from harness.results import S3Store
 from harness.runner import run
 from harness.sandbox.local import HostSandbox
@@ -48,9 +48,9 @@ QUICK_ARGS = ["run", "casp", "--mode", "gold", "--task", "02_12", "--task", "04_
               "--no-cache"]
 
 
-def _opts(args: list[str], out: Path):
-    argv = [*args, "--out", str(out)]
-    return run_options_from_args(parser().parse_args(argv), Console(file=io.StringIO()), argv)
+def _spec(args: list[str]):
+    """``(spec, settings)`` of the command line ``args``."""
+    return run_spec_from_args(parser().parse_args(args), args)
 
 
 def _outcomes(records) -> dict:
@@ -61,7 +61,8 @@ def local_seconds(args: list[str], tmp: Path) -> tuple[float, dict]:
     """Wall time of the local run (``harness.runner.run``) and its verdicts."""
     out = tmp / f"local-{time.monotonic_ns()}"
     t0 = time.perf_counter()
-    _, _, code = run(_opts(args, out), Console(file=io.StringIO()))
+    spec, settings = _spec(args)
+    _, _, code = run(spec, out, settings=settings, console=Console(file=io.StringIO()))
     wall = time.perf_counter() - t0
     if code != 0:
         raise BenchFailure(f"the local run exited {code}")
@@ -75,18 +76,18 @@ def worker_seconds(args: list[str], tmp: Path, probed) -> tuple[float, int, int,
     quiet = Console(file=io.StringIO())
     with mock_aws():
         boto3.client("s3").create_bucket(Bucket="verikit-bench")
-        opts = _opts(args, tmp / "plan")
-        plan, jobs, split, _ = plan_batch(opts, quiet, probed, 1)
+        spec, settings = _spec(args)
+        plan, jobs, split, _ = plan_batch(spec, settings, quiet, probed, 1)
         store = S3Store(f"s3://verikit-bench/run-{time.monotonic_ns()}")
         inputs = worker.upload_inputs(store, plan.fetched, None)
-        store.put_json(worker.MANIFEST, worker.make_manifest(store.uri, plan.spec(opts), "bench", probed, jobs,
+        store.put_json(worker.MANIFEST, worker.make_manifest(store.uri, plan.spec(), "bench", probed, jobs,
                                                              split, inputs, command=args))
         t0 = time.perf_counter()  # from here on: what the worker container does
         store, manifest = worker.load_manifest(store.uri)
         with tempfile.TemporaryDirectory() as where:
-            wopts = worker.worker_options(store, manifest, Path(where))
+            wspec, wsettings = worker.worker_spec(store, manifest, Path(where))
             staging = store.requests
-            summary = worker.work(wopts, store, manifest, 0, quiet)
+            summary = worker.work(wspec, wsettings, store, manifest, 0, quiet)
         wall = time.perf_counter() - t0
         shard = store.requests - staging
         names = store.names("records/")

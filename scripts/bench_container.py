@@ -104,17 +104,17 @@ def body(bench) -> dict:
     if not engine_or_skip(bench, keys):
         return {"skipped": True}
     task_ids = QUICK_TASKS if bench.args.quick else None
-    host_opts, host_plan = kit_plan("casp", ["gold"], "host", LIMITS, task_ids)
-    warm_opts, warm_plan = kit_plan("casp", ["gold"], "container", LIMITS, task_ids)
+    host_plan = kit_plan("casp", ["gold"], "host", LIMITS, task_ids)
+    warm_plan = kit_plan("casp", ["gold"], "container", LIMITS, task_ids)
     res = {"host": 0.0, "warm": 0.0, "per_container": 0.0, "noop_host": 0.0, "noop_warm": 0.0, "noop_per_container": 0.0}
     client = connect()
-    with open_sandbox(host_opts, host_plan, print) as (host, _), open_sandbox(warm_opts, warm_plan, print) as (warm, _):
+    with open_sandbox(host_plan, print) as (host, _), open_sandbox(warm_plan, print) as (warm, _):
         image = warm.image
         bench.step(f"probing the toolchains and planning the jobs (host, and warm workers of {image})")
-        host_probed, host_shared = probe_toolchain(host_opts, host_plan, host)
-        warm_probed, warm_shared = probe_toolchain(warm_opts, warm_plan, warm)
-        host_jobs, _ = kit_jobs(host_opts, host_plan, host_probed)
-        warm_jobs, _ = kit_jobs(warm_opts, warm_plan, warm_probed)
+        host_probed, host_shared = probe_toolchain(host_plan, host)
+        warm_probed, warm_shared = probe_toolchain(warm_plan, warm)
+        host_jobs, _ = kit_jobs(host_plan, host_probed)
+        warm_jobs, _ = kit_jobs(warm_plan, warm_probed)
         warm.run(NOOP, limits=LIMITS)  # warm-up
         n = len(warm_jobs) * bench.args.repeat
         for rep in range(bench.args.repeat):

@@ -48,10 +48,10 @@ QUICK_TASKS = "776"
 LIMITS = Limits(wall_s=1800)
 
 
-def jobs_for(opts, plan, probed, strategy: str) -> tuple[list, object]:
+def jobs_for(plan, probed, strategy: str) -> tuple[list, object]:
     """The kit's jobs of ``plan`` (canaries aside) with the verifier's option ``strategy``
     (scripts/benchlib.py ``kit_jobs``), and that verifier."""
-    jobs, verifier = kit_jobs(opts, plan, probed, overrides={"strategy": strategy})
+    jobs, verifier = kit_jobs(plan, probed, overrides={"strategy": strategy})
     if any(j.options.get("strategy") != strategy for j in jobs):
         raise BenchFailure(f"strategy {strategy}: a job's options say otherwise")
     return jobs, verifier
@@ -97,11 +97,11 @@ def body(bench) -> dict:
         return {"skipped": True}
     args = bench.args
     tasks = (QUICK_TASKS if args.quick else args.tasks).split(",")
-    opts, plan = kit_plan("dafny-intent", ["spec"], "container", LIMITS, tasks, parallel=2, seed=args.seed)
-    with open_sandbox(opts, plan, print) as (sandbox, _):
-        probed, _ = probe_toolchain(opts, plan, sandbox)
-        batched, v_batched = jobs_for(opts, plan, probed, "batched")
-        separate, v_separate = jobs_for(opts, plan, probed, "separate")
+    plan = kit_plan("dafny-intent", ["spec"], "container", LIMITS, tasks, parallel=2, seed=args.seed)
+    with open_sandbox(plan, print) as (sandbox, _):
+        probed, _ = probe_toolchain(plan, sandbox)
+        batched, v_batched = jobs_for(plan, probed, "batched")
+        separate, v_separate = jobs_for(plan, probed, "separate")
         checks = sum(len(j.options["separate"]) for j in batched)
         judge = plan.bench.judge
         bench.step(f"batched: {len(batched)} jobs, {checks} check methods, -j 1")

@@ -57,15 +57,15 @@ def body(bench) -> dict:
     args = bench.args
     wanted = QUICK["tasks"] if args.quick else args.tasks.split(",")
     modes = QUICK["modes"] if args.quick else MODES
-    opts, plan = kit_plan("casp", modes, "host", LIMITS, wanted)
+    plan = kit_plan("casp", modes, "host", LIMITS, wanted)
     sandbox = HostSandbox()
-    probed, shared = probe_toolchain(opts, plan, sandbox)
+    probed, shared = probe_toolchain(plan, sandbox)
     res: dict = {"benchmark": "casp execution cross-check, gold candidates", "tasks": wanted, "modes": modes,
                  "quick": args.quick, "cpus": os.cpu_count(), "framac": probed.versions.get("frama-c")}
     tuned = QUICK["options"] if args.quick else {}
     res["option_overrides"] = tuned
     for label, check in (("with", True), ("without", False)):
-        jobs, verifier = kit_jobs(opts, plan, probed, overrides={**tuned, **({} if check else {"execution_check": False})},
+        jobs, verifier = kit_jobs(plan, probed, overrides={**tuned, **({} if check else {"execution_check": False})},
                                   keep=lambda j: j.candidate["origin"] == "gold")
         if any(j.options.get("execution_check", True) != (label == "with") for j in jobs):
             raise BenchFailure(f"{label} the cross-check: a job's options say otherwise")

@@ -112,9 +112,9 @@ def body(bench) -> dict:
     args = bench.args
     tasks = QUICK["tasks"] if args.quick else (args.tasks.split(",") if args.tasks else None)
     sandbox = HostSandbox()
-    opts, plan = kit_plan("casp", MODES, "host", LIMITS, tasks)
-    probed, shared = probe_toolchain(opts, plan, sandbox)
-    jobs, verifier = kit_jobs(opts, plan, probed)
+    plan = kit_plan("casp", MODES, "host", LIMITS, tasks)
+    probed, shared = probe_toolchain(plan, sandbox)
+    jobs, verifier = kit_jobs(plan, probed)
     jobs = [j for j in jobs if j.precheck is None]
     if args.quick:
         per: dict = defaultdict(list)

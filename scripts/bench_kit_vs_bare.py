@@ -59,9 +59,9 @@ def kit_setup(task_ids: list[str] | None):
     """The kit's own preparation of the run ``verikit run casp --mode gold --sandbox host
     [--task ...]`` (scripts/benchlib.py): plan, probed toolchain, shared files
     (``Verifier.prepare``), every job (canaries too, were there any: the kit's run has them)."""
-    opts, plan = kit_plan("casp", ["gold"], "host", LIMITS, task_ids)
-    probed, shared = probe_toolchain(opts, plan, HostSandbox())
-    jobs, _ = kit_jobs(opts, plan, probed, keep=lambda job: True)
+    plan = kit_plan("casp", ["gold"], "host", LIMITS, task_ids)
+    probed, shared = probe_toolchain(plan, HostSandbox())
+    jobs, _ = kit_jobs(plan, probed, keep=lambda job: True)
     return plan, probed, shared, jobs
 
 

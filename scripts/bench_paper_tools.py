@@ -311,12 +311,12 @@ def read_trace(text: str, label: Callable[[str], str]) -> tuple[dict[str, float]
 def measure(bench, tool: Tool) -> dict:
     """The interleaved kit/paper runs of ``tool``'s candidates, then the traced re-runs."""
     args = bench.args
-    opts, plan = kit_plan(tool.benchmark, tool.modes, "container", LIMITS, tool.tasks(args))
+    plan = kit_plan(tool.benchmark, tool.modes, "container", LIMITS, tool.tasks(args))
     ref = reference_verdicts(tool)
     load0 = os.getloadavg()
-    with open_sandbox(opts, plan, print) as (sandbox, image), tempfile.TemporaryDirectory() as d:
-        probed, shared = probe_toolchain(opts, plan, sandbox)
-        jobs, verifier = kit_jobs(opts, plan, probed, keep=tool.keep(args))
+    with open_sandbox(plan, print) as (sandbox, image), tempfile.TemporaryDirectory() as d:
+        probed, shared = probe_toolchain(plan, sandbox)
+        jobs, verifier = kit_jobs(plan, probed, keep=tool.keep(args))
         if not jobs:
             raise BenchFailure(f"{tool.name}: no candidate selected")
         timed = Timed(sandbox)

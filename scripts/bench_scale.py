@@ -215,7 +215,7 @@ def body(bench) -> dict:
 
     task_ids = QUICK_TASKS if quick else None
     select = [a for t in (task_ids or []) for a in ("--task", t)]
-    _, plan = kit_plan("casp", ["gold"], "host", LIMITS, task_ids)
+    plan = kit_plan("casp", ["gold"], "host", LIMITS, task_ids)
     with tempfile.TemporaryDirectory(prefix="verikit-bench-scale-") as tmp:
         tmp = Path(tmp)
         cache = tmp / "cache"

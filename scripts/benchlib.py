@@ -188,9 +188,10 @@ def engine_or_skip(bench: Bench, keys: tuple[str, ...]) -> bool:
 
 
 def kit_plan(benchmark: str, modes: list[str], sandbox: str, limits, task_ids: list[str] | None = None, **options):
-    """``(RunOptions, Plan)`` of ``verikit run BENCHMARK --mode MODES --sandbox SANDBOX``
-    (``harness.runner.plan_run``, its output discarded); ``options``: other
-    :class:`~harness.runner.RunOptions` fields (``seed``, ``parallel``, ...).
+    """The :class:`~harness.runner.Plan` of ``verikit run BENCHMARK --mode MODES --sandbox
+    SANDBOX`` (``harness.runner.plan_run``, its output discarded; its spec is
+    ``plan.given``); ``options``: other :class:`~harness.runspec.RunSpec` fields
+    (``seed``, ``parallel``, ...).
 
     Raises:
         harness.runner.RunError: as ``verikit run`` (unknown task, missing data).
@@ -199,13 +200,14 @@ def kit_plan(benchmark: str, modes: list[str], sandbox: str, limits, task_ids: l
 
     from rich.console import Console
 
-    from harness.runner import RunOptions, plan_run
+    from harness.runner import plan_run
+    from harness.runspec import RunSpec
 
-    opts = RunOptions(benchmark=benchmark, modes=modes, sandbox=sandbox, limits=limits, task_ids=task_ids, **options)
-    return opts, plan_run(opts, Console(file=io.StringIO()))
+    spec = RunSpec(benchmark=benchmark, modes=modes, sandbox=sandbox, limits=limits, task_ids=task_ids, **options)
+    return plan_run(spec, Console(file=io.StringIO()))
 
 
-def kit_jobs(opts, plan, probed, *, overrides: dict | None = None, keep=lambda job: job.candidate["origin"] != "canary"):
+def kit_jobs(plan, probed, *, overrides: dict | None = None, keep=lambda job: job.candidate["origin"] != "canary"):
     """The kit's jobs of ``plan`` for the toolchain ``probed`` (``harness.runner.build_jobs``:
     the benchmark's ``build_job`` with the verifier's ``options``), those ``keep`` keeps
     (default: all but the canaries), and the verifier they are for.
@@ -226,4 +228,4 @@ def kit_jobs(opts, plan, probed, *, overrides: dict | None = None, keep=lambda j
         verifier = registry.verifier(plan.verifier.name)
         options = verifier.options
         verifier.options = lambda probed, **kw: options(probed, **{**kw, **overrides})
-    return [j for j in build_jobs(opts, plan, probed, verifier)[0] if keep(j)], verifier
+    return [j for j in build_jobs(plan, probed, verifier)[0] if keep(j)], verifier

@@ -320,7 +320,7 @@ def pipeline_sandbox(sandbox):
     opened = pipeline.open_sandbox
 
     @contextlib.contextmanager
-    def given(opts, plan, log):
+    def given(plan, log):
         yield sandbox, getattr(sandbox, "image", None)
 
     pipeline.open_sandbox = given

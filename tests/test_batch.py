@@ -210,15 +210,15 @@ def submitted(aws_env, casp_mirror, framac_host, isolated_cache, tmp_path, monke
     from rich.console import Console
 
     from harness.cli import parser
-    from harness.cli.options import run_options_from_args
+    from harness.cli.options import run_spec_from_args
 
     subnet, sg, service, profile = _network()
     aws.setup(boto3.client("batch"), subnets=[subnet], security_groups=[sg], images={"framac": "verikit-runner:t"},
               limits=Limits(), instance_role=profile, service_role=service)
     argv = [*RUN_ARGS, "--sandbox", "host"]
-    opts = run_options_from_args(parser().parse_args(argv), Console(stderr=True), argv)
+    spec, settings = run_spec_from_args(parser().parse_args(argv), argv)
     engine = aws.AwsBatch(boto3.client("batch"), queue=aws.JOB_QUEUE, job_definition=aws.job_definition_name("framac"))
-    info = control.submit_run(opts, Console(stderr=True), base=f"s3://{BUCKET}/runs", engine=engine,
+    info = control.submit_run(spec, settings, Console(stderr=True), base=f"s3://{BUCKET}/runs", engine=engine,
                            image="verikit-runner:t", probed=framac_host.probed, n_shards=SHARDS, timings=None)
     store, manifest = worker.load_manifest(info["run_uri"])
     return store, manifest, info
@@ -237,12 +237,12 @@ def _local_plan(argv: list[str]) -> dict:
     from harness.cli import options as cli_options
 
     args = cli.parser().parse_args(argv)
-    opts = cli_options.run_options_from_args(args, Console(file=io.StringIO()), argv)
-    plan = runner.plan_run(opts, Console(file=io.StringIO()))
-    with runner.open_sandbox(opts, plan, lambda m: None) as (sandbox, _):
-        probed, _ = runner.probe_toolchain(opts, plan, sandbox)
-    jobs, _ = runner.build_jobs(opts, plan, probed, plan.verifier)
-    return {j.key(probed, opts.limits): j for j in jobs}
+    spec, settings = cli_options.run_spec_from_args(args, argv)
+    plan = runner.plan_run(spec, Console(file=io.StringIO()), data_dir=settings.data_dir)
+    with runner.open_sandbox(plan, lambda m: None) as (sandbox, _):
+        probed, _ = runner.probe_toolchain(plan, sandbox)
+    jobs, _ = runner.build_jobs(plan, probed, plan.verifier)
+    return {j.key(probed, spec.limits): j for j in jobs}
 
 
 def test_submit_plans_the_same_jobs_and_keys_as_a_local_run(submitted, tmp_path, capsys):
@@ -437,7 +437,7 @@ def test_collect_writes_the_workers_verifier_state(aws_env, isolated_cache, tmp_
     from rich.console import Console
 
     from harness.cli import parser
-    from harness.cli.options import run_options_from_args
+    from harness.cli.options import run_spec_from_args
     from harness.toolchains import ProbedToolchain
 
     if not os.environ.get("VERIKIT_DATA_MIRRORS"):
@@ -448,9 +448,9 @@ def test_collect_writes_the_workers_verifier_state(aws_env, isolated_cache, tmp_
               limits=Limits(), instance_role=profile, service_role=service)
     task = json.loads((REFERENCE / "records.jsonl").read_text().splitlines()[0])["task_id"]  # one task of that run
     argv = ["run", "ntp4vc", "--lang", "rocq", "--task", task, "--sandbox", "container"]
-    opts = run_options_from_args(parser().parse_args(argv), Console(stderr=True), argv)
+    spec, settings = run_spec_from_args(parser().parse_args(argv), argv)
     engine = aws.AwsBatch(boto3.client("batch"), queue=aws.JOB_QUEUE, job_definition=aws.job_definition_name("rocq"))
-    info = control.submit_run(opts, Console(stderr=True), base=f"s3://{BUCKET}/runs", engine=engine,
+    info = control.submit_run(spec, settings, Console(stderr=True), base=f"s3://{BUCKET}/runs", engine=engine,
                            image="verikit-rocq:t", probed=ProbedToolchain.from_json(ref["toolchains"][0]), n_shards=1,
                            timings=None)
     store, manifest = worker.load_manifest(info["run_uri"])

@@ -25,7 +25,8 @@ from rich.console import Console
 
 from harness.benchmarks import Candidate, casp
 from harness.model import sha256_text
-from harness.runner import RunOptions, run
+from harness.runner import run
+from harness.runspec import RunSettings, RunSpec
 from harness.verifiers import VERDICTS
 
 CASP_TASK_IDS = ["00_327", "01_57", "02_12", "03_379", "04_140", "05_125", "06_114", "07_71", "08_377",
@@ -341,9 +342,10 @@ def test_canaries_expected_verdicts(casp_tasks):
 
 
 def _run(tmp_path: Path, cache: Path | None = None, **kw):
-    opts = RunOptions(benchmark="casp", out=tmp_path / "out", cache_dir=cache or tmp_path / "cache",
-                      data_dir=tmp_path / "data", progress=False, parallel=2, command=["pytest"], **kw)
-    return run(opts, Console(file=io.StringIO(), width=200))
+    settings = RunSettings(cache_dir=cache or tmp_path / "cache", data_dir=tmp_path / "data", progress=False,
+                           command=["pytest"])
+    return run(RunSpec(benchmark="casp", parallel=2, **kw), tmp_path / "out", settings=settings,
+               console=Console(file=io.StringIO(), width=200))
 
 
 def _write_predictions(path: Path, rows: list[dict]) -> Path:

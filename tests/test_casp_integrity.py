@@ -15,6 +15,7 @@ import pytest
 
 from harness.benchmarks import casp
 from harness.benchmarks.casp import integrity
+from harness.runspec import RunSpec
 
 
 STDLIB_TASK = casp.Task(
@@ -350,12 +351,10 @@ def test_canaries_stay_on_their_pair_whatever_task_says(casp_tasks, framac_recor
 
     from harness import runner
 
-    opts = runner.RunOptions(benchmark="casp", modes=["code-from-spec", "spec-from-code"], task_ids=["03_379"],
-                             out=tmp_path / "out", cache_dir=tmp_path / "cache", data_dir=tmp_path / "data",
-                             progress=False, command=["pytest"])
-    plan = runner.plan_run(opts, Console(file=io.StringIO()))
-    jobs, expected = runner.build_jobs(opts, plan, framac_recorded.probed, plan.verifier)
+    spec = RunSpec(benchmark="casp", modes=["code-from-spec", "spec-from-code"], task_ids=["03_379"])
+    plan = runner.plan_run(spec, Console(file=io.StringIO()), data_dir=tmp_path / "data")
+    jobs, expected = runner.build_jobs(plan, framac_recorded.probed, plan.verifier)
     canary_jobs = [j for j in jobs if j.candidate["model"].startswith("canary:")]
-    assert len(canary_jobs) == len(expected) == sum(len(casp.canaries(plan.all_tasks, m)) for m in opts.modes) >= 20
+    assert len(canary_jobs) == len(expected) == sum(len(casp.canaries(plan.all_tasks, m)) for m in spec.modes) >= 20
     assert {j.task_id for j in canary_jobs} == {"01_57", casp.KIT_DEAD_CANARY.task_id}  # the dead-code canary: its own pair
     assert {j.task_id for j in jobs if not j.candidate["model"].startswith("canary:")} == {"03_379"}

@@ -246,13 +246,14 @@ def test_casp_parity_host_vs_container(image, tmp_path, monkeypatch, casp_mirror
     is the committed reference ``results/reproduced/casp`` (``verikit run casp --sandbox
     host``, all three modes; the main job ``nox -s main`` checks it is what this kit gives)."""
     from harness.results import load_records, record_identity, record_outcome
-    from harness.runner import RunOptions, run
+    from harness.runner import run
+    from harness.runspec import RunSettings, RunSpec
 
     monkeypatch.setenv("VERIKIT_DATA", str(tmp_path / "data"))
     one = [casp.CANARY_TASK]  # 01_57: a second pair (00_327, until 2026-11-27) added no verdict kind
     d = tmp_path / "container"
-    run(RunOptions(benchmark="casp", modes=["gold", "spec-from-code"], sandbox="container", parallel=2, out=d,
-                   cache_dir=tmp_path / "cache", task_ids=one, progress=False))
+    run(RunSpec(benchmark="casp", modes=["gold", "spec-from-code"], sandbox="container", parallel=2, task_ids=one), d,
+        settings=RunSettings(cache_dir=tmp_path / "cache", progress=False))
     records = load_records(d / "records.jsonl")
     ref = Path(__file__).resolve().parents[1] / "results" / "reproduced" / "casp"
     host = {record_identity(r): r for r in load_records(ref / "records.jsonl")}

@@ -101,14 +101,15 @@ def _run(tmp_path, tasks, *, seed=0, out="run", predictions=None, cache_dir=None
     """A run of ``tasks`` (and the canaries); no result cache unless ``cache_dir``."""
     from rich.console import Console
 
-    from harness.runner import RunOptions, run
+    from harness.runner import run
+    from harness.runspec import RunSettings, RunSpec
 
-    opts = RunOptions(benchmark="dafny-intent", modes=["spec"], sandbox="container", parallel=2,
-                      limits=Limits(wall_s=600), out=tmp_path / out, use_cache=cache_dir is not None,
-                      cache_dir=cache_dir, task_ids=tasks,
-                      predictions=str(predictions) if predictions else None, progress=False,
-                      command=["test"], seed=seed)
-    report, manifest, code = run(opts, Console(stderr=True, quiet=True))  # --seed reaches the mutants
+    spec = RunSpec(benchmark="dafny-intent", modes=["spec"], sandbox="container", parallel=2,
+                   limits=Limits(wall_s=600), task_ids=tasks, predictions=str(predictions) if predictions else None,
+                   seed=seed)
+    settings = RunSettings(use_cache=cache_dir is not None, cache_dir=cache_dir, progress=False, command=["test"])
+    # --seed reaches the mutants
+    report, manifest, code = run(spec, tmp_path / out, settings=settings, console=Console(stderr=True, quiet=True))
     records = [json.loads(line) for line in (tmp_path / out / "records.jsonl").read_text().splitlines()]
     return report, manifest, code, records
 

@@ -219,15 +219,16 @@ def test_smoke_counts_only_when_failed(smoke):
 def _engine_run(tmp_path, task_ids, lines, cache_dir):
     from rich.console import Console
 
-    from harness.runner import RunOptions, run
+    from harness.runner import run
+    from harness.runspec import RunSettings, RunSpec
     from harness.sandbox import Limits
 
     preds = tmp_path / "preds.jsonl"
     preds.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    opts = RunOptions(benchmark="dafny-intent", modes=["spec"], sandbox="container", parallel=2,
-                      limits=Limits(wall_s=600), out=tmp_path / "run", cache_dir=cache_dir, task_ids=task_ids,
-                      predictions=str(preds), progress=False, command=["test"], seed=0)
-    report, _manifest, code = run(opts, Console(stderr=True, quiet=True))
+    spec = RunSpec(benchmark="dafny-intent", modes=["spec"], sandbox="container", parallel=2,
+                   limits=Limits(wall_s=600), task_ids=task_ids, predictions=str(preds), seed=0)
+    settings = RunSettings(cache_dir=cache_dir, progress=False, command=["test"])
+    report, _manifest, code = run(spec, tmp_path / "run", settings=settings, console=Console(stderr=True, quiet=True))
     records = [json.loads(x) for x in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
     return report, code, records
 

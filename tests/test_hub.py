@@ -428,16 +428,16 @@ def test_a_model_run_travels_with_its_predictions(hub, tmp_path, casp_tasks, fra
     pulled = tmp_path / "pulled"
     assert _kit(["pull", REPO, "--run", rid, "--out", str(pulled)], env).returncode == 0
     assert load_records(pulled / "records.jsonl") == load_records(run_dir / "records.jsonl")
-    from harness.cli.options import options_of_run_dir, run_predictions
+    from harness.cli.options import run_predictions, spec_of_run_dir
     from harness.runner.pipeline import recheck
 
     with run_predictions(pulled, json.loads((pulled / "run.json").read_text())) as found:
         assert found is not None and found.name == preds.name and found.read_bytes() == moved.read_bytes()
         assert not found.is_relative_to(preds.parent)  # not the original (moved away): the pulled copy
-        opts = options_of_run_dir(pulled, "rerun", parallel=2, predictions=str(found))
+        spec, settings = spec_of_run_dir(pulled, "rerun", parallel=2, predictions=str(found))
         model = [r for r in load_records(pulled / "records.jsonl") if r["candidate"]["model"] == "m"]
         with pipeline_sandbox(framac_recorded.sandbox):
-            again, differences = recheck(opts, model, len(model))
+            again, differences = recheck(spec, model, len(model), settings=settings)
     assert differences == [] and len(again) == len(model) == 2  # the records agree with the (recorded) real Frama-C's
     verdicts = {(r["candidate"]["model"], r["candidate"]["sample"]): r["verdict"] for r in again}
     assert verdicts[("m", 0)] == "verified" and verdicts[("m", 1)] != "verified"

@@ -44,7 +44,8 @@ from harness.benchmarks import modelbench
 from harness.cli import main
 from harness.report import check_run_dir
 from harness.results import validate_run_dir
-from harness.runner import RunOptions, run
+from harness.runner import run
+from harness.runspec import RunSettings, RunSpec
 from harness.sandbox import Limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -105,11 +106,11 @@ def _run(tmp_path: Path, tasks, cache: Path, *, predictions=None, mode="original
     engine's, live)."""
     from recording import pipeline_sandbox
 
-    opts = RunOptions(benchmark="modelbench", modes=[mode], sandbox="container", parallel=2, limits=LIMITS,
-                      out=tmp_path / out, cache_dir=cache, task_ids=tasks,
-                      predictions=str(predictions) if predictions else None, progress=False, command=["test"])
+    spec = RunSpec(benchmark="modelbench", modes=[mode], sandbox="container", parallel=2, limits=LIMITS,
+                   task_ids=tasks, predictions=str(predictions) if predictions else None)
+    settings = RunSettings(cache_dir=cache, progress=False, command=["test"])
     with pipeline_sandbox(sandbox) if sandbox is not None else contextlib.nullcontext():
-        report, manifest, code = run(opts, Console(stderr=True, quiet=True))
+        report, manifest, code = run(spec, tmp_path / out, settings=settings, console=Console(stderr=True, quiet=True))
     records = [json.loads(line) for line in (tmp_path / out / "records.jsonl").read_text().splitlines()]
     return report, manifest, code, records
 

@@ -274,11 +274,12 @@ def test_runner_reproduce_writes_a_valid_run_dir(fetched, tmp_path, monkeypatch)
     from rich.console import Console
 
     from harness.results import validate_run_dir
-    from harness.runner import RunOptions, reproduce
+    from harness.runner import reproduce
+    from harness.runspec import RunSettings, RunSpec
 
     monkeypatch.setenv("VERIKIT_DATA", str(tmp_path / "data"))
-    rep, code = reproduce(RunOptions(benchmark="ntp4vc", out=tmp_path / "rep", command=["test"]),
-                          Console(stderr=True, quiet=True))
+    rep, code = reproduce(RunSpec(benchmark="ntp4vc"), tmp_path / "rep", settings=RunSettings(command=["test"]),
+                          console=Console(stderr=True, quiet=True))
     assert code == 0 and rep.summary()["reproduced"] == 13
     assert validate_run_dir(tmp_path / "rep") == []
     report = json.loads((tmp_path / "rep" / "report.json").read_text())

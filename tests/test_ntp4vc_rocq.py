@@ -29,7 +29,8 @@ from harness import runner
 from harness.benchmarks import ntp4vc
 from harness.model import GOLD
 from harness.results import validate_run_dir
-from harness.runner import RunOptions, run
+from harness.runner import run
+from harness.runspec import RunSettings, RunSpec
 from harness.sandbox import Limits
 
 
@@ -88,12 +89,10 @@ def _container(fetched, request, slots: int):
 
 
 def _run(tmp_path, tasks, *, predictions=None, out="run", cache_dir=None):
-    opts = RunOptions(benchmark="ntp4vc", modes=["rocq"], sandbox="container", parallel=2,
-                      limits=Limits(wall_s=120), out=tmp_path / out, use_cache=cache_dir is not None,
-                      cache_dir=cache_dir, task_ids=tasks,
-                      predictions=str(predictions) if predictions else None, progress=False,
-                      command=["test"])
-    report, manifest, code = run(opts, Console(stderr=True, quiet=True))
+    spec = RunSpec(benchmark="ntp4vc", modes=["rocq"], sandbox="container", parallel=2, limits=Limits(wall_s=120),
+                   task_ids=tasks, predictions=str(predictions) if predictions else None)
+    settings = RunSettings(use_cache=cache_dir is not None, cache_dir=cache_dir, progress=False, command=["test"])
+    report, manifest, code = run(spec, tmp_path / out, settings=settings, console=Console(stderr=True, quiet=True))
     records = [json.loads(line) for line in (tmp_path / out / "records.jsonl").read_text().splitlines()]
     return report, manifest, code, records
 

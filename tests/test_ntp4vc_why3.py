@@ -139,13 +139,15 @@ def test_run_why3_mode_through_the_runner(ntp4vc_fetched, engine_image, tmp_path
     from rich.console import Console
 
     from harness.results import validate_run_dir
-    from harness.runner import RunOptions, run
+    from harness.runner import run
+    from harness.runspec import RunSettings, RunSpec
     from harness.sandbox import images
 
     engine_image(lambda: images.resolve("rocq"))
-    opts = RunOptions(benchmark="ntp4vc", modes=["why3"], sandbox="container", parallel=1, out=tmp_path / "run",
-                      use_cache=False, task_ids=QUICK, progress=False, command=["test"])
-    report, manifest, code = run(opts, Console(stderr=True, quiet=True))
+    spec = RunSpec(benchmark="ntp4vc", modes=["why3"], sandbox="container", parallel=1, task_ids=QUICK)
+    report, manifest, code = run(spec, tmp_path / "run", settings=RunSettings(use_cache=False, progress=False,
+                                                                              command=["test"]),
+                                 console=Console(stderr=True, quiet=True))
     records = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
     assert code == 0 and {r["task_id"]: r["verdict"] for r in records} == {t: "verified" for t in QUICK}, \
         [r["reason"] for r in records]

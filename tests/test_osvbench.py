@@ -20,6 +20,7 @@ import pytest
 from harness import datasets, predictions, registry
 from harness.benchmarks import osvbench
 from harness.model import Candidate
+from harness.runspec import RunSettings, RunSpec
 from harness.plugin import Reproduction
 from harness.verifiers import hyperkernel
 
@@ -426,7 +427,7 @@ def test_verikit_reproduce_writes_a_valid_run_directory(fetched, tmp_path, isola
     from harness.results import validate_run_dir
 
     out = tmp_path / "rep"
-    rep, code = runner.reproduce(runner.RunOptions(benchmark="osvbench", out=out, progress=False))
+    rep, code = runner.reproduce(RunSpec(benchmark="osvbench"), out, settings=RunSettings(progress=False))
     assert code == 0 and rep.summary()["reproduced"] == 16
     report = json.loads((out / "report.json").read_text())
     assert report["reproduction"]["summary"] == {"reproduced": 16, "differs": 0, "not_reproducible": 0}

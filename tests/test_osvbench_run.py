@@ -23,6 +23,7 @@ from harness.executor import Executor
 from harness.model import GOLD, Candidate, Limits, ProcResult, sha256_text
 from harness.sandbox import Sandbox
 from harness.results import RecordLog, validate
+from harness.runspec import RunSettings, RunSpec
 from harness.sandbox import SandboxError
 from harness.toolchains import ProbedToolchain
 from harness.verifiers import hyperkernel as hk
@@ -347,14 +348,14 @@ def test_verikit_run_without_the_image_stops_with_the_message(fetched, tmp_path,
     preds = tmp_path / "claude.jsonl"
     osvbench.convert(fetched, preds)
     with pytest.raises(runner.RunError) as exc:
-        runner.run(runner.RunOptions(benchmark="osvbench", sandbox="container", predictions=str(preds),
-                                     out=tmp_path / "run", progress=False))
+        runner.run(RunSpec(benchmark="osvbench", sandbox="container", predictions=str(preds)), tmp_path / "run",
+                   settings=RunSettings(progress=False))
     assert f"docker pull {osvbench.UPSTREAM_IMAGE}" in str(exc.value)
     assert "verikit images build hyperkernel-osvbench" in str(exc.value)
     assert not (tmp_path / "run" / "records.jsonl").exists()
     with pytest.raises(runner.RunError, match="runs only in a sandbox with its images"):
-        runner.run(runner.RunOptions(benchmark="osvbench", sandbox="host", predictions=str(preds),
-                                     out=tmp_path / "run", progress=False))
+        runner.run(RunSpec(benchmark="osvbench", sandbox="host", predictions=str(preds)), tmp_path / "run",
+                   settings=RunSettings(progress=False))
 
 
 @pytest.mark.container

@@ -10,6 +10,7 @@ import pytest
 from rich.console import Console
 
 from harness.progress import PlainProgress, format_duration, progress_line
+from harness.runspec import RunSettings, RunSpec
 
 
 def _console() -> tuple[Console, io.StringIO]:
@@ -194,7 +195,6 @@ def _run_in(monkeypatch, tmp_path, console: Console, buf: io.StringIO, *, progre
     import functools
     from types import SimpleNamespace
 
-    from harness import runner
 
     def step(pred) -> None:
         if plain_expected:
@@ -221,21 +221,22 @@ def _run_in(monkeypatch, tmp_path, console: Console, buf: io.StringIO, *, progre
     from harness.runner import pipeline
 
     @contextlib.contextmanager
-    def no_sandbox(opts, plan, log):
+    def no_sandbox(plan, log):
         yield None, None
 
     monkeypatch.setattr(pipeline, "open_sandbox", no_sandbox)
-    monkeypatch.setattr(pipeline, "probe_toolchain", lambda opts, plan, sandbox: (SimpleNamespace(fingerprint="t"), {}))
+    monkeypatch.setattr(pipeline, "probe_toolchain", lambda plan, sandbox: (SimpleNamespace(fingerprint="t"), {}))
     # three jobs, two of them the same job (run once by the executor): total 3
-    monkeypatch.setattr(pipeline, "build_jobs", lambda opts, plan, probed, verifier: (
+    monkeypatch.setattr(pipeline, "build_jobs", lambda plan, probed, verifier: (
         [_Job("a"), _Job("b"), _Job("b"), _Job("c")], {}))
     monkeypatch.setattr(pipeline, "Executor", FakeExecutor)
     monkeypatch.setattr(pipeline, "write_run", lambda *a, **kw: ({}, {}, 0))
     monkeypatch.setattr(pipeline, "PlainProgress", functools.partial(PlainProgress, interval=0.05))
-    opts = runner.RunOptions(benchmark="casp", modes=["gold"], out=tmp_path / "out", use_cache=False, progress=progress)
-    plan = SimpleNamespace(bench=SimpleNamespace(name="casp", judge=None), verifier=None, modes=("gold",))
+    spec = RunSpec(benchmark="casp", modes=["gold"])
+    plan = SimpleNamespace(given=spec, bench=SimpleNamespace(name="casp", judge=None), verifier=None, modes=("gold",))
     before = {t for t in threading.enumerate() if t.name == "verikit-progress"}
-    assert pipeline._execute(opts, console, None, plan) == ({}, {}, 0, [])
+    settings = RunSettings(use_cache=False, progress=progress)
+    assert pipeline._execute(tmp_path / "out", settings, console, None, plan) == ({}, {}, 0, [])
     assert not [t for t in threading.enumerate() if t.name == "verikit-progress" and t not in before]
 
 

@@ -306,13 +306,13 @@ def test_validate_takes_the_compiled_validators_yes_only_where_the_reference_say
 @pytest.fixture(scope="module")
 def gold_run_dir(casp_mirror, framac_host, tmp_path_factory) -> Path:
     """A real run directory: gold mode, task 04_140, real Frama-C, private caches."""
-    from harness.runner import RunOptions, run
+    from harness.runner import run
+    from harness.runspec import RunSettings, RunSpec
 
     base = tmp_path_factory.mktemp("gold-run")
-    opts = RunOptions(benchmark="casp", modes=["gold"], task_ids=["04_140"], out=base / "out",
-                      cache_dir=base / "cache", data_dir=base / "data", progress=False, command=["pytest"],
-                      limits=Limits(wall_s=300))
-    report, manifest, code = run(opts, Console(file=io.StringIO()))
+    spec = RunSpec(benchmark="casp", modes=["gold"], task_ids=["04_140"], limits=Limits(wall_s=300))
+    settings = RunSettings(cache_dir=base / "cache", data_dir=base / "data", progress=False, command=["pytest"])
+    report, manifest, code = run(spec, base / "out", settings=settings, console=Console(file=io.StringIO()))
     assert code == 0 and manifest["counts"]["jobs"] == 1
     return base / "out"
 

@@ -47,7 +47,8 @@ from rich.console import Console
 from harness import runner
 from harness.benchmarks import ntp4vc
 from harness.benchmarks.ntp4vc.proofs import POWER_STATEMENT
-from harness.runner import RunOptions, run
+from harness.runner import run
+from harness.runspec import RunSettings, RunSpec
 from harness.sandbox import Limits
 
 #: Every test here is judged from the recording (``integrity_run``): no engine, no tool.
@@ -170,14 +171,15 @@ def integrity_run(ntp4vc_fetched, request, tmp_path_factory):
     preds = tmp / "preds.jsonl"
     preds.write_text("".join(json.dumps({"task_id": POWER, "model": name, "sample": 0, "output": out}) + "\n"
                              for name, (out, _) in CANDIDATES.items()))
-    opts = RunOptions(benchmark="ntp4vc", modes=["rocq"], sandbox="container", parallel=2,
-                      limits=Limits(wall_s=120), out=tmp / "run", cache_dir=tmp / "cache", task_ids=[POWER],
-                      predictions=str(preds), progress=False, command=["test"])
+    spec = RunSpec(benchmark="ntp4vc", modes=["rocq"], sandbox="container", parallel=2, limits=Limits(wall_s=120),
+                   task_ids=[POWER], predictions=str(preds))
+    settings = RunSettings(cache_dir=tmp / "cache", progress=False, command=["test"])
+
     def live():
-        return _container(ntp4vc_fetched, request, opts.parallel)
+        return _container(ntp4vc_fetched, request, spec.parallel)
 
     with family_sandbox("rocq-integrity", "rocq", live=live) as sb, pipeline_sandbox(sb):
-        report, _, code = run(opts, Console(stderr=True, quiet=True))
+        report, _, code = run(spec, tmp / "run", settings=settings, console=Console(stderr=True, quiet=True))
     records = [json.loads(line) for line in (tmp / "run" / "records.jsonl").read_text().splitlines()]
     return report, code, {r["candidate"]["model"]: r for r in records}, tmp / "run"
 

@@ -1,6 +1,7 @@
-"""The run's spec (:class:`harness.runspec.RunSpec`) and the options made of it: JSON round
-trip, errors that name the key, RunOptions frozen (``spec``, ``of``, ``replace``), a plan
-that resolves instead of mutating, and a real CASP gold run (one task, the host's Frama-C)
+"""The run's spec (:class:`harness.runspec.RunSpec`) and its settings
+(:class:`harness.runspec.RunSettings`): JSON round trip, errors that name the key, frozen
+settings apart from the spec (and a generation's settings of the same shape), a plan that
+resolves instead of mutating, and a real CASP gold run (one task, the host's Frama-C)
 whose run.json ``spec`` re-plans to the same jobs and is what recheck and rerun read (not
 the command; a run.json without it is refused)."""
 
@@ -17,11 +18,12 @@ import pytest
 from rich.console import Console
 
 from harness import cli, runner
-from harness.cli.options import options_of_run_dir, run_predictions
+from harness.cli.options import run_predictions, spec_of_run_dir
 from harness.model import Limits
 from harness.results import load_records, write_sums
-from harness.runner import Run, RunOptions
-from harness.runspec import RunSpec, SpecError
+from harness.generate import GenerationSettings
+from harness.runner import Run
+from harness.runspec import RunSettings, RunSpec, SpecError
 
 TASK = "00_327"
 
@@ -60,31 +62,36 @@ def test_from_json_errors_name_the_key(change, key):
         RunSpec.from_json(["not", "a", "mapping"])
 
 
-# --- RunOptions --------------------------------------------------------------------------------
+# --- RunSettings ------------------------------------------------------------------------------
 
 
-def test_run_options_are_frozen_and_made_of_a_spec(tmp_path):
-    opts = RunOptions(benchmark="casp", modes=["gold"], task_ids=[TASK], command=["verikit", "run"], out=tmp_path)
-    assert opts.modes == ("gold",) and opts.task_ids == (TASK,) and opts.command == ("verikit", "run")
+def test_settings_are_frozen_and_apart_from_the_spec(tmp_path):
+    """What a run verifies (the spec) and where it writes (the settings) share no field;
+    a generation's settings are a run's plus ``offline``."""
+    settings = RunSettings(cache_dir=tmp_path, command=["verikit", "run"])
+    assert settings.command == ("verikit", "run") and settings.use_cache and settings.progress
     with pytest.raises(dataclasses.FrozenInstanceError):
-        opts.modes = ["spec-from-code"]
-    assert opts.spec == RunSpec(benchmark="casp", modes=("gold",), task_ids=(TASK,))
-    again = RunOptions.of(opts.spec, out=tmp_path, command=["verikit", "run"])
-    assert again == opts
-    assert opts.replace(seed=3).seed == 3 and opts.seed == 0
-    with pytest.raises(TypeError, match="sandbox"):
-        RunOptions.of(opts.spec, sandbox="host")  # a spec field, not a setting
+        settings.use_cache = False
+    assert settings.replace(progress=False).progress is False and settings.progress
+    spec_fields = {f.name for f in dataclasses.fields(RunSpec)}
+    settings_fields = {f.name for f in dataclasses.fields(RunSettings)}
+    assert not spec_fields & settings_fields
+    gen = GenerationSettings(cache_dir=tmp_path, offline=True, command=["verikit", "generate"])
+    assert isinstance(gen, RunSettings) and gen.command == ("verikit", "generate")
+    assert {f.name for f in dataclasses.fields(GenerationSettings)} == settings_fields | {"offline"}
+    spec = RunSpec(benchmark="casp", modes=["gold", "gold"], task_ids=[TASK])
+    assert spec.modes == ("gold",) and spec.task_ids == (TASK,)  # a mode given twice runs once
 
 
-def test_plan_resolves_modes_and_tasks_without_changing_the_options(casp_mirror, tmp_path):
-    opts = RunOptions(benchmark="casp", sample=2, seed=1, data_dir=tmp_path / "data", progress=False)
-    plan = runner.plan_run(opts, _quiet())
-    assert opts.modes == () and opts.task_ids is None  # untouched
+def test_plan_resolves_modes_and_tasks_without_changing_the_spec(casp_mirror, tmp_path):
+    given = RunSpec(benchmark="casp", sample=2, seed=1)
+    plan = runner.plan_run(given, _quiet(), data_dir=tmp_path / "data")
+    assert given.modes == () and given.task_ids is None and plan.given is given  # untouched
     assert plan.modes == tuple(plan.bench.default_modes) and len(plan.task_ids) == 2
     assert [t.task_id for t in plan.tasks] == [t.task_id for t in plan.all_tasks if t.task_id in plan.task_ids]
-    spec = plan.spec(opts)  # the draw is recorded as the tasks it drew: re-planning it draws nothing
+    spec = plan.spec()  # the draw is recorded as the tasks it drew: re-planning it draws nothing
     assert spec.task_ids == plan.task_ids and spec.sample is None and spec.modes == plan.modes
-    replanned = runner.plan_run(RunOptions.of(spec, data_dir=tmp_path / "data"), _quiet())
+    replanned = runner.plan_run(spec, _quiet(), data_dir=tmp_path / "data")
     assert replanned.task_ids == plan.task_ids and replanned.modes == plan.modes
 
 
@@ -109,7 +116,7 @@ def test_run_json_spec_round_trips_and_replans_to_the_same_jobs(gold_run, framac
     assert spec.to_json() == run["spec"]
     assert spec.benchmark == "casp" and spec.modes == ("gold",) == tuple(run["modes"]) and spec.task_ids == (TASK,)
     assert spec.sandbox == "host" and spec.limits.to_json() == run["limits"] and spec.predictions is None
-    pipeline = Run(RunOptions.of(spec, data_dir=gold_run.parent / "data", progress=False), _quiet())
+    pipeline = Run(spec, _quiet(), settings=RunSettings(data_dir=gold_run.parent / "data", progress=False))
     with pipeline.opened():
         jobs, _ = pipeline.jobs()
         keys = set(pipeline.keys(jobs))
@@ -134,10 +141,10 @@ def _with_command(gold_run: Path, where: Path, command, *, spec: bool = True) ->
 def test_recheck_and_rerun_read_the_spec_not_the_command(gold_run, framac_host, tmp_path, capsys):
     copy = _with_command(gold_run, tmp_path, ["verikit", "no-such-command", "--garbage"])
     spec = RunSpec.from_json(json.loads((copy / "run.json").read_text())["spec"])
-    opts = options_of_run_dir(copy, "--recheck")
-    assert opts.spec == spec and not opts.use_cache and not opts.progress
-    over = options_of_run_dir(copy, "rerun", sandbox="container", parallel=2, data_dir=tmp_path)
-    assert over.spec == spec.replace(sandbox="container", parallel=2) and over.data_dir == tmp_path
+    again, settings = spec_of_run_dir(copy, "--recheck")
+    assert again == spec and not settings.use_cache and not settings.progress
+    over, over_settings = spec_of_run_dir(copy, "rerun", sandbox="container", parallel=2, data_dir=tmp_path)
+    assert over == spec.replace(sandbox="container", parallel=2) and over_settings.data_dir == tmp_path
     assert cli.main(["validate", str(copy), "--recheck", "1"]) == 0
     assert "rechecked 1 record(s) with the real verifier: 0 difference(s)" in capsys.readouterr().err.replace("\n", "")
     assert cli.main(["rerun", str(copy), "--data-dir", str(gold_run.parent / "data")]) == 0
@@ -159,7 +166,7 @@ def test_a_run_json_without_spec_is_refused_naming_the_file(gold_run, framac_hos
         assert (f"error: {where}: no 'spec'" in err or f"error: {where}: does not match run.schema.json: <root>: "
                 "'spec' is a required property" in err) and "Traceback" not in err, (argv, err)
     with pytest.raises(runner.RunError, match=re.escape(f"{where}: no 'spec'")):
-        options_of_run_dir(old, "--recheck")
+        spec_of_run_dir(old, "--recheck")
 
 
 # --- a run's predictions file: where it was read, or beside run.json ----------------------------
@@ -187,9 +194,9 @@ def test_a_committed_run_replans_from_the_predictions_beside_it(tmp_path):
     with run_predictions(RQ12, run) as got:
         assert got.name == recorded.name and got.parent != RQ12
         assert hashlib.sha256(got.read_bytes()).hexdigest() == run["predictions"]["sha256"]
-        plan = runner.plan_run(options_of_run_dir(RQ12, "--recheck", predictions=str(got), data_dir=tmp_path / "data"),
-                               _quiet())
-    assert plan.spec(options_of_run_dir(RQ12, "--recheck")).predictions_sha256 == run["spec"]["predictions_sha256"]
+        spec, settings = spec_of_run_dir(RQ12, "--recheck", predictions=str(got), data_dir=tmp_path / "data")
+        plan = runner.plan_run(spec, _quiet(), data_dir=settings.data_dir)
+    assert plan.spec().predictions_sha256 == run["spec"]["predictions_sha256"]
     want = {(r["task_id"], r["candidate"]["model"], r["candidate"]["sample"]): r["candidate"]["sha256"]
             for r in load_records(RQ12 / "records.jsonl") if r["candidate"]["origin"] != "canary"}
     have = {(c.task_id, c.model, c.sample): hashlib.sha256(c.output.encode()).hexdigest()

@@ -21,7 +21,8 @@ from typing import Protocol
 
 from ..model import utc_now
 from ..results import Store, load_records, open_store, write_json_atomic
-from ..runner import Run, RunError, RunOptions
+from ..runner import Run, RunError
+from ..runspec import RunSettings, RunSpec
 from ..toolchains import ProbedToolchain
 from .shards import estimate, expected_costs
 from .shards import shards as make_shards
@@ -68,9 +69,9 @@ class Engine(Protocol):
         ...
 
 
-def plan_batch(opts: RunOptions, console, probed: ProbedToolchain, n_shards: int,
+def plan_batch(spec: RunSpec, settings: RunSettings, console, probed: ProbedToolchain, n_shards: int,
                timings: Path | None = None) -> tuple[object, dict[str, dict], list[list[str]], dict]:
-    """The jobs of ``opts`` planned as a :class:`~harness.runner.Run` with toolchain
+    """The jobs of ``spec`` planned as a :class:`~harness.runner.Run` with toolchain
     ``probed`` (the same jobs and keys as a local run with it), their expected costs and
     the shards.
 
@@ -86,7 +87,7 @@ def plan_batch(opts: RunOptions, console, probed: ProbedToolchain, n_shards: int
     Raises:
         RunError: as :func:`harness.runner.run`; ``n_shards`` out of range.
     """
-    run = Run(opts, console, probed=probed)
+    run = Run(spec, console, settings=settings, probed=probed)
     jobs, _ = run.jobs()
     keyed = {}
     for k, j in zip(run.keys(jobs), jobs):
@@ -99,31 +100,33 @@ def plan_batch(opts: RunOptions, console, probed: ProbedToolchain, n_shards: int
     except ValueError as exc:
         raise RunError(str(exc)) from None
     described = {k: {**job_identity(j), "cost_s": round(costs[k], 3)} for k, j in keyed.items()}
-    limits = [j.limits or opts.limits for j in keyed.values()] or [opts.limits]
-    est = {**estimate(costs, split, opts.limits.cpus), "job_wall_s": max(lim.wall_s for lim in limits),
+    limits = [j.limits or spec.limits for j in keyed.values()] or [spec.limits]
+    est = {**estimate(costs, split, spec.limits.cpus), "job_wall_s": max(lim.wall_s for lim in limits),
            "job_mem_mb": max(lim.mem_mb for lim in limits)}
     return run.plan, described, split, est
 
 
-def probe_here(opts: RunOptions, console) -> ProbedToolchain:
-    """The toolchain of ``opts``'s verifier probed here, in the run's sandbox (opened and
+def probe_here(spec: RunSpec, settings: RunSettings, console) -> ProbedToolchain:
+    """The toolchain of ``spec``'s verifier probed here, in the run's sandbox (opened and
     closed again): what SLURM's workers will run the jobs with, on nodes like this one
     (each worker probes its own and refuses to run a shard when it differs).
 
     Raises:
         RunError: as :meth:`harness.runner.Run.opened` (no sandbox or image).
     """
-    with Run(opts, console).opened(lambda m: console.print(m, markup=False, highlight=False)) as run:
+    with Run(spec, console, settings=settings).opened(lambda m: console.print(m, markup=False, highlight=False)) as run:
         return run.probed
 
 
-def submit_run(opts: RunOptions, console, *, base: str, engine: Engine, probed: ProbedToolchain, n_shards: int,
-               timings: Path | None, image: str | None = None, dry_run: bool = False, planned=None) -> dict:
-    """Plan ``opts`` and submit it to ``engine`` (see the module docstring for the layout).
+def submit_run(spec: RunSpec, settings: RunSettings, console, *, base: str, engine: Engine, probed: ProbedToolchain,
+               n_shards: int, timings: Path | None, image: str | None = None, dry_run: bool = False,
+               planned=None) -> dict:
+    """Plan ``spec`` and submit it to ``engine`` (see the module docstring for the layout).
 
     Args:
-        opts: the run (the manifest stores its spec as planned: workers and the reducer
-            plan from it; ``opts.command`` is kept for provenance); base: where runs go
+        spec: the run (the manifest stores it as planned: workers and the reducer plan
+            from it); settings: its settings (``settings.command`` is kept for
+            provenance); base: where runs go
             (``s3://BUCKET/PREFIX`` or an absolute directory): the run's store is a new
             folder in it; engine: where it is submitted; probed: the toolchain the jobs
             will run with (keys depend on it); image: the runner image (AWS Batch), or None;
@@ -137,19 +140,19 @@ def submit_run(opts: RunOptions, console, *, base: str, engine: Engine, probed: 
     Raises:
         RunError: as :func:`plan_batch`, or the engine refused the submission.
     """
-    plan, jobs, split, est = planned or plan_batch(opts, console, probed, n_shards, timings)
+    plan, jobs, split, est = planned or plan_batch(spec, settings, console, probed, n_shards, timings)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     digest = hashlib.sha256(json.dumps(sorted(jobs), separators=(",", ":")).encode()).hexdigest()[:8]
     try:
-        store = open_store(f"{base.rstrip('/')}/{opts.benchmark}-{stamp}-{digest}")
+        store = open_store(f"{base.rstrip('/')}/{spec.benchmark}-{stamp}-{digest}")
     except ValueError as exc:
         raise RunError(str(exc)) from None
     if not dry_run:
-        inputs = upload_inputs(store, plan.fetched, opts.predictions)
-        store.put_json(MANIFEST, make_manifest(store.uri, plan.spec(opts), image, probed, jobs, split, inputs,
-                                               command=opts.command, backend=engine.backend))
+        inputs = upload_inputs(store, plan.fetched, spec.predictions)
+        store.put_json(MANIFEST, make_manifest(store.uri, plan.spec(), image, probed, jobs, split, inputs,
+                                               command=settings.command, backend=engine.backend))
     sub = engine.submit(store, store.run_name, list(range(len(split))), attempt_seconds(split, est["job_wall_s"],
-                                                                                          opts.parallel))
+                                                                                          spec.parallel))
     sub["submitted_at"] = utc_now()
     info = {"run_uri": store.uri, "backend": engine.backend, **engine.settings(), "image": image,
             "submissions": [sub], "estimate": est}

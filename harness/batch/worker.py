@@ -28,8 +28,8 @@ from pathlib import Path
 from ..model import utc_now
 from ..resources import kit_info
 from ..results import OUTPUTS, OutputStore, Store, ValidationError, open_store, write_text_atomic
-from ..runner import RecordSink, Run, RunError, RunOptions, hold_run_dir_lock, start_run, write_report_html
-from ..runspec import RunSpec, SpecError
+from ..runner import RecordSink, Run, RunError, hold_run_dir_lock, start_run, write_report_html
+from ..runspec import RunSettings, RunSpec, SpecError
 from ..sandbox import HOST
 from ..toolchains import ProbedToolchain
 
@@ -172,10 +172,10 @@ def _planned(run: Run, manifest: dict):
     return by_key, expected
 
 
-def work(opts: RunOptions, store: Store, manifest: dict, shard: int, console) -> dict:
+def work(spec: RunSpec, settings: RunSettings, store: Store, manifest: dict, shard: int, console) -> dict:
     """Run shard ``shard`` of a batch run through the run pipeline (:class:`harness.runner.Run`;
-    the options are :func:`worker_options`: the manifest's spec, a scratch ``out`` and
-    the staged inputs).
+    ``spec`` and ``settings`` are :func:`worker_spec`'s: the manifest's spec and the staged
+    inputs).
 
     For each job of the shard whose record file is missing (one listing of
     ``records/``), run it and put its record as ``records/<key>.json``; a job that still
@@ -201,7 +201,7 @@ def work(opts: RunOptions, store: Store, manifest: dict, shard: int, console) ->
     t0 = time.monotonic()
     keys = manifest["shards"][shard]
     planned = ProbedToolchain.from_json(manifest["toolchain"])
-    pipeline = Run(opts, console)
+    pipeline = Run(spec, console, settings=settings)
     with pipeline.opened(console.print):
         probed = pipeline.probed
         if probed.fingerprint != planned.fingerprint:
@@ -249,8 +249,9 @@ def work(opts: RunOptions, store: Store, manifest: dict, shard: int, console) ->
     return summary
 
 
-def collect(opts: RunOptions, store: Store, manifest: dict, console) -> tuple[int, list[str]]:
-    """Write the batch run as an ordinary run directory ``opts.out`` through the run
+def collect(spec: RunSpec, settings: RunSettings, out: Path, store: Store, manifest: dict,
+            console) -> tuple[int, list[str]]:
+    """Write the batch run as an ordinary run directory ``out`` through the run
     pipeline: the manifest's spec planned as a :class:`~harness.runner.Run` with the
     toolchain the jobs were planned with (nothing runs, no sandbox is opened), the records
     from the store (each checked: schema, key recomputed, object name = key) into the run
@@ -269,10 +270,10 @@ def collect(opts: RunOptions, store: Store, manifest: dict, console) -> tuple[in
 
     Raises:
         ShardFailed: a job of the manifest is not made by its spec here.
-        RunError: as :func:`harness.runner.plan_run`; ``opts.out`` is in use or not writable.
+        RunError: as :func:`harness.runner.plan_run`; ``out`` is in use or not writable.
     """
     started = start_run()
-    run = Run(opts, console, probed=ProbedToolchain.from_json(manifest["toolchain"]))
+    run = Run(spec, console, settings=settings, probed=ProbedToolchain.from_json(manifest["toolchain"]))
     _, expected = _planned(run, manifest)
     # what the workers' verifier read (run.json verifier_state)
     run.plan.verifier.restore(store.get_json(VERIFIER_STATE) or {})
@@ -286,7 +287,7 @@ def collect(opts: RunOptions, store: Store, manifest: dict, console) -> tuple[in
     missing = [k for k in order if k not in found]
     described = [f"{manifest['jobs'][k]['mode']} {manifest['jobs'][k]['task_id']} {manifest['jobs'][k]['model']} "
                  f"#{manifest['jobs'][k]['sample']}" for k in missing]
-    where = (f"SLURM, sandbox {run.opts.sandbox}" if manifest.get("backend") == "slurm"
+    where = (f"SLURM, sandbox {spec.sandbox}" if manifest.get("backend") == "slurm"
              else f"AWS Batch, image {manifest['image']}")
     notes = [f"collected from {store.uri} ({where}); {len(order) - len(missing)} of {len(order)} planned jobs have "
              f"a record"]
@@ -295,13 +296,13 @@ def collect(opts: RunOptions, store: Store, manifest: dict, console) -> tuple[in
     if problems or strangers:
         notes.append(f"{len(problems) + len(strangers)} record object(s) were left out: "
                      f"{(problems or [f'{k} is not a job of this run' for k in strangers])[0]}")
-    with hold_run_dir_lock(opts.out):
-        sink = RecordSink(opts.out, console, fresh=True)  # collect writes the whole run from the store again
+    with hold_run_dir_lock(out):
+        sink = RecordSink(out, console, fresh=True)  # collect writes the whole run from the store again
         for k in order:
             if k in found:
                 sink.log.append(found[k])
         records = sink.close(order)
-        lost = store.get_outputs(OutputStore(opts.out / OUTPUTS),
+        lost = store.get_outputs(OutputStore(out / OUTPUTS),
                                  [r["tool_output"]["sha256"] for r in records if r.get("tool_output")])
         if lost:
             console.print(f"[yellow]warning:[/] {len(lost)} tool output(s) named by records are not in "
@@ -310,21 +311,20 @@ def collect(opts: RunOptions, store: Store, manifest: dict, console) -> tuple[in
                  "infra_error": sum(r["verdict"] == "infra_error" for r in records),
                  "verifier_runs": sum(r["attempts"] for r in records)}
         image = {"ref": manifest["image"], "id": manifest["toolchain"].get("image_digest")} if manifest["image"] else None
-        _, _, code = run.write(started, records, expected, stats, notes=notes, image=image)
-        write_report_html(opts.out, console)
+        _, _, code = run.write(out, started, records, expected, stats, notes=notes, image=image)
+        write_report_html(out, console)
         if missing:
-            write_text_atomic(opts.out / "missing.txt", "".join(f"{k} {d}\n" for k, d in zip(missing, described)))
+            write_text_atomic(out / "missing.txt", "".join(f"{k} {d}\n" for k, d in zip(missing, described)))
         else:  # an earlier collect's list is no longer true
-            (opts.out / "missing.txt").unlink(missing_ok=True)
+            (out / "missing.txt").unlink(missing_ok=True)
     return code or (4 if missing else 0), described
 
 
-def worker_options(store: Store, manifest: dict, where: Path, out: Path | None = None) -> RunOptions:
-    """The options of a worker, the reducer or ``batch collect``: the manifest's spec (on
-    AWS Batch with the host sandbox: in the runner image the container is the sandbox; on
-    SLURM with the spec's own sandbox), the inputs staged from the store into ``where``,
-    the run directory ``out`` (default: scratch, ``where/out``), no cache, no progress
-    bar.
+def worker_spec(store: Store, manifest: dict, where: Path) -> tuple[RunSpec, RunSettings]:
+    """``(spec, settings)`` of a worker, the reducer or ``batch collect``: the manifest's
+    spec (on AWS Batch with the host sandbox: in the runner image the container is the
+    sandbox; on SLURM with the spec's own sandbox) with the inputs staged from the store
+    into ``where``; no cache, no progress bar.
 
     Raises:
         RunError: the manifest's spec cannot be read (names the key).
@@ -337,5 +337,5 @@ def worker_options(store: Store, manifest: dict, where: Path, out: Path | None =
     spec = spec.replace(predictions=str(preds) if preds else None, parallel=manifest.get("parallel", spec.parallel))
     if manifest.get("backend", "aws-batch") == "aws-batch":
         spec = spec.replace(sandbox=HOST)
-    return RunOptions.of(spec, out=out or where / "out", data_dir=data_dir, use_cache=False, progress=False,
-                         command=tuple(manifest.get("command") or ()))
+    return spec, RunSettings(data_dir=data_dir, use_cache=False, progress=False,
+                             command=tuple(manifest.get("command") or ()))

@@ -4,7 +4,7 @@ One module per command group, each a table ``COMMANDS`` of the functions that ad
 commands (arguments, help, handler) to the parser assembled here:
 
 - ``run``: run (here, or ``--backend aws-batch|slurm``), reproduce; ``options``: the options of
-  a run and the RunOptions made from them;
+  a run and the RunSpec and RunSettings made from them;
 - ``generate``: generate (candidates from an OpenAI-compatible model, :mod:`harness.generate`);
 - ``results``: validate, compare, report;
 - ``hub``: publish, pull, rerun;

@@ -18,7 +18,7 @@ from ..sandbox import HOST, SandboxError
 from ..sandbox.images import resolve_runner, runner_toolchain
 from ..toolchains import ProbedToolchain
 from .common import MIN_MEMORY_MIB, int_at_least, say
-from .options import add_run_arguments, run_options_from_args
+from .options import add_run_arguments, run_spec_from_args
 
 # boto3 is imported where an AWS client is made, not here: it (with botocore) costs every
 # verikit command about 50 ms of start-up, and only the AWS calls need it.
@@ -94,9 +94,9 @@ def _batch(args, console: Console, argv) -> int:
         print(calls.to_text() or "nothing to change: the compute environment, queue and job definitions are as asked")
         return 0
     if cmd == "plan":
-        opts = run_options_from_args(args, console, argv, sandbox=HOST)  # planning only: no job runs here
-        _, probed = _runner_probe(args.image, opts)
-        _, jobs, split, est = control.plan_batch(opts, console, probed, args.shards, args.timings)
+        spec, settings = run_spec_from_args(args, argv, sandbox=HOST)  # planning only: no job runs here
+        _, probed = _runner_probe(args.image, spec)
+        _, jobs, split, est = control.plan_batch(spec, settings, console, probed, args.shards, args.timings)
         print(json.dumps({**est, "from_timings": str(args.timings) if args.timings else None,
                           "shard_s": [round(sum(jobs[k]["cost_s"] for k in s), 1) for s in split]}, indent=2))
         return 0
@@ -114,9 +114,9 @@ def _batch(args, console: Console, argv) -> int:
             raise RunError(f"array index {index} has no shard: --shards {args.shards}, the manifest has "
                            f"{len(manifest['shards'])} shard(s)")
         with tempfile.TemporaryDirectory(prefix="verikit-worker-") as tmp:
-            opts = worker.worker_options(store, manifest, Path(tmp))
+            spec, settings = worker.worker_spec(store, manifest, Path(tmp))
             try:
-                summary = worker.work(opts, store, manifest, shard, console)
+                summary = worker.work(spec, settings, store, manifest, shard, console)
             except worker.ShardFailed as exc:
                 say(console, f"shard {shard} FAILED: {exc}")
                 return 3
@@ -124,16 +124,17 @@ def _batch(args, console: Console, argv) -> int:
         return 143 if summary["stopped"] else 4 if summary["infra_error"] else 0
     if cmd in ("collect", "reduce"):
         with tempfile.TemporaryDirectory(prefix="verikit-collect-") as tmp:
-            opts = worker.worker_options(store, manifest, Path(tmp), out=args.out if cmd == "collect" else None)
+            spec, settings = worker.worker_spec(store, manifest, Path(tmp))
+            out = args.out if cmd == "collect" else Path(tmp) / "out"
             try:
-                code, missing = worker.collect(opts, store, manifest, console)
+                code, missing = worker.collect(spec, settings, out, store, manifest, console)
             except worker.ShardFailed as exc:
                 say(console, f"error: {store.uri}: {exc}")
                 return 2
             for m in missing:
                 console.print(f"[red]no record[/red] {m}", markup=True, highlight=False)
             if cmd == "reduce" and not missing:
-                store.upload_run(opts.out)
+                store.upload_run(out)
         return code
     engine = _engine(store, manifest, queue=getattr(args, "queue", None), dry_run=getattr(args, "dry_run", False))
     if cmd == "status":
@@ -161,11 +162,11 @@ def _batch(args, console: Console, argv) -> int:
     return 0
 
 
-def _runner_probe(image: str | None, opts):
+def _runner_probe(image: str | None, spec):
     """``(image, probed toolchain)`` of the runner image (its label) of the toolchain
-    ``opts``'s first mode runs with (default: the newest local one). Raises RunError."""
-    bench = registry.benchmark(opts.benchmark)
-    toolchain = registry.verifier(bench.verifier_for((opts.modes or bench.default_modes or bench.modes)[0])).toolchain
+    ``spec``'s first mode runs with (default: the newest local one). Raises RunError."""
+    bench = registry.benchmark(spec.benchmark)
+    toolchain = registry.verifier(bench.verifier_for((spec.modes or bench.default_modes or bench.modes)[0])).toolchain
     try:
         image = image or resolve_runner(toolchain)
         return image, ProbedToolchain.from_json(runner_toolchain(image))
@@ -204,12 +205,12 @@ def _submit_aws(args, console: Console, argv) -> dict:
     if not args.s3:
         raise RunError("--backend aws-batch needs --s3 s3://BUCKET/PREFIX")
     # planning only: the jobs run in the runner image, where the container is the sandbox
-    opts = run_options_from_args(args, console, argv, sandbox=HOST)
-    image, probed = _runner_probe(args.image, opts)
+    spec, settings = run_spec_from_args(args, argv, sandbox=HOST)
+    image, probed = _runner_probe(args.image, spec)
     engine = aws.AwsBatch(boto3.client("batch"), queue=args.queue, job_definition=aws.job_definition_name(probed.name),
                           dry_run=args.dry_run)
-    return control.submit_run(opts, console, base=args.s3, engine=engine, image=image, probed=probed,
-                           n_shards=args.shards, timings=args.timings, dry_run=args.dry_run)
+    return control.submit_run(spec, settings, console, base=args.s3, engine=engine, image=image, probed=probed,
+                              n_shards=args.shards, timings=args.timings, dry_run=args.dry_run)
 
 
 def _submit_slurm(args, console: Console, argv) -> dict:
@@ -224,23 +225,23 @@ def _submit_slurm(args, console: Console, argv) -> dict:
         raise RunError(f"--time-limit: {exc}") from None
     cluster = slurm.check_cluster(args.partition, args.account)
     base = slurm.check_store(args.store, cluster)
-    opts = run_options_from_args(args, console, argv)  # the workers run the jobs in the run's own sandbox
-    probed = control.probe_here(opts, console)
-    planned = control.plan_batch(opts, console, probed, args.shards, args.timings)
+    spec, settings = run_spec_from_args(args, argv)  # the workers run the jobs in the run's own sandbox
+    probed = control.probe_here(spec, settings, console)
+    planned = control.plan_batch(spec, settings, console, probed, args.shards, args.timings)
     _, _, split, est = planned
     if len(split) > cluster.max_array_size - 1:
         raise RunError(f"--shards {args.shards}: the cluster's MaxArraySize is {cluster.max_array_size} (task ids "
                        f"0..{cluster.max_array_size - 1})")
     if time_limit is None:
-        time_limit = control.attempt_seconds(split, est["job_wall_s"], opts.parallel)
+        time_limit = control.attempt_seconds(split, est["job_wall_s"], spec.parallel)
         time_limit = min(time_limit, cluster.max_time_s) if cluster.max_time_s else time_limit
     slurm.check_time_limit(time_limit, est["job_wall_s"], cluster)
     engine = slurm.Slurm(partition=cluster.partition, account=args.account, time_limit_s=time_limit,
-                         max_running=args.max_running, cpus=max(1, int(opts.limits.cpus)) * opts.parallel,
-                         mem_mb=int(est["job_mem_mb"]) * opts.parallel + slurm.OVERHEAD_MIB,
+                         max_running=args.max_running, cpus=max(1, int(spec.limits.cpus)) * spec.parallel,
+                         mem_mb=int(est["job_mem_mb"]) * spec.parallel + slurm.OVERHEAD_MIB,
                          signal_lead_s=int(est["job_wall_s"]) + slurm.SIGNAL_MARGIN_S, dry_run=args.dry_run)
-    return control.submit_run(opts, console, base=str(base), engine=engine, probed=probed, n_shards=args.shards,
-                           timings=args.timings, dry_run=args.dry_run, planned=planned)
+    return control.submit_run(spec, settings, console, base=str(base), engine=engine, probed=probed,
+                              n_shards=args.shards, timings=args.timings, dry_run=args.dry_run, planned=planned)
 
 
 def _batch_run_uri(run: str) -> str:

@@ -62,7 +62,8 @@ def _check_verifier(args, console: Console, argv) -> int:
     when all pass, 1 otherwise."""
     from rich.table import Table
 
-    from ..runner import RunOptions, build_jobs, plan_run
+    from ..runner import build_jobs, plan_run
+    from ..runspec import RunSpec
     from ..sandbox import HOST, SandboxError
     from ..verifiers.check import Unprobed, check_verifier
 
@@ -71,12 +72,11 @@ def _check_verifier(args, console: Console, argv) -> int:
     if args.benchmark:
         bench = registry.benchmark(args.benchmark)
         mode = args.mode or (bench.default_modes or bench.modes)[0]
-        opts = RunOptions(benchmark=bench.name, modes=(mode,), dataset=args.dataset, data_dir=args.data_dir,
-                          sandbox=HOST, progress=False)
-        plan = plan_run(opts, console)
+        plan = plan_run(RunSpec(benchmark=bench.name, modes=(mode,), dataset=args.dataset, sandbox=HOST), console,
+                        data_dir=args.data_dir)
         if plan.verifier.name != verifier.name:
             raise RunError(f"{bench.name} --mode {mode} runs the verifier {plan.verifier.name}, not {verifier.name}")
-        jobs = build_jobs(opts, plan, Unprobed(), verifier)[0]
+        jobs = build_jobs(plan, Unprobed(), verifier)[0]
         if not jobs:
             raise RunError(f"{bench.name} --mode {mode} builds no job")
         options = jobs[0].options

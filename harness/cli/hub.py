@@ -15,7 +15,7 @@ from ..report import check_run_dir
 from ..results import load_records, record_identity, record_outcome, write_json_atomic
 from ..runner import recheck
 from .common import int_at_least, say
-from .options import options_of_run_dir, run_predictions
+from .options import spec_of_run_dir, run_predictions
 
 # harness.hub is imported in the handlers that use it, not here: it loads pyarrow (and
 # numpy), about 90 ms of start-up that every other verikit command would pay.
@@ -76,10 +76,10 @@ def _rerun(args, console: Console, argv) -> int:
         return 2
     run = json.loads((d / "run.json").read_text(encoding="utf-8"))
     with run_predictions(d, run) as preds:  # RunError (exit 2): the file it scored is not here
-        opts = options_of_run_dir(d, "rerun", sandbox=args.sandbox, parallel=args.jobs, data_dir=args.data_dir,
-                             predictions=str(preds) if preds else None)
+        spec, settings = spec_of_run_dir(d, "rerun", sandbox=args.sandbox, parallel=args.jobs, data_dir=args.data_dir,
+                                         predictions=str(preds) if preds else None)
         records = load_records(d / "records.jsonl")
-        again, differences = recheck(opts, records, len(records), console=console)
+        again, differences = recheck(spec, records, len(records), settings=settings, console=console)
     now = {record_identity(r): r for r in again}
     rows = []
     for r in records:
@@ -91,10 +91,10 @@ def _rerun(args, console: Console, argv) -> int:
     agree = sum(x["agree"] for x in rows)
     toolchain = (again[0]["toolchain"] if again else {})
     write_json_atomic(d / "rerun.json", {
-        "run_dir": str(d), "kit": {"version": __version__}, "sandbox": opts.sandbox,
+        "run_dir": str(d), "kit": {"version": __version__}, "sandbox": spec.sandbox,
         "toolchain": toolchain, "recorded_toolchains": run.get("toolchains"),
         "agreement": {"agree": agree, "total": len(rows)}, "differences": differences, "records": rows})
-    t = Table(title=f"{d}: re-verified here ({opts.sandbox} sandbox)")
+    t = Table(title=f"{d}: re-verified here ({spec.sandbox} sandbox)")
     for c in ("mode", "task", "model", "sample", "recorded", "rerun", "agree"):
         t.add_column(c)
 

@@ -1,5 +1,6 @@
 """The options of a run: the arguments ``run``, ``reproduce`` and ``batch plan`` share, and
-the RunOptions made from them (from a command line, or from the ``spec`` of a run's run.json)."""
+the run's :class:`~harness.runspec.RunSpec` and :class:`~harness.runspec.RunSettings` made
+from them (from a command line, or from the ``spec`` of a run's run.json)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,11 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from rich.console import Console
-
 from .. import registry
 from ..model import Limits
 from ..predictions import scored_file, scored_files
-from ..runner import RunError, RunOptions
-from ..runspec import RunSpec, SpecError
+from ..runner import RunError
+from ..runspec import RunSettings, RunSpec, SpecError
 from ..sandbox import SandboxError, default_sandbox
 from .common import MIN_MEMORY_MIB, int_at_least, positive_seconds
 
@@ -60,23 +59,24 @@ def add_run_arguments(r: argparse.ArgumentParser, names: list[str]) -> None:
     add_run_options(r)
 
 
-def options_from_args(args, console: Console, argv, *, sandbox: str | None = None, **fields):
-    """RunOptions from the parsed ``run``/``reproduce`` arguments (``args`` is not changed),
-    made once: the options every such command has, plus ``fields`` (other RunOptions
-    fields, e.g. the modes, the predictions). The sandbox: ``sandbox`` when given (a
-    caller's own: planning only, no engine needed), else ``--sandbox``, else the default
-    (container when an engine answers). Raises RunError."""
+def spec_from_args(args, argv, *, sandbox: str | None = None, **fields) -> tuple[RunSpec, RunSettings]:
+    """``(spec, settings)`` of the parsed ``run``/``reproduce`` arguments (``args`` is not
+    changed), made once: what every such command has, plus ``fields`` (other
+    :class:`~harness.runspec.RunSpec` fields, e.g. the modes, the predictions); the run
+    directory is ``args.out``. The sandbox: ``sandbox`` when given (a caller's own:
+    planning only, no engine needed), else ``--sandbox``, else the default (container
+    when an engine answers). Raises RunError."""
     sandbox = sandbox or args.sandbox
     if sandbox is None:
         try:
             sandbox = default_sandbox()
         except SandboxError as exc:
             raise RunError(f"the default sandbox needs a container engine, but {exc}") from exc
-    return RunOptions(
-        benchmark=args.benchmark, dataset=args.dataset, sandbox=sandbox,
-        parallel=args.jobs, limits=Limits(wall_s=args.timeout, mem_mb=args.memory), out=args.out,
-        cache_dir=args.cache_dir, use_cache=not args.no_cache, data_dir=args.data_dir, seed=args.seed,
-        command=["verikit", *(argv if argv is not None else sys.argv[1:])], **fields)
+    spec = RunSpec(benchmark=args.benchmark, dataset=args.dataset, sandbox=sandbox, parallel=args.jobs,
+                   limits=Limits(wall_s=args.timeout, mem_mb=args.memory), seed=args.seed, **fields)
+    settings = RunSettings(cache_dir=args.cache_dir, use_cache=not args.no_cache, data_dir=args.data_dir,
+                           command=("verikit", *(argv if argv is not None else sys.argv[1:])))
+    return spec, settings
 
 
 def modes_of(args) -> list[str]:
@@ -91,11 +91,11 @@ def modes_of(args) -> list[str]:
     return given or []
 
 
-def run_options_from_args(args, console: Console, argv, *, sandbox: str | None = None):
-    """RunOptions of a parsed ``run`` (or ``batch plan``) command line (``sandbox``: as
-    :func:`options_from_args`)."""
-    return options_from_args(args, console, argv, sandbox=sandbox, modes=modes_of(args), predictions=args.predictions,
-                    keep_going=args.keep_going, task_ids=args.task_ids, sample=args.sample)
+def run_spec_from_args(args, argv, *, sandbox: str | None = None) -> tuple[RunSpec, RunSettings]:
+    """``(spec, settings)`` of a parsed ``run`` (or ``batch plan``) command line
+    (``sandbox``: as :func:`spec_from_args`)."""
+    return spec_from_args(args, argv, sandbox=sandbox, modes=modes_of(args), predictions=args.predictions,
+                          keep_going=args.keep_going, task_ids=args.task_ids, sample=args.sample)
 
 
 def read_run_json(run_dir: Path) -> dict:
@@ -107,8 +107,8 @@ def read_run_json(run_dir: Path) -> dict:
         raise RunError(f"{where}: cannot be read ({exc})") from None
 
 
-def options_of_run_dir(run_dir: Path, verb: str, **override):
-    """The RunOptions of the run that made ``run_dir``: its run.json ``spec``
+def spec_of_run_dir(run_dir: Path, verb: str, **override) -> tuple[RunSpec, RunSettings]:
+    """``(spec, settings)`` of the run that made ``run_dir``: its run.json ``spec``
     (:meth:`harness.runspec.RunSpec.from_json`) with ``override`` (sandbox, parallel,
     predictions; data_dir, a setting) applied where not None; the cache and the progress
     bar are off.
@@ -124,7 +124,7 @@ def options_of_run_dir(run_dir: Path, verb: str, **override):
     if command[1:2] == ["reproduce"]:  # what made it (provenance), not read back
         raise RunError(f"{where}: {verb} needs a run made by 'verikit run' (this one: reproduce; re-run "
                        f"'verikit reproduce' and compare with 'verikit validate DIR --against {run_dir}')")
-    return options_of_spec(run_dir, run, **override)
+    return spec_of_run(run_dir, run, **override)
 
 
 @contextlib.contextmanager
@@ -165,9 +165,9 @@ def no_spec(run_dir: Path) -> str:
             f"run cannot be re-planned; run its command again with this verikit")
 
 
-def options_of_spec(run_dir: Path, run: dict, **override) -> RunOptions:
-    """The RunOptions of run.json ``run``'s ``spec``, with ``override`` (spec fields, and
-    the ``data_dir`` setting) applied where not None; no cache, no progress bar; the
+def spec_of_run(run_dir: Path, run: dict, **override) -> tuple[RunSpec, RunSettings]:
+    """``(spec, settings)`` of run.json ``run``'s ``spec``, with ``override`` (spec fields,
+    and the ``data_dir`` setting) applied where not None; no cache, no progress bar; the
     recorded command kept for provenance. Raises RunError naming run.json when it has no
     ``spec`` (:func:`no_spec`) or naming the bad key."""
     where = Path(run_dir) / "run.json"
@@ -178,5 +178,5 @@ def options_of_spec(run_dir: Path, run: dict, **override) -> RunOptions:
     except SpecError as exc:
         raise RunError(f"{where}: {exc}") from None
     changes = {k: v for k, v in override.items() if v is not None and k != "data_dir"}
-    return RunOptions.of(spec.replace(**changes), data_dir=override.get("data_dir"), use_cache=False, progress=False,
-                         command=tuple(run.get("command") or ()))
+    return spec.replace(**changes), RunSettings(data_dir=override.get("data_dir"), use_cache=False, progress=False,
+                                                command=tuple(run.get("command") or ()))

@@ -15,7 +15,7 @@ from ..results import TOLERANCE, S3Store, compare_runs, gc_paused, load_records,
 from ..runner import RunError, recheck, rejudge
 from ..sandbox import HOST
 from .common import int_at_least, say
-from .options import options_of_run_dir, options_of_spec, no_spec, read_run_json, run_predictions
+from .options import spec_of_run_dir, spec_of_run, no_spec, read_run_json, run_predictions
 
 # harness.htmlreport is imported in ``_report``, not here: with jinja2 it costs every verikit
 # command about 15 ms of start-up, and only ``report`` needs it.
@@ -63,13 +63,13 @@ def _recheck(run_dir: Path, args, console: Console) -> list[str]:
     stack = contextlib.ExitStack()
     try:  # the predictions file it scored: where it was read, or beside run.json
         preds = stack.enter_context(run_predictions(run_dir, read_run_json(run_dir)))
-        opts = options_of_run_dir(run_dir, "--recheck", predictions=str(preds) if preds else None)
+        spec, settings = spec_of_run_dir(run_dir, "--recheck", predictions=str(preds) if preds else None)
     except RunError as exc:
         stack.close()
         return [str(exc)]
     with stack:
         records = load_records(run_dir / "records.jsonl")
-        again, differences = recheck(opts, records, args.recheck, seed=args.seed, console=console)
+        again, differences = recheck(spec, records, args.recheck, settings=settings, seed=args.seed, console=console)
     say(console, f"rechecked {len(again)} record(s) with the real verifier: {len(differences)} difference(s)")
     return [f"recheck: {d}" for d in differences]
 
@@ -92,9 +92,9 @@ def _rejudge(run_dir: Path, console: Console, records: list[dict] | None = None)
         return []
     try:  # a run or a reproduction: its spec, re-planned on the host (nothing runs)
         run = read_run_json(run_dir)
-        opts = options_of_spec(run_dir, run, sandbox=HOST)
-        checked, unkept, differences = rejudge(opts, records, run_dir, verifier_state=run.get("verifier_state"),
-                                               console=console)
+        spec, settings = spec_of_run(run_dir, run, sandbox=HOST)
+        checked, unkept, differences = rejudge(spec, records, run_dir, settings=settings,
+                                               verifier_state=run.get("verifier_state"), console=console)
     except (RunError, OSError, ValueError) as exc:
         return [f"re-judge: the run's jobs cannot be re-planned, so its verdicts cannot be re-derived: {exc}"]
     say(console, f"re-judged {checked} record(s) from their stored tool output (no tool run): "

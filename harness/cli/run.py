@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from rich.console import Console
@@ -16,7 +17,7 @@ from ..runner.generated import NO_FIGURE
 from .batch import submit
 from .common import int_at_least, say
 from .generate import generation_arguments, generation_inputs
-from .options import modes_of, options_from_args, add_run_arguments, add_run_options, run_options_from_args
+from .options import modes_of, spec_from_args, add_run_arguments, add_run_options, run_spec_from_args
 
 
 def _add_run(sub) -> None:
@@ -91,8 +92,8 @@ _GENERATE_ONLY = {"model": ("--model", None), "base_url": ("--base-url", None),
 def _run(args, console: Console, argv) -> int:
     if args.backend != "local":
         return submit(args, console, argv)
-    opts = run_options_from_args(args, console, argv)
-    _, _, code = run(opts, console)
+    spec, settings = run_spec_from_args(args, argv)
+    _, _, code = run(spec, args.out, settings=settings, console=console)
     return code
 
 
@@ -114,8 +115,8 @@ def _reproduce(args, console: Console, argv) -> int:
                        f"figures from published files and the kit's own runs)")
     # a rescoring-only reproduction runs no tool: no engine needed
     rescoring = not registry.benchmark(args.benchmark).reproduce_modes()
-    rep, code = reproduce(options_from_args(args, console, argv, sandbox=HOST if rescoring and args.sandbox is None else None),
-                          console)
+    spec, settings = spec_from_args(args, argv, sandbox=HOST if rescoring and args.sandbox is None else None)
+    rep, code = reproduce(spec, args.out, settings=settings, console=console)
     _print_figures(rep, args, console)
     return code
 
@@ -137,7 +138,7 @@ def _reproduce_generated(args, console: Console, argv) -> int:
     published = args.published_model or args.model
     figures = check_published_model(bench, mode, published)
     protocol = bench.protocol(mode)
-    opts = options_from_args(args, console, argv, modes=(mode,), task_ids=args.task_ids, sample=args.sample)
+    run_spec, run_settings = spec_from_args(args, argv, modes=(mode,), task_ids=args.task_ids, sample=args.sample)
     try:
         spec = GenerationSpec(
             benchmark=bench.name, model=args.model, base_url=args.base_url, dataset=args.dataset, mode=mode,
@@ -145,16 +146,15 @@ def _reproduce_generated(args, console: Console, argv) -> int:
             samples=args.samples or default_samples(figures, protocol.samples), temperature=args.temperature,
             top_p=args.top_p, max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
             feedback_turns=protocol.feedback_turns if args.feedback_turns is None else args.feedback_turns,
-            api_key_env=args.api_key_env, stream=args.stream, sandbox=opts.sandbox, parallel=opts.parallel,
-            limits=opts.limits, request_timeout_s=args.request_timeout, max_retries=args.max_retries,
+            api_key_env=args.api_key_env, stream=args.stream, sandbox=run_spec.sandbox, parallel=run_spec.parallel,
+            limits=run_spec.limits, request_timeout_s=args.request_timeout, max_retries=args.max_retries,
             **generation_inputs(args))
     except SpecError as exc:
         raise RunError(str(exc)) from None
-    settings = GenerationSettings(cache_dir=args.cache_dir, use_cache=not args.no_cache, offline=args.offline,
-                                  data_dir=args.data_dir, command=tuple(opts.command))
-    with hold_run_dir_lock(opts.out):
+    settings = GenerationSettings(**dataclasses.asdict(run_settings), offline=args.offline)
+    with hold_run_dir_lock(args.out):
         try:
-            result = generate(spec, opts.out / "generation", settings=settings, console=console)
+            result = generate(spec, args.out / "generation", settings=settings, console=console)
         except GenerateError as exc:
             say(console, f"error: {exc}")
             return exc.code
@@ -163,7 +163,8 @@ def _reproduce_generated(args, console: Console, argv) -> int:
             say(console, line)
         if result.code == 2:  # every request refused: nothing to score
             return 2
-        rep, code = reproduce_generated(opts.replace(predictions=str(result.predictions)), published, console)
+        rep, code = reproduce_generated(run_spec.replace(predictions=str(result.predictions)), args.out, published,
+                                        settings=run_settings, console=console)
     _print_figures(rep, args, console)
     return code or result.code
 

@@ -39,7 +39,8 @@ from ..model import sha256_text, utc_now
 from ..progress import PlainProgress
 from ..results import validate
 from ..results.files import write_text_atomic
-from ..runner import RunError, RunOptions, hold_run_dir_lock, plan_run
+from ..runner import RunError, hold_run_dir_lock, plan_run
+from ..runspec import RunSettings, RunSpec
 from .client import Completion, Endpoint, EndpointError, key_state, normalise_base_url
 from .outputs import write_outputs
 from .spec import GenerateError, GenerationResult, GenerationSettings, GenerationSpec, decoding, resolve_mode
@@ -73,10 +74,6 @@ class Chat:
         return self.task_id, self.sample
 
 
-def _say(console: Console, text: str) -> None:
-    console.print(text, markup=False, highlight=False, soft_wrap=True)
-
-
 def run_generation(spec: GenerationSpec, out: Path, settings: GenerationSettings,
                    console: Console | None) -> GenerationResult:
     """:func:`harness.generate.generate` (see the module doc).
@@ -94,16 +91,19 @@ def run_generation(spec: GenerationSpec, out: Path, settings: GenerationSettings
     protocol = bench.protocol(mode)
     if protocol is None:
         raise GenerateError(f"{bench.name} defines no generation protocol for {bench.mode_option} {mode!r}")
-    opts = RunOptions(benchmark=spec.benchmark, dataset=spec.dataset, modes=(mode,), task_ids=spec.task_ids,
-                      sample=spec.sample, seed=spec.seed, data_dir=settings.data_dir, sandbox=spec.sandbox,
-                      parallel=spec.parallel, limits=spec.limits, cache_dir=settings.cache_dir,
-                      use_cache=settings.use_cache, progress=settings.progress,
-                      command=settings.command or ("verikit", "generate", spec.benchmark))
+    # the verifier runs of the feedback turns: a run of the generation's tasks with its settings
+    run_spec = RunSpec(benchmark=spec.benchmark, dataset=spec.dataset, modes=(mode,), task_ids=spec.task_ids,
+                       sample=spec.sample, seed=spec.seed, sandbox=spec.sandbox, parallel=spec.parallel,
+                       limits=spec.limits)
+    run_settings = RunSettings(cache_dir=settings.cache_dir, use_cache=settings.use_cache, data_dir=settings.data_dir,
+                               progress=settings.progress,
+                               command=settings.command or ("verikit", "generate", spec.benchmark))
     try:
-        plan = plan_run(opts, console)
+        plan = plan_run(run_spec, console, data_dir=settings.data_dir)
     except RunError as exc:
         raise GenerateError(str(exc)) from None
-    gen = Generation(spec, out, settings, console, bench, mode, protocol, plan, decoding(spec, protocol), opts)
+    gen = Generation(spec, out, settings, console, bench, mode, protocol, plan, decoding(spec, protocol), run_spec,
+                     run_settings)
     try:
         gen.start()
         missing = gen.first_turn_missing()
@@ -166,10 +166,10 @@ class Generation:
     """The state of one generation while it runs (see the module doc); its attributes are
     what :func:`harness.generate.outputs.write_outputs` reads."""
 
-    def __init__(self, spec, out, settings, console, bench, mode, protocol, plan, params, opts):
+    def __init__(self, spec, out, settings, console, bench, mode, protocol, plan, params, run_spec, run_settings):
         self.spec, self.out, self.settings, self.console = spec, Path(out), settings, console
         self.bench, self.mode, self.protocol, self.plan = bench, mode, protocol, plan
-        self.params, self.opts = params, opts
+        self.params, self.run_spec, self.run_settings = params, run_spec, run_settings
         # the id /v1/models lists for the model is the one asked for (served_model checks it)
         self.served = spec.model
         self.base_url = normalise_base_url(spec.base_url)
@@ -187,7 +187,8 @@ class Generation:
         self._count = threading.Lock()
 
     def log(self, text: str) -> None:
-        _say(self.console, text)
+        """Say ``text`` on the generation's console as it is (no markup, no wrapping)."""
+        self.console.print(text, markup=False, highlight=False, soft_wrap=True)
 
     # ---- the chats and the endpoint
 
@@ -541,9 +542,10 @@ class Generation:
         lines = [prediction_line(self, chat, t) for chat in sorted(active, key=lambda c: c.ident)]
         write_text_atomic(preds, "".join(json.dumps(x, sort_keys=True, ensure_ascii=False) + "\n" for x in lines))
         self.log(f"turn {t}: verifying {len(lines)} candidate(s) into {tdir / 'run'} (its log: {tdir / 'run.log'})")
-        opts = self.opts.replace(predictions=str(preds), out=tdir / "run", task_ids=None, sample=None)
+        turn_spec = self.run_spec.replace(predictions=str(preds), task_ids=None, sample=None)
         with open(tdir / "run.log", "a", encoding="utf-8") as fh:  # the run's tables and progress lines
-            report, manifest, code = run_verifier(opts, Console(file=fh, width=160, soft_wrap=True), html=False)
+            report, manifest, code = run_verifier(turn_spec, tdir / "run", settings=self.run_settings,
+                                                  console=Console(file=fh, width=160, soft_wrap=True), html=False)
         self.runs.append(str(Path("turns") / str(t) / "run"))
         counts, canaries = manifest["counts"], report["canaries"]
         self.log(f"turn {t}: {counts['jobs']} job(s): ran {counts['ran']}, {counts['cached']} from the result cache, "

@@ -122,7 +122,7 @@ def generation_doc(gen, samples: list[dict], predictions: dict) -> dict:
     return {
         "schema_version": "1.1",
         "kit": kit_info(),
-        "command": list(gen.opts.command),
+        "command": list(gen.run_settings.command),
         "created_at": gen.created_at,
         "finished_at": utc_now(),
         "spec": spec.to_json(),

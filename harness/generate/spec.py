@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from ..model import Limits
-from ..runspec import SpecError
+from ..runspec import RunSettings, SpecError
 
 #: Version of the spec's JSON form (``generation.json`` ``spec.version``).
 GENERATION_SPEC_VERSION = "1"
@@ -168,29 +168,19 @@ class GenerationSpec:
 
 
 @dataclass(frozen=True)
-class GenerationSettings:
-    """Where a generation writes and how it shows progress (not part of the spec).
+class GenerationSettings(RunSettings):
+    """Where a generation writes and how it shows progress (not part of the spec): a
+    run's settings (:class:`harness.runspec.RunSettings`: ``cache_dir``, ``use_cache``,
+    ``data_dir``, ``progress``, ``command``) and ``offline``. The request cache is
+    ``cache_dir``'s ``generations/`` subdirectory; ``use_cache`` covers it and the verifier
+    runs' result cache; ``command`` is recorded in generation.json.
 
     Attributes:
-        cache_dir: the kit's result cache (None: ``VERIKIT_CACHE`` or the user cache
-            dir); the request cache is its ``generations/`` subdirectory.
         offline: send nothing to the server: every answer must be in the directory's
             transcript or the request cache (else exit 2, naming the first one missing).
-        use_cache: read and write the request cache and the verifier runs' result cache.
-        data_dir: the data cache (None: ``VERIKIT_DATA`` or the user cache dir).
-        progress: show a progress bar (terminal) or plain progress lines (a log).
-        command: argv recorded in generation.json (provenance only).
     """
 
-    cache_dir: Path | None = None
-    use_cache: bool = True
     offline: bool = False
-    data_dir: Path | None = None
-    progress: bool = True
-    command: tuple[str, ...] = ()
-
-    def __post_init__(self):
-        object.__setattr__(self, "command", tuple(self.command or ()))
 
 
 class GenerateError(RuntimeError):

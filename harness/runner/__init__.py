@@ -12,9 +12,13 @@ are copied, not re-run.
 ordinary run (if it has any), then the benchmark compares with the paper; a rescoring-only
 reproduction writes the same three files with no records.
 
-The package: :mod:`.options` (:class:`RunOptions`: a :class:`~harness.runspec.RunSpec`
-and where the run writes), :mod:`.plan` (:func:`plan_run` -> :class:`Plan`,
-:func:`build_jobs`), :mod:`.pipeline` (:class:`Run`: sandbox, toolchain, jobs, executor
+Every entry point takes the run's :class:`~harness.runspec.RunSpec` (what it verifies and
+how) and, beside it, its run directory and :class:`~harness.runspec.RunSettings` (the
+caches, progress, the command recorded): ``run(spec, out, settings=...)``, as
+``harness.generate.generate(spec, out, settings=...)``.
+
+The package: :mod:`.plan` (:func:`plan_run` -> :class:`Plan`, :func:`build_jobs`,
+:class:`RunError`), :mod:`.pipeline` (:class:`Run`: sandbox, toolchain, jobs, executor
 into a record sink; :func:`run`, :func:`reproduce`, :func:`reproduce_generated`, :func:`recheck`, :func:`rejudge`),
 :mod:`.generated` (the statistical comparison of a re-run on generated predictions with a
 model's published figures, and report.json's ``generation`` section) and
@@ -23,14 +27,13 @@ for a run, :class:`RecordSink`, the record sink of a local run and of a collecte
 run, and :func:`write_run`, its run files).
 """
 
-from .options import RUNNER_ENV, SETTINGS, RunError, RunOptions
 from .generated import check_published_model, default_samples, generate_mode
-from .pipeline import (Run, job_image, open_sandbox, probe_toolchain, recheck, rejudge, reproduce, reproduce_generated,
-                       run)
-from .plan import Plan, Start, build_jobs, git_state, host_info, open_dataset, plan_run, published_of, start_run
+from .pipeline import (RUNNER_ENV, Run, job_image, open_sandbox, probe_toolchain, recheck, rejudge, reproduce,
+                       reproduce_generated, run)
+from .plan import Plan, RunError, Start, build_jobs, git_state, host_info, open_dataset, plan_run, published_of, start_run
 from .writer import RecordSink, hold_run_dir_lock, write_report_html, write_run
 
-__all__ = ["RUNNER_ENV", "SETTINGS", "Plan", "RecordSink", "Run", "RunError", "RunOptions", "Start", "build_jobs",
+__all__ = ["RUNNER_ENV", "Plan", "RecordSink", "Run", "RunError", "Start", "build_jobs",
            "check_published_model", "default_samples", "generate_mode", "git_state", "host_info", "hold_run_dir_lock",
            "job_image", "open_dataset", "open_sandbox", "plan_run", "probe_toolchain", "published_of", "recheck",
            "rejudge", "reproduce", "reproduce_generated", "run", "start_run", "write_report_html", "write_run"]

@@ -22,7 +22,7 @@ from ..metrics import (BASIS_STATISTICAL, BOOTSTRAP_ITERS, CI_LEVEL, bootstrap_r
 from ..model import Record
 from ..plugin import Benchmark, Reproduction
 from ..report import generation_section
-from .options import RunError
+from .plan import RunError
 
 #: The file ``verikit generate`` writes beside predictions.jsonl.
 GENERATION_JSON = "generation.json"

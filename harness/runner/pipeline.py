@@ -21,19 +21,25 @@ from ..model import Job, ProcResult, Record
 from ..plugin import Benchmark, Reproduction
 from ..progress import PlainProgress
 from ..report import build_report
+from ..runspec import RunSettings, RunSpec
 from ..results import (OUTPUTS, OutputStore, RecordLog, ResultCache, record_identity, record_outcome,
                        write_json_atomic, write_sums, write_text_atomic)
 from ..sandbox import IMAGES, SandboxError
 from ..toolchains import Fingerprint, ProbedToolchain
 from .generated import check_published_model, statistical_reproduction
-from .options import RUNNER_ENV, RunError, RunOptions
-from .plan import Plan, Start, build_jobs, open_dataset, plan_run, published_of, start_run
+from .plan import RunError, Plan, Start, build_jobs, open_dataset, plan_run, published_of, start_run
 from .writer import RecordSink, hold_run_dir_lock, run_manifest, write_report_html, write_run
 
+#: Set in runner images (``verikit images build NAME --runner``): the kit runs inside the
+#: toolchain's image, so the host sandbox there is the container (``harness.batch``).
+RUNNER_ENV = "VERIKIT_RUNNER"
 
-def run(opts: RunOptions, console: Console | None = None, *, html: bool = True) -> tuple[dict, dict, int]:
-    """Run a benchmark and write the run directory ``opts.out`` (and its ``report.html``
-    view when ``html``; ``verikit generate``'s feedback turns leave it out).
+
+def run(spec: RunSpec, out: Path, *, settings: RunSettings | None = None, console: Console | None = None,
+        html: bool = True) -> tuple[dict, dict, int]:
+    """Run ``spec`` and write the run directory ``out`` (and its ``report.html`` view
+    when ``html``; ``verikit generate``'s feedback turns leave it out). ``settings``: the
+    result and data caches, progress, the command recorded (None: the defaults).
 
     Returns:
         ``(report, manifest, exit_code)``; exit code 0 = complete, 3 = canaries failed,
@@ -46,23 +52,27 @@ def run(opts: RunOptions, console: Console | None = None, *, html: bool = True) 
             what to do).
     """
     console = console or Console(stderr=True)
+    settings = settings or RunSettings()
+    out = Path(out)
     started = start_run()
-    plan = plan_run(opts, console)
-    with hold_run_dir_lock(opts.out):
-        report, manifest, code, _ = _execute(opts, console, started, plan)
+    plan = plan_run(spec, console, data_dir=settings.data_dir)
+    with hold_run_dir_lock(out):
+        report, manifest, code, _ = _execute(out, settings, console, started, plan)
         if html:
-            write_report_html(opts.out, console)
+            write_report_html(out, console)
     return report, manifest, code
 
 
-def _execute(opts: RunOptions, console: Console, started: Start, plan: Plan) -> tuple[dict, dict, int, list[dict]]:
+def _execute(out: Path, settings: RunSettings, console: Console, started: Start,
+             plan: Plan) -> tuple[dict, dict, int, list[dict]]:
     """The run of ``plan`` in its sandbox: :func:`run`'s result plus the run's records."""
-    with Run(opts, console, plan).opened(lambda m: console.print(m, markup=False, highlight=False)) as pipeline:
-        return _run_in(pipeline, started)
+    pipeline = Run(plan.given, console, plan, settings=settings)
+    with pipeline.opened(lambda m: console.print(m, markup=False, highlight=False)):
+        return _run_in(pipeline, started, out)
 
 
 @contextlib.contextmanager
-def open_sandbox(opts: RunOptions, plan: Plan, log):
+def open_sandbox(plan: Plan, log):
     """The run's sandbox and its image (None on the host) for the ``with`` block, closed
     after it; ``log`` gets the image build's messages.
 
@@ -70,18 +80,18 @@ def open_sandbox(opts: RunOptions, plan: Plan, log):
         RunError: a container-only benchmark on the host, or the sandbox or image cannot
             be had (the message says what to do).
     """
-    bench = plan.bench
+    bench, spec = plan.bench, plan.given
     try:
-        cls = registry.sandbox_class(opts.sandbox)
+        cls = registry.sandbox_class(spec.sandbox)
         if cls.host_tools and bench.container_only and not os.environ.get(RUNNER_ENV):
             raise RunError(f"{bench.name} runs only in a sandbox with its images (e.g. --sandbox container): "
                            f"its toolchain is not installed on hosts")
-        image = job_image(bench, plan.modes[0], plan.fetched, log, sandbox=opts.sandbox)
-        sandbox = cls.create(toolchain=plan.verifier.toolchain, slots=opts.parallel, image=image)
+        image = job_image(bench, plan.modes[0], plan.fetched, log, sandbox=spec.sandbox)
+        sandbox = cls.create(toolchain=plan.verifier.toolchain, slots=spec.parallel, image=image)
     except SandboxError as exc:
         raise RunError(str(exc)) from exc
     if (sandbox.isolation or {}).get("memory") == "none":  # rootless, no cgroup delegation
-        log(f"warning: the {opts.sandbox} sandbox cannot limit memory, CPUs or processes here (no cgroup "
+        log(f"warning: the {spec.sandbox} sandbox cannot limit memory, CPUs or processes here (no cgroup "
             f"delegation to this user); the wall-time and output limits hold; every record says so "
             f"(toolchain.isolation)")
     try:
@@ -119,14 +129,15 @@ def job_image(bench: Benchmark, mode: str, fetched, log: Callable[[str], None] =
     return cls.derived_image(spec)
 
 
-def probe_toolchain(opts: RunOptions, plan: Plan, sandbox):
-    """The toolchain probed in ``sandbox`` and the files the verifier ships with every job."""
+def probe_toolchain(plan: Plan, sandbox):
+    """The toolchain of ``plan``'s verifier probed in ``sandbox`` and the files the verifier
+    ships with every job."""
     probed = toolchains.probe(plan.verifier.toolchain, sandbox)
     return probed, plan.verifier.prepare(sandbox, probed)
 
 
 class Run:
-    """The one pipeline of a run: plan (from :class:`RunOptions`), open the sandbox (its
+    """The one pipeline of a run: plan (from its :class:`~harness.runspec.RunSpec`), open the sandbox (its
     image via :func:`job_image`), probe the toolchain, build the jobs, execute them into a
     record sink, and write the run directory (:meth:`write`). A local run (:func:`run`,
     into its run directory, :class:`~harness.runner.writer.RecordSink`), :func:`recheck` and
@@ -136,7 +147,8 @@ class Run:
     all go through it.
 
     Attributes:
-        opts: the run's options; plan: its :class:`Plan`; console: where it says things.
+        spec: the run's spec; settings: its settings (the result cache, progress, the
+            command recorded); plan: its :class:`Plan`; console: where it says things.
         sandbox, image, shared: while :meth:`opened`: the sandbox, the image jobs run in
             (None on the host) and the files the verifier ships with every job.
         probed: the toolchain the jobs run with: probed in the sandbox by :meth:`opened`,
@@ -145,13 +157,14 @@ class Run:
             its outputs, :meth:`~harness.executor.Executor.drain`), once made.
     """
 
-    def __init__(self, opts: RunOptions, console: Console, plan: Plan | None = None, *,
-                 probed: ProbedToolchain | None = None):
-        """Plan ``opts`` (unless ``plan`` is given); ``probed``: the toolchain its jobs ran
-        with elsewhere (then :meth:`jobs` needs no sandbox). Raises RunError as
-        :func:`plan_run`."""
-        self.opts, self.console = opts, console
-        self.plan = plan if plan is not None else plan_run(opts, console)
+    def __init__(self, spec: RunSpec, console: Console, plan: Plan | None = None, *,
+                 settings: RunSettings | None = None, probed: ProbedToolchain | None = None):
+        """Plan ``spec`` (unless ``plan``, its plan, is given); ``settings``: None, the
+        defaults; ``probed``: the toolchain its jobs ran with elsewhere (then :meth:`jobs`
+        needs no sandbox). Raises RunError as :func:`plan_run`."""
+        self.spec, self.console = spec, console
+        self.settings = settings or RunSettings()
+        self.plan = plan if plan is not None else plan_run(spec, console, data_dir=self.settings.data_dir)
         self.sandbox = self.image = None
         self.probed = probed
         self.shared: dict = {}
@@ -165,10 +178,10 @@ class Run:
         Raises:
             RunError: as :func:`open_sandbox`.
         """
-        with open_sandbox(self.opts, self.plan, log or (lambda m: None)) as (sandbox, image):
+        with open_sandbox(self.plan, log or (lambda m: None)) as (sandbox, image):
             self.sandbox, self.image = sandbox, image
             try:
-                self.probed, self.shared = probe_toolchain(self.opts, self.plan, sandbox)
+                self.probed, self.shared = probe_toolchain(self.plan, sandbox)
                 yield self
             finally:
                 self.sandbox = None
@@ -176,25 +189,25 @@ class Run:
     def jobs(self) -> tuple[list[Job], dict]:
         """The run's jobs with its toolchain and the canaries' expected verdicts
         (:func:`build_jobs`; needs :meth:`opened`, or ``probed`` given)."""
-        return build_jobs(self.opts, self.plan, self.probed, self.plan.verifier)
+        return build_jobs(self.plan, self.probed, self.plan.verifier)
 
     def keys(self, jobs: list[Job]) -> list[str]:
         """The record keys of ``jobs`` (the run's toolchain's, the run's limits)."""
         toolchain = Fingerprint(self.probed.fingerprint)  # read once for every job
-        return [j.key(toolchain, self.opts.limits) for j in jobs]
+        return [j.key(toolchain, self.spec.limits) for j in jobs]
 
-    def write(self, started: Start, records: list[Record], expected: dict, stats: dict, *,
+    def write(self, out: Path, started: Start, records: list[Record], expected: dict, stats: dict, *,
               notes: list[str] = (), image: dict | None = None) -> tuple[dict, dict, int]:
-        """Write the run's files into ``opts.out`` from its records (records.jsonl is
-        there): :func:`~harness.runner.writer.write_run` with this run's plan and
-        toolchain. Returns ``(report, manifest, exit_code)`` as :func:`run`."""
-        return write_run(self.opts, self.console, started, self.plan, self.probed, records, expected, stats,
+        """Write the run's files into the run directory ``out`` from its records
+        (records.jsonl is there): :func:`~harness.runner.writer.write_run` with this run's
+        plan and toolchain. Returns ``(report, manifest, exit_code)`` as :func:`run`."""
+        return write_run(out, self.settings, self.console, started, self.plan, self.probed, records, expected, stats,
                          notes=notes, image=image)
 
     def make_executor(self, cache: ResultCache | None = None) -> Executor:
         """The executor of the open sandbox (``cache``: the result cache, or None)."""
         self.executor = Executor(self.plan.verifier, self.sandbox, self.probed, shared_files=self.shared,
-                                 limits=self.opts.limits, parallel=self.opts.parallel, cache=cache)
+                                 limits=self.spec.limits, parallel=self.spec.parallel, cache=cache)
         return self.executor
 
     def execute(self, jobs: list[Job], sink: RecordLog,
@@ -215,20 +228,20 @@ class Run:
                 log.close()
 
 
-def _run_in(run: Run, started: Start) -> tuple[dict, dict, int, list[dict]]:
-    """The jobs of ``run`` (opened) executed into its run directory (resumed from its
-    records.jsonl, through the result cache), then run.json and report.json written."""
-    opts, console, bench = run.opts, run.console, run.plan.bench
+def _run_in(run: Run, started: Start, out: Path) -> tuple[dict, dict, int, list[dict]]:
+    """The jobs of ``run`` (opened) executed into the run directory ``out`` (resumed from
+    its records.jsonl, through the result cache), then run.json and report.json written."""
+    settings, console, bench = run.settings, run.console, run.plan.bench
     jobs, expected = run.jobs()
 
-    sink = RecordSink(opts.out, console)
-    cache = ResultCache(opts.cache_dir) if opts.use_cache else None
+    sink = RecordSink(out, console)
+    cache = ResultCache(settings.cache_dir) if settings.use_cache else None
     executor = run.make_executor(cache)
     keys = run.keys(jobs)
     label = f"{bench.name} {'+'.join(run.plan.modes)}"
-    show = opts.progress and console.is_terminal
+    show = settings.progress and console.is_terminal
     # no terminal (a log, CI): a plain line every 30 s instead of a live bar that shows nothing
-    plain = PlainProgress(len(set(keys)), console, label) if opts.progress and not show else None
+    plain = PlainProgress(len(set(keys)), console, label) if settings.progress and not show else None
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, disable=not show, transient=True) as bar, (plain or contextlib.nullcontext()):
         tid = bar.add_task(label, total=len(jobs))
@@ -254,15 +267,18 @@ def _run_in(run: Run, started: Start) -> tuple[dict, dict, int, list[dict]]:
                      f"were not stored: {cache.problems[0]}")
     stats = executor.stats.to_json()
     image_ref = {"ref": run.image, "id": run.sandbox.image_digest} if run.image else None
-    report, manifest, code = run.write(started, records, expected, stats, notes=notes, image=image_ref)
+    report, manifest, code = run.write(out, started, records, expected, stats, notes=notes, image=image_ref)
     return report, manifest, code, records
 
 
-def reproduce(opts: RunOptions, console: Console | None = None) -> tuple[Reproduction, int]:
-    """``verikit reproduce``: the paper's figures vs the kit's, written as a run directory.
+def reproduce(spec: RunSpec, out: Path, *, settings: RunSettings | None = None,
+              console: Console | None = None) -> tuple[Reproduction, int]:
+    """``verikit reproduce``: the paper's figures vs the kit's, written as the run
+    directory ``out`` (``spec``: the benchmark, its dataset, sandbox, limits and seed;
+    its modes and predictions are the reproduction's own).
 
     A benchmark with reproduction modes first runs them (gold, bundled candidates and
-    canaries, exactly as :func:`run`) into ``opts.out``; then the benchmark compares with
+    canaries, exactly as :func:`run`) into ``out``; then the benchmark compares with
     its published figures. A rescoring-only reproduction (the published per-item files
     are rescored, no tool runs) writes run.json, an empty records.jsonl and report.json.
     report.json gets a ``reproduction`` section (figures, notes, summary); extra files the
@@ -277,42 +293,45 @@ def reproduce(opts: RunOptions, console: Console | None = None) -> tuple[Reprodu
     """
     console = console or Console(stderr=True)
     try:
-        bench = registry.benchmark(opts.benchmark)
+        bench = registry.benchmark(spec.benchmark)
     except registry.UnknownName as exc:
         raise RunError(str(exc)) from exc
     modes = bench.reproduce_modes()
-    with hold_run_dir_lock(opts.out):
-        return _reproduce_locked(opts, console, bench, modes)
+    out = Path(out)
+    with hold_run_dir_lock(out):
+        return _reproduce_locked(spec, out, settings or RunSettings(), console, bench, modes)
 
 
-def _reproduce_locked(opts: RunOptions, console: Console, bench, modes) -> tuple[Reproduction, int]:
+def _reproduce_locked(spec: RunSpec, out: Path, settings: RunSettings, console: Console, bench,
+                      modes) -> tuple[Reproduction, int]:
     """:func:`reproduce` with the run directory locked."""
     if modes:
-        opts = opts.replace(modes=tuple(modes), predictions=None, predictions_sha256=None)
-        plan = plan_run(opts, console)
-        report, manifest, code, records = _execute(opts, console, start_run(), plan)
+        spec = spec.replace(modes=tuple(modes), predictions=None, predictions_sha256=None)
+        plan = plan_run(spec, console, data_dir=settings.data_dir)
+        report, manifest, code, records = _execute(out, settings, console, start_run(), plan)
         rep = bench.reproduce(plan.fetched, {"report": report, "records": records, "tasks": plan.all_tasks})
     else:
         started = start_run()
-        plan = Plan(bench, open_dataset(bench, opts.dataset, opts.data_dir), [], [], None, None, modes=("reproduce",))
+        plan = Plan(spec, bench, open_dataset(bench, spec.dataset, settings.data_dir), [], [], None, None,
+                    modes=("reproduce",))
         rep = bench.reproduce(plan.fetched, None)
-        RecordLog(opts.out / "records.jsonl").close()
+        RecordLog(out / "records.jsonl").close()
         report = build_report(bench.name, plan.fetched.dataset.name, [], comparison=[],
-                              canaries={"ok": True, "results": []}, seed=opts.seed, notes=[],
+                              canaries={"ok": True, "results": []}, seed=spec.seed, notes=[],
                               published=published_of(bench))
         report["sections"] = {}
-        manifest = run_manifest(opts, started, plan, "complete", {"jobs": 0, "ran": 0, "cached": 0, "resumed": 0,
+        manifest = run_manifest(settings, started, plan, "complete", {"jobs": 0, "ran": 0, "cached": 0, "resumed": 0,
                                                                "infra_error": 0, "verifier_runs": 0})
         manifest["sandbox"] = "none (rescoring of published files)"
         code = 0
     for f in rep.figures:  # recomputed from published outputs or a deterministic re-run: compared by equality
         f.setdefault("basis", BASIS_EXACT)
     if not modes:
-        write_json_atomic(opts.out / "run.json", manifest, kind="run")
-    return rep, _write_reproduction(opts, console, report, rep, code)
+        write_json_atomic(out / "run.json", manifest, kind="run")
+    return rep, _write_reproduction(out, console, report, rep, code)
 
 
-def _write_reproduction(opts: RunOptions, console: Console, report: dict, rep: Reproduction, code: int) -> int:
+def _write_reproduction(out: Path, console: Console, report: dict, rep: Reproduction, code: int) -> int:
     """Put ``rep`` into ``report`` (figures, sections, notes), write its extra files,
     report.json, SHA256SUMS (last: the reproduction's report is final) and report.html.
     Returns the exit code: ``code``, or 1 when it is 0 and a figure differs."""
@@ -320,20 +339,21 @@ def _write_reproduction(opts: RunOptions, console: Console, report: dict, rep: R
     report["sections"].update(rep.sections)
     report["notes"] += rep.notes
     for name, text in rep.files.items():
-        write_text_atomic(opts.out / name, text)
-    write_json_atomic(opts.out / "report.json", report, kind="report")
-    write_sums(opts.out)
-    write_report_html(opts.out, console)
+        write_text_atomic(out / name, text)
+    write_json_atomic(out / "report.json", report, kind="report")
+    write_sums(out)
+    write_report_html(out, console)
     return 1 if code == 0 and rep.summary()["differs"] else code
 
 
-def reproduce_generated(opts: RunOptions, published_model: str, console: Console | None = None) -> tuple[Reproduction, int]:
+def reproduce_generated(spec: RunSpec, out: Path, published_model: str, *, settings: RunSettings | None = None,
+                        console: Console | None = None) -> tuple[Reproduction, int]:
     """The run-and-compare half of ``verikit reproduce BENCH --generate`` (the CLI generates
-    first, into ``OUT/generation/``): the ordinary run of ``opts.predictions`` (one mode,
-    gold and canaries as every run) into ``opts.out``, then the published figures of the
+    first, into ``OUT/generation/``): the ordinary run of ``spec.predictions`` (one mode,
+    gold and canaries as every run) into ``out``, then the published figures of the
     model the paper calls ``published_model`` next to the kit's, statistically
     (:func:`~harness.runner.generated.statistical_reproduction`: a bootstrap confidence
-    interval, seeded by ``opts.seed``). report.json gets the ``reproduction`` (and, the
+    interval, seeded by ``spec.seed``). report.json gets the ``reproduction`` (and, the
     predictions being generate's, the ``generation`` section); run.json links
     generation.json with its sha256. The caller holds the run directory's lock
     (:func:`~harness.runner.writer.hold_run_dir_lock`).
@@ -347,23 +367,24 @@ def reproduce_generated(opts: RunOptions, published_model: str, console: Console
             figures for the mode but none of ``published_model`` (lists its models).
     """
     console = console or Console(stderr=True)
-    if not opts.predictions or len(opts.modes) != 1:
+    settings, out = settings or RunSettings(), Path(out)
+    if not spec.predictions or len(spec.modes) != 1:
         raise RunError("reproduce --generate scores one mode's generated predictions")
-    plan = plan_run(opts, console)
+    plan = plan_run(spec, console, data_dir=settings.data_dir)
     figures = check_published_model(plan.bench, plan.modes[0], published_model)
-    report, _, code, records = _execute(opts, console, start_run(), plan)
+    report, _, code, records = _execute(out, settings, console, start_run(), plan)
     rep = statistical_reproduction(plan.bench, plan.modes[0], published_model, figures, records, plan.preds,
-                                   seed=opts.seed, dataset=plan.fetched.dataset.name, population=len(plan.all_tasks),
-                                   selection="sample" if opts.sample is not None else "chosen" if opts.task_ids else "all")
-    return rep, _write_reproduction(opts, console, report, rep, code)
+                                   seed=spec.seed, dataset=plan.fetched.dataset.name, population=len(plan.all_tasks),
+                                   selection="sample" if spec.sample is not None else "chosen" if spec.task_ids else "all")
+    return rep, _write_reproduction(out, console, report, rep, code)
 
 
-def recheck(opts: RunOptions, records: list[Record], n: int, *, seed: int = 0,
+def recheck(spec: RunSpec, records: list[Record], n: int, *, settings: RunSettings | None = None, seed: int = 0,
             console: Console | None = None) -> tuple[list[dict], list[str]]:
     """Re-run ``n`` records of a run, drawn with ``seed``, with the real verifier and
     compare: the independent check of a run directory (an artifact reviewer's, a Hub
-    reader's). ``opts`` are the run's own options (from its run.json ``spec``); the
-    result cache is not used and nothing is written to the run directory.
+    reader's). ``spec`` is the run's own (its run.json ``spec``); ``settings``: the data
+    cache. The result cache is not used and nothing is written to the run directory.
 
     Returns:
         ``(rechecked records, differences)``: one message per record that the run's
@@ -374,7 +395,7 @@ def recheck(opts: RunOptions, records: list[Record], n: int, *, seed: int = 0,
         RunError: as :func:`run` (missing data, sandbox or predictions).
     """
     console = console or Console(stderr=True)
-    pipeline = Run(opts, console)
+    pipeline = Run(spec, console, settings=settings)
     drawn = random.Random(seed).sample(records, min(n, len(records)))
     with pipeline.opened():
         jobs, _ = pipeline.jobs()
@@ -403,14 +424,14 @@ def recheck(opts: RunOptions, records: list[Record], n: int, *, seed: int = 0,
     return again, differences
 
 
-def rejudge(opts: RunOptions, records: list[Record], run_dir: Path, *, verifier_state: dict | None = None,
-            console: Console | None = None) -> tuple[int, int, list[str]]:
+def rejudge(spec: RunSpec, records: list[Record], run_dir: Path, *, settings: RunSettings | None = None,
+            verifier_state: dict | None = None, console: Console | None = None) -> tuple[int, int, list[str]]:
     """Re-derive every record's verdict from the tool output it names, with the current
     parser and judge, without running a tool (``verikit validate``): a verdict edited in
     either direction is found even when records, report and sums were fixed up to match.
 
-    ``opts`` are the run's own options (its run.json ``spec``): the jobs are re-planned
-    from the dataset, and each record is re-judged as :func:`harness.executor.derive`
+    ``spec`` is the run's own (its run.json ``spec``): the jobs are re-planned from the
+    dataset (``settings.data_dir``: the data cache), and each record is re-judged as :func:`harness.executor.derive`
     judges a fresh run (same toolchain: the record's probed toolchain, checked by its
     fingerprint). ``verifier_state`` is the run's run.json ``verifier_state`` (what its
     verifier's ``prepare`` read in the sandbox), restored before any record is re-judged.
@@ -425,7 +446,7 @@ def rejudge(opts: RunOptions, records: list[Record], run_dir: Path, *, verifier_
         RunError: as :func:`plan_run` (missing data, bad predictions).
     """
     console = console or Console(stderr=True)
-    plan = plan_run(opts, console)
+    plan = plan_run(spec, console, data_dir=(settings or RunSettings()).data_dir)
     plan.verifier.restore(verifier_state or {})  # what the run's prepare() read in its sandbox
     outputs = OutputStore(Path(run_dir) / OUTPUTS)
     groups: dict[str, list[dict]] = {}
@@ -447,7 +468,7 @@ def rejudge(opts: RunOptions, records: list[Record], run_dir: Path, *, verifier_
         except ValueError as exc:
             differences += [f"{_who(r)}: {exc}" for r in recs]
             continue
-        jobs, _ = build_jobs(opts, plan, probed, plan.verifier)
+        jobs, _ = build_jobs(plan, probed, plan.verifier)
         by_id = {_job_identity(j): j for j in jobs}
         for r in recs:
             j = by_id.get(record_identity(r))

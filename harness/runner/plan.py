@@ -20,7 +20,10 @@ from ..model import Job, candidate_ref, utc_now
 from ..plugin import Benchmark
 from ..resources import git_state
 from ..runspec import RunSpec
-from .options import RunError, RunOptions
+
+
+class RunError(RuntimeError):
+    """The run cannot start (bad arguments, missing data, bad predictions, no image)."""
 
 
 def published_of(bench: Benchmark) -> dict:
@@ -64,11 +67,12 @@ def open_dataset(bench: Benchmark, spec: str | None, data_dir: Path | None = Non
 
 @dataclass(frozen=True)
 class Plan:
-    """Everything a run needs before its first job (:func:`plan_run`): what the options
-    left to defaults is resolved here, never in the options.
+    """Everything a run needs before its first job (:func:`plan_run`): what the spec left
+    to defaults is resolved here, never in the spec.
 
     Attributes:
-        bench: the benchmark; fetched: its data (a :class:`harness.datasets.Fetched` or a
+        given: the run's spec as given (:class:`~harness.runspec.RunSpec`); :meth:`spec`
+            is it resolved. bench: the benchmark; fetched: its data (a :class:`harness.datasets.Fetched` or a
             user's local dataset); all_tasks: every task of the data; tasks: the selected
             ones; preds: the loaded predictions (:class:`harness.predictions.Predictions`)
             or None; verifier: the modes' verifier (None for a rescoring-only reproduction).
@@ -76,6 +80,7 @@ class Plan:
         task_ids: the resolved task selection (given, or drawn by ``sample``); None: all.
     """
 
+    given: RunSpec
     bench: Benchmark
     fetched: object
     all_tasks: list
@@ -85,78 +90,79 @@ class Plan:
     modes: tuple[str, ...] = ()
     task_ids: tuple[str, ...] | None = None
 
-    def spec(self, opts: RunOptions) -> RunSpec:
-        """The spec of the run ``opts`` planned as this plan: the resolved modes and task
-        ids (a ``sample`` is recorded as the task ids it drew) and the predictions' sha256
-        (run.json ``spec``; re-planning it makes the same jobs)."""
-        return opts.spec.replace(modes=self.modes, task_ids=self.task_ids,
-                                 sample=None if self.task_ids is not None else opts.sample,
-                                 predictions_sha256=self.preds.sha256 if self.preds is not None else None)
+    def spec(self) -> RunSpec:
+        """The spec resolved: the plan's modes and task ids (a ``sample`` is recorded as
+        the task ids it drew) and the predictions' sha256 (run.json ``spec``; re-planning
+        it makes the same jobs)."""
+        return self.given.replace(modes=self.modes, task_ids=self.task_ids,
+                                  sample=None if self.task_ids is not None else self.given.sample,
+                                  predictions_sha256=self.preds.sha256 if self.preds is not None else None)
 
 
-def plan_run(opts: RunOptions, console: Console) -> Plan:
-    """The benchmark, data, selected tasks, predictions and verifier of a run (nothing
-    runs, no sandbox is opened; prediction lines skipped under ``keep_going`` are printed).
-    ``opts`` is not changed: the resolved modes and task ids are the plan's.
+def plan_run(spec: RunSpec, console: Console, *, data_dir: Path | None = None) -> Plan:
+    """The benchmark, data, selected tasks, predictions and verifier of the run ``spec``
+    (nothing runs, no sandbox is opened; prediction lines skipped under ``keep_going`` are
+    printed). ``data_dir``: the data cache (the run's settings; None: the default). The
+    spec is not changed: the resolved modes and task ids are the plan's.
 
     Raises:
         RunError: unknown benchmark, mode or task id, unavailable data, bad predictions,
-            predictions whose sha256 is not ``opts.predictions_sha256`` (when given).
+            predictions whose sha256 is not ``spec.predictions_sha256`` (when given).
     """
     try:
-        bench = registry.benchmark(opts.benchmark)
+        bench = registry.benchmark(spec.benchmark)
     except registry.UnknownName as exc:
         raise RunError(str(exc)) from exc
-    modes = tuple(dict.fromkeys(opts.modes or bench.default_modes or bench.modes))  # a mode given twice runs once
+    modes = spec.modes or tuple(dict.fromkeys(bench.default_modes or bench.modes))
     bad = [m for m in modes if m not in bench.modes]
     if bad:
         raise RunError(f"unknown {bench.mode_option}(s) {bad}; {bench.name} {bench.mode_option}s: "
                        f"{', '.join(bench.modes)}")
-    if opts.predictions and len(modes) != 1:
+    if spec.predictions and len(modes) != 1:
         raise RunError(f"--predictions needs exactly one --{bench.mode_option}")
     names = {bench.verifier_for(m) for m in modes}
     if len(names) != 1:
         raise RunError(f"{bench.mode_option}s {list(modes)} use different verifiers ({', '.join(sorted(names))}); "
                        "run them separately")
-    fetched = open_dataset(bench, opts.dataset, opts.data_dir)
+    fetched = open_dataset(bench, spec.dataset, data_dir)
     try:
         all_tasks = bench.load_tasks(fetched)
     except ValueError as exc:  # a task file the benchmark cannot read (names file:line)
         raise RunError(str(exc)) from exc
-    tasks, task_ids = all_tasks, opts.task_ids
-    if opts.sample is not None:
-        if opts.task_ids:
+    tasks, task_ids = all_tasks, spec.task_ids
+    if spec.sample is not None:
+        if spec.task_ids:
             raise RunError("--sample and --task cannot be combined")
         try:
-            task_ids = tuple(bench.sample(all_tasks, modes[0], opts.sample, opts.seed))
+            task_ids = tuple(bench.sample(all_tasks, modes[0], spec.sample, spec.seed))
         except ValueError as exc:
-            raise RunError(f"--sample {opts.sample}: {exc}") from exc
+            raise RunError(f"--sample {spec.sample}: {exc}") from exc
     if task_ids:
         unknown = sorted(set(task_ids) - {t.task_id for t in all_tasks})
         if unknown:
             raise RunError(f"unknown task id(s) {unknown} in {fetched.dataset.name}")
         tasks = [t for t in all_tasks if t.task_id in set(task_ids)]
     preds = None
-    if opts.predictions:
+    if spec.predictions:
         try:
-            preds = predictions_mod.load(opts.predictions, {t.task_id for t in all_tasks}, mode=modes[0],
-                                         keep_going=opts.keep_going)
+            preds = predictions_mod.load(spec.predictions, {t.task_id for t in all_tasks}, mode=modes[0],
+                                         keep_going=spec.keep_going)
         except predictions_mod.PredictionsError as exc:
             raise RunError(str(exc)) from exc
         except FileNotFoundError as exc:
-            raise RunError(f"{opts.predictions}: no such file") from exc
+            raise RunError(f"{spec.predictions}: no such file") from exc
         for e in preds.errors:
             console.print(f"skipped {e}", markup=False, highlight=False, soft_wrap=True)
-    if preds is not None and opts.predictions_sha256 and preds.sha256 != opts.predictions_sha256:
-        raise RunError(f"{opts.predictions}: sha256 {preds.sha256[:12]} is not the run's {opts.predictions_sha256[:12]} "
+    if preds is not None and spec.predictions_sha256 and preds.sha256 != spec.predictions_sha256:
+        raise RunError(f"{spec.predictions}: sha256 {preds.sha256[:12]} is not the run's {spec.predictions_sha256[:12]} "
                        "(not the predictions the run scored)")
-    return Plan(bench, fetched, all_tasks, tasks, preds, registry.verifier(names.pop()), modes, task_ids or None)
+    return Plan(spec, bench, fetched, all_tasks, tasks, preds, registry.verifier(names.pop()), modes, task_ids or None)
 
 
-def build_jobs(opts: RunOptions, plan: Plan, probed, verifier) -> tuple[list, dict]:
-    """The run's jobs (their keys depend on ``probed``, the toolchain they run with) and
-    the canaries' expected verdicts ``{(mode, model): verdicts}``. Raises RunError."""
-    bench = plan.bench
+def build_jobs(plan: Plan, probed, verifier) -> tuple[list, dict]:
+    """The jobs of ``plan`` (their keys depend on ``probed``, the toolchain they run with)
+    and the canaries' expected verdicts ``{(mode, model): verdicts}``. Raises RunError."""
+    bench, spec = plan.bench, plan.given
     by_id = {t.task_id: t for t in plan.all_tasks + bench.canary_tasks(plan.all_tasks)}
     selected = {t.task_id for t in plan.tasks}
     # a user's local dataset has no revision: its content address stands for one
@@ -165,9 +171,9 @@ def build_jobs(opts: RunOptions, plan: Plan, probed, verifier) -> tuple[list, di
     jobs, expected = [], {}
     code_sha256 = registry.verdict_code_sha256(bench, verifier)  # in every key: no result of other code is reused
     for mode in plan.modes:
-        options = dict(verifier.options(probed, smoke=bench.smoke_tests(mode), cpus=opts.limits.cpus),
+        options = dict(verifier.options(probed, smoke=bench.smoke_tests(mode), cpus=spec.limits.cpus),
                        kit_version=__version__, verdict_code_sha256=code_sha256)
-        ctx = bench.context(plan.fetched, plan.all_tasks, mode, verifier, opts.seed)
+        ctx = bench.context(plan.fetched, plan.all_tasks, mode, verifier, spec.seed)
         if plan.preds is not None:  # --task selects among the predictions too
             cands = [c for c in plan.preds.candidates if c.task_id in selected]
         else:

@@ -17,11 +17,11 @@ from rich.console import Console
 from ..model import Record, utc_now
 from ..report import build_report, canary_results, print_summary
 from ..resources import kit_info
+from ..runspec import RunSettings
 from ..results import (SCHEMA_VERSION, RecordLog, RunDirBusy, gc_paused, run_dir_lock, write_json_atomic,
                        write_sums, write_text_atomic)
 from .generated import generation_link, generation_report
-from .options import RunError, RunOptions
-from .plan import Plan, Start, host_info, published_of
+from .plan import RunError, Plan, Start, host_info, published_of
 
 
 @contextlib.contextmanager
@@ -94,13 +94,16 @@ class RecordSink:
         return notes
 
 
-def write_run(opts: RunOptions, console: Console, started: Start, plan: Plan, probed, records: list[Record],
-              expected: dict, stats: dict, *, notes: list[str] = (), image: dict | None = None) -> tuple[dict, dict, int]:
+def write_run(out: Path, settings: RunSettings, console: Console, started: Start, plan: Plan, probed,
+              records: list[Record], expected: dict, stats: dict, *, notes: list[str] = (),
+              image: dict | None = None) -> tuple[dict, dict, int]:
     """Write ``report.json``, ``run.json``, the benchmark's run files and ``SHA256SUMS``
-    (last) into ``opts.out`` from a run's records (``records.jsonl`` is already there),
-    and print the summary. Shared by local runs, reproductions and :mod:`harness.batch` (collect).
+    (last) into the run directory ``out`` from the records of the run ``plan`` planned
+    (``records.jsonl`` is already there), and print the summary. Shared by local runs,
+    reproductions and :mod:`harness.batch` (collect).
 
     Args:
+        settings: the run's settings (the command recorded in run.json);
         probed: the :class:`~harness.toolchains.ProbedToolchain` the jobs ran with;
             expected: the canaries' expected verdicts (from :func:`harness.runner.build_jobs`); stats: the
             run's counts (:class:`harness.executor.RunStats` JSON); notes: run-level notes
@@ -121,11 +124,11 @@ def write_run(opts: RunOptions, console: Console, started: Start, plan: Plan, pr
         notes.append(f"{plan.fetched.dataset.name} is a local dataset with no published verdicts to compare with: "
                      "the report has no published-vs-reproduced comparison")
     report = build_report(bench.name, plan.fetched.dataset.name, records, comparison=comparison,
-                          canaries=canaries, seed=opts.seed, notes=notes, published=published_of(bench))
-    report["sections"] = bench.report_sections(records, plan.tasks, list(plan.modes), seed=opts.seed)
-    link = generation_link(plan.preds.path, plan.preds.sha256, opts.out) if plan.preds is not None else None
+                          canaries=canaries, seed=plan.given.seed, notes=notes, published=published_of(bench))
+    report["sections"] = bench.report_sections(records, plan.tasks, list(plan.modes), seed=plan.given.seed)
+    link = generation_link(plan.preds.path, plan.preds.sha256, out) if plan.preds is not None else None
     if link is not None:  # predictions made by verikit generate: pass@k and fixes per model
-        report["generation"] = generation_report(records, plan.preds, link, seed=opts.seed)
+        report["generation"] = generation_report(records, plan.preds, link, seed=plan.given.seed)
     status, code = "complete", 0
     if plan.preds is not None and plan.preds.errors:
         status, code = "partial", 5
@@ -133,25 +136,25 @@ def write_run(opts: RunOptions, console: Console, started: Start, plan: Plan, pr
         status, code = "partial", 4
     if not canaries["ok"]:
         code = 3
-    manifest = run_manifest(opts, started, plan, status, stats)
+    manifest = run_manifest(settings, started, plan, status, stats)
     manifest.update({
         "toolchains": [probed.to_json()],
         "image": image,
         "adaptation": bench.adaptation(plan.modes[0]),
-        "jobs_parallel": opts.parallel,
+        "jobs_parallel": plan.given.parallel,
         "generation": link,
     })
     state = plan.verifier.state()
     if state:  # what prepare() read in the sandbox, for validate (verifier.restore)
         manifest["verifier_state"] = state
     for name, text in bench.run_files(records, plan.tasks).items():
-        write_text_atomic(opts.out / name, text)
-    write_json_atomic(opts.out / "report.json", report, kind="report")
-    write_json_atomic(opts.out / "run.json", manifest, kind="run")
-    write_sums(opts.out)  # last: the run directory is complete
+        write_text_atomic(out / name, text)
+    write_json_atomic(out / "report.json", report, kind="report")
+    write_json_atomic(out / "run.json", manifest, kind="run")
+    write_sums(out)  # last: the run directory is complete
     print_summary(report, console)
     console.print(f"jobs: {stats['jobs']} (ran {stats['ran']}, cached {stats['cached']}, resumed {stats['resumed']},"
-                  f" infra errors {stats['infra_error']}); wrote {opts.out}/run.json, records.jsonl, report.json")
+                  f" infra errors {stats['infra_error']}); wrote {out}/run.json, records.jsonl, report.json")
     return report, manifest, code
 
 
@@ -175,16 +178,17 @@ def write_report_html(out: Path, console: Console) -> Path | None:
     return target
 
 
-def run_manifest(opts: RunOptions, started: Start, plan: Plan, status: str, stats: dict) -> dict:
-    """run.json of the run ``opts`` planned as ``plan``: its spec (:meth:`Plan.spec`), the
-    command (provenance), kit, host, dataset, predictions, limits, seeds, task selection,
-    ``status`` and the counts ``stats``; ``toolchains``, ``image`` and ``adaptation`` are
-    left empty for the caller (:func:`write_run` fills them)."""
+def run_manifest(settings: RunSettings, started: Start, plan: Plan, status: str, stats: dict) -> dict:
+    """run.json of the run planned as ``plan``: its spec (:meth:`Plan.spec`), the command
+    (``settings.command``, else this process's argv: provenance), kit, host, dataset,
+    predictions, limits, seeds, task selection, ``status`` and the counts ``stats``;
+    ``toolchains``, ``image`` and ``adaptation`` are left empty for the caller (:func:`write_run` fills them)."""
+    spec = plan.given
     return {
         "schema_version": SCHEMA_VERSION,
         "kit": kit_info(started.git),
-        "command": list(opts.command or sys.argv),
-        "spec": plan.spec(opts).to_json(),
+        "command": list(settings.command or sys.argv),
+        "spec": plan.spec().to_json(),
         "started_at": started.at,
         "finished_at": utc_now(),
         "host": host_info(),
@@ -194,15 +198,15 @@ def run_manifest(opts: RunOptions, started: Start, plan: Plan, status: str, stat
         "dataset": plan.fetched.provenance(),
         "predictions": plan.preds.manifest() if plan.preds else None,
         "toolchains": [],
-        "sandbox": opts.sandbox,
+        "sandbox": spec.sandbox,
         "image": None,
         "adaptation": None,
-        "limits": opts.limits.to_json(),
-        "jobs_parallel": opts.parallel,
-        "seeds": {"bootstrap": opts.seed, **({"benchmark": opts.seed} if plan.bench.seeded else {}),
-                  **({"sample": opts.seed} if opts.sample is not None else {})},
-        "task_selection": ({"sample": opts.sample, "seed": opts.seed, "task_ids": list(plan.task_ids or ())}
-                           if opts.sample is not None else {"task_ids": list(plan.task_ids)} if plan.task_ids else None),
+        "limits": spec.limits.to_json(),
+        "jobs_parallel": spec.parallel,
+        "seeds": {"bootstrap": spec.seed, **({"benchmark": spec.seed} if plan.bench.seeded else {}),
+                  **({"sample": spec.seed} if spec.sample is not None else {})},
+        "task_selection": ({"sample": spec.sample, "seed": spec.seed, "task_ids": list(plan.task_ids or ())}
+                           if spec.sample is not None else {"task_ids": list(plan.task_ids)} if plan.task_ids else None),
         "status": status,
         "counts": stats,
         "input_errors": [e.to_json() for e in plan.preds.errors] if plan.preds else [],

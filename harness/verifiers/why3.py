@@ -1,5 +1,14 @@
 """Why3 verifier module (Why3 1.8.0 of the Debian trixie ``rocq`` image and its provers).
 
+Its toolchain is ``rocq`` (:data:`TOOLCHAIN`), not ``why3``: the ``rocq`` toolchain of
+images/toolchains.json pins Rocq with stdpp and CoqHammer *and* Why3 with its provers, and
+its image bundles both (Debian: Why3 1.8.0, Z3, CVC4, CVC5, E). The name stays ``rocq``
+because a toolchain's name is part of its probed fingerprint, and so of every job key, of
+every record's ``toolchain`` and of the image's name (``verikit/rocq:debian-...``):
+renaming it would re-key the committed NTP4VC Why3 runs. The toolchain named ``why3`` in
+images/toolchains.json is another one, the Nix flavor's Why3 with the paper's whole prover
+set (SPASS, Alt-Ergo and Vampire too), which no verifier declares.
+
 Two ways of running Why3 on one goal (``theory``, ``goal``) of a WhyML file (job files in
 the scratch directory, ``WHY3CONFIG=why3.conf`` from :meth:`Why3.prepare`):
 
@@ -58,7 +67,7 @@ from pathlib import Path
 from ..model import GoalCounts, Limits, ProcResult, Verifier, VerifierResult, sha256_text
 
 NAME = "why3"
-TOOLCHAIN = "rocq"  # Why3 1.8.0 and its provers live in the rocq image (Debian trixie)
+TOOLCHAIN = "rocq"  # the toolchain that bundles Rocq and Why3 with its provers (see the module docstring)
 #: Version of this module's command line and parser; part of every job key. Bump on change.
 MODULE_VERSION = "1"
 WHY3CONF = "why3.conf"
@@ -131,7 +140,7 @@ def strategy_provers(code: str) -> list[str]:
 
 
 class Why3(Verifier):
-    """Why3 verifier. ``name = "why3"``, toolchain ``rocq`` (Why3 lives in the rocq image).
+    """Why3 verifier. ``name = "why3"``, toolchain ``rocq`` (Rocq's toolchain bundles Why3).
 
     :meth:`prepare` runs ``why3 config detect`` once per run; the configuration's sha256
     and the strategies it generated are then part of :meth:`options` (so of every key).

@@ -70,7 +70,8 @@ def run_cases(name: str, tmp: Path, only: tuple[str, ...] | None = None) -> list
     """
     from rich.console import Console
 
-    from harness.runner import Run, RunOptions
+    from harness.runner import Run
+    from harness.runspec import RunSettings, RunSpec
     from harness.sandbox import Limits
 
     spec = cases(name)
@@ -81,10 +82,10 @@ def run_cases(name: str, tmp: Path, only: tuple[str, ...] | None = None) -> list
                                          "output": c["output"], "mode": spec["mode"]}) + "\n"
                              for c in spec["cases"].values()), encoding="utf-8")
     tasks = tuple(dict.fromkeys(c["task_id"] for c in spec["cases"].values()))
-    opts = RunOptions(benchmark=spec["benchmark"], modes=(spec["mode"],), sandbox="container", parallel=2,
-                      limits=Limits(wall_s=120, mem_mb=2048), out=tmp / "run", use_cache=False, task_ids=tasks,
-                      predictions=str(preds), progress=False, command=["tests/recorded/feedback/record.py", name])
-    run = Run(opts, Console(stderr=True, quiet=True))
+    run_spec = RunSpec(benchmark=spec["benchmark"], modes=(spec["mode"],), sandbox="container", parallel=2,
+                       limits=Limits(wall_s=120, mem_mb=2048), task_ids=tasks, predictions=str(preds))
+    settings = RunSettings(use_cache=False, progress=False, command=["tests/recorded/feedback/record.py", name])
+    run = Run(run_spec, Console(stderr=True, quiet=True), settings=settings)
     with run.opened():
         jobs, _ = run.jobs()
         records = run.execute_scratch([j for j in jobs if j.candidate["model"] == MODEL])
