@@ -1,13 +1,15 @@
 """The plugin interface: what a benchmark supplies, and how the kit finds it.
 
-A benchmark is one package that defines a :class:`Benchmark` (tasks, candidates, jobs,
-judging, metrics, reproduction) and, optionally, everything else the kit shows or ships
-of it: its paper (:class:`Paper`), its published figures, typed report blocks
-(:class:`Table`, :class:`Bars`, :class:`VerdictBars`, :class:`Scatter`, :class:`Text`,
-rendered by a report that knows no benchmark), its artifact-evaluation claims
-(:class:`Claim`), its extra subcommands (:class:`Command`, as ``verikit <benchmark> NAME``)
-and its documentation page. Every hook has a default here, so the kit calls every hook
-of every benchmark and never asks a module for an optional attribute.
+A benchmark is one package that defines a :class:`Benchmark` composed of parts
+(:mod:`harness.parts`: :class:`Data`, its tasks and candidates; :class:`Jobs`, jobs and
+judging; :class:`Images`; :class:`Reporting`; :class:`Prompting`; :class:`Reproducing`)
+and, optionally, everything else the kit shows or ships of it: its paper
+(:class:`Paper`), its published figures, typed report blocks (:class:`Table`,
+:class:`Bars`, :class:`VerdictBars`, :class:`Scatter`, :class:`Text`, rendered by a
+report that knows no benchmark), its artifact-evaluation claims (:class:`Claim`), its
+extra subcommands (:class:`Command`, as ``verikit <benchmark> NAME``) and its
+documentation page. Every field of a part has a default, so the kit calls every hook of
+every benchmark and never asks a module for an optional attribute.
 
 The kit finds plugins by entry point (:func:`entry_points`, ``importlib.metadata``), so a
 benchmark can live in its own distribution. The groups:
@@ -25,8 +27,8 @@ benchmark can live in its own distribution. The groups:
 The kit's own five benchmarks, eight verifiers and four sandboxes are registered the same way, in its
 ``pyproject.toml``; when the kit runs from a checkout that is not installed (on
 ``PYTHONPATH``), the same declarations are read from that file. This module imports only
-:mod:`harness.model`, :mod:`harness.resources` and :mod:`harness.blocks` (the report
-blocks, re-exported here) (layer 0).
+:mod:`harness.model`, :mod:`harness.resources`, :mod:`harness.blocks` and
+:mod:`harness.parts` (the report blocks and the parts, re-exported here) (layer 0).
 """
 
 from __future__ import annotations
@@ -36,7 +38,6 @@ import importlib.metadata
 import json
 import sys
 import tomllib
-from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -44,6 +45,7 @@ from typing import Any, Callable
 from . import resources
 from .blocks import Bars, Block, Scatter, Table, Text, VerdictBars  # noqa: F401 (the interface's blocks)
 from .model import Candidate, Job, VerifierResult, Record
+from .parts import Data, Images, Jobs, Prompting, Reporting, Reproducing, sample_tasks  # noqa: F401 (the parts)
 
 #: The entry-point groups of the kit (see the module doc).
 GROUPS = ("verikit.benchmarks", "verikit.verifiers", "verikit.sandboxes", "verikit.toolchains", "verikit.datasets")
@@ -293,12 +295,22 @@ class Reproduction:
                 "sections": self.sections}
 
 
-class Benchmark(ABC):
+class Benchmark:
     """One benchmark: a dataset, its tasks, how a candidate becomes a job, how the tool's
     reading becomes a verdict, and its metrics. A benchmark never starts a process and
     never calls the runner: the runner calls it.
 
-    Class attributes (set by every subclass):
+    A benchmark is a subclass that states what it is and the parts it is composed of
+    (:mod:`harness.parts`), as class attributes; each method here answers from the field of
+    its name of a part, so a subclass defines no method::
+
+        class Loops(Benchmark):
+            name, modes, datasets, default_dataset = "loops", ("invariant",), ("loops",), "loops"
+            data = Data(load_tasks=tasks.load_tasks, gold_candidates=tasks.gold_candidates)
+            jobs = Jobs(verifier_for=jobs.verifier_for, build_job=jobs.build_job, judge=jobs.judge)
+            reporting = Reporting(notes=report.notes, report_blocks=report.blocks)
+
+    Class attributes:
         name: registry name (``casp``); version: bumped when judging changes (part of
         every job key); modes: the modes ``--mode`` accepts (CASP task direction,
         Model-Bench prompt setting; NTP4VC's proof language, given as ``--lang``);
@@ -307,6 +319,14 @@ class Benchmark(ABC):
         seeded: the run's ``--seed`` also seeds the benchmark's own randomness (recorded);
         mode_option: the CLI option name of the mode (``mode``, or ``lang`` for NTP4VC);
         k_metric: what the benchmark calls pass@k in its report (e.g. ``Runnable@k``).
+
+    Parts (class attributes):
+        data (:class:`Data`) and jobs (:class:`Jobs`): required; images (:class:`Images`),
+        reporting (:class:`Reporting`), prompting (:class:`Prompting`) and reproducing
+        (:class:`Reproducing`): by default the part with all its defaults.
+
+    Raises:
+        TypeError: (when one is made) its class states no ``data`` or no ``jobs``.
     """
 
     name: str = ""
@@ -320,121 +340,130 @@ class Benchmark(ABC):
     mode_option: str = "mode"
     k_metric: str = "pass@k"
 
-    # ---- tasks and candidates
+    data: Data
+    jobs: Jobs
+    images: Images = Images()
+    reporting: Reporting = Reporting()
+    prompting: Prompting = Prompting()
+    reproducing: Reproducing = Reproducing()
 
-    @abstractmethod
+    def __init__(self) -> None:
+        missing = [part for part in ("data", "jobs") if part not in dir(self)]
+        if missing:
+            raise TypeError(f"{type(self).__name__} states no part {' and no part '.join(missing)}")
+
+    # ---- tasks and candidates (:class:`Data`)
+
     def load_tasks(self, fetched) -> list:
-        """All tasks of a fetched dataset (a registry entry or the user's own directory).
+        """All tasks of a fetched dataset (:attr:`Data.load_tasks`)."""
+        return self.data.load_tasks(fetched)
 
-        Raises:
-            ValueError: a task file cannot be read (the message names file:line).
-        """
-
-    @abstractmethod
-    def verifier_for(self, mode: str) -> str:
-        """Registry name of the verifier that checks candidates of ``mode``."""
-
-    @abstractmethod
     def gold_candidates(self, tasks: list, mode: str) -> list[Candidate]:
-        """The dataset's own solution of each task as a candidate of model ``gold``."""
+        """The dataset's own solutions, model ``gold`` (:attr:`Data.gold_candidates`)."""
+        return self.data.gold_candidates(tasks, mode)
 
     def bundled_candidates(self, fetched, mode: str) -> list[Candidate]:
-        """Model outputs shipped with the dataset (scored without ``--predictions``)."""
-        return []
+        """Model outputs shipped with the dataset (:attr:`Data.bundled_candidates`)."""
+        return self.data.bundled_candidates(fetched, mode)
 
     def canaries(self, tasks: list, mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
-        """Known-good and known-cheat candidates with their expected verdicts; they run
-        on their own fixed tasks whatever ``--task`` selects (``tasks`` is the whole
-        dataset). A run whose canaries get another verdict is invalid."""
-        return []
-
-    def sample(self, tasks: list, mode: str, n: int, seed: int) -> list[str]:
-        """Ids of ``n`` tasks drawn with ``seed`` (``verikit run --sample N --seed S``), in
-        dataset order: ``random.Random(seed).sample`` of the id-sorted tasks, unless the
-        benchmark draws its own way (e.g. NTP4VC's why3 mode stratifies by the published
-        result).
-
-        Raises:
-            ValueError: ``n`` is larger than the number of tasks.
-        """
-        import random
-
-        ids = sorted(t.task_id for t in tasks)
-        if not 0 < n <= len(ids):
-            raise ValueError(f"cannot draw {n} of {len(ids)} tasks")
-        chosen = set(random.Random(seed).sample(ids, n))
-        return [t.task_id for t in tasks if t.task_id in chosen]
+        """Candidates with their expected verdicts (:attr:`Data.canaries`)."""
+        return self.data.canaries(tasks, mode)
 
     def canary_tasks(self, tasks: list) -> list:
-        """Tasks the canaries run on that are not in the dataset (the kit's own canary
-        tasks, for a dataset that lacks the usual one); ``tasks`` is the whole dataset."""
-        return []
+        """The canaries' tasks that are not in the dataset (:attr:`Data.canary_tasks`)."""
+        return self.data.canary_tasks(tasks)
 
-    # ---- jobs
+    def sample(self, tasks: list, mode: str, n: int, seed: int) -> list[str]:
+        """Ids of ``n`` tasks drawn with ``seed`` (:attr:`Data.sample`). Raises ValueError."""
+        return self.data.sample(tasks, mode, n, seed)
 
-    def smoke_tests(self, mode: str) -> bool:
-        """Whether the verifier runs its vacuity smoke tests for ``mode``."""
-        return False
-
-    def context(self, fetched, tasks: list, mode: str, verifier, seed: int) -> Any:
-        """Per-run state ``build_job`` needs (e.g. a library index, the mutation seed);
-        None by default."""
-        return None
-
-    @abstractmethod
-    def build_job(self, task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx: Any) -> Job:
-        """Turn (task, candidate) into a :class:`Job` with its integrity checks.
+    def convert(self, path, fetched, tasks: list, *, model: str | None = None) -> list[dict]:
+        """Predictions lines from an upstream output file (:attr:`Data.convert`).
 
         Raises:
-            ValueError: the task's own files cannot be read (names file:line).
+            NotImplementedError: the benchmark has no upstream output format.
+            ValueError: the file is malformed (names the file and line).
         """
+        if self.data.convert is None:
+            raise NotImplementedError(f"{self.name} has no upstream output format to convert")
+        return self.data.convert(path, fetched, tasks, model=model)
 
-    @abstractmethod
+    # ---- jobs (:class:`Jobs`)
+
+    def verifier_for(self, mode: str) -> str:
+        """Registry name of the verifier of ``mode`` (:attr:`Jobs.verifier_for`)."""
+        return self.jobs.verifier_for(mode)
+
+    def smoke_tests(self, mode: str) -> bool:
+        """Whether the verifier runs its vacuity smoke tests (:attr:`Jobs.smoke_tests`)."""
+        return self.jobs.smoke_tests(mode)
+
+    def context(self, fetched, tasks: list, mode: str, verifier, seed: int) -> Any:
+        """Per-run state ``build_job`` needs (:attr:`Jobs.context`)."""
+        return self.jobs.context(fetched, tasks, mode, verifier, seed)
+
+    def build_job(self, task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx: Any) -> Job:
+        """The job of ``cand`` on ``task`` (:attr:`Jobs.build_job`). Raises ValueError."""
+        return self.jobs.build_job(task, cand, mode, options, dataset, ctx)
+
     def judge(self, job: Job, result: VerifierResult) -> tuple[str, str]:
-        """Final ``(verdict, reason)`` from the verifier's reading and the job's checks.
+        """Final ``(verdict, reason)`` of a job (:attr:`Jobs.judge`)."""
+        return self.jobs.judge(job, result)
 
-        A judge that checks the tool's output (e.g. Frama-C's view of the file in
-        ``result.artifacts``) appends those checks to ``result.checks`` and its findings
-        to ``result.extra``; both are recorded with the verdict (the job itself, whose
-        key is its identity, is never changed)."""
-
-    # ---- images
+    # ---- images (:class:`Images`)
 
     def derived_images(self) -> dict[str, str]:
-        """Derived images of the benchmark: image name -> the mode whose jobs run in it
-        (in the container sandbox, instead of the verifier's toolchain image). The kit
-        builds them (``verikit images build NAME``, and on a run's first use); a benchmark
-        never makes an image or opens the engine itself."""
-        return {}
+        """Derived image name -> the mode whose jobs run in it (:attr:`Images.derived_images`)."""
+        return dict(self.images.derived_images)
 
     def derived_image_spec(self, mode: str, fetched, fingerprint: Callable[[str], str]) -> dict:
-        """The build spec of the derived image of ``mode`` (the format of
-        :func:`harness.sandbox.images.build_derived`); ``fingerprint(toolchain)`` gives a
-        toolchain image's fingerprint, for a spec whose fingerprint covers its base.
+        """The build spec of the derived image of ``mode`` (:attr:`Images.derived_image_spec`).
 
         Raises:
             ValueError: the benchmark has no derived image for ``mode``.
         """
-        raise ValueError(f"{self.name} has no derived image for {mode!r}")
+        if self.images.derived_image_spec is None or mode not in self.images.derived_images.values():
+            raise ValueError(f"{self.name} has no derived image for {mode!r}")
+        return self.images.derived_image_spec(mode, fetched, fingerprint)
+
+    def container_images(self) -> tuple[str, ...]:
+        """The images a container run needs (:attr:`Images.container_images`; by default
+        the derived images)."""
+        images = self.images.container_images
+        return tuple(self.images.derived_images if images is None else images)
 
     def adaptation(self, mode: str) -> dict | None:
-        """How the benchmark's files were adapted to the toolchain (recorded in run.json)."""
-        return None
+        """How the files of ``mode`` were adapted to the toolchain, or None
+        (:attr:`Images.adaptation`)."""
+        return self.images.adaptation.get(mode)
 
-    # ---- results
+    # ---- results (:class:`Reporting`)
 
     def compare(self, records: list[Record], tasks: dict, fetched) -> list[dict]:
-        """Per-record comparison with published per-item results, if the dataset has them."""
-        return []
+        """Each record against the published per-item results (:attr:`Reporting.compare`)."""
+        return self.reporting.compare(records, tasks, fetched)
 
     def notes(self, records: list[Record], modes: list[str]) -> list[str]:
-        """Notes for report.json (one line each)."""
-        return []
+        """Notes for report.json (:attr:`Reporting.notes`)."""
+        return self.reporting.notes(records, modes)
 
     def report_sections(self, records: list[Record], tasks: list, modes: list[str], *, seed: int = 0) -> dict:
-        """Benchmark-specific sections of report.json (pass@k tables, similarity...), as
-        :meth:`sections_schema` describes them (checked before report.json is written)."""
-        return {}
+        """The benchmark's sections of report.json (:attr:`Reporting.report_sections`), as
+        :meth:`sections_schema` describes them."""
+        return self.reporting.report_sections(records, tasks, modes, seed=seed)
+
+    def run_files(self, records: list[Record], tasks: list) -> dict[str, str]:
+        """Extra files of the run directory (:attr:`Reporting.run_files`)."""
+        return self.reporting.run_files(records, tasks)
+
+    def report_blocks(self, report: dict, records: list[Record]) -> list[Block]:
+        """The benchmark's blocks of the HTML report (:attr:`Reporting.report_blocks`)."""
+        return self.reporting.report_blocks(report, records)
+
+    def commands(self) -> list[Command]:
+        """Extra subcommands, ``verikit <benchmark> <name>`` (:attr:`Reporting.commands`)."""
+        return list(self.reporting.commands)
 
     def sections_schema(self) -> dict:
         """The JSON Schema (draft 2020-12) of the benchmark's ``sections`` of report.json:
@@ -455,130 +484,90 @@ class Benchmark(ABC):
         path = Path(sys.modules[type(self).__module__].__file__).parent / SECTIONS_SCHEMA
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else dict(NO_SECTIONS)
 
-    def run_files(self, records: list[Record], tasks: list) -> dict[str, str]:
-        """Extra files written into the run directory (name -> text), e.g. OSVBench's log
-        in the upstream format that upstream's own ``stats.py`` reads."""
-        return {}
-
-    # ---- prompts and formats
-
-    def prompts(self, fetched, tasks: list, mode: str, *, shots: int | None = None) -> list[dict]:
-        """The prompts a model is given, one ``{"task_id", "mode", "prompt"}`` per task
-        (``verikit prompts``). ``shots``: number of few-shot examples where the
-        benchmark has that setting.
-
-        Raises:
-            NotImplementedError: the benchmark defines no prompts.
-            ValueError: a setting the benchmark does not have (e.g. an unknown shot count).
-        """
-        raise NotImplementedError(f"{self.name} defines no prompts")
-
-    def protocol(self, mode: str) -> Protocol | None:
-        """The paper's generation protocol for ``mode`` (templates, extraction rule,
-        decoding settings), or None: the benchmark cannot be generated for
-        (``verikit generate`` says so, exit 2)."""
-        return None
-
-    def messages(self, fetched, task, mode: str) -> list[dict]:
-        """The first turn of the chat for ``task``: ``[{"role", "content"}]`` made from the
-        protocol's templates (what ``verikit prompts`` prints and ``generate`` sends).
-
-        Raises:
-            NotImplementedError: the benchmark has no protocol.
-        """
-        raise NotImplementedError(f"{self.name} defines no generation protocol")
-
-    def extract(self, completion: str, mode: str) -> str | None:
-        """The candidate in a model's completion by the protocol's extraction rule, or None
-        when it holds none (the candidate is then written with an empty ``output`` and
-        ``meta.extracted`` false, and the verifier judges it ``invalid``; it is never
-        dropped)."""
-        return completion
-
-    def feedback(self, record: Record, mode: str, *, previous: str | None = None) -> str | None:
-        """The next user message of a verifier-in-the-loop chat, from the judged ``record`` of
-        the last attempt and ``previous``, the model's raw completion of it (or None), with the
-        protocol's feedback template (CASP: failing goals; Model-Bench: TLC's error; NTP4VC:
-        the prover's error); None: nothing to send (verified, infra_error, or no feedback)."""
-        return None
-
-    def convert(self, path, fetched, tasks: list, *, model: str | None = None) -> list[dict]:
-        """Predictions lines (``schemas/predictions.schema.json``) from an upstream output
-        file of this benchmark (``verikit convert``).
-
-        Raises:
-            NotImplementedError: the benchmark has no upstream output format.
-            ValueError: the file is malformed (names the file and line).
-        """
-        raise NotImplementedError(f"{self.name} has no upstream output format to convert")
-
-    # ---- reproduction
-
-    def reproduce_modes(self) -> tuple[str, ...]:
-        """Modes ``verikit reproduce`` runs through the runner before comparing (empty:
-        the reproduction only rescores published files)."""
-        return ()
-
-    def reproduce(self, fetched, run: dict | None) -> Reproduction:
-        """Published vs reproduced figures. ``run``: None for a rescoring-only
-        reproduction, else ``{"report", "records", "tasks"}`` of the run of
-        :meth:`reproduce_modes`."""
-        raise NotImplementedError(f"{self.name} has no published figures to reproduce")
-
-    # ---- what the kit shows and ships of the benchmark
-
-    def paper(self) -> Paper | None:
-        """The paper the benchmark comes from, or None."""
-        return None
-
-    def published(self) -> dict | None:
-        """The paper's figures as data (``{"source": {"paper", ...}, "figures": [...]}``,
-        the format of ``results/published/``), or None."""
-        return None
-
-    def published_model_figures(self, mode: str, model: str | None = None) -> list[dict]:
-        """The paper's figures of one model's generated candidates in ``mode`` (``model``: the
-        paper's name for it; None: every model's), which ``reproduce --generate`` compares
-        a re-run with by a bootstrap CI (:mod:`harness.runner.generated`). Each: ``name``,
-        ``table``, ``row``, ``column``, ``model``; ``metric``: ``{"kind": "pass_at_k", "k"}``,
-        ``{"kind": "fixes"}`` or a kind of :meth:`model_metric_values`; ``value`` as printed
-        in ``unit`` (``percent``: 0-100) with ``decimals`` (default 2); optional ``samples``
-        (per task, the paper's), ``dataset``, ``notes``. Empty: the paper gives none."""
-        return []
-
-    def model_metric_values(self, metric: dict, records: list[Record], mode: str,
-                            model: str) -> dict[str, tuple[float, float]]:
-        """``{task_id: (numerator, denominator)}`` of a metric of the benchmark's own (e.g.
-        Model-Bench's similarity) over ``model``'s records in ``mode`` (``records`` holds the
-        gold too); the statistic is sum(num) / sum(den), 0..1 for a percent figure.
-
-        Raises:
-            ValueError: a metric kind the benchmark does not have (default: every kind).
-        """
-        raise ValueError(f"{self.name} has no metric {metric.get('kind')!r}")
-
-    def report_blocks(self, report: dict, records: list[Record]) -> list[Block]:
-        """The benchmark's own blocks of the HTML report, from its report.json (``report``)
-        and records (canaries included: a block leaves them out itself)."""
-        return []
-
-    def artifact_claims(self, references: Path) -> list[Claim]:
-        """The claims the artifact-evaluation bundle checks; ``references`` is the
-        directory of the committed reference runs (``results/reproduced/``), where each
-        claim's ``expected`` run lives. Empty: the benchmark cannot be bundled."""
-        return []
-
-    def commands(self) -> list[Command]:
-        """Extra subcommands, ``verikit <benchmark> <name>`` (e.g. a table's filters)."""
-        return []
-
-    def container_images(self) -> tuple[str, ...]:
-        """The images (toolchain or derived image names) a container run of the
-        benchmark's default modes and its reproduction need (``verikit images build``)."""
-        return tuple(self.derived_images())
-
     def docs_page(self) -> Path | None:
         """The benchmark's documentation page (Markdown): by default ``docs.md`` beside
         the module that defines the benchmark's class, when it exists."""
         page = Path(sys.modules[type(self).__module__].__file__).parent / "docs.md"
         return page if page.is_file() else None
+
+    # ---- prompts and generation (:class:`Prompting`)
+
+    def prompts(self, fetched, tasks: list, mode: str, *, shots: int | None = None) -> list[dict]:
+        """The prompts a model is given, one per task (:attr:`Prompting.prompts`).
+
+        Raises:
+            NotImplementedError: the benchmark defines no prompts.
+            ValueError: a setting the benchmark does not have (e.g. an unknown shot count).
+        """
+        if self.prompting.prompts is None:
+            raise NotImplementedError(f"{self.name} defines no prompts")
+        return self.prompting.prompts(fetched, tasks, mode, shots=shots)
+
+    def protocol(self, mode: str) -> Protocol | None:
+        """The paper's generation protocol for ``mode``, or None: it cannot be generated for
+        (``verikit generate`` says so, exit 2) (:attr:`Prompting.protocol`)."""
+        return self.prompting.protocol(mode)
+
+    def messages(self, fetched, task, mode: str) -> list[dict]:
+        """The first turn of the chat for ``task`` (:attr:`Prompting.messages`).
+
+        Raises:
+            NotImplementedError: the benchmark has no protocol.
+        """
+        if self.prompting.messages is None:
+            raise NotImplementedError(f"{self.name} defines no generation protocol")
+        return self.prompting.messages(fetched, task, mode)
+
+    def extract(self, completion: str, mode: str) -> str | None:
+        """The candidate in a completion, or None (:attr:`Prompting.extract`)."""
+        return self.prompting.extract(completion, mode)
+
+    def feedback(self, record: Record, mode: str, *, previous: str | None = None) -> str | None:
+        """The next user message of a verifier-in-the-loop chat, or None
+        (:attr:`Prompting.feedback`)."""
+        return self.prompting.feedback(record, mode, previous=previous)
+
+    # ---- the paper and its reproduction (:class:`Reproducing`)
+
+    def reproduce_modes(self) -> tuple[str, ...]:
+        """Modes ``verikit reproduce`` runs before comparing (:attr:`Reproducing.reproduce_modes`)."""
+        return tuple(self.reproducing.reproduce_modes)
+
+    def reproduce(self, fetched, run: dict | None) -> Reproduction:
+        """Published vs reproduced figures (:attr:`Reproducing.reproduce`).
+
+        Raises:
+            NotImplementedError: the benchmark has no published figures to reproduce.
+        """
+        if self.reproducing.reproduce is None:
+            raise NotImplementedError(f"{self.name} has no published figures to reproduce")
+        return self.reproducing.reproduce(fetched, run)
+
+    def paper(self) -> Paper | None:
+        """The paper the benchmark comes from, or None (:attr:`Reproducing.paper`)."""
+        return self.reproducing.paper()
+
+    def published(self) -> dict | None:
+        """The paper's figures as data, or None (:attr:`Reproducing.published`)."""
+        return self.reproducing.published()
+
+    def published_model_figures(self, mode: str, model: str | None = None) -> list[dict]:
+        """The paper's figures of one model's generated candidates in ``mode``
+        (:attr:`Reproducing.published_model_figures`)."""
+        return self.reproducing.published_model_figures(mode, model)
+
+    def model_metric_values(self, metric: dict, records: list[Record], mode: str,
+                            model: str) -> dict[str, tuple[float, float]]:
+        """``{task_id: (numerator, denominator)}`` of a metric of the benchmark's own
+        (:attr:`Reproducing.model_metric_values`).
+
+        Raises:
+            ValueError: a metric kind the benchmark does not have.
+        """
+        if self.reproducing.model_metric_values is None:
+            raise ValueError(f"{self.name} has no metric {metric.get('kind')!r}")
+        return self.reproducing.model_metric_values(metric, records, mode, model)
+
+    def artifact_claims(self, references: Path) -> list[Claim]:
+        """The claims the artifact-evaluation bundle checks (:attr:`Reproducing.artifact_claims`)."""
+        return self.reproducing.artifact_claims(references)

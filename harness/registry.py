@@ -154,13 +154,13 @@ def _sources(obj) -> list[Path]:
 def verdict_code_sha256(bench, verifier) -> str:
     """sha256 (hex) of the code that decides a verdict: the benchmark's module or package
     (its judge and integrity checks), the verifier's module (command line and parser),
-    the drivers run inside the sandbox, :mod:`harness.model` (the verdict vocabulary) and
-    :mod:`harness.plugin` (the benchmark interface's defaults). Part of every job's key,
-    so a result cached by other code is never reused. Paths are hashed relative to the
-    top-level package (``harness/...``, or a plugin's own)."""
+    the drivers run inside the sandbox, :mod:`harness.model` (the verdict vocabulary),
+    :mod:`harness.plugin` and :mod:`harness.parts` (the benchmark interface and its
+    defaults). Part of every job's key, so a result cached by other code is never reused.
+    Paths are hashed relative to the top-level package (``harness/...``, or a plugin's own)."""
     digest = hashlib.sha256()
     here = Path(__file__).parent
-    for f in [*_sources(bench), *_sources(verifier), here / "model.py", here / "plugin.py"]:
+    for f in [*_sources(bench), *_sources(verifier), here / "model.py", here / "plugin.py", here / "parts.py"]:
         rel = f.relative_to(here).as_posix() if f.is_relative_to(here) else _plugin_relative(f)
         digest.update(rel.encode() + b"\0" + f.read_bytes())
     return digest.hexdigest()

@@ -27,7 +27,7 @@ PKG = Path(__file__).resolve().parents[1] / "harness"
 
 #: Layer of each top-level module or package of harness (higher may import lower).
 LAYERS = {
-    "model": 0, "plugin": 0, "resources": 0, "blocks": 0,
+    "model": 0, "plugin": 0, "parts": 0, "resources": 0, "blocks": 0,
     "results": 1, "toolchains": 1, "datasets": 1, "runspec": 1, "predictions": 2,
     "sandbox": 3,
     "verifiers": 4,

@@ -149,7 +149,7 @@ def test_a_proof_the_loop_refutes_is_rejected():
     ok, detail = smt.execution_check(task, inv)
     assert not ok and "'x': 0" in detail
     job = BENCHMARK.build_job(task, smt.Candidate(task.task_id, "m", 0, "(> x 0)", "test"), smt.MODE,
-                                            {"timeout_ms": 1000}, {"name": "d", "revision": "r"})
+                                            {"timeout_ms": 1000}, {"name": "d", "revision": "r"}, None)
     verdict, reason = BENCHMARK.judge(job, VerifierResult("verified", "z3 proved all 3 goals"))
     assert verdict == "rejected" and "running the loop refutes" in reason
 

@@ -27,7 +27,7 @@ from harness import metrics, registry
 from harness.cli import main
 from harness.metrics import (BASIS_STATISTICAL, bootstrap_ci, bootstrap_ratio_ci, fixes_per_task, published_inside,
                              ratio)
-from harness.plugin import Benchmark
+from harness.plugin import Benchmark, Data, Jobs, Reproducing
 from harness.report import check_run_dir
 from harness.results import ValidationError, validate
 from harness.runner import RunError, check_published_model
@@ -111,48 +111,42 @@ class _Preds:
     candidates: list = field(default_factory=list)
 
 
+def _figures(mode, model=None):
+    figs = [
+        {"name": "t.p1", "table": "T", "row": "M-7B", "column": "P@1", "model": "M-7B", "metric":
+         {"kind": "pass_at_k", "k": 1}, "value": 50.0, "unit": "percent", "samples": 2},
+        {"name": "t.p2", "table": "T", "row": "M-7B", "column": "P@2", "model": "M-7B", "metric":
+         {"kind": "pass_at_k", "k": 2}, "value": 99.5, "unit": "percent", "samples": 2},
+        {"name": "t.p4", "table": "T", "row": "M-7B", "column": "P@4", "model": "M-7B", "metric":
+         {"kind": "pass_at_k", "k": 4}, "value": 60.0, "unit": "percent", "samples": 4},
+        {"name": "t.fix", "table": "T", "row": "M-7B", "column": "fixes", "model": "M-7B", "metric":
+         {"kind": "fixes"}, "value": 1.0, "unit": "fix rounds"},
+        {"name": "t.own", "table": "T", "row": "M-7B", "column": "own", "model": "M-7B", "metric":
+         {"kind": "own"}, "value": 12.5, "unit": "percent"},
+        {"name": "t.other", "table": "T", "row": "Other", "column": "P@1", "model": "Other", "metric":
+         {"kind": "pass_at_k", "k": 1}, "value": 1.0, "unit": "percent"},
+    ]
+    return [f for f in figs if model is None or f["model"] == model]
+
+
+def _own_metric(metric, records, mode, model):
+    if metric["kind"] != "own":
+        raise ValueError("no such metric")
+    return {"a": (0.125, 1), "b": (0.125, 1)}
+
+
+def _nothing_runs(*args):
+    raise NotImplementedError
+
+
 class _Bench(Benchmark):
     """A benchmark with per-model figures only (nothing runs)."""
 
     name = "toy"
     modes = ("m",)
-
-    def load_tasks(self, fetched):
-        return []
-
-    def verifier_for(self, mode):
-        return "none"
-
-    def gold_candidates(self, tasks, mode):
-        return []
-
-    def build_job(self, task, cand, mode, options, dataset, ctx):
-        raise NotImplementedError
-
-    def judge(self, job, result):
-        raise NotImplementedError
-
-    def published_model_figures(self, mode, model=None):
-        figs = [
-            {"name": "t.p1", "table": "T", "row": "M-7B", "column": "P@1", "model": "M-7B", "metric":
-             {"kind": "pass_at_k", "k": 1}, "value": 50.0, "unit": "percent", "samples": 2},
-            {"name": "t.p2", "table": "T", "row": "M-7B", "column": "P@2", "model": "M-7B", "metric":
-             {"kind": "pass_at_k", "k": 2}, "value": 99.5, "unit": "percent", "samples": 2},
-            {"name": "t.p4", "table": "T", "row": "M-7B", "column": "P@4", "model": "M-7B", "metric":
-             {"kind": "pass_at_k", "k": 4}, "value": 60.0, "unit": "percent", "samples": 4},
-            {"name": "t.fix", "table": "T", "row": "M-7B", "column": "fixes", "model": "M-7B", "metric":
-             {"kind": "fixes"}, "value": 1.0, "unit": "fix rounds"},
-            {"name": "t.own", "table": "T", "row": "M-7B", "column": "own", "model": "M-7B", "metric":
-             {"kind": "own"}, "value": 12.5, "unit": "percent"},
-            {"name": "t.other", "table": "T", "row": "Other", "column": "P@1", "model": "Other", "metric":
-             {"kind": "pass_at_k", "k": 1}, "value": 1.0, "unit": "percent"},
-        ]
-        return [f for f in figs if model is None or f["model"] == model]
-
-    def model_metric_values(self, metric, records, mode, model):
-        if metric["kind"] != "own":
-            raise ValueError("no such metric")
-        return {"a": (0.125, 1), "b": (0.125, 1)}
+    data = Data(load_tasks=lambda fetched: [], gold_candidates=lambda tasks, mode: [])
+    jobs = Jobs(verifier_for=lambda mode: "none", build_job=_nothing_runs, judge=_nothing_runs)
+    reproducing = Reproducing(published_model_figures=_figures, model_metric_values=_own_metric)
 
 
 def _records(verdicts: dict[str, list[str]]) -> list[dict]:

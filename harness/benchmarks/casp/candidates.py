@@ -64,6 +64,12 @@ def canary_task(tasks: list[Task]) -> Task:
     return next((t for t in tasks if t.task_id == CANARY_TASK), KIT_CANARY)
 
 
+def canary_tasks(tasks: list[Task]) -> list[Task]:
+    """The kit's tasks the canaries run on that ``tasks`` lack: :data:`KIT_CANARY` (when the
+    dataset has no ``01_57``) and :data:`KIT_DEAD_CANARY`."""
+    return [t for t in (canary_task(tasks), KIT_DEAD_CANARY) if t not in tasks]
+
+
 def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
     """Known-good and known-cheat candidates with their expected verdicts, one cheat per
     class of :mod:`.integrity` (docs.md beside this module, "Canaries").

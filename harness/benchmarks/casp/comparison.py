@@ -1,7 +1,8 @@
 """CASP published vs reproduced: the study's per-candidate results (:func:`study_results`,
 its Frama-C logs read with the live parser), the comparison of a run with the dataset's
-and the study's verdicts and goal counts, the reproduced figures, and the report's notes
-on what the integrity rules found."""
+and the study's verdicts and goal counts (:func:`compare`), the paper's figures
+(:func:`load_published`, :func:`model_figures`) and the reproduced ones
+(:func:`reproduce`), and the report's notes (:func:`notes`)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from ...model import GOLD, ProcResult, Record
 from ...plugin import Reproduction
 from ...results import is_canary
 from ...verifiers.framac import FramaC
-from . import integrity, soundness
-from .tasks import SAMPLE_ROOT
+from .. import published_figures, published_model_figures
+from . import execution, integrity, soundness
+from .tasks import NAME, SAMPLE_ROOT
 
 framac_parser = FramaC()  # reads the study's recorded logs exactly as live runs are read
 
@@ -146,6 +148,32 @@ def _drift_text(tc: dict) -> str:
         or "none"
 
 
+def compare(records: list[Record], tasks: dict, fetched) -> list[dict]:
+    """Gold verdicts and goal counts vs the dataset's published ones
+    (:func:`compare_gold`); bundled specifications vs the CASP-LLM-Verification-Study's
+    verdicts (:func:`compare_study`)."""
+    return compare_gold(records, tasks) + compare_study(records, study_results(fetched))
+
+
+def load_published() -> dict:
+    """``results/published/casp.json``: the paper's figures."""
+    return published_figures(NAME)
+
+
+def model_figures(mode: str, model: str | None = None) -> list[dict]:
+    """The CASP paper gives no per-model figure; the CASP-LLM-Verification-Study's
+    verdicts give one per model for ``spec-from-code`` on casp-sample10 (pass@1, one
+    specification per pair; ``results/published/casp.json`` ``model_figures``)."""
+    return published_model_figures(NAME, mode, model)
+
+
+def reproduce(fetched, run: dict | None) -> Reproduction:
+    """The gold pairs' verdicts and goal counts of the run of ``gold`` vs the dataset's
+    published ones (Frama-C 30.0): :func:`reproduce_figures`. ``fetched`` is not read
+    (the run's tasks carry the published results)."""
+    return reproduce_figures(run["records"], {t.task_id: t for t in run["tasks"]})
+
+
 def reproduce_figures(records: list[Record], tasks: dict) -> Reproduction:
     """Published vs reproduced for the gold pairs: how many verify, and per pair its
     verdict and goal total as the dataset records them (Frama-C 30.0 counts).
@@ -231,3 +259,16 @@ def integrity_notes(records: list[Record]) -> list[str]:
                     out.append(f"{mode} {r['task_id']} {r['candidate']['model']}: rejected by "
                                + "; ".join(f"{c['name']} ({c['detail']})" for c in view_rules))
     return out
+
+
+def notes(records: list[Record], modes: list[str]) -> list[str]:
+    """Notes for report.json: unreachable code the WP smoke tests find under gold
+    contracts (not a rejection), the integrity summary (:func:`integrity_notes`), the
+    execution cross-check's statuses and the mean spec strength per model
+    (:func:`.execution.report_notes`)."""
+    dead = {r["task_id"]: r["verifier"]["extra"]["dead_code"] for r in records
+            if r["candidate"]["model"] == GOLD and r["verifier"].get("extra", {}).get("dead_code")}
+    out = [f"WP smoke tests find unreachable code or calls under the gold contract of {task_id}: "
+           f"{', '.join(names)} (not a rejection: the precondition is consistent)"
+           for task_id, names in sorted(dead.items())]
+    return out + integrity_notes(records) + execution.report_notes(records)

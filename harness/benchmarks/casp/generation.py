@@ -70,10 +70,28 @@ def template_ids(mode: str) -> list[str]:
     return list(_mode(mode)[:2])
 
 
-def messages(task: Task, mode: str) -> list[dict]:
+def prompts(fetched, tasks: list[Task], mode: str, *, shots: int | None = None) -> list[dict]:
+    """``{"task_id", "mode", "messages", "template_ids"}`` per task: the first turn
+    ``verikit generate`` sends (:func:`messages`).
+
+    Raises:
+        ValueError: ``gold`` (nothing to generate), or ``shots`` given (CASP has no
+            few-shot setting).
+    """
+    if shots is not None:
+        raise ValueError("casp's prompts are zero-shot: --shots does not apply")
+    if protocol(mode) is None:
+        raise ValueError(f"casp's {mode} mode has no prompts: it re-verifies the dataset's own pairs "
+                         "(the candidate modes: spec-from-code, code-from-spec)")
+    ids = template_ids(mode)
+    return [{"task_id": t.task_id, "mode": mode, "messages": messages(fetched, t, mode), "template_ids": ids}
+            for t in tasks]
+
+
+def messages(fetched, task: Task, mode: str) -> list[dict]:
     """The first turn: one user message, the kit's first-turn template for ``mode`` (the
     task's function and the code before it, or its contract and declarator) followed by
-    the output format.
+    the output format. ``fetched`` is not read (the task holds all of it).
 
     Raises:
         NotImplementedError: ``gold`` (no generation).
@@ -125,8 +143,9 @@ def _answer(completion: str) -> dict | None:
     return None
 
 
-def extract(completion: str) -> str | None:
-    """The candidate in a completion by :data:`EXTRACTION_DOC`'s rule, or None."""
+def extract(completion: str, mode: str) -> str | None:
+    """The candidate in a completion by :data:`EXTRACTION_DOC`'s rule (the same in both
+    candidate modes), or None."""
     text = strip_reasoning(completion)
     obj = _answer(text)
     if obj is not None and isinstance(obj["fixed_code"], str):
@@ -182,7 +201,7 @@ def _field(obj: dict | None, key: str) -> str | None:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def feedback(record: Record, mode: str, previous: str | None) -> str | None:
+def feedback(record: Record, mode: str, *, previous: str | None = None) -> str | None:
     """The repair turn after the attempt ``record`` judged: the repair prompt (the paper's
     main prompt, or its code-from-spec adaptation) with the previous answer's
     ``fixed_code`` and :func:`framac_error`, then Listing 1 with the previous answer's
@@ -199,7 +218,7 @@ def feedback(record: Record, mode: str, previous: str | None) -> str | None:
     if record["verdict"] in ("verified", "infra_error"):
         return None
     obj = _answer(previous) if previous is not None else None
-    code = extract(previous) if previous is not None else None
+    code = extract(previous, mode) if previous is not None else None
     if code is None:
         code = "(none: the previous answer held no code)" if previous is not None else "(the previous answer, above)"
     parts = [render(TEMPLATES[repair], file_content=code.strip("\n"), error_message=framac_error(record))]

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from ...model import Candidate, Job, VerifierResult, sha256_text
 from . import execution, integrity, soundness
 from .cfront import CSyntaxError, acsl_blocks, code_tokens, find_function, normalize_acsl, tokens
-from .tasks import MODES, NAME, VERSION, Task, task_declarator
+from .tasks import MODES, NAME, VERIFIER, VERSION, Task, task_declarator
 
 REGION, REFERENCE, HAVOC = integrity.REGION, integrity.REFERENCE, integrity.HAVOC
 _STORAGE = {"static", "inline", "__inline", "__inline__", "extern"}
@@ -143,8 +144,9 @@ def _sep(text: str) -> str:
     return "\n" if text and not text.endswith("\n") else ""
 
 
-def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: dict) -> Job:
-    """Turn (task, candidate, mode) into a :class:`Job`.
+def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx: Any = None) -> Job:
+    """Turn (task, candidate, mode) into a :class:`Job` (``ctx`` is not used: CASP needs no
+    per-run state).
 
     The candidate's text is never trusted to carry the task's fixed part: the verified
     file always takes the task's prelude, and the task's function (spec-from-code) or
@@ -303,6 +305,11 @@ def _execution(job: Job, result: VerifierResult) -> tuple[str, str] | None:
     if strength is not None:
         result.extra["strength"] = strength
     return decision
+
+
+def verifier_for(mode: str) -> str:
+    """Every mode is checked by Frama-C WP (:data:`.tasks.VERIFIER`)."""
+    return VERIFIER
 
 
 def smoke_tests(mode: str) -> bool:

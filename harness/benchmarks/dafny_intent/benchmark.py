@@ -10,13 +10,13 @@ from pathlib import Path
 
 from ...model import GOLD, Candidate, Job, sha256_text, Record
 from .. import published_figures
-from ...plugin import Benchmark, Block, Paper, Protocol, Reproduction
+from ...plugin import Benchmark, Data, Images, Jobs, Paper, Prompting, Reporting, Reproducing, Reproduction
 from ...results import CANARY_PREFIX
 from . import blocks, generation
 from .candidates import bundled_spec, read_candidate
 from .checks import build_files
 from .dataset import TEST_DIR, convert_generations, is_registry, last_survey, load_tasks
-from .identity import NAME, VERSION
+from .identity import MODES, NAME, VERSION, check_mode
 from .mutants import DEFAULT_SEED, MUTANTS_PER_TEST
 from .scoring import (
     agreement_by_model,
@@ -33,7 +33,6 @@ from .view import view_problems
 
 DATASETS = ("dafny-intent",)
 DEFAULT_DATASET = "dafny-intent"
-MODES = ("spec",)
 DEFAULT_MODES = ("spec",)
 VERIFIER = "dafny"
 CONTAINER_ONLY = True  # Dafny is installed only in the dafny toolchain image
@@ -126,8 +125,7 @@ def verifier_for(mode: str) -> str:
     Raises:
         ValueError: an unknown mode.
     """
-    if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
+    check_mode(mode)
     return VERIFIER
 
 
@@ -357,10 +355,24 @@ def run_notes(records: list[Record], modes: list[str]) -> list[str]:
     return notes
 
 
-def compare(records: list[Record], tasks: dict) -> list[dict]:
+def compare(records: list[Record], tasks: dict, fetched=None) -> list[dict]:
     """No per-candidate published verdicts: the comparison with the human labels is the
     ``labels`` report section."""
     return []
+
+
+def convert(path, fetched, tasks: list[Task], *, model: str | None = None) -> list[dict]:
+    """Predictions lines from an RQ1-RQ3 generation file (``verikit convert dafny-intent
+    [FILE|NAME]``): ``NAME`` is a key of :data:`.dataset.RQ_FILES` (``rq1-gpt-4``,
+    ``rq2-palm-2``, ...; default ``rq3-gpt-4``), read from the pinned dataset; ``FILE``
+    a file of the same shape (:func:`.dataset.convert_generations`).
+
+    Raises:
+        TaskFileError (a ValueError): unknown name, malformed file (file and entry).
+    """
+    if path is None or not Path(path).is_file():  # a name of RQ_FILES (else the error names them)
+        return convert_generations(fetched, tasks, rq=str(path) if path else None, model=model)
+    return convert_generations(fetched, tasks, path=Path(path), model=model)
 
 
 # ---------------------------------------------------------------------------------------
@@ -457,13 +469,35 @@ def reproduction_notes(report: dict, records: list[Record]) -> list[str]:
     return notes
 
 
+def reproduce(fetched, run: dict | None) -> Reproduction:
+    """The paper's figures (results/published/dafny-intent.json) judged on the run of the
+    bundled specifications: see :func:`figures_from_run`; notes: see
+    :func:`reproduction_notes`; report section ``published``: the published file's
+    ``source`` (paper, data snapshot, reference implementation).
+
+    Raises:
+        ValueError: ``run`` is None (the figures need the run's records).
+    """
+    if run is None:
+        raise ValueError(f"{NAME}: the reproduction needs the run of the bundled specifications")
+    published = load_published()
+    return Reproduction(figures=figures_from_run(run["report"], run["records"], published),
+                        notes=reproduction_notes(run["report"], run["records"]),
+                        sections={"published": {"source": published.get("source")}})
+
+
+def paper() -> Paper:
+    """Lahiri, FMCAD 2024, arXiv:2406.09757 (title and author as on the paper's first page)."""
+    return Paper("Evaluating LLM-driven User-Intent Formalization for Verification-Aware Languages",
+                 ("Shuvendu K. Lahiri",), load_published()["source"]["paper"], arxiv="2406.09757")
+
+
 # ---------------------------------------------------------------------------------------
 # The declared interface (harness.plugin.Benchmark, registered in harness.registry)
 # ---------------------------------------------------------------------------------------
 
 class DafnyIntent(Benchmark):
-    """Dafny intent formalization through :class:`harness.plugin.Benchmark`; the functions
-    of this module do the work."""
+    """Dafny intent formalization: specifications scored by tests and mutants, checked by Dafny."""
 
     name = NAME
     version = VERSION
@@ -473,124 +507,16 @@ class DafnyIntent(Benchmark):
     default_dataset = DEFAULT_DATASET
     container_only = CONTAINER_ONLY
     seeded = SEEDED
-
-    def load_tasks(self, fetched) -> list[Task]:
-        return load_tasks(fetched)
-
-    def verifier_for(self, mode: str) -> str:
-        return verifier_for(mode)
-
-    def gold_candidates(self, tasks: list[Task], mode: str) -> list[Candidate]:
-        return gold_candidates(tasks, mode)
-
-    def bundled_candidates(self, fetched, mode: str) -> list[Candidate]:
-        return bundled_candidates(fetched, mode)
-
-    def canaries(self, tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
-        return canaries(tasks, mode)
-
-    def smoke_tests(self, mode: str) -> bool:
-        return smoke_tests(mode)
-
-    def context(self, fetched, tasks: list[Task], mode: str, verifier, seed: int) -> Context:
-        return context(fetched, tasks, mode, verifier, seed)
-
-    def build_job(self, task: Task, cand: Candidate, mode: str, options: dict, dataset: dict,
-                  ctx: Context | None = None) -> Job:
-        return build_job(task, cand, mode, options, dataset, ctx)
-
-    def judge(self, job: Job, result) -> tuple[str, str]:
-        return judge(job, result)
-
-    def adaptation(self, mode: str) -> dict | None:
-        return ADAPTATION.get(mode)
-
-    def compare(self, records: list[Record], tasks: dict, fetched) -> list[dict]:
-        return compare(records, tasks)
-
-    def notes(self, records: list[Record], modes: list[str]) -> list[str]:
-        return run_notes(records, modes)
-
-    def report_sections(self, records: list[Record], tasks: list[Task], modes: list[str], *, seed: int = 0) -> dict:
-        return report_sections(records, tasks, modes, seed=seed)
-
-    def convert(self, path, fetched, tasks: list[Task], *, model: str | None = None) -> list[dict]:
-        """Predictions lines from an RQ1-RQ3 generation file (``verikit convert dafny-intent
-        [FILE|NAME]``): ``NAME`` is a key of :data:`.dataset.RQ_FILES` (``rq1-gpt-4``,
-        ``rq2-palm-2``, ...; default ``rq3-gpt-4``), read from the pinned dataset; ``FILE``
-        a file of the same shape (:func:`.dataset.convert_generations`).
-
-        Raises:
-            TaskFileError (a ValueError): unknown name, malformed file (file and entry).
-        """
-        if path is None or not Path(path).is_file():  # a name of RQ_FILES (else the error names them)
-            return convert_generations(fetched, tasks, rq=str(path) if path else None, model=model)
-        return convert_generations(fetched, tasks, path=Path(path), model=model)
-
-    # ---- prompts and generation (verikit prompts, verikit generate): see :mod:`.generation`
-
-    def prompts(self, fetched, tasks: list[Task], mode: str, *, shots: int | None = None) -> list[dict]:
-        """``{"task_id", "mode", "messages", "template_ids"}`` per task: the kit's prompt
-        (:func:`.generation.messages`; the paper gives none).
-
-        Raises:
-            ValueError: ``shots`` given (zero-shot), an unknown mode, or a task without a
-                description (a directory of one's own programs).
-        """
-        verifier_for(mode)
-        if shots is not None:
-            raise ValueError("dafny-intent's prompt is zero-shot: --shots does not apply")
-        return [{"task_id": t.task_id, "mode": mode, "messages": generation.messages(fetched, t, mode),
-                 "template_ids": ["dafny-intent-postconditions"]} for t in tasks]
-
-    def protocol(self, mode: str) -> Protocol:
-        """The kit's protocol (:func:`.generation.protocol`): one sample, no feedback."""
-        verifier_for(mode)
-        return generation.protocol(mode)
-
-    def messages(self, fetched, task: Task, mode: str) -> list[dict]:
-        """:func:`.generation.messages` (description and signature, never the tests)."""
-        return generation.messages(fetched, task, mode)
-
-    def extract(self, completion: str, mode: str) -> str | None:
-        """The specification in a completion (:func:`.generation.extract`), or None."""
-        return generation.extract(completion)
-
-    def reproduce_modes(self) -> tuple[str, ...]:
-        return MODES
-
-    def reproduce(self, fetched, run: dict | None) -> Reproduction:
-        """The paper's figures (results/published/dafny-intent.json) judged on the run of
-        the bundled specifications: see :func:`figures_from_run`; notes: see
-        :func:`reproduction_notes`; report section ``published``: the published file's
-        ``source`` (paper, data snapshot, reference implementation).
-
-        Raises:
-            ValueError: ``run`` is None (the figures need the run's records).
-        """
-        if run is None:
-            raise ValueError(f"{NAME}: the reproduction needs the run of the bundled specifications")
-        published = load_published()
-        return Reproduction(figures=figures_from_run(run["report"], run["records"], published),
-                            notes=reproduction_notes(run["report"], run["records"]),
-                            sections={"published": {"source": published.get("source")}})
-
-
-    # ---- what the kit shows and ships of it
-
-    def paper(self) -> Paper:
-        """Lahiri, FMCAD 2024, arXiv:2406.09757 (title and author as on the paper's first page)."""
-        return Paper("Evaluating LLM-driven User-Intent Formalization for Verification-Aware Languages",
-                     ("Shuvendu K. Lahiri",), load_published()["source"]["paper"], arxiv="2406.09757")
-
-    def published(self) -> dict:
-        return load_published()
-
-    def report_blocks(self, report: dict, records: list[Record]) -> list[Block]:
-        return blocks.report_blocks(report, records)
-
-    def container_images(self) -> tuple[str, ...]:
-        return ("dafny",)
+    data = Data(load_tasks=load_tasks, gold_candidates=gold_candidates, bundled_candidates=bundled_candidates,
+                canaries=canaries, convert=convert)
+    jobs = Jobs(verifier_for=verifier_for, build_job=build_job, judge=judge, smoke_tests=smoke_tests,
+                context=context)
+    images = Images(container_images=("dafny",), adaptation=ADAPTATION)
+    reporting = Reporting(compare=compare, notes=run_notes, report_sections=report_sections,
+                          report_blocks=blocks.report_blocks)
+    prompting = Prompting(prompts=generation.prompts, protocol=generation.protocol, messages=generation.messages,
+                          extract=generation.extract)
+    reproducing = Reproducing(reproduce_modes=MODES, reproduce=reproduce, paper=paper, published=load_published)
 
 
 BENCHMARK = DafnyIntent()

@@ -13,6 +13,7 @@ from ...plugin import Protocol
 from ..prompting import fenced_blocks, load_templates, nonempty, pick_block, render, strip_reasoning
 from .dataset import dataset_file
 from .grammar import Decl, TaskFileError
+from .identity import check_mode
 from .tests import Task
 
 #: The templates of ``prompts.yaml`` (id -> :class:`~harness.plugin.PromptTemplate`).
@@ -35,7 +36,12 @@ _DESCRIPTIONS: dict[int, tuple[object, dict]] = {}
 
 def protocol(mode: str) -> Protocol:
     """The kit's protocol (the paper gives none): one sample per task, no decoding
-    setting, no feedback turns."""
+    setting, no feedback turns.
+
+    Raises:
+        ValueError: an unknown mode.
+    """
+    check_mode(mode)
     return Protocol(templates=(TEMPLATES["dafny-intent-postconditions"],), extraction=EXTRACTION,
                     extraction_doc=EXTRACTION_DOC, samples=1, temperature=None, top_p=None, max_tokens=None,
                     feedback_turns=0, source=PROTOCOL_SOURCE)
@@ -78,6 +84,21 @@ def signature(method: Decl) -> str:
     return f"{method.kind} {method.name}({params})" + (f" returns ({ret})" if method.returns else "")
 
 
+def prompts(fetched, tasks: list[Task], mode: str, *, shots: int | None = None) -> list[dict]:
+    """``{"task_id", "mode", "messages", "template_ids"}`` per task: the kit's prompt
+    (:func:`messages`; the paper gives none).
+
+    Raises:
+        ValueError: ``shots`` given (zero-shot), an unknown mode, or a task without a
+            description (a directory of one's own programs).
+    """
+    check_mode(mode)
+    if shots is not None:
+        raise ValueError("dafny-intent's prompt is zero-shot: --shots does not apply")
+    return [{"task_id": t.task_id, "mode": mode, "messages": messages(fetched, t, mode),
+             "template_ids": ["dafny-intent-postconditions"]} for t in tasks]
+
+
 def messages(fetched, task: Task, mode: str) -> list[dict]:
     """The first (only) turn: one user message with the task's description and its
     method's signature.
@@ -94,8 +115,8 @@ def messages(fetched, task: Task, mode: str) -> list[dict]:
                                                 signature=signature(task.method))}]
 
 
-def extract(completion: str) -> str | None:
-    """The specification in a completion by :data:`EXTRACTION_DOC`'s rule, or None."""
+def extract(completion: str, mode: str) -> str | None:
+    """The specification in a completion by :data:`EXTRACTION_DOC`'s rule (one mode), or None."""
     text = strip_reasoning(completion)
     blocks = fenced_blocks(text)
     if blocks:

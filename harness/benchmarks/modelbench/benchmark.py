@@ -11,7 +11,7 @@ import json
 
 from ...model import Candidate, Job, VerifierResult, candidate_ref, sha256_text, Record
 from .. import published_figures
-from ...plugin import Benchmark, Block, Command, Paper, Protocol, Reproduction
+from ...plugin import Benchmark, Data, Images, Jobs, Paper, Prompting, Reporting, Reproducing, Reproduction
 from ..prompting import EMPTY_CANDIDATE
 from . import blocks, commands, generation, published_models
 from .dataset import DATASETS, DEFAULT_DATASET
@@ -23,8 +23,7 @@ from .postprocess import config_text, postprocess
 from .programs import behaviour_option, parameters_of
 from .stages import STAGES, table1_counts
 from .tasks import (BUNDLED_MODEL, CONTAINER_ONLY, DATA_DIR, DEFAULT_MODES, MODES, NAME, NOT_REPRODUCIBLE,
-                    TABLE1_NOT_REPRODUCIBLE, VERIFIER, VERSION, Task, check_mode, repo_rel, load_tasks, prompt,
-                    task_table)
+                    TABLE1_NOT_REPRODUCIBLE, VERIFIER, VERSION, Task, check_mode, repo_rel, load_tasks, task_table)
 
 
 
@@ -360,13 +359,31 @@ def reproduction(fetched, report: dict, records: list[Record], *, tasks: list[Ta
     return Reproduction(figures=figures, notes=notes, sections={"table1": t1})
 
 
+def reproduce(fetched, run: dict | None) -> Reproduction:
+    """:func:`reproduction` of the run of the first prompt setting (``run``: ``{"report",
+    "records", "tasks"}``).
+
+    Raises:
+        ValueError: no run given (Model-Bench has nothing to rescore without one).
+    """
+    if run is None:
+        raise ValueError("Model-Bench's reproduction needs the run of its reproduce_modes()")
+    return reproduction(fetched, run["report"], run["records"], tasks=run.get("tasks"))
+
+
+def paper() -> Paper:
+    """Chen et al., arXiv:2604.01851 (title and authors as on the paper's first page)."""
+    return Paper("Can Large Language Models Model Programs Formally?",
+                 ("Zhiyong Chen", "Jialun Cao", "Jiarong Wu", "Chang Xu", "Shing-Chi Cheung"),
+                 load_published()["source"]["paper"], arxiv="2604.01851")
+
+
 # ---------------------------------------------------------------------------------------
 # The declared interface
 # ---------------------------------------------------------------------------------------
 
 class ModelBench(Benchmark):
-    """Model-Bench through the declared interface (:class:`harness.plugin.Benchmark`); the
-    functions of this module do the work."""
+    """Model-Bench: programs modelled in TLA+ by a model, checked by TLC."""
 
     name = NAME
     version = VERSION
@@ -379,124 +396,19 @@ class ModelBench(Benchmark):
     # oracle tasks, behaving like the program); the paper's Runnable@k is the report section
     # ``runnable_at_k`` (metrics.runnable: TLC checks the model without failure)
     k_metric = "pass@k"
-
-    def load_tasks(self, fetched) -> list[Task]:
-        return load_tasks(fetched)
-
-    def verifier_for(self, mode: str) -> str:
-        return verifier_for(mode)
-
-    def gold_candidates(self, tasks: list[Task], mode: str) -> list[Candidate]:
-        return gold_candidates(tasks, mode)
-
-    def bundled_candidates(self, fetched, mode: str) -> list[Candidate]:
-        return bundled_candidates(fetched, mode)
-
-    def canaries(self, tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
-        return canaries(tasks, mode)
-
-    def build_job(self, task: Task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx=None) -> Job:
-        return build_job(task, cand, mode, options, dataset)
-
-    def judge(self, job: Job, result: VerifierResult) -> tuple[str, str]:
-        return judge(job, result)
-
-    def notes(self, records: list[Record], modes: list[str]) -> list[str]:
-        return run_notes(records, modes)
-
-    def report_sections(self, records: list[Record], tasks: list, modes: list[str], *, seed: int = 0) -> dict:
-        return report_sections(records, tasks, modes, seed=seed)
-
-    def prompts(self, fetched, tasks: list[Task], mode: str, *, shots: int | None = None) -> list[dict]:
-        """``{"task_id", "mode", "module", "prompt", "messages", "template_ids"}`` per task
-        (:func:`prompt`; ``messages``: the chat messages ``verikit generate`` sends, with the
-        ids of their templates). The number of examples is part of the mode (2 for the
-        few-shot settings, 0 for ``original-zeroshot``); ``shots``, when given, must agree
-        with it.
-
-        Raises:
-            ValueError: unknown mode, or ``shots`` other than the mode's.
-        """
-        check_mode(mode)
-        n = 0 if mode == "original-zeroshot" else 2
-        if shots is not None and shots != n:
-            raise ValueError(f"Model-Bench's {mode} has {n} example(s), not {shots}; the settings are the modes "
-                             f"{', '.join(MODES)}")
-        ids = generation.template_ids(mode)
-        return [{"task_id": t.task_id, "mode": mode, "module": t.module, "prompt": prompt(t, mode),
-                 "messages": generation.messages(t, mode), "template_ids": ids} for t in tasks]
-
-    # ---- generation (verikit generate): see :mod:`.generation`
-
-    def protocol(self, mode: str) -> Protocol:
-        """The paper's protocol (:func:`.generation.protocol`): 3 samples at temperature
-        0.7, nucleus sampling, up to 5 TLC-feedback turns with Figure 12's fix prompt."""
-        return generation.protocol(mode)
-
-    def messages(self, fetched, task: Task, mode: str) -> list[dict]:
-        """The Figure 14 prompt as one user message (:func:`.generation.messages`)."""
-        return generation.messages(task, mode)
-
-    def extract(self, completion: str, mode: str) -> str | None:
-        """The TLA+ model in a completion (:func:`.generation.extract`), or None."""
-        return generation.extract(completion)
-
-    def feedback(self, record: Record, mode: str, *, previous: str | None = None) -> str | None:
-        """Figure 12's fix prompt with TLC's error (:func:`.generation.feedback`);
-        ``previous`` is not used (the paper's prompt does not quote the model)."""
-        return generation.feedback(record)
-
-    def reproduce_modes(self) -> tuple[str, ...]:
-        """The kit's own run: the first prompt setting (only the oracle tasks have
-        candidates: gold, canaries and the bundled imperfect models)."""
-        return DEFAULT_MODES[:1]
-
-    def reproduce(self, fetched, run: dict | None) -> Reproduction:
-        """See :func:`reproduction` (``run``: ``{"report", "records", "tasks"}``).
-
-        Raises:
-            ValueError: no run given (Model-Bench has nothing to rescore without one).
-        """
-        if run is None:
-            raise ValueError("Model-Bench's reproduction needs the run of its reproduce_modes()")
-        return reproduction(fetched, run["report"], run["records"], tasks=run.get("tasks"))
-
-
-    # ---- what the kit shows and ships of it
-
-    def paper(self) -> Paper:
-        """Chen et al., arXiv:2604.01851 (title and authors as on the paper's first page)."""
-        return Paper("Can Large Language Models Model Programs Formally?",
-                     ("Zhiyong Chen", "Jialun Cao", "Jiarong Wu", "Chang Xu", "Shing-Chi Cheung"),
-                     load_published()["source"]["paper"], arxiv="2604.01851")
-
-    def published(self) -> dict:
-        return load_published()
-
-    def published_model_figures(self, mode: str, model: str | None = None) -> list[dict]:
-        """Table 2's rows of the prompt setting ``mode`` (:func:`.published_models.model_figures`)."""
-        return published_models.model_figures(mode, model)
-
-    def model_metric_values(self, metric: dict, records: list[Record], mode: str,
-                            model: str) -> dict[str, tuple[float, float]]:
-        """``similarity``: :func:`.published_models.similarity_per_task` (theta from the metric).
-
-        Raises:
-            ValueError: another metric kind.
-        """
-        if metric.get("kind") != "similarity":
-            raise ValueError(f"{NAME} has no metric {metric.get('kind')!r}")
-        return published_models.similarity_per_task(records, mode, model, theta=metric.get("theta", THETA))
-
-    def report_blocks(self, report: dict, records: list[Record]) -> list[Block]:
-        return blocks.report_blocks(report, records)
-
-    def container_images(self) -> tuple[str, ...]:
-        return ("tlaplus",)
-
-    def commands(self) -> list[Command]:
-        """``verikit modelbench filters`` (Table 1's filters on problem files)."""
-        return list(commands.COMMANDS)
+    data = Data(load_tasks=load_tasks, gold_candidates=gold_candidates, bundled_candidates=bundled_candidates,
+                canaries=canaries)
+    jobs = Jobs(verifier_for=verifier_for, build_job=build_job, judge=judge, smoke_tests=smoke_tests)
+    images = Images(container_images=("tlaplus",))
+    reporting = Reporting(compare=compare, notes=run_notes, report_sections=report_sections,
+                          report_blocks=blocks.report_blocks, commands=commands.COMMANDS)
+    prompting = Prompting(prompts=generation.prompts, protocol=generation.protocol, messages=generation.messages,
+                          extract=generation.extract, feedback=generation.feedback)
+    # the kit's own run: the first prompt setting (only the oracle tasks have candidates: gold,
+    # canaries and the bundled imperfect models)
+    reproducing = Reproducing(reproduce_modes=DEFAULT_MODES[:1], reproduce=reproduce, paper=paper,
+                              published=load_published, published_model_figures=published_models.model_figures,
+                              model_metric_values=published_models.model_metric_values)
 
 
 BENCHMARK = ModelBench()

@@ -33,5 +33,5 @@ def _filters(args, ctx: CommandContext) -> int:
     return 0
 
 
-COMMANDS = [Command("filters", "Model-Bench Table 1: the Section 3.1 filters and the execution stage on problem "
-                    "files (HumanEval from its pinned PyPI package is added)", _arguments, _filters)]
+COMMANDS = (Command("filters", "Model-Bench Table 1: the Section 3.1 filters and the execution stage on problem "
+                    "files (HumanEval from its pinned PyPI package is added)", _arguments, _filters),)

@@ -11,7 +11,7 @@ from ...model import Record
 from ...plugin import Protocol
 from ..prompting import message, nonempty, strip_reasoning
 from .postprocess import HEADER_RAW, extract_module
-from .tasks import TEMPLATES, Task, check_mode, prompt
+from .tasks import MODES, TEMPLATES, Task, check_mode, prompt
 
 #: The extraction rule's id and its sentence (recorded in generation.json).
 EXTRACTION = "first-module-block"
@@ -44,10 +44,30 @@ def protocol(mode: str) -> Protocol:
                     max_tokens=None, feedback_turns=FIX_TURNS, source=PROTOCOL_SOURCE)
 
 
-def messages(task: Task, mode: str) -> list[dict]:
+def prompts(fetched, tasks: list[Task], mode: str, *, shots: int | None = None) -> list[dict]:
+    """``{"task_id", "mode", "module", "prompt", "messages", "template_ids"}`` per task
+    (:func:`~harness.benchmarks.modelbench.tasks.prompt`; ``messages``: the chat messages
+    ``verikit generate`` sends, with the ids of their templates). The number of examples is
+    part of the mode (2 for the few-shot settings, 0 for ``original-zeroshot``); ``shots``,
+    when given, must agree with it.
+
+    Raises:
+        ValueError: unknown mode, or ``shots`` other than the mode's.
+    """
+    check_mode(mode)
+    n = 0 if mode == "original-zeroshot" else 2
+    if shots is not None and shots != n:
+        raise ValueError(f"Model-Bench's {mode} has {n} example(s), not {shots}; the settings are the modes "
+                         f"{', '.join(MODES)}")
+    ids = template_ids(mode)
+    return [{"task_id": t.task_id, "mode": mode, "module": t.module, "prompt": prompt(t, mode),
+             "messages": messages(fetched, t, mode), "template_ids": ids} for t in tasks]
+
+
+def messages(fetched, task: Task, mode: str) -> list[dict]:
     """The first turn: one user message, the Figure 14 prompt of ``task`` in ``mode``
     (:func:`~harness.benchmarks.modelbench.tasks.prompt`; the paper sends no system
-    message)."""
+    message). ``fetched`` is not read (the task holds all of it)."""
     return [{"role": "user", "content": prompt(task, mode)}]
 
 
@@ -56,8 +76,9 @@ def template_ids(mode: str) -> list[str]:
     return ["modelbench-generate"]
 
 
-def extract(completion: str) -> str | None:
-    """The TLA+ model in a completion by :data:`EXTRACTION_DOC`'s rule, or None."""
+def extract(completion: str, mode: str) -> str | None:
+    """The TLA+ model in a completion by :data:`EXTRACTION_DOC`'s rule (the same in every
+    mode), or None."""
     text = strip_reasoning(completion)
     block, notes = extract_module(text)
     if notes:
@@ -93,9 +114,11 @@ def tlc_error(record: Record) -> str:
     return text
 
 
-def feedback(record: Record) -> str | None:
+def feedback(record: Record, mode: str, *, previous: str | None = None) -> str | None:
     """The Figure 12 fix prompt with :func:`tlc_error` of the last attempt, or None when
-    there is nothing to fix (``verified``) or the failure is the kit's (``infra_error``)."""
+    there is nothing to fix (``verified``) or the failure is the kit's (``infra_error``).
+    ``mode`` and ``previous`` are not used (the paper's prompt is the same in every mode
+    and does not quote the model)."""
     if record["verdict"] in ("verified", "infra_error"):
         return None
     return message(TEMPLATES["modelbench-fix"], error=tlc_error(record))["content"]

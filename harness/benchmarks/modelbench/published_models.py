@@ -45,6 +45,18 @@ def model_figures(mode: str, model: str | None = None) -> list[dict]:
     return out
 
 
+def model_metric_values(metric: dict, records: list[Record], mode: str, model: str) -> dict:
+    """The per-task values of Model-Bench's own metric ``similarity``:
+    :func:`similarity_per_task` (theta from the metric, default :data:`THETA`).
+
+    Raises:
+        ValueError: another metric kind.
+    """
+    if metric.get("kind") != "similarity":
+        raise ValueError(f"{NAME} has no metric {metric.get('kind')!r}")
+    return similarity_per_task(records, mode, model, theta=metric.get("theta", THETA))
+
+
 def similarity_per_task(records: list[Record], mode: str, model: str, *, theta: float = THETA) -> dict:
     """Definition 4's state similarity (theta ``theta``) of ``model``'s runnable samples in
     ``mode`` against the task's oracle (the verified gold record), per task: ``{task_id:

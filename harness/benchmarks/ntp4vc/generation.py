@@ -52,6 +52,22 @@ def protocol(mode: str) -> Protocol | None:
                     max_tokens=32000, feedback_turns=0, source=PROTOCOL_SOURCE)
 
 
+def prompts(fetched, tasks: list[Task], mode: str, *, shots: int | None = None) -> list[dict]:
+    """``{"task_id", "mode", "messages", "template_ids"}`` per task: the general prompt
+    of Appendix F for the language (:func:`messages`).
+
+    Raises:
+        ValueError: ``why3`` (nothing is generated), or ``shots`` given (zero-shot).
+    """
+    if shots is not None:
+        raise ValueError("ntp4vc's prompts are zero-shot (the paper's setting): --shots does not apply")
+    if protocol(mode) is None:
+        raise ValueError(f"ntp4vc's {mode} mode has no prompts (the proof languages: {', '.join(LANGUAGES)})")
+    ids = template_ids(mode)
+    return [{"task_id": t.task_id, "mode": mode, "messages": messages(fetched, t, mode), "template_ids": ids}
+            for t in tasks]
+
+
 def template_ids(mode: str) -> list[str]:
     """The ids of the templates of the first turn."""
     _check(mode)
@@ -175,9 +191,10 @@ def prover_error(record: Record, mode: str) -> str:
     return record["reason"]
 
 
-def feedback(record: Record, mode: str) -> str | None:
+def feedback(record: Record, mode: str, *, previous: str | None = None) -> str | None:
     """The kit's repair message (``ntp4vc-repair``) with :func:`prover_error`, or None
-    when the attempt verified or failed on the kit's side (``infra_error``).
+    when the attempt verified or failed on the kit's side (``infra_error``). ``previous``
+    is not used (the message does not quote the model).
 
     Raises:
         NotImplementedError: ``why3``.

@@ -11,7 +11,8 @@
   outside the test set (ignored), the ``pass`` column is an exit code (not used).
 - :func:`reproduce_figures`: every figure of ``results/published/ntp4vc.json`` with its
   status (``reproduced``, ``differs``, ``not_reproducible`` with the reason; never
-  approximated).
+  approximated); :func:`reproduce`: the same as ``verikit reproduce ntp4vc`` reports it.
+- :func:`model_figures`: the paper's per-model figures (Table 5's NTP-model rows).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ import json
 from collections import Counter, defaultdict
 
 from ... import resources
-from .data import CATEGORIES, SOURCES, ManifestError, Task, path_of, read_auto_level_3
+from ...plugin import Reproduction
+from .. import published_model_figures
+from .data import CATEGORIES, SOURCES, ManifestError, Task, load_tasks, path_of, read_auto_level_3
 
 NAME = "ntp4vc"
 SLEDGEHAMMER_CSV = "data/why3/NTP4VC-SH.db.csv"
@@ -156,6 +159,12 @@ def load_published() -> dict:
     return json.loads(PUBLISHED_JSON.read_text(encoding="utf-8"))
 
 
+def model_figures(mode: str, model: str | None = None) -> list[dict]:
+    """Table 5's NTP-model rows for the language ``mode`` (pass@1/4/8 in percent of the 600
+    VCs; ``results/published/ntp4vc.json`` ``model_figures``); none for ``why3``."""
+    return published_model_figures(NAME, mode, model)
+
+
 def _task_counts(tasks: list[Task], scope: str, key: str | None) -> int:
     if scope == "source":
         return sum(t.source == key for t in tasks)
@@ -225,3 +234,12 @@ def reproduce_figures(fetched, tasks: list[Task], published: dict | None = None)
             "notes": scores["auto_level_3"]["notes"] + scores["sledgehammer"]["notes"]
             + [(f"X prefix dropped from the id of {sum(bool(t.x_prefixed) for t in tasks)} "
                 f"items (file names in {sorted({lang for t in tasks for lang in t.x_prefixed})})")]}
+
+
+def reproduce(fetched, run: dict | None) -> Reproduction:
+    """Every figure of ``results/published/ntp4vc.json`` vs the rescored published data
+    (:func:`reproduce_figures`; ``run`` is None: no job runs): 13 reproduced exactly, 22
+    not reproducible (each with its reason); section ``consistency`` (Sledgehammer alone
+    <= Table 6's hammer union)."""
+    rep = reproduce_figures(fetched, load_tasks(fetched))
+    return Reproduction(figures=rep["figures"], notes=rep["notes"], sections={"consistency": rep["consistency"]})

@@ -10,6 +10,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import Callable
 
 from ... import resources
 from ...model import canonical_json, sha256_text
@@ -171,11 +172,12 @@ RUN bash /opt/verikit/ntp4vc/build.sh > /opt/verikit/ntp4vc/build.log 2>&1 \\
 """
 
 
-def rocq_library_image(fetched, base_fingerprint: str) -> dict:
-    """Spec of the ``ntp4vc-rocq`` image for :func:`harness.sandbox.images.build_derived`.
+def rocq_library_image(mode: str, fetched, fingerprint: Callable[[str], str]) -> dict:
+    """Spec of the ``ntp4vc-rocq`` image (the derived image of ``mode`` ``rocq``, the only
+    one) for :func:`harness.sandbox.images.build_derived`.
 
-    ``base_fingerprint``: the rocq toolchain image's fingerprint
-    (``sandbox.images.fingerprint("rocq")``), part of this image's. Context:
+    ``fingerprint("rocq")``: the rocq toolchain image's fingerprint
+    (``sandbox.images.fingerprint``), part of this image's. Context:
     ``ntp4vc/shim/**`` (images/ntp4vc-rocq/shim), every library file of a test task's
     closure at its repo path under ``ntp4vc/``, and ``ntp4vc/build.sh``, which compiles
     the shim, then the library level by level (a file after the files it requires; one
@@ -184,6 +186,7 @@ def rocq_library_image(fetched, base_fingerprint: str) -> dict:
     Raises:
         ManifestError: a library path with characters unsafe in the shell script.
     """
+    base_fingerprint = fingerprint("rocq")
     lib = RocqLibrary.load(fetched)
     files = rocq_library_files(lib, load_tasks(fetched))
     level: dict[str, int] = {}

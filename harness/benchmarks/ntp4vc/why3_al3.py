@@ -217,9 +217,9 @@ def _difference(published: bool, r: dict) -> str:
             "per-prover results are not available)")
 
 
-def compare(records: list[Record], tasks: dict) -> list[dict]:
+def compare(records: list[Record], tasks: dict, fetched=None) -> list[dict]:
     """Each ``why3`` gold record vs the goal's published Auto_level_3 result
-    (``tasks``: task id -> :class:`Task`).
+    (``tasks``: task id -> :class:`Task`, which holds it; ``fetched`` is not read).
 
     Returns report.json ``comparison`` entries ``{"task_id", "mode", "model",
     "published": {"auto_level_3"}, "reproduced": {"auto_level_3", "verdict"}, "agree",

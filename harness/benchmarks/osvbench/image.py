@@ -44,8 +44,9 @@ def image_help() -> str:
             f"  3. run: verikit run osvbench --sandbox container --predictions FILE")
 
 
-def derived_image_spec() -> dict:
-    """The build spec of the job image for :func:`harness.sandbox.images.build_derived`:
+def derived_image_spec(mode: str, fetched, fingerprint) -> dict:
+    """The build spec of the job image (of the one mode, ``spec``; neither the dataset nor a
+    toolchain's ``fingerprint`` goes into it) for :func:`harness.sandbox.images.build_derived`:
     ``{"name", "base_toolchain", "base_image", "base_hint", "fingerprint", "files",
     "containerfile", "manifest"}``. ``base_image`` is the upstream image, which must be
     in the engine already (it is pulled or loaded, never built: ``base_hint`` says how);

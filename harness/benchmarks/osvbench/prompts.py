@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ...plugin import Protocol
 from ..prompting import load_templates, render, strip_reasoning
-from .tasks import SHOT_FILES, SYSTEM_ASSUMPTION_MODEL, ManifestError, Task, load_benchmark, path_of
+from .tasks import SHOT_FILES, SYSTEM_ASSUMPTION_MODEL, ManifestError, Task, check_mode, load_benchmark, path_of
 
 #: Shot counts with a prompt: 0 (no examples section) and the five upstream files.
 SHOTS = (0, 1, 3, 5, 7, 9)
@@ -97,6 +97,38 @@ def messages(fetched, task: Task | str, shots: int = 5) -> list[dict]:
     return Prompts.load(fetched).messages(_task(fetched, task), shots)
 
 
+def task_prompts(fetched, tasks: list[Task], mode: str, *, shots: int | None = None) -> list[dict]:
+    """Upstream's prompt of each task (``verikit prompts osvbench``): ``{"task_id", "mode",
+    "shots", "system", "prompt", "messages", "template_ids"}`` (``system``: upstream's system
+    message; ``prompt``: the user message, byte for byte as upstream's; ``messages``: both as
+    chat messages, as ``verikit generate`` sends them, with the ids of their templates;
+    ``shots`` default 5, the paper's setting).
+
+    Raises:
+        ValueError: ``shots`` not one of 0, 1, 3, 5, 7, 9; an unknown mode.
+    """
+    check_mode(mode)
+    shots = 5 if shots is None else shots
+    if shots not in SHOTS:
+        raise ValueError(f"osvbench: shots must be one of {', '.join(map(str, SHOTS))}, got {shots}")
+    p = Prompts.load(fetched)
+    ids = [t.id for t in protocol(mode).templates]
+    return [{"task_id": t.task_id, "mode": mode, "shots": shots, "system": SYSTEM_PROMPT,
+             "prompt": p.prompt(t, shots), "messages": p.messages(t, shots), "template_ids": ids}
+            for t in tasks]
+
+
+def first_turn(fetched, task: Task, mode: str) -> list[dict]:
+    """The first turn ``verikit generate`` sends: upstream's system and user message with 5
+    shots (the paper's setting).
+
+    Raises:
+        ValueError: an unknown mode.
+    """
+    check_mode(mode)
+    return Prompts.load(fetched).messages(task, 5)
+
+
 def _task(fetched, task: Task | str) -> Task:
     if isinstance(task, Task):
         return task
@@ -121,9 +153,14 @@ PROTOCOL_SOURCE = ("OSVBench paper, section 4.1 (greedy decoding, pass@1, 5-shot
                    "two-round self-repair (Table 3) publishes no prompt, so the protocol has no feedback turns")
 
 
-def protocol() -> Protocol:
+def protocol(mode: str) -> Protocol:
     """The paper's protocol: one sample, greedy (temperature 0), at most 4096 tokens
-    (upstream's script), 5 shots, no feedback turns."""
+    (upstream's script), 5 shots, no feedback turns.
+
+    Raises:
+        ValueError: an unknown mode.
+    """
+    check_mode(mode)
     return Protocol(templates=(TEMPLATES["osvbench-system"], TEMPLATES["osvbench-task"]), extraction=EXTRACTION,
                     extraction_doc=EXTRACTION_DOC, samples=1, temperature=0.0, top_p=None, max_tokens=4096,
                     feedback_turns=0, source=PROTOCOL_SOURCE)
@@ -132,7 +169,7 @@ def protocol() -> Protocol:
 _FIND_SPEC = re.compile(r"```python.*?```", re.S)
 
 
-def extract(completion: str) -> str | None:
-    """The spec in a completion by :data:`EXTRACTION_DOC`'s rule, or None."""
+def extract(completion: str, mode: str) -> str | None:
+    """The spec in a completion by :data:`EXTRACTION_DOC`'s rule (one mode), or None."""
     m = _FIND_SPEC.search(strip_reasoning(completion))
     return m.group()[9:-3] if m else None

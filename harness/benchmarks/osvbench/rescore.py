@@ -191,9 +191,10 @@ def _figure_value(scores: dict, metric: dict) -> dict:
     raise ValueError(f"unknown figure scope {scope!r}")
 
 
-def reproduce(fetched, published: dict | None = None) -> Reproduction:
+def reproduce(fetched, run: dict | None = None, *, published: dict | None = None) -> Reproduction:
     """Published vs reproduced for every figure of ``results/published/osvbench.json``
-    (16: Table 1's seven columns, Table 2's two error rates, the README's seven columns).
+    (16: Table 1's seven columns, Table 2's two error rates, the README's seven columns),
+    rescored from the published run (``run`` is None: no job runs).
 
     Returns:
         :class:`harness.plugin.Reproduction`: ``figures`` ``[{name, table, row, column,

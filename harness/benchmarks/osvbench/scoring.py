@@ -110,9 +110,11 @@ def per_model(records: list[Record], tasks: list[Task]) -> dict:
     return out
 
 
-def report_sections(records: list[Record], tasks: list[Task], ks: tuple[int, ...] = PASS_AT_K) -> dict:
+def report_sections(records: list[Record], tasks: list[Task], modes=(), *, seed: int = 0,
+                    ks: tuple[int, ...] = PASS_AT_K) -> dict:
     """The sections of report.json (what upstream's ``summary.json`` had): ``pass_at_k``
-    (:func:`pass_at_k`) and ``per_model`` (:func:`per_model`), canaries left out."""
+    (:func:`pass_at_k`) and ``per_model`` (:func:`per_model`), canaries left out (the
+    one mode; ``seed`` is not used: no interval is drawn)."""
     recs = [r for r in records if not is_canary(r["candidate"]["model"])]
     return {"pass_at_k": pass_at_k(recs, ks), "per_model": per_model(recs, tasks)}
 

@@ -24,6 +24,8 @@ from pathlib import Path
 from .spec import example_specs
 
 N_TASKS = 245
+#: The benchmark's one mode: a specification per task.
+MODES = ("spec",)
 
 BENCHMARK_JSON = "bench_prompts/benchmark.json"
 SYSTEM_ASSUMPTION_MODEL = "bench_prompts/system_assumption_model"
@@ -46,6 +48,12 @@ MISSPELLINGS = {"mmeory leak": "memory leak", "buffer overlfow": "buffer overflo
 
 class ManifestError(ValueError):
     """A pinned file is malformed; the message names ``file:line`` (and column)."""
+
+
+def check_mode(mode: str) -> None:
+    """Raises ValueError: ``mode`` is not one of :data:`MODES` (names them)."""
+    if mode not in MODES:
+        raise ValueError(f"osvbench has no mode {mode!r}; modes: {', '.join(MODES)}")
 
 
 class UpstreamQuirkWarning(UserWarning):

@@ -28,7 +28,8 @@ from functools import cached_property
 from pathlib import Path
 
 from harness.model import GOLD, Candidate, Job, VerifierResult, candidate_ref
-from harness.plugin import Benchmark, Block, Claim, Command, CommandContext, Protocol, Table
+from harness.plugin import (Benchmark, Block, Claim, Command, CommandContext, Data, Jobs, Prompting, Reporting,
+                            Reproducing, Table)
 
 from . import generation, terms
 from .z3 import NAME as VERIFIER, PROBLEM
@@ -166,108 +167,84 @@ def execution_check(task: Task, inv: terms.Term) -> tuple[bool, str]:
     return True, f"true at all {states} states of {runs} runs of the loop"
 
 
-class Smtlib(Benchmark):
-    """Loop invariants checked by Z3 (see the module doc)."""
+def verifier_for(mode: str) -> str:
+    """Z3, in the one mode."""
+    return VERIFIER
 
-    name = NAME
-    version = VERSION
-    modes = (MODE,)
-    default_modes = (MODE,)
-    datasets = (DATASET,)
-    default_dataset = DATASET
 
-    def load_tasks(self, fetched) -> list[Task]:
-        return load_tasks(fetched)
+def gold_candidates(tasks: list[Task], mode: str) -> list[Candidate]:
+    """Each loop's own invariant (``gold`` of ``tasks.json``)."""
+    return [Candidate(t.task_id, GOLD, 0, t.gold, "gold:tasks.json") for t in tasks]
 
-    def verifier_for(self, mode: str) -> str:
-        return VERIFIER
 
-    def gold_candidates(self, tasks: list[Task], mode: str) -> list[Candidate]:
-        return [Candidate(t.task_id, GOLD, 0, t.gold, "gold:tasks.json") for t in tasks]
+def bundled_candidates(fetched, mode: str) -> list[Candidate]:
+    """The stand-in models' invariants (``models/*.jsonl``), sample 0 each."""
+    out = []
+    for rel in sorted(f for f in fetched.files if f.startswith("models/") and f.endswith(".jsonl")):
+        for n, line in enumerate(Path(fetched.files[rel]).read_text(encoding="utf-8").splitlines(), 1):
+            if line.strip():
+                d = json.loads(line)
+                out.append(Candidate(d["task_id"], d["model"], 0, d["output"], f"bundled:{rel}:{n}"))
+    return out
 
-    def bundled_candidates(self, fetched, mode: str) -> list[Candidate]:
-        """The stand-in models' invariants (``models/*.jsonl``), sample 0 each."""
-        out = []
-        for rel in sorted(f for f in fetched.files if f.startswith("models/") and f.endswith(".jsonl")):
-            for n, line in enumerate(Path(fetched.files[rel]).read_text(encoding="utf-8").splitlines(), 1):
-                if line.strip():
-                    d = json.loads(line)
-                    out.append(Candidate(d["task_id"], d["model"], 0, d["output"], f"bundled:{rel}:{n}"))
-        return out
 
-    def canaries(self, tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
-        task = next((t for t in tasks if t.task_id == CANARY_TASK), None)
-        if task is None:
-            return []
-        return [(Candidate(task.task_id, "canary:gold", 0, task.gold, "canary"), ("verified",))] + [
-            (Candidate(task.task_id, f"canary:{name}", 0, text, "canary"), expected)
-            for name, (text, expected) in CANARIES.items()]
+def canaries(tasks: list[Task], mode: str) -> list[tuple[Candidate, tuple[str, ...]]]:
+    """The gold invariant of :data:`CANARY_TASK` (``verified``) and :data:`CANARIES`."""
+    task = next((t for t in tasks if t.task_id == CANARY_TASK), None)
+    if task is None:
+        return []
+    return [(Candidate(task.task_id, "canary:gold", 0, task.gold, "canary"), ("verified",))] + [
+        (Candidate(task.task_id, f"canary:{name}", 0, text, "canary"), expected)
+        for name, (text, expected) in CANARIES.items()]
 
-    def build_job(self, task: Task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx=None) -> Job:
-        """The job of ``cand``: the allow-list first (a forbidden construct is ``rejected``,
-        a malformed term ``invalid``, without running), then the execution check, then
-        ``problem.smt2`` for Z3 from the parsed term."""
-        opts = {**options, "goals": list(GOALS)}
-        text = extract(cand.output)
-        job = Job(benchmark=NAME, benchmark_version=VERSION, dataset=dataset, mode=mode, task_id=task.task_id,
-                  task_sha256=task.sha256, candidate=candidate_ref(cand), files={}, options=opts)
-        try:
-            inv = terms.parse(text, task.variables)
-        except terms.TermError as exc:
-            job.checks.append({"name": "allow_list", "ok": False, "detail": str(exc)})
-            job.precheck = ("rejected" if exc.forbidden else "invalid", f"the invariant is not admitted: {exc}")
-            return job
-        job.checks.append({"name": "allow_list", "ok": True, "detail": "one admitted Boolean term"})
-        ok, detail = execution_check(task, inv)
-        job.checks.append({"name": "execution", "ok": ok, "detail": detail})
-        job.files = {PROBLEM: problem(task, inv, options.get("timeout_ms", 10_000))}
+
+def build_job(task: Task, cand: Candidate, mode: str, options: dict, dataset: dict, ctx=None) -> Job:
+    """The job of ``cand``: the allow-list first (a forbidden construct is ``rejected``, a
+    malformed term ``invalid``, without running), then the execution check, then
+    ``problem.smt2`` for Z3 from the parsed term."""
+    opts = {**options, "goals": list(GOALS)}
+    text = extract(cand.output)
+    job = Job(benchmark=NAME, benchmark_version=VERSION, dataset=dataset, mode=mode, task_id=task.task_id,
+              task_sha256=task.sha256, candidate=candidate_ref(cand), files={}, options=opts)
+    try:
+        inv = terms.parse(text, task.variables)
+    except terms.TermError as exc:
+        job.checks.append({"name": "allow_list", "ok": False, "detail": str(exc)})
+        job.precheck = ("rejected" if exc.forbidden else "invalid", f"the invariant is not admitted: {exc}")
         return job
+    job.checks.append({"name": "allow_list", "ok": True, "detail": "one admitted Boolean term"})
+    ok, detail = execution_check(task, inv)
+    job.checks.append({"name": "execution", "ok": ok, "detail": detail})
+    job.files = {PROBLEM: problem(task, inv, options.get("timeout_ms", 10_000))}
+    return job
 
-    def judge(self, job: Job, result: VerifierResult) -> tuple[str, str]:
-        """Z3's verdict, unless Z3 proved an invariant a run of the loop refutes (then
-        ``rejected``: the proof is not trusted)."""
-        failed = [c for c in job.checks if c["name"] == "execution" and not c["ok"]]
-        if result.verdict == "verified" and failed:
-            return "rejected", f"z3 proved the VCs but running the loop refutes the invariant: {failed[0]['detail']}"
-        return result.verdict, result.reason
 
-    # ---- generation (verikit generate): the plugin's own protocol (.generation)
+def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
+    """Z3's verdict, unless Z3 proved an invariant a run of the loop refutes (then
+    ``rejected``: the proof is not trusted)."""
+    failed = [c for c in job.checks if c["name"] == "execution" and not c["ok"]]
+    if result.verdict == "verified" and failed:
+        return "rejected", f"z3 proved the VCs but running the loop refutes the invariant: {failed[0]['detail']}"
+    return result.verdict, result.reason
 
-    def protocol(self, mode: str) -> Protocol | None:
-        return generation.PROTOCOL
 
-    def messages(self, fetched, task: Task, mode: str) -> list[dict]:
-        return generation.messages(task)
+def report_blocks(report: dict, records: list[dict]) -> list[Block]:
+    """Verdicts per model and task (canaries apart)."""
+    models = sorted({r["candidate"]["model"] for r in records if not r["candidate"]["model"].startswith("canary:")})
+    tasks = sorted({r["task_id"] for r in records})
+    cell = {(r["candidate"]["model"], r["task_id"]): r["verdict"] for r in records}
+    rows = [[m, *[cell.get((m, t), "-") for t in tasks]] for m in models]
+    return [Table("Verdicts per model and loop", ["model", *tasks], rows)] if rows else []
 
-    def extract(self, completion: str, mode: str) -> str | None:
-        return generation.extract(completion)
 
-    def feedback(self, record, mode: str, *, previous: str | None = None) -> str | None:
-        return generation.feedback(record)
-
-    def report_blocks(self, report: dict, records: list[dict]) -> list[Block]:
-        """Verdicts per model and task (canaries apart)."""
-        models = sorted({r["candidate"]["model"] for r in records if not r["candidate"]["model"].startswith("canary:")})
-        tasks = sorted({r["task_id"] for r in records})
-        cell = {(r["candidate"]["model"], r["task_id"]): r["verdict"] for r in records}
-        rows = [[m, *[cell.get((m, t), "-") for t in tasks]] for m in models]
-        return [Table("Verdicts per model and loop", ["model", *tasks], rows)] if rows else []
-
-    def container_images(self) -> tuple[str, ...]:
-        return ()
-
-    def artifact_claims(self, references: Path) -> list[Claim]:
-        """One claim, its expected run shipped with the plugin (``expected/invariants``):
-        the verdicts of gold, the two stand-ins and the canaries, with Z3 4.8.12, which the
-        framac runner image has (the claim runs there, the kit's host sandbox inside it)."""
-        return [Claim("smtlib-invariants", NAME, "Z3 4.8.12 proves the gold invariant of each of the five loops; "
-                      "the two stand-in models' invariants get 4/5 and 3/5; the 11 canaries get their expected "
-                      "verdicts.", ("run", NAME, "--sandbox", "host", "-j", "@JOBS@"),
-                      str(Path(__file__).resolve().parent / "expected" / "invariants"), "framac", smoke=True)]
-
-    def commands(self) -> list[Command]:
-        """``verikit smtlib vcs TASK``: print the Z3 problem of a task's gold invariant."""
-        return [Command("vcs", "print the Z3 problem (the three VCs) of a task's gold invariant", _vcs_arguments, _vcs)]
+def artifact_claims(references: Path) -> list[Claim]:
+    """One claim, its expected run shipped with the plugin (``expected/invariants``): the
+    verdicts of gold, the two stand-ins and the canaries, with Z3 4.8.12, which the framac
+    runner image has (the claim runs there, the kit's host sandbox inside it)."""
+    return [Claim("smtlib-invariants", NAME, "Z3 4.8.12 proves the gold invariant of each of the five loops; "
+                  "the two stand-in models' invariants get 4/5 and 3/5; the 11 canaries get their expected "
+                  "verdicts.", ("run", NAME, "--sandbox", "host", "-j", "@JOBS@"),
+                  str(Path(__file__).resolve().parent / "expected" / "invariants"), "framac", smoke=True)]
 
 
 def _vcs_arguments(p) -> None:
@@ -291,3 +268,22 @@ def _vcs(args, ctx: CommandContext) -> int:
     task = tasks[args.task_id]
     print(problem(task, terms.parse(task.gold, task.variables), 10_000), end="")
     return 0
+
+
+class Smtlib(Benchmark):
+    """Loop invariants checked by Z3 (see the module doc): the functions above, as parts."""
+
+    name = NAME
+    version = VERSION
+    modes = (MODE,)
+    default_modes = (MODE,)
+    datasets = (DATASET,)
+    default_dataset = DATASET
+    data = Data(load_tasks=load_tasks, gold_candidates=gold_candidates, bundled_candidates=bundled_candidates,
+                canaries=canaries)
+    jobs = Jobs(verifier_for=verifier_for, build_job=build_job, judge=judge)
+    reporting = Reporting(report_blocks=report_blocks, commands=(
+        Command("vcs", "print the Z3 problem (the three VCs) of a task's gold invariant", _vcs_arguments, _vcs),))
+    prompting = Prompting(protocol=generation.protocol, messages=generation.messages, extract=generation.extract,
+                          feedback=generation.feedback)
+    reproducing = Reproducing(artifact_claims=artifact_claims)

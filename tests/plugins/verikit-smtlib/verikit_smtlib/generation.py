@@ -1,8 +1,8 @@
 """The plugin's generation protocol (``verikit generate smtlib``): its own two templates
 (there is no paper), the answer in the last ```` ```smt2 ```` fenced block, and Z3's reading
 of the last attempt sent back as feedback. It shows that an outside benchmark plugs into
-the kit's generation through the four hooks of :class:`harness.plugin.Benchmark`
-(``protocol``, ``messages``, ``extract``, ``feedback``) alone."""
+the kit's generation through the four fields of its :class:`harness.plugin.Prompting`
+part (``protocol``, ``messages``, ``extract``, ``feedback``) alone."""
 
 from __future__ import annotations
 
@@ -34,7 +34,12 @@ PROTOCOL = Protocol(templates=(FIRST, FEEDBACK), extraction="last-smt2-fence",
 _SMT2 = re.compile(r"```smt2[ \t]*\n(.*?)```", re.S)
 
 
-def messages(task) -> list[dict]:
+def protocol(mode: str) -> Protocol:
+    """:data:`PROTOCOL` (the plugin's one mode)."""
+    return PROTOCOL
+
+
+def messages(fetched, task, mode: str) -> list[dict]:
     """The first turn for a task (:class:`.benchmark.Task`)."""
     text = FIRST.text.format(
         variables=", ".join(task.variables), pre=task.pre,
@@ -43,13 +48,13 @@ def messages(task) -> list[dict]:
     return [{"role": FIRST.role, "content": text}]
 
 
-def extract(completion: str) -> str | None:
+def extract(completion: str, mode: str) -> str | None:
     """The last ```smt2 block's text, stripped; None when there is none."""
     found = _SMT2.findall(completion)
     return found[-1].strip() if found else None
 
 
-def feedback(record: dict) -> str | None:
+def feedback(record: dict, mode: str, *, previous: str | None = None) -> str | None:
     """The feedback message for a judged record (None when it verified): the verdict's
     reason and, when Z3 ran, its answer for each goal."""
     if record["verdict"] == "verified":
