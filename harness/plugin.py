@@ -22,7 +22,7 @@ benchmark can live in its own distribution. The groups:
   format of ``images/toolchains.json``'s ``toolchains`` (added to it; a name may not be
   pinned twice);
 - ``verikit.datasets``: any name -> ``module:OBJECT``, a directory (``pathlib.Path``) of
-  dataset registry entries (YAML, the format of ``harness/datasets/registry/``).
+  dataset entries (YAML, the format of ``harness/datasets/pins/``).
 
 The kit's own five benchmarks, eight verifiers and four sandboxes are registered the same way, in its
 ``pyproject.toml``; when the kit runs from a checkout that is not installed (on

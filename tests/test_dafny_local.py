@@ -155,7 +155,7 @@ def own(tmp_path):
 
 def test_tasks_of_a_directory_of_own_programs(own):
     tasks, skipped = di.survey(own)
-    assert not di.is_registry(own)
+    assert not di.has_upstream_layout(own)
     assert [t.task_id for t in tasks] == ["clamp", "extra/min_max", "seqs/double_all"]
     assert [t.path for t in tasks] == ["clamp.dfy", "extra/min_max.dfy", "seqs/double_all.dfy"]
     assert all(t.source == "gold" and t.label is None for t in tasks)
@@ -203,7 +203,7 @@ def test_the_kits_local_dataset_gives_the_same_tasks(own):
     opened = local.open_dataset(own.root)
     assert [(t.task_id, t.sha256) for t in di.load_tasks(opened)] == [(t.task_id, t.sha256)
                                                                        for t in di.load_tasks(own)]
-    assert not di.is_registry(opened) and di.bundled_candidates(opened, "spec") == []
+    assert not di.has_upstream_layout(opened) and di.bundled_candidates(opened, "spec") == []
     prov = opened.provenance()
     assert prov["name"] == str(own.root) and prov["source"] == {"kind": "local", "path": str(own.root),
                                                                 "revision": None}

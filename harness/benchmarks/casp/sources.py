@@ -303,7 +303,7 @@ def tasks_from(fetched, *, format: str | None = None, subdir: str | None = None)
         format: one of :data:`FORMATS`; default ``fetched.dataset.format``, else detected
             (:func:`detect_format`).
         subdir: read only the files below this relative directory, with ids relative to
-            it (e.g. ``casp_10`` for the casp-sample10 registry entry).
+            it (e.g. ``casp_10`` for the casp-sample10 dataset entry).
 
     Raises:
         TaskError: an unknown format, no task file, or a malformed task (the message names

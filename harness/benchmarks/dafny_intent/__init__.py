@@ -40,7 +40,7 @@ Modules, from the bottom up:
 - :mod:`.mutants`: the paper's output mutants, seeded;
 - :mod:`.checks`: the check methods and files of one (task, candidate);
 - :mod:`.scoring`: correctness, completeness, labels, agreement, averages, findings;
-- :mod:`.dataset`: the registry's test programs or one's own directory, labels, survey;
+- :mod:`.dataset`: the pinned dataset's test programs or one's own directory, labels, survey;
 - :mod:`.benchmark`: the benchmark interface (:data:`BENCHMARK`): candidates, canaries,
   jobs, judging, report sections, and the published-vs-reproduced figures that
   ``verikit reproduce dafny-intent`` judges on its run of the bundled specifications;
@@ -108,7 +108,7 @@ from .dataset import (
                         convert_generations,
                         human_label,
                         TEST_DIR,
-                        is_registry,
+                        has_upstream_layout,
                         last_survey,
                         load_tasks,
                         program_files,
@@ -160,7 +160,7 @@ __all__ = [
     # the benchmark (harness.plugin.Benchmark) and its module-level functions
     "BENCHMARK", "DafnyIntent", "NAME", "VERSION", "DATASETS", "DEFAULT_DATASET", "MODES", "DEFAULT_MODES",
     "VERIFIER", "CONTAINER_ONLY", "SEEDED", "ADAPTATION", "Context", "context", "load_tasks", "survey",
-    "read_labels", "is_registry", "program_files", "last_survey", "TEST_DIR", "RQ3_JSON", "RQ_FILES",
+    "read_labels", "has_upstream_layout", "program_files", "last_survey", "TEST_DIR", "RQ3_JSON", "RQ_FILES",
     "convert_generations", "human_label", "gold_candidates",
     "bundled_candidates", "canaries", "CANARIES", "CANARY_TASK", "smoke_tests", "study_results", "verifier_for",
     "build_job", "judge", "compare", "report_sections", "run_notes", "load_published", "figures_from_run",

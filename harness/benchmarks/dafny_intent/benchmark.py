@@ -15,7 +15,7 @@ from ...results import CANARY_PREFIX
 from . import blocks, generation
 from .candidates import bundled_spec, read_candidate
 from .checks import build_files
-from .dataset import TEST_DIR, convert_generations, is_registry, last_survey, load_tasks
+from .dataset import TEST_DIR, convert_generations, has_upstream_layout, last_survey, load_tasks
 from .identity import MODES, NAME, VERSION, check_mode
 from .mutants import DEFAULT_SEED, MUTANTS_PER_TEST
 from .scoring import (
@@ -53,7 +53,7 @@ def gold_candidates(tasks: list[Task], mode: str) -> list[Candidate]:
 def bundled_candidates(fetched, mode: str) -> list[Candidate]:
     """The GPT-4 specifications (the RQ3 generations, as in the test programs), model
     ``gpt-4``; none for a directory of one's own programs."""
-    if not is_registry(fetched):
+    if not has_upstream_layout(fetched):
         return []
     return [Candidate(t.task_id, "gpt-4", 0, bundled_spec(t).text, f"bundled:{t.path}")
             for t in load_tasks(fetched) if t.source == "gpt-4"]

@@ -1,10 +1,10 @@
-"""The test programs of a dataset: the registry's ``dafny-intent`` dataset
+"""The test programs of a dataset: the pinned ``dafny-intent`` dataset
 (Mondego/dafny-synthesis: ``MBPP-DFY-153/test/task_id_<N>.dfy`` and the RQ3 GPT-4
 generations with the human labels), or a directory of one's own MBPP-DFY-style programs.
 
 ``fetched`` is anything with ``root`` (the directory, or None) and ``files`` (relative
-POSIX path -> local Path): the registry's ``FetchedDataset`` or a local dataset; a plain
-directory path is accepted too. The registry layout is recognised by its test programs;
+POSIX path -> local Path): the pinned dataset's ``FetchedDataset`` or a local dataset; a plain
+directory path is accepted too. The upstream layout is recognised by its test programs;
 otherwise every ``*.dfy`` file (at any depth, any name) is one test program whose task id
 is its relative path without ``.dfy``, and there are no human labels and no GPT-4
 generations.
@@ -34,7 +34,7 @@ RQ_FILES = {
     "rq3-palm-2": ("RQs/RQ3-[Dynamic-Few-Shot-Prompting]/"
                    "rq3-dynamic-few-shot-prompting-PaLM-2-temp_0.5-verified-unverified-tagged.json"),
 }
-_REGISTRY_TEST = re.compile(re.escape(TEST_DIR) + r"/task_id_(\d+)\.dfy")
+_UPSTREAM_TEST = re.compile(re.escape(TEST_DIR) + r"/task_id_(\d+)\.dfy")
 
 #: What the latest :func:`survey` found (the ``coverage`` report section): ``programs``,
 #: ``tasks`` (ids), ``skipped`` (``{task_id, path, category, reason}``), ``notes``.
@@ -53,7 +53,7 @@ def _files(fetched) -> dict[str, Path]:
 
 
 def dataset_file(fetched, rel: str) -> Path:
-    """The path of the dataset file ``rel`` in ``fetched`` (a fetched registry dataset, or a
+    """The path of the dataset file ``rel`` in ``fetched`` (a fetched pinned dataset, or a
     directory). Raises TaskFileError when the dataset has no such file."""
     files = getattr(fetched, "files", None)
     if files is None:
@@ -65,11 +65,11 @@ def dataset_file(fetched, rel: str) -> Path:
     raise TaskFileError(f"{rel}: not in the fetched dataset")
 
 
-def is_registry(fetched) -> bool:
-    """True when ``fetched`` has the registry's layout (some
+def has_upstream_layout(fetched) -> bool:
+    """True when ``fetched`` has the upstream layout, the pinned dataset's (some
     ``MBPP-DFY-153/test/task_id_<N>.dfy``): it then has the RQ3 GPT-4 generations and the
     human labels; otherwise it is a directory of one's own programs."""
-    return any(_REGISTRY_TEST.fullmatch(rel) for rel in _files(fetched))
+    return any(_UPSTREAM_TEST.fullmatch(rel) for rel in _files(fetched))
 
 
 def _natural(rel: str) -> list:
@@ -77,11 +77,11 @@ def _natural(rel: str) -> list:
 
 
 def program_files(fetched) -> list[tuple[str, str]]:
-    """``[(task_id, relative path)]`` of the test programs, in order: the registry's
+    """``[(task_id, relative path)]`` of the test programs, in order: the pinned dataset's
     ``task_id_<N>.dfy`` (id ``N``, by number), or else every ``*.dfy`` file (id: the path
     without ``.dfy``; natural order, so ``t2`` comes before ``t10``)."""
     files = _files(fetched)
-    found = [(m.group(1), rel) for rel in files if (m := _REGISTRY_TEST.fullmatch(rel))]
+    found = [(m.group(1), rel) for rel in files if (m := _UPSTREAM_TEST.fullmatch(rel))]
     if found:
         return sorted(found, key=lambda x: int(x[0]))
     return sorted(((rel[:-len(".dfy")], rel) for rel in files if rel.endswith(".dfy")),
@@ -142,9 +142,9 @@ def read_labels(fetched) -> dict[str, dict]:
 
     Raises:
         TaskFileError: the file is not the expected JSON list (names the file and entry).
-        OSError: the registry dataset's RQ3 file cannot be read.
+        OSError: the pinned dataset's RQ3 file cannot be read.
     """
-    if not is_registry(fetched):
+    if not has_upstream_layout(fetched):
         return {}
     path = dataset_file(fetched, RQ3_JSON)
     out = {}
@@ -188,7 +188,7 @@ def convert_generations(fetched, tasks: list[Task], *, path: Path | None = None,
                         model: str | None = None) -> list[dict]:
     """Predictions lines from an RQ1-RQ3 generation file (``verikit convert dafny-intent``).
 
-    The file is ``path``, or the registry's :data:`RQ_FILES` entry ``rq`` (default
+    The file is ``path``, or the pinned dataset's :data:`RQ_FILES` entry ``rq`` (default
     ``rq3-gpt-4``). One line per entry whose ``task_id`` is a task of ``tasks``:
     ``{"task_id", "model", "sample": 0, "output": dafny_code, "temperature", "meta":
     {"source", "label", "tags", "verified_upstream"}}``; ``model`` defaults to the short

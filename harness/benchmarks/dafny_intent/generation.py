@@ -18,7 +18,7 @@ from .tests import Task
 
 #: The templates of ``prompts.yaml`` (id -> :class:`~harness.plugin.PromptTemplate`).
 TEMPLATES = load_templates(Path(__file__).resolve().parent / "prompts.yaml")
-#: The file of the task descriptions (MBPP-san-DFY-228, in the registry's dataset).
+#: The file of the task descriptions (MBPP-san-DFY-228, in the pinned dataset).
 DESCRIPTIONS = "MBPP-san-DFY-228/mbpp-san-dfy-228-all-task-test.json"
 EXTRACTION = "dafny-block"
 EXTRACTION_DOC = ("the last fenced code block tagged dafny (or dfy), else the last fenced block of any language, "

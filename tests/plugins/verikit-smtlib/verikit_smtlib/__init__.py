@@ -4,7 +4,7 @@ It registers, by entry point only (its pyproject.toml):
 
 - the benchmark ``smtlib`` (:mod:`.benchmark`: loop invariants checked by Z3);
 - the verifier ``z3`` (:mod:`.z3`) and its toolchain pins ``smtlib-z3``;
-- the dataset ``smtlib-loops`` (:data:`DATASETS_DIR`: its registry entry and files).
+- the dataset ``smtlib-loops`` (:data:`DATASETS_DIR`: its dataset entry and files).
 """
 
 from pathlib import Path
