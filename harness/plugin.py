@@ -168,8 +168,9 @@ class Claim:
 @dataclass(frozen=True)
 class CommandContext:
     """What the CLI hands a benchmark's command: ``log`` (one line to the user),
-    ``sandbox(name)`` (a new sandbox of the registry, e.g. ``"host"``: a benchmark never
-    makes one itself) and ``data_dir`` (the data cache, or None for the default)."""
+    ``sandbox(name=None)`` (a new sandbox by its registry name; None: the kit's default
+    for commands, the host sandbox: a benchmark never makes or names one itself) and
+    ``data_dir`` (the data cache, or None for the default)."""
 
     log: Callable[[str], None]
     sandbox: Callable[[str], Any]

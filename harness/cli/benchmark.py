@@ -14,6 +14,7 @@ from rich.console import Console
 from .. import registry
 from ..plugin import CommandContext
 from ..runner import RunError, open_dataset
+from ..sandbox import HOST, SandboxError
 from .common import int_at_least, say
 
 
@@ -64,7 +65,6 @@ def _check_verifier(args, console: Console, argv) -> int:
 
     from ..runner import build_jobs, plan_run
     from ..runspec import RunSpec
-    from ..sandbox import HOST, SandboxError
     from ..verifiers.check import Unprobed, check_verifier
 
     verifier = registry.verifier(args.verifier)
@@ -124,7 +124,7 @@ def _benchmark_command(args, console: Console, argv) -> int:
     if not commands:
         raise RunError(f"{bench.name} has no commands of its own (the shared ones: verikit --help)")
     parsed = p.parse_args(args.rest)
-    ctx = CommandContext(log=lambda m: say(console, m), sandbox=registry.sandbox)
+    ctx = CommandContext(log=lambda m: say(console, m), sandbox=lambda name=None: registry.sandbox(name or HOST))
     return commands[parsed.command].run(parsed, ctx)
 
 

@@ -25,7 +25,7 @@ def _filters(args, ctx: CommandContext) -> int:
     exit 2 with the file and line on a bad problem file."""
     paths = {name: path for name, path in (("MBPP", args.mbpp), ("LiveCodeBench", args.livecodebench)) if path}
     try:
-        out = filter_counts(paths, ctx.sandbox("host"), humaneval=not args.no_humaneval)
+        out = filter_counts(paths, ctx.sandbox(), humaneval=not args.no_humaneval)
     except (ProblemFileError, OSError) as exc:
         ctx.log(f"error: {exc}")
         return 2
