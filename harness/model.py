@@ -77,7 +77,7 @@ class CandidateRef(TypedDict):
 
 
 class DatasetRef(TypedDict):
-    """A record's ``dataset``: the registry name (or local name) and its revision."""
+    """A record's ``dataset``: the pinned dataset's name (or a local dataset's) and its revision."""
 
     name: str
     revision: str
@@ -333,7 +333,7 @@ class VerifierResult:
         task_defect: the task's own bug that the benchmark's judge found in this run
             (e.g. CASP: a task whose contract WP's smoke tests find inconsistent), as
             ``kind: detail``; None when none. Recorded as ``task_defect`` (a known defect
-            of the pinned data, from the dataset's registry entry, is recorded instead:
+            of the pinned data, from its dataset entry, is recorded instead:
             its text does not depend on the run): the record is kept out of the metrics,
             the candidate is not blamed.
     """

@@ -33,6 +33,26 @@ class SpecError(ValueError):
     error. The message names the key and what is wrong with it."""
 
 
+def spec_fields(cls, data, what: str, version: str) -> dict:
+    """The fields of the spec class ``cls`` (a dataclass) in ``data``, the JSON form of a
+    spec (``what``: ``"run spec"``, ``"generation spec"``), which must be an object of
+    version ``version`` with no key that is not a field (``version`` aside); the values
+    are not checked here.
+
+    Raises:
+        SpecError: not a mapping, another version, or an unknown key (names it).
+    """
+    if not isinstance(data, dict):
+        raise SpecError(f"a {what} is a JSON object")
+    if str(data.get("version")) != version:
+        raise SpecError(f"{what} version {data.get('version')!r}: this kit reads version {version}")
+    names = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - names - {"version"})
+    if unknown:
+        raise SpecError(f"{what}: unknown key(s) {unknown}")
+    return {k: v for k, v in data.items() if k in names}
+
+
 @dataclass(frozen=True)
 class RunSpec:
     """What a run verifies and how (see the module doc).
@@ -91,17 +111,9 @@ class RunSpec:
             SpecError: not a mapping, another version, an unknown or missing key, or a
                 value of the wrong type (names the key).
         """
-        if not isinstance(data, dict):
-            raise SpecError("a run spec is a JSON object")
-        if str(data.get("version")) != RUN_SPEC_VERSION:
-            raise SpecError(f"run spec version {data.get('version')!r}: this kit reads version {RUN_SPEC_VERSION}")
-        names = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - names - {"version"})
-        if unknown:
-            raise SpecError(f"run spec: unknown key(s) {unknown}")
+        kw = spec_fields(cls, data, "run spec", RUN_SPEC_VERSION)
         if not isinstance(data.get("benchmark"), str) or not data["benchmark"]:
             raise SpecError("run spec: 'benchmark' must be a non-empty string")
-        kw = {k: v for k, v in data.items() if k in names}
         try:
             kw["modes"] = tuple(kw.get("modes") or ())
             if kw.get("task_ids") is not None:

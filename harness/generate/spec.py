@@ -17,11 +17,11 @@ is not part of the spec: those are its settings (:class:`GenerationSettings`).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..model import Limits
-from ..runspec import RunSettings, SpecError
+from ..runspec import RunSettings, SpecError, spec_fields
 
 #: Version of the spec's JSON form (``generation.json`` ``spec.version``).
 GENERATION_SPEC_VERSION = "1"
@@ -142,19 +142,10 @@ class GenerationSpec:
             SpecError: not a mapping, another version, an unknown or missing key, or a
                 value of the wrong type or out of range (names the key).
         """
-        if not isinstance(data, dict):
-            raise SpecError("a generation spec is a JSON object")
-        if str(data.get("version")) != GENERATION_SPEC_VERSION:
-            raise SpecError(f"generation spec version {data.get('version')!r}: "
-                            f"this kit reads version {GENERATION_SPEC_VERSION}")
-        names = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - names - {"version"})
-        if unknown:
-            raise SpecError(f"generation spec: unknown key(s) {unknown}")
+        kw = spec_fields(cls, data, "generation spec", GENERATION_SPEC_VERSION)
         missing = [k for k in ("benchmark", "model", "base_url") if k not in data]
         if missing:
             raise SpecError(f"generation spec: missing key(s) {missing}")
-        kw = {k: v for k, v in data.items() if k in names}
         try:
             if kw.get("task_ids") is not None:
                 kw["task_ids"] = tuple(kw["task_ids"])
