@@ -77,7 +77,9 @@ def _recheck(run_dir: Path, args, console: Console) -> list[str]:
 def _rejudge(run_dir: Path, console: Console, records: list[dict] | None = None) -> list[str]:
     """``validate``: every record's verdict re-derived from its stored tool output with the
     current parser and judge (no tool runs; the run's data are fetched or read from the
-    cache/mirror). A run made before outputs were kept (schema 1.0) is said so.
+    cache/mirror; the predictions it scored are read where the run read them, or from the
+    copy beside run.json, :func:`~harness.cli.options.run_predictions`). A run made before
+    outputs were kept (schema 1.0) is said so.
     ``records``: the run's records already read (default: read records.jsonl here)."""
     if records is None:
         try:
@@ -92,9 +94,12 @@ def _rejudge(run_dir: Path, console: Console, records: list[dict] | None = None)
         return []
     try:  # a run or a reproduction: its spec, re-planned on the host (nothing runs)
         run = read_run_json(run_dir)
-        spec, settings = spec_of_run(run_dir, run, sandbox=HOST)
-        checked, unkept, differences = rejudge(spec, records, run_dir, settings=settings,
-                                               verifier_state=run.get("verifier_state"), console=console)
+        # the predictions it scored: where it read them, or the copy beside run.json (a pulled
+        # run, a committed reference)
+        with run_predictions(run_dir, run) as preds:
+            spec, settings = spec_of_run(run_dir, run, sandbox=HOST, predictions=str(preds) if preds else None)
+            checked, unkept, differences = rejudge(spec, records, run_dir, settings=settings,
+                                                   verifier_state=run.get("verifier_state"), console=console)
     except (RunError, OSError, ValueError) as exc:
         return [f"re-judge: the run's jobs cannot be re-planned, so its verdicts cannot be re-derived: {exc}"]
     say(console, f"re-judged {checked} record(s) from their stored tool output (no tool run): "
