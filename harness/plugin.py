@@ -315,9 +315,10 @@ class Benchmark:
         name: registry name (``casp``); version: bumped when judging changes (part of
         every job key); modes: the modes ``--mode`` accepts (CASP task direction,
         Model-Bench prompt setting; NTP4VC's proof language, given as ``--lang``);
-        default_modes: what ``verikit run`` runs without ``--mode``; datasets: registry
-        names the benchmark reads; default_dataset; container_only: no toolchain on hosts;
-        seeded: the run's ``--seed`` also seeds the benchmark's own randomness (recorded);
+        default_modes: what ``verikit run`` runs without ``--mode``; datasets: the names
+        of the pinned datasets the benchmark reads; default_dataset; container_only: no
+        toolchain on hosts; seeded: the run's ``--seed`` also seeds the benchmark's own
+        randomness (recorded);
         mode_option: the CLI option name of the mode (``mode``, or ``lang`` for NTP4VC);
         k_metric: what the benchmark calls pass@k in its report (e.g. ``Runnable@k``).
 
