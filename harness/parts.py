@@ -69,8 +69,8 @@ class Data:
     """What a benchmark checks: its tasks and their candidates.
 
     Attributes:
-        load_tasks: ``(fetched) -> [task]``: every task of a fetched dataset (a registry
-            entry or the user's own directory). ValueError: a task file cannot be read
+        load_tasks: ``(fetched) -> [task]``: every task of a fetched dataset (a pinned
+            dataset or the user's own directory). ValueError: a task file cannot be read
             (the message names file:line). Required.
         gold_candidates: ``(tasks, mode) -> [Candidate]``: the dataset's own solution of each
             task, model ``gold``. Required.

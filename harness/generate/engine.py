@@ -102,8 +102,7 @@ def run_generation(spec: GenerationSpec, out: Path, settings: GenerationSettings
         plan = plan_run(run_spec, console, data_dir=settings.data_dir)
     except RunError as exc:
         raise GenerateError(str(exc)) from None
-    gen = Generation(spec, out, settings, console, bench, mode, protocol, plan, decoding(spec, protocol), run_spec,
-                     run_settings)
+    gen = Generation(spec, out, settings, console, bench, mode, protocol, plan, decoding(spec, protocol), run_settings)
     try:
         gen.start()
         missing = gen.first_turn_missing()
@@ -166,10 +165,10 @@ class Generation:
     """The state of one generation while it runs (see the module doc); its attributes are
     what :func:`harness.generate.outputs.write_outputs` reads."""
 
-    def __init__(self, spec, out, settings, console, bench, mode, protocol, plan, params, run_spec, run_settings):
+    def __init__(self, spec, out, settings, console, bench, mode, protocol, plan, params, run_settings):
         self.spec, self.out, self.settings, self.console = spec, Path(out), settings, console
         self.bench, self.mode, self.protocol, self.plan = bench, mode, protocol, plan
-        self.params, self.run_spec, self.run_settings = params, run_spec, run_settings
+        self.params, self.run_settings = params, run_settings
         # the id /v1/models lists for the model is the one asked for (served_model checks it)
         self.served = spec.model
         self.base_url = normalise_base_url(spec.base_url)
@@ -542,7 +541,7 @@ class Generation:
         lines = [prediction_line(self, chat, t) for chat in sorted(active, key=lambda c: c.ident)]
         write_text_atomic(preds, "".join(json.dumps(x, sort_keys=True, ensure_ascii=False) + "\n" for x in lines))
         self.log(f"turn {t}: verifying {len(lines)} candidate(s) into {tdir / 'run'} (its log: {tdir / 'run.log'})")
-        turn_spec = self.run_spec.replace(predictions=str(preds), task_ids=None, sample=None)
+        turn_spec = self.plan.given.replace(predictions=str(preds), task_ids=None, sample=None)
         with open(tdir / "run.log", "a", encoding="utf-8") as fh:  # the run's tables and progress lines
             report, manifest, code = run_verifier(turn_spec, tdir / "run", settings=self.run_settings,
                                                   console=Console(file=fh, width=160, soft_wrap=True), html=False)

@@ -147,8 +147,9 @@ class Run:
     all go through it.
 
     Attributes:
-        spec: the run's spec; settings: its settings (the result cache, progress, the
-            command recorded); plan: its :class:`Plan`; console: where it says things.
+        plan: the run's :class:`Plan` (its spec: ``plan.given``); settings: its settings
+            (the result cache, progress, the command recorded); console: where it says
+            things.
         sandbox, image, shared: while :meth:`opened`: the sandbox, the image jobs run in
             (None on the host) and the files the verifier ships with every job.
         probed: the toolchain the jobs run with: probed in the sandbox by :meth:`opened`,
@@ -162,7 +163,7 @@ class Run:
         """Plan ``spec`` (unless ``plan``, its plan, is given); ``settings``: None, the
         defaults; ``probed``: the toolchain its jobs ran with elsewhere (then :meth:`jobs`
         needs no sandbox). Raises RunError as :func:`plan_run`."""
-        self.spec, self.console = spec, console
+        self.console = console
         self.settings = settings or RunSettings()
         self.plan = plan if plan is not None else plan_run(spec, console, data_dir=self.settings.data_dir)
         self.sandbox = self.image = None
@@ -194,7 +195,7 @@ class Run:
     def keys(self, jobs: list[Job]) -> list[str]:
         """The record keys of ``jobs`` (the run's toolchain's, the run's limits)."""
         toolchain = Fingerprint(self.probed.fingerprint)  # read once for every job
-        return [j.key(toolchain, self.spec.limits) for j in jobs]
+        return [j.key(toolchain, self.plan.given.limits) for j in jobs]
 
     def write(self, out: Path, started: Start, records: list[Record], expected: dict, stats: dict, *,
               notes: list[str] = (), image: dict | None = None) -> tuple[dict, dict, int]:
@@ -207,7 +208,7 @@ class Run:
     def make_executor(self, cache: ResultCache | None = None) -> Executor:
         """The executor of the open sandbox (``cache``: the result cache, or None)."""
         self.executor = Executor(self.plan.verifier, self.sandbox, self.probed, shared_files=self.shared,
-                                 limits=self.spec.limits, parallel=self.spec.parallel, cache=cache)
+                                 limits=self.plan.given.limits, parallel=self.plan.given.parallel, cache=cache)
         return self.executor
 
     def execute(self, jobs: list[Job], sink: RecordLog,
