@@ -44,7 +44,11 @@ the benchmark's judge reads through :func:`derive`; when that gives ``rejected``
 record is made from it and the verification is not run (nothing else of the candidate
 is run: no prover time, no execution), counted in ``RunStats.gated``. Any other verdict,
 and a gate that did not come to its own end, lead to the verification as usual. The
-stored output is the gate's, so the verdict stays re-derivable.
+stored output is the gate's, so the verdict stays re-derivable. When the gate came to its
+own end without deciding, the verification's command is the verifier's
+``command_after_gate(options, gate files)`` (Frama-C: the smoke tests that can decide a
+verdict on what the gate's view shows); the verification's stored output holds the
+command it ran.
 """
 
 from __future__ import annotations
@@ -302,10 +306,11 @@ class Executor:
             return self._record(vkey, job, verdict, reason, None, None, [], attempts=0)
         if self._draining.is_set():
             raise Drained()
-        argv, env, collect = self.verifier.command(job.options)
-        gated = self._gate(vkey, job, judge)
+        gated, gate_files = self._gate(vkey, job, judge)
         if gated is not None:
             return gated
+        argv, env, collect = (self.verifier.command(job.options) if gate_files is None
+                              else self.verifier.command_after_gate(job.options, gate_files))
         attempts = 0
         while True:
             if self._stopping.is_set():
@@ -389,13 +394,15 @@ class Executor:
             self._task_runs[key] = {} if ended else dict(proc.files)
             return self._task_runs[key]
 
-    def _gate(self, vkey: str, job: Job, judge) -> dict | None:
-        """The record of ``job`` from the verifier's gate run when the judge rejects the
-        candidate on it (see the module docstring), else None (the verification runs).
-        The job's task run is read with it (the same task run as the verification's)."""
+    def _gate(self, vkey: str, job: Job, judge) -> tuple[dict | None, dict[str, bytes] | None]:
+        """``(record, files)``: the record of ``job`` from the verifier's gate run when the
+        judge rejects the candidate on it (see the module docstring), else None (the
+        verification runs); the gate run's files (with the job's task run: the same task
+        run as the verification's) when it came to its own end, for the verifier's
+        ``command_after_gate``, else None."""
         spec = self.verifier.gate(job.options)
         if spec is None:
-            return None
+            return None, None
         argv, env, collect = spec
         with self._lock:
             self.stats.verifier_runs += 1
@@ -403,20 +410,20 @@ class Executor:
             proc = self.sandbox.run(argv, files={**self.shared_files, **job.files}, env=env, collect=collect,
                                     limits=job.limits or self.limits)
         except SandboxError:
-            return None
+            return None, None
         if self._stopping.is_set():
             raise Stopped("the run is stopping")
         if termination(proc, self.verifier.name) is not None:
-            return None
+            return None, None
         if job.task_run:
             proc.files = {**proc.files, **self._task_run(job)}
         verdict, reason, result = derive(self.verifier, job, proc, judge)
         if verdict != "rejected":
-            return None
+            return None, dict(proc.files)
         with self._lock:
             self.stats.gated += 1
             self.stats.ran += 1
-        return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=1)
+        return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=1), None
 
     def _followup(self, job: Job, proc: ProcResult, env: dict) -> dict[str, bytes]:
         """The verifier's follow-up run of ``job`` after ``proc`` (none when it asks for none),

@@ -515,6 +515,14 @@ class Verifier:
         no gate."""
         return None
 
+    def command_after_gate(self, options: dict, gate_files: dict[str, bytes]) -> tuple[list[str], dict, list[str]]:
+        """The verification's command when :meth:`gate` ran to its own end and did not
+        decide: ``gate_files`` are what it collected, with the job's task run. A verifier
+        may leave out of the verification what the gate's output shows cannot decide the
+        verdict (Frama-C: the dead-code smoke tests); its :meth:`parse` then reads from the
+        stored command what ran. Default: :meth:`command`."""
+        return self.command(options)
+
     def followup(self, files: dict[str, str], proc: ProcResult, options: dict) -> tuple[dict, list, list] | None:
         """A second run in the same sandbox decided from the first run's output (TLC's
         invariant probe): ``(files, argv, collect)``, or None (the default): none. The

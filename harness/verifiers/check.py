@@ -6,7 +6,7 @@ Without a sandbox it checks the class (a :class:`harness.model.Verifier` subclas
 ``name``, ``toolchain`` and ``version``, and ``options``, ``command`` and ``parse`` of its
 own), then calls every hook on a toolchain whose tools were not found (the state a user
 without the tools is in) and checks each answer's shape: ``options`` JSON-able,
-``command``, ``task_command`` and ``gate`` ``(argv, env, collect)`` of strings,
+``command``, ``task_command``, ``gate`` and (after a gate) ``command_after_gate`` ``(argv, env, collect)`` of strings,
 ``parse`` of a run that could not start and of a run that printed nothing a
 :class:`~harness.model.VerifierResult` with a known verdict (never ``verified``: no
 output proves nothing), ``state`` JSON-able and taken back by ``restore``. With a sandbox
@@ -143,7 +143,10 @@ def check_verifier(verifier: Verifier, sandbox=None, options: dict | None = None
         if own is options and not checks[-1].ok:
             checks[-1].detail += ("; with the verifier's own options: a command that needs per-task options gets "
                                   "them from a benchmark's job (verikit check-verifier NAME --benchmark B)")
-    _call(checks, "gate", lambda: verifier.gate(options), lambda g: None if g is None else _command_shape(g))
+    gate = _call(checks, "gate", lambda: verifier.gate(options), lambda g: None if g is None else _command_shape(g))
+    if gate is not None:  # only called after a gate
+        _call(checks, "command_after_gate (a gate that collected nothing)",
+              lambda: verifier.command_after_gate(options, {}), _command_shape)
     argv = ["true"]
     _call(checks, "parse (the tool could not start)",
           lambda: verifier.parse(ProcResult(argv=argv, returncode=None, start_error="FileNotFoundError: tool"), options),
