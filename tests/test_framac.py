@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import time
+import types
 from pathlib import Path
 
 import psutil
@@ -28,8 +29,8 @@ from harness.sandbox.local import HostSandbox
 from harness.model import termination
 from harness.registry import verifier as get_verifier
 from harness.verifiers import VERDICTS
-from harness.verifiers.framac import (DRIVER, HAVOC_TIMEOUT_S, PAPER_OPTIONS, REPORT, SOURCE, WHY3CONF, FramaC,
-                                      parse_version)
+from harness.verifiers.framac import (DEAD_CODE_TESTS_OFF, DRIVER, HAVOC_TIMEOUT_S, PAPER_OPTIONS, REPORT, SOUND_LOG,
+                                      SOURCE, VIEW, WHY3CONF, FramaC, dead_code_tests_needed, parse_version)
 
 # --------------------------------------------------------------------------------------
 # Part A: recorded Frama-C 30 logs of the CASP study
@@ -477,3 +478,129 @@ def test_dead_branch_under_a_consistent_precondition_is_not_vacuous(fc):
     assert res.vacuous == []
     assert res.extra["dead_code"] == sorted(set(failed))
     assert res.verdict == "verified", res.reason
+
+
+# --------------------------------------------------------------------------------------
+# The smoke tests of unreachable code: run only where they can decide the verdict
+# --------------------------------------------------------------------------------------
+
+#: A soundness run's log in which every smoke test passed (Frama-C 25's dialect).
+SOUND_OK = ("[wp] [Passed] Smoke-test typed_f_wp_smoke_default_requires\n"
+            "[wp] Proved goals:    1 / 1\n")
+SOUND_DOOMED = ("[wp] [Failed] Smoke-test typed_f_wp_smoke_default_requires\n"
+                "[wp] Proved goals:    0 / 1\n")
+
+
+def _view(*functions) -> bytes:
+    return json.dumps({"functions": [{"name": n, "defined": d, "calls": [{"callee": c, "line": 1} for c in calls]}
+                                     for n, d, calls in functions]}).encode()
+
+
+@pytest.mark.parametrize("files, needed", [
+    ({VIEW: _view(("f", True, []), ("g", True, ["f"])), SOUND_LOG: SOUND_OK.encode()}, None),
+    ({VIEW: _view(("f", True, ["abs"]), ("abs", False, [])), SOUND_LOG: SOUND_OK.encode()}, "f() calls abs()"),
+    ({VIEW: _view(("f", True, [None])), SOUND_LOG: SOUND_OK.encode()}, "through a pointer"),
+    ({VIEW: _view(("f", False, ["g"])), SOUND_LOG: SOUND_OK.encode()}, None),  # no body: its calls are not code
+    ({VIEW: _view(("f", True, [])), SOUND_LOG: SOUND_DOOMED.encode()}, "failed a smoke test"),
+    ({VIEW: _view(("f", True, []))}, "soundness run gave no answer"),
+    ({VIEW: b"{not json", SOUND_LOG: SOUND_OK.encode()}, "no readable view"),
+    ({SOUND_LOG: SOUND_OK.encode()}, "no readable view"),
+], ids=["no-bodiless-call", "bodiless-callee", "indirect-call", "declaration-only", "task-inconsistent",
+        "no-soundness-run", "unreadable-view", "no-view"])
+def test_dead_code_tests_needed(files, needed):
+    why = dead_code_tests_needed(files)
+    assert (why is None) == (needed is None), why
+    assert needed is None or needed in why
+
+
+def test_command_after_gate_leaves_dead_code_tests_out_only_where_they_cannot_decide():
+    v = FramaC()
+    probed = types.SimpleNamespace(versions={"frama-c": "25.0", "z3": "4.8.12"})
+    quiet = {VIEW: _view(("f", True, [])), SOUND_LOG: SOUND_OK.encode()}
+    smoke = v.options(probed, smoke=True)
+    full, env, collect = v.command(smoke)
+    argv, env2, collect2 = v.command_after_gate(smoke, quiet)
+    assert (env2, collect2) == (env, collect)
+    assert [a for a in argv if a not in DEAD_CODE_TESTS_OFF] == full
+    assert argv.index(DEAD_CODE_TESTS_OFF[0]) == argv.index("-wp-smoke-tests") + 1
+    needed = {VIEW: _view(("f", True, ["abs"])), SOUND_LOG: SOUND_OK.encode()}
+    assert v.command_after_gate(smoke, needed)[0] == full
+    plain = v.options(probed, smoke=False)
+    assert v.command_after_gate(plain, quiet)[0] == v.command(plain)[0]
+
+
+def test_parse_says_which_smoke_tests_ran_and_fails_closed_when_left_out_wrongly():
+    log = ("[wp] [Passed] Smoke-test typed_f_wp_smoke_default_requires\n"
+           "[wp] [Qed] Goal typed_f_ensures : Valid (1ms)\n"
+           "[wp] Proved goals:    2 / 2\n")
+    argv = ["sh", DRIVER, "-wp", "-wp-smoke-tests", *DEAD_CODE_TESTS_OFF, SOURCE]
+    quiet = {VIEW: _view(("f", True, [])), SOUND_LOG: SOUND_OK.encode()}
+    res = FramaC().parse(ProcResult(argv=argv, returncode=0, stdout=log, files=quiet))
+    assert res.verdict == "verified" and res.extra["dead_code_tests"] == "left-out"
+    # the verification's own view shows a call to a function without a body: they could decide
+    wrong = {VIEW: _view(("f", True, ["abs"])), SOUND_LOG: SOUND_OK.encode()}
+    res = FramaC().parse(ProcResult(argv=argv, returncode=0, stdout=log, files=wrong))
+    assert res.verdict == "failed" and "fail closed" in res.reason and "abs()" in res.reason
+    full = [a for a in argv if a not in DEAD_CODE_TESTS_OFF]
+    res = FramaC().parse(ProcResult(argv=full, returncode=0, stdout=log, files=wrong))
+    assert res.verdict == "verified" and res.extra["dead_code_tests"] == "run"
+
+
+DEFENSIVE = """/*@ requires y > 10;
+    assigns \\nothing;
+    ensures \\result >= 0;
+*/
+int g(int y) {
+  int x = 0;
+  if (y > 0) { x = 50; } else { x = -250; }
+  return x;
+}
+"""
+
+CALLS_WITHOUT_BODY = """/*@ assigns \\nothing;
+    ensures \\false; */
+void stop(void);
+
+/*@ requires y > 10;
+    assigns \\nothing;
+    ensures \\result >= 0;
+*/
+int g(int y) {
+  stop();
+  return -1;
+}
+"""
+
+
+@pytest.mark.realtool
+@pytest.mark.slow
+@pytest.mark.parametrize("src, left_out", [(DEFENSIVE, True), (CALLS_WITHOUT_BODY, False)],
+                         ids=["defensive-branch", "call-without-body"])
+def test_dead_code_tests_after_gate_with_the_real_tool(fc, src, left_out):
+    """The gate's view and the task's soundness run, made by the real driver, decide whether
+    the verification runs the smoke tests of unreachable code; where it does, it finds the
+    unreachable code as before, and where it does not, the verdict and goal counts are the
+    full command's."""
+    opts = fc.framac.options(fc.probed, smoke=True, wp_timeout_s=5, gate=True)
+    limits = Limits(wall_s=180)
+    g_argv, g_env, g_collect = fc.framac.gate(opts)
+    gate = fc.sandbox.run(g_argv, files={**fc.prepared, SOURCE: src}, env=g_env, collect=g_collect, limits=limits)
+    t_argv, t_env, t_collect = fc.framac.task_command(opts)
+    task = fc.sandbox.run(t_argv, files={**fc.prepared, "sound.c": src}, env=t_env, collect=t_collect, limits=limits)
+    gate_files = {**gate.files, **task.files}
+    assert VIEW in gate_files and SOUND_LOG in gate_files
+    argv, env, collect = fc.framac.command_after_gate(opts, gate_files)
+    assert (DEAD_CODE_TESTS_OFF[0] in argv) is left_out
+    proc = fc.sandbox.run(argv, files={**fc.prepared, SOURCE: src}, env=env, collect=collect, limits=limits)
+    res = fc.framac.parse(ProcResult(**{**proc.__dict__, "files": {**proc.files, **task.files}}))
+    full_argv, _, _ = fc.framac.command(opts)
+    full = fc.framac.parse(fc.sandbox.run(full_argv, files={**fc.prepared, SOURCE: src}, env=env, collect=collect,
+                                          limits=limits))
+    assert full.extra.get("dead_code"), "the full command finds the unreachable code"
+    assert (res.goals.proved, res.goals.total) == (full.goals.proved, full.goals.total)
+    assert res.verdict == full.verdict == "verified"
+    if left_out:
+        assert res.extra["dead_code_tests"] == "left-out" and not res.extra.get("dead_code")
+        assert res.extra["smoke_tests"] < full.extra["smoke_tests"]
+    else:
+        assert res.extra["dead_code_tests"] == "run" and res.extra["dead_code"] == full.extra["dead_code"]

@@ -51,7 +51,7 @@ SOURCE = "candidate.c"
 REPORT = "wp-report.json"
 #: Version of this module's command line and parser; part of every job key, so results
 #: cached under an older reading of the output are never reused. Bump on any change.
-MODULE_VERSION = "3"  # "3": the gate
+MODULE_VERSION = "4"  # "3": the gate; "4": dead-code smoke tests where they can decide
 WHY3CONF = "why3.conf"
 #: Job file names of the driver and of Frama-C's view script, and their package sources.
 DRIVER = "verikit_framac_job.sh"
@@ -88,6 +88,13 @@ SOUND_PROPS = ("-wp-prop=-@ensures,-@invariant,-@assert,-@variant,-@requires,-@c
 #: ensures is proved by Qed or a prover in milliseconds; the short limit bounds the cost
 #: of the many that are not.
 HAVOC_TIMEOUT_S = 2
+
+#: WP's smoke tests of unreachable code (statements, loops, calls, local initialisations),
+#: left out of a verification by :meth:`FramaC.command_after_gate` when they cannot decide
+#: its verdict (:func:`dead_code_tests_needed`). The smoke tests of requires and of
+#: behaviours' assumes always run.
+DEAD_CODE_TESTS_OFF = ("-wp-no-smoke-dead-code", "-wp-no-smoke-dead-loop", "-wp-no-smoke-dead-call",
+                       "-wp-no-smoke-dead-local-init")
 
 #: WP options of the CASP paper (steps per goal, seconds per goal, provers in pin order).
 PAPER_OPTIONS = {"wp_steps": 500000, "wp_timeout_s": 60, "provers": ["alt-ergo", "z3", "cvc4"], "rte": True}
@@ -223,6 +230,25 @@ class FramaC(Verifier):
         return argv, {**env, "VERIKIT_GATE": "1"}, [VIEW, TASK_VIEW, *REGION_PP.values(), REGION_ERR, COMPILER_LOG,
                                                     GATE_MARK]
 
+    def command_after_gate(self, options: dict, gate_files: dict[str, bytes]) -> tuple[list[str], dict[str, str], list[str]]:
+        """The verification's command after a gate that did not decide: :meth:`command`,
+        with WP's smoke tests of unreachable code left out (:data:`DEAD_CODE_TESTS_OFF`)
+        when the gate's view of the same file and the task's soundness run (``gate_files``)
+        show that they cannot decide the verdict (:func:`dead_code_tests_needed`).
+
+        Each passing smoke test waits out its prover limits (Z3's 500,000 steps, about 5 s
+        here), so they were most of a verified candidate's cost over the paper's command.
+        Unreachable code is allowed under a consistent contract (a defensive branch the
+        requires exclude); a benchmark rejects a proof over it only after a call to a
+        function without a body or on an inconsistent task (CASP's ``no-dead-code-proof``),
+        and these are the cases in which the tests still run.
+        """
+        argv, env, collect = self.command(options)
+        if "-wp-smoke-tests" not in argv or dead_code_tests_needed(gate_files) is not None:
+            return argv, env, collect
+        at = argv.index("-wp-smoke-tests") + 1
+        return argv[:at] + list(DEAD_CODE_TESTS_OFF) + argv[at:], env, collect
+
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Turn a finished Frama-C run into a :class:`VerifierResult`.
 
@@ -235,8 +261,22 @@ class FramaC(Verifier):
         A gate run's output (:meth:`gate`, marked by :data:`GATE_MARK`) is never a
         verification: ``invalid`` when Frama-C rejected the file, else ``failed`` ("WP not
         run"), with ``extra["gate"] = True`` for the judge.
+
+        A verification with smoke tests says in ``extra["dead_code_tests"]`` whether its
+        command (``proc.argv``) ran the smoke tests of unreachable code (``"run"``) or left
+        them out (``"left-out"``, :meth:`command_after_gate`). Left out while the
+        verification's own view and the task's soundness run show that they could decide
+        the verdict (:func:`dead_code_tests_needed`), the run is ``failed`` (fail closed).
         """
         result = self._parse_main(proc)
+        if "-wp-smoke-tests" in proc.argv and GATE_MARK not in (proc.files or {}) and result.goals is not None:
+            left_out = DEAD_CODE_TESTS_OFF[0] in proc.argv
+            result.extra["dead_code_tests"] = "left-out" if left_out else "run"
+            why = dead_code_tests_needed(proc.files or {}) if left_out else None
+            if why is not None and result.verdict == "verified":
+                result.verdict = "failed"
+                result.reason = (f"the smoke tests of unreachable code were left out, but they can decide this "
+                                 f"verdict: {why} (fail closed)")
         if GATE_MARK in (proc.files or {}):
             if result.verdict != "invalid":  # a parse that Frama-C accepted (or a crash): never a verification
                 result = VerifierResult("failed", f"the gate: Frama-C's view only, WP not run ({result.reason})",
@@ -300,6 +340,41 @@ def artifacts(files: dict[str, bytes]) -> dict:
             "sound": _side_run(text(SOUND_LOG)), "requires": _side_run(text(REQUIRES_LOG)),
             "smoke_by_function": _smoke_by_function(files.get(REPORT)),
             "sound_smoke_by_function": _smoke_by_function(files.get(SOUND_REPORT))}
+
+
+def dead_code_tests_needed(files: dict[str, bytes]) -> str | None:
+    """Why WP's smoke tests of unreachable code can decide the verdict of a verification,
+    or None when they cannot (:meth:`FramaC.command_after_gate` then leaves them out).
+
+    Args:
+        files: a run's collected files: Frama-C's view of the verified file
+            (:data:`VIEW`, from the gate's parse or the verification's own) and the task's
+            soundness run (:data:`SOUND_LOG`, from the job's task run).
+
+    They can decide it (the reason is returned) when the view is missing or unreadable,
+    when a function with a body calls a function without one or calls through a pointer
+    (a contract taken on trust, whose ensures may make what follows unreachable), and when
+    the soundness run is missing, gave no answer or failed a smoke test (the task may be
+    inconsistent, and unreachable code is then a proof from its contradiction).
+    """
+    try:
+        view = json.loads(files[VIEW])
+        functions = view["functions"]
+        defined = {f["name"] for f in functions if f.get("defined")}
+    except (KeyError, TypeError, ValueError):
+        return "no readable view of the verified file"
+    for f in (f for f in functions if f.get("defined")):
+        for call in f.get("calls") or []:
+            callee = call.get("callee")
+            if callee not in defined:
+                return (f"{f['name']}() calls " + (f"{callee}(), which has no body" if callee else "through a pointer"))
+    raw = files.get(SOUND_LOG)
+    sound = _side_run(raw.decode("utf-8", "replace") if raw is not None else None)
+    if sound is None or sound.goals is None or sound.verdict in ("invalid", "infra_error"):
+        return "the task's soundness run gave no answer"
+    if sound.vacuous or sound.extra.get("dead_code"):
+        return "the task's soundness run failed a smoke test"
+    return None
 
 
 def _side_run(log: str | None) -> VerifierResult | None:
