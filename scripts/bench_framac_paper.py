@@ -41,7 +41,7 @@ from harness.executor import Executor
 from harness.model import Limits
 from harness.results import RecordLog, ResultCache
 from harness.runner import probe_toolchain
-from harness.sandbox import write_files
+from harness.sandbox import collect_files, write_files
 from harness.sandbox.local import HostSandbox
 from harness.verifiers import framac
 
@@ -59,16 +59,19 @@ def paper_argv(options: dict) -> list[str]:
 
 
 def step_times(job, verifier, shared: dict) -> dict[str, float]:
-    """Seconds per step of the job driver for ``job`` (gate, then the verification, as the
-    executor runs them; the task's soundness run once), timed by ``bash -x`` with a
+    """Seconds per step of the job driver for ``job`` (the task runs, the gate, then the
+    verification's command after the gate, as the executor runs them), timed by ``bash -x`` with a
     timestamp on every command; outside the executor, so only for the breakdown."""
     out: dict[str, float] = defaultdict(float)
-    runs = [("gate", verifier.gate(job.options))] if verifier.gate(job.options) else []
-    runs.append(("job", verifier.command(job.options)))
-    task_argv, task_env, _ = verifier.task_command(job.options)
-    for name, text in sorted((job.task_run or {}).items()):
-        runs.append((f"task:{name}", (task_argv, task_env, [])))
-    for label, (argv, env, _) in runs:
+    task_argv, task_env, task_collect = verifier.task_command(job.options)
+    runs = [(f"task:{name}", (task_argv, task_env, task_collect)) for name in sorted(job.task_run or {})]
+    gate = verifier.gate(job.options)
+    runs += [("gate", gate)] if gate else []
+    runs.append(("job", None))  # as the executor: the command after the gate, from what it and the task runs wrote
+    collected: dict[str, bytes] = {}
+    for label, spec in runs:
+        argv, env, collect = spec or (verifier.command_after_gate(job.options, collected) if gate
+                                      else verifier.command(job.options))
         with tempfile.TemporaryDirectory(prefix="verikit-bench-") as d:
             files = {**shared, **job.files}
             if label.startswith("task:"):
@@ -84,6 +87,7 @@ def step_times(job, verifier, shared: dict) -> dict[str, float]:
             steps = [(t0, f"{label}: start")] + steps
             for (t, what), (t2, _) in zip(steps, steps[1:]):
                 out[what] += t2 - t
+            collected.update(collect_files(Path(d), collect))
     return dict(out)
 
 

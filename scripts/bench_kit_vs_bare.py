@@ -110,22 +110,21 @@ def bare(plan, shared, jobs) -> tuple[float, dict]:
             raise BenchFailure(f"{job.task_id}: the gold job was decided without running ({job.precheck})")
         task_files = {}
         if job.task_run:
-            argv, env, collect = getattr(verifier, "task_command", verifier.command)(job.options)
+            argv, env, collect = verifier.task_command(job.options)
             key = canonical_json({"files": job.task_run, "argv": list(argv), "env": env})
             if key not in task_runs:
                 task_runs[key] = checked("task run", job, argv, {**shared, **job.task_run}, env, collect).files
             task_files = task_runs[key]
-        gate = getattr(verifier, "gate", None)
-        spec = gate(job.options) if gate is not None else None
+        spec = verifier.gate(job.options)
+        argv, env, collect = verifier.command(job.options)
         if spec is not None:
-            argv, env, collect = spec
-            proc = checked("gate", job, argv, {**shared, **job.files}, env, collect)
+            proc = checked("gate", job, spec[0], {**shared, **job.files}, spec[1], spec[2])
             proc.files.update(task_files)
             verdict, _, result = derive(verifier, job, proc, judge)
             if verdict == "rejected":
                 outcome[job.task_id] = (verdict, result.goals.to_json() if result and result.goals else None)
                 continue
-        argv, env, collect = verifier.command(job.options)
+            argv, env, collect = verifier.command_after_gate(job.options, proc.files)
         proc = checked("frama-c", job, argv, {**shared, **job.files}, env, collect)
         proc.files = {**proc.files, **task_files}
         verdict, reason, result = derive(verifier, job, proc, judge)
