@@ -9,7 +9,7 @@ order swapped from one candidate to the next):
 - **kit**: the kit's full job, every integrity step included, through the kit's own
   executor (``harness.executor.Executor``: result cache off, ``-j 1``), the jobs being the
   kit's own (scripts/benchlib.py ``kit_plan`` + ``kit_jobs``, as ``verikit run`` makes
-  them). TLC: SANY's XML export and TLC with its state dump in one container run, then
+  them). TLC: SANY's XML export and TLC with its state dump in one JVM (the job launcher), then
   the follow-up run (the invariant probe and/or the behaviour harness's TLC runs) when the
   first run verified. Rocq: ``coqc -time`` of the candidate, ``coqc`` of the kit's
   ``check.v`` (assumptions, statement, proof term, grammar) and ``coqchk``, one container
@@ -145,8 +145,8 @@ def _tlc_step(job, cmd: str) -> str:
     from harness.verifiers.tlc import PROBE_MODULE
     from harness.verifiers.tlc.behaviour import MODULE, TESTS_MODULE
 
-    if "tla2sany.xml.XMLExporter" in cmd:
-        return "sany_export"
+    if "VerikitTlc" in cmd:  # the launcher: SANY's export, then TLC, in one JVM
+        return "sany_export_and_tlc"
     if "tlc2.TLC" in cmd:
         return {PROBE_MODULE: "probe", MODULE: "behaviour", TESTS_MODULE: "behaviour_tests"}.get(cmd.split()[-1], "tlc")
     return "shell"

@@ -120,9 +120,12 @@ def test_command_line_is_deterministic_and_recorded():
     assert argv[argv.index("-workers") + 1] == "1" and argv[argv.index("-fp") + 1] == "0"
     assert argv[argv.index("-seed") + 1] == "0" and argv[-1] == "HumanEval_13" and "-tool" in argv
     assert "-deadlock" in argv and opts["deadlock_in_cfg"] is False and collect == ["states.dump", "sany.xml", "sany.err"]
-    # SANY's XML view in the same run, before TLC; without it, TLC alone
-    assert argv[:2] == ["sh", "-c"] and "tla2sany.xml.XMLExporter" in argv[2] and argv[4] == "HumanEval_13"
-    assert argv[5] == "java" and v.command(dict(opts, sany_view=False))[0][0] == "java"
+    # SANY's XML view in the same JVM, before TLC (the launcher, then TLC's own arguments);
+    # without it, TLC alone with the same arguments
+    at = argv.index("VerikitTlc")
+    assert argv[0] == "java" and argv[at + 1] == "HumanEval_13" and argv[at - 1] == "/opt/verikit/tla2tools.jar:."
+    plain = v.command(dict(opts, sany_view=False))[0]
+    assert plain == argv[:at - 1] + ["/opt/verikit/tla2tools.jar", "tlc2.TLC"] + argv[at + 2:]
     Probed.versions = {"tlc": "2.16"}
     assert "-deadlock" not in v.command(v.options(Probed(), module="M"))[0]
     with pytest.raises(ValueError, match="module name"):

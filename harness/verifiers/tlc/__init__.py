@@ -62,7 +62,10 @@ executor before :meth:`TLC.parse` runs; ``parse`` reads a finished run:
   failed (:data:`KIT_SIDE`: jar or JVM missing); a success without a readable dump, or an
   exception while reading the output -> ``invalid`` (never raised).
 
-SANY's view: before TLC, the same ``sh -c`` exports SANY's semantic tree of the
+SANY's view: before TLC, in the same JVM, the job launcher ``VerikitTlc``
+(``harness/verifiers/drivers/VerikitTlc.java``, compiled once per run by
+:meth:`TLC.prepare`; the command is the one above with ``VerikitTlc <Module>`` for
+``tlc2.TLC`` and the job directory on the classpath) exports SANY's semantic tree of the
 module as XML (``tla2sany.xml.XMLExporter -o``), collected as ``sany.xml``;
 :func:`sany_view` reads it into what the module contains as SANY parsed it (modules
 loaded, instances, constants, variables, definitions, ASSUMEs, theorems, the operators
@@ -91,5 +94,5 @@ from .probe import (PROBE_MAX_STATES, PROBE_MAX_VALUES, PROBE_MAX_VARIANTS, PROB
                     read_probe)
 from .sany import sany_view  # noqa: F401
 from .verifier import (CHECK_DEADLOCK_SINCE, DEFAULT_FP, DEFAULT_HEAP_MB, DEFAULT_MAX_STATES, DEFAULT_SEED,  # noqa: F401
-                       JAR, KIT_SIDE, METADIR, MODULE_VERSION, NAME, SANY_ERR, SANY_SCRIPT, SANY_XML, TLC, TOOLCHAIN,
+                       JAR, KIT_SIDE, LAUNCHER, METADIR, MODULE_VERSION, NAME, SANY_ERR, SANY_XML, TLC, TOOLCHAIN,
                        version_tuple)

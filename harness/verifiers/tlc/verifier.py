@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from pathlib import Path
 
-from ...model import FOLLOWUP, ProcResult, Verifier, VerifierResult
+from ...model import FOLLOWUP, Limits, ProcResult, Verifier, VerifierResult
 from .output import (CLASS_ERROR, DUMP_BASENAME, DUMP_FILE, MSG_COMPUTING_INIT, MSG_DEPTH, MSG_INIT_DONE,
                      MSG_INVARIANT_BEHAVIOR, MSG_INVARIANT_INITIAL, MSG_NESTED_EXPRESSIONS, MSG_SANY_FAILED,
                      MSG_STATS, MSG_SUCCESS, MSG_VERSION, error_text, location, one_line, sany_error, stats_of,
@@ -23,8 +24,8 @@ TOOLCHAIN = "tlaplus"
 #: the Model-Bench config and post-processing, which moved out unchanged; "2": success read
 #: from the dump and exit status, cross-checked; "3": SANY's XML view collected in the same run,
 #: failures of a run belong to the candidate; "4": the invariant probe, a follow-up run;
-#: "5": the behaviour harness in the same follow-up).
-MODULE_VERSION = "5"
+#: "5": the behaviour harness in the same follow-up; "6": SANY's export and TLC in one JVM).
+MODULE_VERSION = "6"
 JAR = "/opt/verikit/tla2tools.jar"
 METADIR = "tlc-meta"
 DEFAULT_FP = 0
@@ -33,14 +34,16 @@ DEFAULT_HEAP_MB = 1024
 #: At most this many dumped states are parsed into a record (the rest is counted only).
 DEFAULT_MAX_STATES = 20000
 #: SANY's XML export of the module (``tla2sany.xml.XMLExporter -o``: no schema validation), written
-#: in the same container run before TLC starts (then made read-only: the model TLC runs cannot
-#: rewrite it), and SANY's messages of that export.
+#: in the same JVM before TLC starts (then made read-only: the model TLC runs cannot rewrite
+#: it), and SANY's messages of that export.
 SANY_XML = "sany.xml"
 SANY_ERR = "sany.err"
 #: The behaviour harness's parameter mapping, or why there is none (a follow-up file).
 BEHAVIOUR_JSON = "behaviour.json"
-SANY_SCRIPT = (f'mkdir -p tmp; java -XX:-UsePerfData -Xmx256m -Djava.io.tmpdir=tmp -cp {JAR} tla2sany.xml.XMLExporter '
-               f'-o "$1.tla" > {SANY_XML} 2> {SANY_ERR}; chmod 0444 {SANY_XML} {SANY_ERR}; shift; exec "$@"')
+#: The job launcher (``drivers/VerikitTlc.java``): SANY's export, then TLC, in one JVM.
+#: Compiled once per run in the sandbox by :meth:`TLC.prepare` and shipped with every job.
+LAUNCHER = "VerikitTlc"
+LAUNCHER_SOURCE = Path(__file__).resolve().parent.parent / "drivers" / f"{LAUNCHER}.java"
 #: What in TLC's output shows the kit's own side failed (the jar or the JVM missing): only
 #: these make a run without a TLC banner ``infra_error``; anything else is the candidate's.
 KIT_SIDE = ("Unable to access jarfile", "Could not find or load main class", "java: not found",
@@ -62,8 +65,21 @@ class TLC(Verifier):
     version = MODULE_VERSION
 
     def prepare(self, sandbox, probed) -> dict:
-        """Nothing to prepare: every job carries its module and config."""
-        return {}
+        """Compile the job launcher (:data:`LAUNCHER`) once per run in ``sandbox``, with the
+        JDK's own compiler module (``java -m jdk.compiler/com.sun.tools.javac.Main``: the
+        JRE of the image has no ``javac`` command), against the image's ``tla2tools.jar``.
+
+        Returns:
+            ``{"VerikitTlc.class": bytes}`` to ship with every job; ``{}`` when it did not
+            build (the jobs then fail as the kit's side: ``infra_error``, "Could not find
+            or load main class").
+        """
+        source = f"{LAUNCHER}.java"
+        res = sandbox.run(["java", "-XX:-UsePerfData", "-m", "jdk.compiler/com.sun.tools.javac.Main", "-cp", JAR,
+                           "-d", ".", source], files={source: LAUNCHER_SOURCE.read_bytes()},
+                          collect=[f"{LAUNCHER}.class"], limits=Limits(wall_s=120))
+        built = (res.files or {}).get(f"{LAUNCHER}.class")
+        return {f"{LAUNCHER}.class": built} if res.returncode == 0 and built else {}
 
     def options(self, probed, *, smoke: bool = False, cpus: int = 1, **overrides) -> dict:
         """Options of a job: ``module`` (set per job), ``workers`` (1), ``fp``, ``seed``,
@@ -84,9 +100,10 @@ class TLC(Verifier):
         return opts
 
     def command(self, options: dict) -> tuple[list[str], dict[str, str], list[str]]:
-        """The command line of the package docstring: SANY's XML export of the module
-        (:data:`SANY_XML`, read by :func:`sany_view`), then TLC, in one ``sh -c`` of the same
-        container run; collects ``states.dump``, ``sany.xml`` and ``sany.err``.
+        """The command line of the package docstring; with ``sany_view`` (the default) the
+        job launcher (:data:`LAUNCHER`) in its place: SANY's XML export of the module
+        (:data:`SANY_XML`, read by :func:`sany_view`), then TLC with the same arguments, in
+        one JVM; collects ``states.dump``, ``sany.xml`` and ``sany.err``.
 
         Raises:
             ValueError: ``options["module"]`` is not a TLA+ module name.
@@ -105,7 +122,9 @@ class TLC(Verifier):
         argv.append(module)
         collect = [DUMP_FILE] if options.get("dump", True) else []
         if options.get("sany_view", True):
-            argv = ["sh", "-c", SANY_SCRIPT, "sany-then-tlc", module] + argv
+            at = argv.index("tlc2.TLC")
+            argv[at - 1] = f"{JAR}:."  # the classpath: the jar and the job directory (the launcher)
+            argv[at:at + 1] = [LAUNCHER, module]
             collect += [SANY_XML, SANY_ERR]
         return argv, {}, collect
 
