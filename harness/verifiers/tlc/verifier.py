@@ -111,8 +111,11 @@ class TLC(Verifier):
         module = options.get("module")
         if not module or not re.fullmatch(r"[A-Za-z0-9_]+", module):
             raise ValueError(f"TLC job without a valid module name: {module!r}")
+        sany = options.get("sany_view", True)
+        # the launcher takes the module first and is found in the job directory
+        classpath, main = (f"{JAR}:.", [LAUNCHER, module]) if sany else (JAR, ["tlc2.TLC"])
         argv = ["java", "-XX:-UsePerfData", "-XX:+UseParallelGC", f"-Xmx{int(options['heap_mb'])}m",
-                "-Djava.io.tmpdir=tmp", "-cp", JAR, "tlc2.TLC", "-tool",
+                "-Djava.io.tmpdir=tmp", "-cp", classpath, *main, "-tool",
                 "-workers", str(int(options["workers"])), "-fp", str(int(options["fp"])),
                 "-seed", str(int(options["seed"])), "-config", f"{module}.cfg", "-metadir", METADIR]
         if options.get("dump", True):
@@ -120,12 +123,7 @@ class TLC(Verifier):
         if not options.get("deadlock_in_cfg", True):
             argv.append("-deadlock")
         argv.append(module)
-        collect = [DUMP_FILE] if options.get("dump", True) else []
-        if options.get("sany_view", True):
-            at = argv.index("tlc2.TLC")
-            argv[at - 1] = f"{JAR}:."  # the classpath: the jar and the job directory (the launcher)
-            argv[at:at + 1] = [LAUNCHER, module]
-            collect += [SANY_XML, SANY_ERR]
+        collect = ([DUMP_FILE] if options.get("dump", True) else []) + ([SANY_XML, SANY_ERR] if sany else [])
         return argv, {}, collect
 
     def followup(self, files: dict[str, str], proc: ProcResult, options: dict) -> tuple[dict, list, list] | None:
