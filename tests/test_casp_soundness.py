@@ -104,6 +104,7 @@ def test_honest_defensive_branch_still_verifies(recs, name, tests):
     rec = recs[name]
     assert rec["verdict"] == "verified", (name, rec["reason"])
     assert _extra(rec)["dead_code_tests"] == tests, _extra(rec)
+    assert _extra(rec)["contract_tests"] == tests, _extra(rec)  # the task's own contract: only with the others
     if tests == "run":
         assert _extra(rec).get("dead_code"), "the defensive branch should be a failed dead-code smoke test"
     else:
@@ -117,6 +118,11 @@ def test_requires_stronger_than_the_task_is_reported(recs):
     stronger = recs["stronger requires"]
     assert _extra(stronger)["requires_weaker_or_equal"] is False, _extra(stronger)
     assert stronger["verdict"] == "verified", stronger["reason"]  # reported, not a verdict change
+    # the probe also decides whether the contract's smoke tests run: not where it proves
+    # that the task's requires imply the candidate's
+    for name in ("same requires", "same requires, other spelling"):
+        assert _extra(recs[name])["contract_tests"] == "left-out", (name, _extra(recs[name]))
+    assert _extra(stronger)["contract_tests"] == "run" and _extra(stronger)["smoke_tests"] >= 1, _extra(stronger)
     notes = casp.integrity_notes(list(recs.values()))
     assert any("requires stronger" in n and "verikit-canary/twice m8" in n for n in notes), notes
     assert not any("m6" in n or "m7" in n for n in notes if "requires stronger" in n), notes

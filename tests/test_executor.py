@@ -15,7 +15,7 @@ from harness.benchmarks import Candidate, casp
 from harness.executor import Executor
 from harness.results import RecordLog, ResultCache, load_records, validate
 from harness.sandbox import Limits
-from harness.verifiers.framac import DEAD_CODE_TESTS_OFF, FramaC
+from harness.verifiers.framac import FramaC
 
 pytestmark = pytest.mark.realtool
 
@@ -494,11 +494,11 @@ def test_the_gate_rejects_on_the_view_without_running_wp(casp_tasks, framac_host
     assert derive(framac_host.framac, jobs[0], proc, casp.judge)[:2] == (rejected["verdict"], rejected["reason"])
     validate("record", rejected)
     # the honest candidate's verification: the command after its gate, from what the gate and
-    # the task run wrote (no call to a function without a body: no smoke tests of unreachable code)
-    assert verified["verifier"]["argv"] == framac_host.framac.command_after_gate(jobs[1].options, {
-        "view.json": b'{"functions": [{"name": "divmult", "defined": true, "calls": []}]}',
-        "sound.log": b"[wp] [Passed] Smoke-test typed_divmult_wp_smoke_default_requires\n[wp] Proved goals: 1 / 1\n"})[0]
-    assert DEAD_CODE_TESTS_OFF[0] in verified["verifier"]["argv"]
-    assert verified["verifier"]["extra"]["dead_code_tests"] == "left-out"
+    # the task run wrote (the task's own contract, no call to a function without a body: no
+    # smoke test can decide its verdict, and none runs)
+    assert verified["verifier"]["argv"] == [a for a in framac_host.framac.command(jobs[1].options)[0]
+                                            if a != "-wp-smoke-tests"]
+    extra = verified["verifier"]["extra"]
+    assert (extra["dead_code_tests"], extra["contract_tests"]) == ("left-out", "left-out")
     proc = OutputStore(tmp_path / "outputs").get(verified["tool_output"]["sha256"])
     assert derive(framac_host.framac, jobs[1], proc, casp.judge)[:2] == (verified["verdict"], verified["reason"])

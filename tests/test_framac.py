@@ -29,8 +29,9 @@ from harness.sandbox.local import HostSandbox
 from harness.model import termination
 from harness.registry import verifier as get_verifier
 from harness.verifiers import VERDICTS
-from harness.verifiers.framac import (DEAD_CODE_TESTS_OFF, DRIVER, HAVOC_TIMEOUT_S, PAPER_OPTIONS, REPORT, SOUND_LOG,
-                                      SOURCE, VIEW, WHY3CONF, FramaC, dead_code_tests_needed, parse_version)
+from harness.verifiers.framac import (DEAD_CODE_TESTS_OFF, DRIVER, HAVOC_TIMEOUT_S, PAPER_OPTIONS, REPORT, REQUIRES_LOG,
+                                      SOUND_LOG, SOURCE, TASK_VIEW, VIEW, WHY3CONF, FramaC, contract_tests_needed,
+                                      dead_code_tests_needed, parse_version)
 
 # --------------------------------------------------------------------------------------
 # Part A: recorded Frama-C 30 logs of the CASP study
@@ -491,9 +492,13 @@ SOUND_DOOMED = ("[wp] [Failed] Smoke-test typed_f_wp_smoke_default_requires\n"
                 "[wp] Proved goals:    0 / 1\n")
 
 
-def _view(*functions) -> bytes:
-    return json.dumps({"functions": [{"name": n, "defined": d, "calls": [{"callee": c, "line": 1} for c in calls]}
-                                     for n, d, calls in functions]}).encode()
+def _view(*functions, clauses=()) -> bytes:
+    """A view (``framac_view.ml``'s shape) of ``(name, defined, callees)`` functions; the
+    first one's contract is ``clauses``: ``(behavior, kind, text)``."""
+    return json.dumps({"functions": [{"name": n, "defined": d, "calls": [{"callee": c, "line": 1} for c in calls],
+                                      "clauses": [{"behavior": b, "kind": k, "status": "assert", "text": t}
+                                                  for b, k, t in (clauses if i == 0 else ())]}
+                                     for i, (n, d, calls) in enumerate(functions)]}).encode()
 
 
 @pytest.mark.parametrize("files, needed", [
@@ -533,17 +538,85 @@ def test_parse_says_which_smoke_tests_ran_and_fails_closed_when_left_out_wrongly
     log = ("[wp] [Passed] Smoke-test typed_f_wp_smoke_default_requires\n"
            "[wp] [Qed] Goal typed_f_ensures : Valid (1ms)\n"
            "[wp] Proved goals:    2 / 2\n")
+    opts = {"smoke_tests": True, "function": "f"}
     argv = ["sh", DRIVER, "-wp", "-wp-smoke-tests", *DEAD_CODE_TESTS_OFF, SOURCE]
     quiet = {VIEW: _view(("f", True, [])), SOUND_LOG: SOUND_OK.encode()}
-    res = FramaC().parse(ProcResult(argv=argv, returncode=0, stdout=log, files=quiet))
-    assert res.verdict == "verified" and res.extra["dead_code_tests"] == "left-out"
+    res = FramaC().parse(ProcResult(argv=argv, returncode=0, stdout=log, files=quiet), opts)
+    assert res.verdict == "verified"
+    assert (res.extra["dead_code_tests"], res.extra["contract_tests"]) == ("left-out", "run")
     # the verification's own view shows a call to a function without a body: they could decide
     wrong = {VIEW: _view(("f", True, ["abs"])), SOUND_LOG: SOUND_OK.encode()}
-    res = FramaC().parse(ProcResult(argv=argv, returncode=0, stdout=log, files=wrong))
+    res = FramaC().parse(ProcResult(argv=argv, returncode=0, stdout=log, files=wrong), opts)
     assert res.verdict == "failed" and "fail closed" in res.reason and "abs()" in res.reason
     full = [a for a in argv if a not in DEAD_CODE_TESTS_OFF]
-    res = FramaC().parse(ProcResult(argv=full, returncode=0, stdout=log, files=wrong))
+    res = FramaC().parse(ProcResult(argv=full, returncode=0, stdout=log, files=wrong), opts)
     assert res.verdict == "verified" and res.extra["dead_code_tests"] == "run"
+    # none ran: fine on the task's own contract, failed on a candidate's the probe does not imply
+    none = [a for a in argv if a not in DEAD_CODE_TESTS_OFF and a != "-wp-smoke-tests"]
+    plain = "[wp] [Qed] Goal typed_f_ensures : Valid (1ms)\n[wp] Proved goals:    1 / 1\n"
+    own = {**quiet, VIEW: _view(("f", True, []), clauses=[REQ]), TASK_VIEW: _view(("f", False, []), clauses=[REQ])}
+    res = FramaC().parse(ProcResult(argv=none, returncode=0, stdout=plain, files=own), opts)
+    assert res.verdict == "verified"
+    assert (res.extra["dead_code_tests"], res.extra["contract_tests"]) == ("left-out", "left-out")
+    theirs = {**own, TASK_VIEW: _view(("f", False, [])), REQUIRES_LOG: PROBE_OPEN.encode()}
+    res = FramaC().parse(ProcResult(argv=none, returncode=0, stdout=plain, files=theirs), opts)
+    assert res.verdict == "failed" and "fail closed" in res.reason and "requires probe" in res.reason
+    # a gold job asks for no smoke tests: nothing to say
+    res = FramaC().parse(ProcResult(argv=none, returncode=0, stdout=plain, files=theirs), {"smoke_tests": False})
+    assert res.verdict == "verified" and "contract_tests" not in res.extra
+
+
+#: A requires clause of f's default behaviour, as the view prints it.
+REQ = ("default!", "requires", "y > 10")
+#: The requires probe's WP log (Frama-C 25): the task's requires imply the candidate's, or not.
+PROBE_PROVED = ("[wp] [Qed] Goal typed_vk_requires_probe_call_f_requires : Valid (1ms)\n"
+                "[wp] Proved goals:    1 / 1\n")
+PROBE_OPEN = ("[wp] [Failed] Goal typed_vk_requires_probe_call_f_requires\n"
+              "  Z3 4.8.12: Unknown (Qed:1ms) (10ms)\n"
+              "[wp] Proved goals:    0 / 1\n")
+
+
+@pytest.mark.parametrize("files, needed", [
+    ({VIEW: _view(("f", True, []))}, None),
+    ({VIEW: _view(("f", True, []), clauses=[REQ]), TASK_VIEW: _view(("f", False, []), clauses=[REQ])}, None),
+    ({VIEW: _view(("f", True, []), clauses=[REQ]), TASK_VIEW: _view(("f", False, [])),
+      REQUIRES_LOG: PROBE_PROVED.encode()}, None),
+    ({VIEW: _view(("f", True, []), clauses=[REQ]), TASK_VIEW: _view(("f", False, [])),
+      REQUIRES_LOG: PROBE_OPEN.encode()}, "0/1 goals of the requires probe"),
+    ({VIEW: _view(("f", True, []), clauses=[REQ]), TASK_VIEW: _view(("f", False, []))}, "no answer"),
+    ({VIEW: _view(("f", True, []), clauses=[REQ]), TASK_VIEW: _view(("f", False, [])),
+      REQUIRES_LOG: b"[kernel] User Error: ...\n[kernel] Frama-C aborted: invalid user input.\n"}, "no answer"),
+    ({VIEW: _view(("f", True, []), clauses=[REQ, ("pos", "assumes", "y > 0")]), TASK_VIEW: _view(("f", False, [])),
+      REQUIRES_LOG: PROBE_PROVED.encode()}, "behaviours"),
+    ({VIEW: _view(("f", True, []), clauses=[REQ, ("default!", "requires", "y < 5")]),
+      TASK_VIEW: _view(("f", False, []), clauses=[REQ])}, "no answer"),  # one clause added to the task's
+    ({VIEW: _view(("g", True, []))}, "no readable view of f()"),
+    ({VIEW: b"{not json"}, "no readable view"),
+], ids=["no-precondition", "the-task-contract", "probe-proved", "probe-not-proved", "no-probe", "probe-rejected",
+        "behaviours", "clause-added", "no-target", "unreadable-view"])
+def test_contract_tests_needed(files, needed):
+    why = contract_tests_needed(files, "f")
+    assert (why is None) == (needed is None), why
+    assert needed is None or needed in why
+    assert contract_tests_needed(files, None) == "no target function"
+
+
+def test_command_after_gate_leaves_every_smoke_test_out_only_where_none_can_decide():
+    v = FramaC()
+    probed = types.SimpleNamespace(versions={"frama-c": "25.0", "z3": "4.8.12"})
+    smoke = v.options(probed, smoke=True, function="f")
+    full, env, collect = v.command(smoke)
+    own = {VIEW: _view(("f", True, []), clauses=[REQ]), TASK_VIEW: _view(("f", False, []), clauses=[REQ]),
+           SOUND_LOG: SOUND_OK.encode()}
+    argv, env2, collect2 = v.command_after_gate(smoke, own)
+    assert (env2, collect2) == (env, collect)
+    assert argv == [a for a in full if a != "-wp-smoke-tests"]
+    # a candidate's contract the probe does not imply: the contract's tests run, not those of dead code
+    theirs = {**own, TASK_VIEW: _view(("f", False, [])), REQUIRES_LOG: PROBE_OPEN.encode()}
+    assert [a for a in v.command_after_gate(smoke, theirs)[0] if a not in DEAD_CODE_TESTS_OFF] == full
+    # unreachable code can decide: every test runs, whatever the contract
+    calls = {**own, VIEW: _view(("f", True, ["abs"]), clauses=[REQ])}
+    assert v.command_after_gate(smoke, calls)[0] == full
 
 
 DEFENSIVE = """/*@ requires y > 10;
@@ -591,10 +664,10 @@ def test_dead_code_tests_after_gate_with_the_real_tool(fc, src, left_out):
     argv, env, collect = fc.framac.command_after_gate(opts, gate_files)
     assert (DEAD_CODE_TESTS_OFF[0] in argv) is left_out
     proc = fc.sandbox.run(argv, files={**fc.prepared, SOURCE: src}, env=env, collect=collect, limits=limits)
-    res = fc.framac.parse(ProcResult(**{**proc.__dict__, "files": {**proc.files, **task}}))
+    res = fc.framac.parse(ProcResult(**{**proc.__dict__, "files": {**proc.files, **task}}), opts)
     full_argv, _, _ = fc.framac.command(opts)
     full = res if full_argv == argv else fc.framac.parse(  # the same command: not run twice
-        fc.sandbox.run(full_argv, files={**fc.prepared, SOURCE: src}, env=env, collect=collect, limits=limits))
+        fc.sandbox.run(full_argv, files={**fc.prepared, SOURCE: src}, env=env, collect=collect, limits=limits), opts)
     assert full.extra.get("dead_code"), "the full command finds the unreachable code"
     assert (res.goals.proved, res.goals.total) == (full.goals.proved, full.goals.total)
     assert res.verdict == full.verdict == "verified"
@@ -603,3 +676,50 @@ def test_dead_code_tests_after_gate_with_the_real_tool(fc, src, left_out):
         assert res.extra["smoke_tests"] < full.extra["smoke_tests"]
     else:
         assert res.extra["dead_code_tests"] == "run" and res.extra["dead_code"] == full.extra["dead_code"]
+
+
+#: The requires probe of a candidate's contract on ``g`` (``harness/benchmarks/casp/jobs.py``
+#: ``_requires_probe``): the candidate's contract on a declaration, then a probe with the
+#: task's contract (``requires y > 20``) that calls ``g``.
+PROBE = """/*@ requires {requires};
+    assigns \\nothing;
+    ensures \\result >= 0;
+*/
+int g(int y);
+/*@ requires y > 20; */
+int vk_requires_probe(int y) {{ return g(y); }}
+"""
+
+
+@pytest.mark.realtool
+@pytest.mark.slow
+@pytest.mark.parametrize("requires, left_out", [("y > 10", True), ("y > 10 && y < 5", False)],
+                         ids=["implied-by-the-task", "inconsistent"])
+def test_contract_tests_after_gate_with_the_real_tool(fc, requires, left_out):
+    """The gate runs the requires probe; where it proves that the task's requires imply the
+    candidate's, the verification runs no smoke test and gets the full command's verdict
+    and goal counts; where it does not (an inconsistent requires), the smoke tests of the
+    contract run and find the inconsistency."""
+    src = DEFENSIVE.replace("y > 10", requires)
+    files = {**fc.prepared, SOURCE: src, "requires.c": PROBE.format(requires=requires)}
+    opts = fc.framac.options(fc.probed, smoke=True, wp_timeout_s=5, gate=True, function="g")
+    limits = Limits(wall_s=180)
+    g_argv, g_env, g_collect = fc.framac.gate(opts)
+    gate = fc.sandbox.run(g_argv, files=files, env=g_env, collect=g_collect, limits=limits)
+    task = {SOUND_LOG: SOUND_OK.encode()}
+    gate_files = {**gate.files, **task}
+    assert REQUIRES_LOG in gate_files and "vk_requires_probe" in gate_files[REQUIRES_LOG].decode()
+    argv, env, collect = fc.framac.command_after_gate(opts, gate_files)
+    assert ("-wp-smoke-tests" not in argv) is left_out
+    proc = fc.sandbox.run(argv, files=files, env=env, collect=collect, limits=limits)
+    res = fc.framac.parse(ProcResult(**{**proc.__dict__, "files": {**proc.files, **task}}), opts)
+    if left_out:
+        assert res.extra["contract_tests"] == "left-out" and "smoke_tests" not in res.extra
+        full = fc.framac.parse(fc.sandbox.run(fc.framac.command(opts)[0], files=files, env=env, collect=collect,
+                                              limits=limits), opts)
+        assert full.extra["smoke_tests"] >= 1 and not full.vacuous
+        assert (res.verdict, res.goals.proved, res.goals.total) == (full.verdict, full.goals.proved, full.goals.total)
+        assert res.verdict == "verified"
+    else:
+        assert res.extra["contract_tests"] == "run" and res.extra["dead_code_tests"] == "left-out"
+        assert res.verdict == "failed" and res.vacuous == ["typed_g_wp_smoke_default_requires"]

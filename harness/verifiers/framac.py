@@ -51,7 +51,7 @@ SOURCE = "candidate.c"
 REPORT = "wp-report.json"
 #: Version of this module's command line and parser; part of every job key, so results
 #: cached under an older reading of the output are never reused. Bump on any change.
-MODULE_VERSION = "4"  # "3": the gate; "4": dead-code smoke tests where they can decide
+MODULE_VERSION = "5"  # "3": the gate; "4": dead-code smoke tests where they can decide; "5": all smoke tests so
 WHY3CONF = "why3.conf"
 #: Job file names of the driver and of Frama-C's view script, and their package sources.
 DRIVER = "verikit_framac_job.sh"
@@ -216,8 +216,10 @@ class FramaC(Verifier):
     def gate(self, options: dict) -> tuple[list[str], dict[str, str], list[str]] | None:
         """The executor's first run of a candidate when ``options["gate"]`` is set (CASP's
         candidate modes): the driver in gate mode (``VERIKIT_GATE=1``) writes the
-        preprocessed candidate text and Frama-C's view of the verified file from a parse
-        only: no WP, no side run, nothing of the candidate executed (about a second). The
+        preprocessed candidate text, Frama-C's view of the verified file from a parse
+        only and, when the job ships ``requires.c``, the requires probe (WP on the task's
+        requires and the candidate's, nothing of the candidate run): no WP on the verified
+        file, nothing of the candidate executed (about a second). The
         benchmark's judge reads it (with the task run's files); a ``rejected`` verdict is
         final, anything else makes the executor run :meth:`command` as usual.
 
@@ -228,26 +230,26 @@ class FramaC(Verifier):
             return None
         argv, env, _ = self.command(options)
         return argv, {**env, "VERIKIT_GATE": "1"}, [VIEW, TASK_VIEW, *REGION_PP.values(), REGION_ERR, COMPILER_LOG,
-                                                    GATE_MARK]
+                                                    REQUIRES_LOG, GATE_MARK]
 
     def command_after_gate(self, options: dict, gate_files: dict[str, bytes]) -> tuple[list[str], dict[str, str], list[str]]:
         """The verification's command after a gate that did not decide: :meth:`command`,
-        with WP's smoke tests of unreachable code left out (:data:`DEAD_CODE_TESTS_OFF`)
-        when the gate's view of the same file and the task's soundness run (``gate_files``)
-        show that they cannot decide the verdict (:func:`dead_code_tests_needed`).
+        with WP's smoke tests left out where the gate's files (its view, its requires probe,
+        the task's soundness run) show that they cannot decide the verdict: those of
+        unreachable code (:data:`DEAD_CODE_TESTS_OFF`, :func:`dead_code_tests_needed`) and,
+        when those are out, all of them (:func:`contract_tests_needed`, for the target
+        ``options["function"]``).
 
         Each passing smoke test waits out its prover limits (Z3's 500,000 steps, about 5 s
-        here), so they were most of a verified candidate's cost over the paper's command.
-        Unreachable code is allowed under a consistent contract (a defensive branch the
-        requires exclude); a benchmark rejects a proof over it only after a call to a
-        function without a body or on an inconsistent task (CASP's ``no-dead-code-proof``),
-        and these are the cases in which the tests still run.
+        here): they were most of a verified candidate's cost over the paper's command.
         """
         argv, env, collect = self.command(options)
         if "-wp-smoke-tests" not in argv or dead_code_tests_needed(gate_files) is not None:
             return argv, env, collect
-        at = argv.index("-wp-smoke-tests") + 1
-        return argv[:at] + list(DEAD_CODE_TESTS_OFF) + argv[at:], env, collect
+        at = argv.index("-wp-smoke-tests")
+        if contract_tests_needed(gate_files, options.get("function")) is None:
+            return argv[:at] + argv[at + 1:], env, collect
+        return argv[:at + 1] + list(DEAD_CODE_TESTS_OFF) + argv[at + 1:], env, collect
 
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Turn a finished Frama-C run into a :class:`VerifierResult`.
@@ -262,21 +264,26 @@ class FramaC(Verifier):
         verification: ``invalid`` when Frama-C rejected the file, else ``failed`` ("WP not
         run"), with ``extra["gate"] = True`` for the judge.
 
-        A verification with smoke tests says in ``extra["dead_code_tests"]`` whether its
-        command (``proc.argv``) ran the smoke tests of unreachable code (``"run"``) or left
-        them out (``"left-out"``, :meth:`command_after_gate`). Left out while the
-        verification's own view and the task's soundness run show that they could decide
-        the verdict (:func:`dead_code_tests_needed`), the run is ``failed`` (fail closed).
+        A verification whose job asks for smoke tests (``options["smoke_tests"]``) says
+        which ran in its command (``proc.argv``, :meth:`command_after_gate`):
+        ``extra["dead_code_tests"]`` and ``extra["contract_tests"]`` are ``"run"`` or
+        ``"left-out"``. Left out while the verification's own view, its requires probe and
+        the task's soundness run show that they could decide the verdict
+        (:func:`dead_code_tests_needed`, :func:`contract_tests_needed`), the run is
+        ``failed`` (fail closed).
         """
         result = self._parse_main(proc)
-        if "-wp-smoke-tests" in proc.argv and GATE_MARK not in (proc.files or {}) and result.goals is not None:
-            left_out = DEAD_CODE_TESTS_OFF[0] in proc.argv
-            result.extra["dead_code_tests"] = "left-out" if left_out else "run"
-            why = dead_code_tests_needed(proc.files or {}) if left_out else None
+        files = proc.files or {}
+        if (options or {}).get("smoke_tests") and GATE_MARK not in files and result.goals is not None:
+            ran = "-wp-smoke-tests" in proc.argv
+            dead_out, contract_out = not ran or DEAD_CODE_TESTS_OFF[0] in proc.argv, not ran
+            result.extra["dead_code_tests"] = "left-out" if dead_out else "run"
+            result.extra["contract_tests"] = "left-out" if contract_out else "run"
+            why = ((dead_code_tests_needed(files) if dead_out else None)
+                   or (contract_tests_needed(files, options.get("function")) if contract_out else None))
             if why is not None and result.verdict == "verified":
                 result.verdict = "failed"
-                result.reason = (f"the smoke tests of unreachable code were left out, but they can decide this "
-                                 f"verdict: {why} (fail closed)")
+                result.reason = f"smoke tests were left out, but they can decide this verdict: {why} (fail closed)"
         if GATE_MARK in (proc.files or {}):
             if result.verdict != "invalid":  # a parse that Frama-C accepted (or a crash): never a verification
                 result = VerifierResult("failed", f"the gate: Frama-C's view only, WP not run ({result.reason})",
@@ -374,6 +381,50 @@ def dead_code_tests_needed(files: dict[str, bytes]) -> str | None:
         return "the task's soundness run gave no answer"
     if sound.vacuous or sound.extra.get("dead_code"):
         return "the task's soundness run failed a smoke test"
+    return None
+
+
+def contract_tests_needed(files: dict[str, bytes], function: str | None) -> str | None:
+    """Why WP's smoke tests of requires and behaviours' assumes (an inconsistent
+    precondition, a behaviour that never applies) can decide the verdict of a verification
+    of ``function`` (None: not known), or None when they cannot.
+
+    ``files``: Frama-C's views of the verified file (:data:`VIEW`) and of the task's fixed
+    part (:data:`TASK_VIEW`, a task run), and the requires probe's log (:data:`REQUIRES_LOG`,
+    ``harness/benchmarks/casp/soundness.py`` ``requires_check``). They cannot decide it when
+    ``function``'s requires and assumes in the view are none (``\\true``); or the task's
+    own (the same in the task's view: the task's soundness run judges them, and a failure
+    there is the task's defect, never the candidate's); or the candidate's, without
+    assumes, and the probe proved every goal (the task's requires imply them: a proof, not
+    a prover's "don't know"). Another function's requires are proved at each of its calls,
+    so an inconsistent one makes only its own proof vacuous, never a caller's.
+    """
+    if function is None:
+        return "no target function"
+
+    def contract(name):
+        try:
+            target = next((f for f in json.loads(files[name])["functions"] if f.get("name") == function), None)
+            clauses = None if target is None else target["clauses"]
+            return None if clauses is None else sorted(
+                (c["behavior"], c["kind"], c["text"]) for c in clauses if c["kind"] in ("requires", "assumes"))
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    mine, task = contract(VIEW), contract(TASK_VIEW)
+    if mine is None:
+        return f"no readable view of {function}() in the verified file"
+    if not mine or mine == task:  # precondition \true, or the task's own contract
+        return None
+    if any(kind == "assumes" for _, kind, _ in mine):
+        return f"the contract of {function}() has behaviours, whose assumes may never apply"
+    raw = files.get(REQUIRES_LOG)
+    probe = _side_run(raw.decode("utf-8", "replace") if raw is not None else None)
+    if probe is None or probe.verdict in ("invalid", "infra_error") or probe.goals is None:
+        return "no answer from the requires probe"
+    if probe.goals.total == 0 or probe.goals.proved != probe.goals.total:
+        return (f"the task's requires are not proved to imply those of {function}() "
+                f"({probe.goals.proved}/{probe.goals.total} goals of the requires probe)")
     return None
 
 

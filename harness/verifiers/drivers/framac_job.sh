@@ -38,9 +38,12 @@
 #
 # The gate (VERIKIT_GATE=1; the executor's first run of a candidate, see
 # harness/verifiers/framac.py FramaC.gate): step 1, then Frama-C's view of the verified
-# file (the last argument) from a parse only, and nothing else: no WP, no side run, no
-# execution. It writes vk-gate so that its output is never read as a verification's.
-# The judge compares that view with the task's (step 2, from the task run).
+# file (the last argument) from a parse only, and the requires probe of step 3b (WP on
+# requires.c: the task's requires and the candidate's, nothing of the candidate run), and
+# nothing else: no WP on the verified file, no other side run, no execution. It writes
+# vk-gate so that its output is never read as a verification's. The judge compares that
+# view with the task's (step 2, from the task run); harness/verifiers/framac.py
+# FramaC.command_after_gate reads the view and the probe to choose the smoke tests.
 set -u
 if [ "${1:-}" = --prepare ]; then
   lib=$(frama-c -print-lib-path)
@@ -69,6 +72,10 @@ if [ -f task.c ]; then
 fi
 if [ "${VERIKIT_GATE:-}" = 1 ]; then
   : >vk-gate
+  if [ -f requires.c ]; then  # step 3b's requires probe: WP on the task's and the candidate's requires only
+    # shellcheck disable=SC2086  # word splitting of the argument list is intended
+    frama-c ${VERIKIT_REQUIRES_ARGS:-} requires.c >requires.log 2>&1
+  fi
   for source; do :; done  # the verified file: the last argument
   VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$source"
 fi
