@@ -481,6 +481,40 @@ def test_dead_branch_under_a_consistent_precondition_is_not_vacuous(fc):
     assert res.verdict == "verified", res.reason
 
 
+#: Frama-C 25's output (captured here) for ``while (1) ;`` before ``return a;`` under
+#: ``ensures \\result == a``, with smoke tests: the unreachable return is a failed smoke
+#: test named only by its location, yet counted in the summary's total.
+UNNAMED_SMOKE_LOG = """[kernel] Parsing c.c (with preprocessing)
+[wp] Running WP plugin...
+[rte:annot] annotating function f
+[wp] c.c:6: Warning: Failed smoke-test
+[wp] [CFG] Goal f_assigns : Valid (Unreachable)
+[wp] [CFG] Goal f_ensures : Valid (Unreachable)
+[wp] c.c:5: Warning: Missing assigns clause (assigns 'everything' instead)
+[wp] 2 goals scheduled
+[wp] [Passed] Smoke-test typed_f_wp_smoke_default_requires
+[wp] [Passed] Smoke-test typed_f_wp_smoke_dead_loop_s1
+[wp] Proved goals:    4 / 5
+  Qed:             0  (0.34ms-0.90ms)
+  CVC4 1.8:        2
+  Z3 4.8.12:       2  (2s)
+"""
+
+
+def test_a_failed_smoke_test_named_only_by_its_location_is_not_a_goal():
+    res = FramaC().parse(ProcResult(argv=["sh", DRIVER, "-wp", "-wp-smoke-tests", SOURCE], returncode=0,
+                                    stdout=UNNAMED_SMOKE_LOG))
+    assert (res.goals.proved, res.goals.total) == (2, 2) and res.verdict == "verified", res.goals
+    assert res.extra["smoke_tests"] == 3 and res.extra["smoke_failed_unnamed"] == ["c.c:6"]
+    # the located warning that follows a named failed smoke test is that test's, not another
+    named = ("[wp] [Failed] Smoke-test typed_f_wp_smoke_default_requires\n       Qed: Valid\n"
+             "[wp] c.c:3: Warning: Failed smoke-test\n"
+             "[wp] [Qed] Goal typed_f_ensures : Valid (1ms)\n[wp] Proved goals:    1 / 2\n")
+    res = FramaC().parse(ProcResult(argv=["sh", DRIVER, "-wp", "-wp-smoke-tests", SOURCE], returncode=0, stdout=named))
+    assert (res.goals.proved, res.goals.total) == (1, 1) and "smoke_failed_unnamed" not in res.extra
+    assert res.vacuous == ["typed_f_wp_smoke_default_requires"]
+
+
 # --------------------------------------------------------------------------------------
 # The smoke tests of unreachable code: run only where they can decide the verdict
 # --------------------------------------------------------------------------------------

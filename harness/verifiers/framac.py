@@ -11,14 +11,13 @@ CASP source files": Frama-C 30.0 WP + RTE, provers Z3 4.8.12, Alt-Ergo 2.6.0, CV
 with ``WHY3CONFIG`` pointing at a ``why3.conf`` produced by ``why3 config detect`` in the
 same sandbox (:meth:`FramaC.prepare`). The command runs through the job driver
 ``drivers/framac_job.sh`` with ``-load-module drivers/framac_view.ml`` (compiled once per
-run, :data:`PREPARED`): from the same
-parse that WP verifies, Frama-C writes its own view of the file (functions, types,
-contracts, bodies, calls, loops, user annotations, global annotations) to ``view.json``;
-when the benchmark ships them, the driver also preprocesses the candidate's own text
-(``region.c``), writes the view of the task's fixed part (``task.c``) and runs WP on the
-ensures clauses of a do-nothing body (``havoc.c``). :meth:`FramaC.parse` hands these to
-the benchmark's judge in ``VerifierResult.artifacts``. Provers that the sandbox does not have are left
-out of ``-wp-prover`` and the omission is recorded (drift from the pins).
+run, :data:`PREPARED`): from the same parse that WP verifies, Frama-C writes its own view
+of the file (functions, types, contracts, bodies, calls, loops, user and global
+annotations) to ``view.json``; when the benchmark ships them, the driver also preprocesses
+the candidate's own text (``region.c``), writes the view of the task's fixed part
+(``task.c``) and runs the side WP runs (``havoc.c``, ``sound.c``, ``requires.c``).
+:meth:`FramaC.parse` hands these to the benchmark's judge in ``VerifierResult.artifacts``.
+Provers the sandbox lacks are left out of ``-wp-prover``; the omission is recorded.
 
 Output parsing understands both log dialects:
 
@@ -51,7 +50,8 @@ SOURCE = "candidate.c"
 REPORT = "wp-report.json"
 #: Version of this module's command line and parser; part of every job key, so results
 #: cached under an older reading of the output are never reused. Bump on any change.
-MODULE_VERSION = "5"  # "3": the gate; "4": dead-code smoke tests where they can decide; "5": all smoke tests so
+MODULE_VERSION = "5"  # "3": the gate; "4": dead-code smoke tests where they can decide; "5": all smoke tests so,
+# and a failed smoke test WP names only by its location is not counted as a goal
 WHY3CONF = "why3.conf"
 #: Job file names of the driver and of Frama-C's view script, and their package sources.
 DRIVER = "verikit_framac_job.sh"
@@ -105,6 +105,7 @@ _GOAL25 = re.compile(r"^\[wp\] \[([^\]]+)\] Goal (\S+)(?: : (\w+))?(.*)$")
 _SMOKE = re.compile(r"^\[wp\] \[(Passed|Failed)\] Smoke-test (\S+)")
 _GOAL30 = re.compile(r"^\[wp\] \[(Timeout|Failed|Unknown|Stepout|Unsuccess|Doomed|Unreachable)\] (typed_\S+)(.*)$")
 _REQUIRES_SMOKE = re.compile(r"_wp_smoke_\w*requires")
+_LOCATED_SMOKE = re.compile(r"^\[wp\] (\S+:\d+): Warning: Failed smoke-test\s*$")
 _NO_GOAL = "[wp] Warning: No goal generated"  # WP's whole output when there is nothing to prove
 _PROVER_LINE = re.compile(r"^\s+([A-Za-z][\w .+-]*?):\s+(\w+)")
 _ERROR = re.compile(r"^\[(kernel|wp|rte)[^\]]*\].*(error|Error|Failure|aborted|Warning|\.c:\d+:\s*$)", re.M)
@@ -216,12 +217,10 @@ class FramaC(Verifier):
     def gate(self, options: dict) -> tuple[list[str], dict[str, str], list[str]] | None:
         """The executor's first run of a candidate when ``options["gate"]`` is set (CASP's
         candidate modes): the driver in gate mode (``VERIKIT_GATE=1``) writes the
-        preprocessed candidate text, Frama-C's view of the verified file from a parse
-        only and, when the job ships ``requires.c``, the requires probe (WP on the task's
-        requires and the candidate's, nothing of the candidate run): no WP on the verified
-        file, nothing of the candidate executed (about a second). The
-        benchmark's judge reads it (with the task run's files); a ``rejected`` verdict is
-        final, anything else makes the executor run :meth:`command` as usual.
+        preprocessed candidate text, Frama-C's view of the verified file from a parse only
+        and the requires probe of ``requires.c`` when shipped; no WP on the verified file,
+        nothing of the candidate executed (about a second). The benchmark's judge reads it
+        (with the task run's files): ``rejected`` is final, else the verification runs.
 
         Returns:
             ``(argv, env, collect)``, or None when the options ask for no gate.
@@ -264,13 +263,10 @@ class FramaC(Verifier):
         verification: ``invalid`` when Frama-C rejected the file, else ``failed`` ("WP not
         run"), with ``extra["gate"] = True`` for the judge.
 
-        A verification whose job asks for smoke tests (``options["smoke_tests"]``) says
-        which ran in its command (``proc.argv``, :meth:`command_after_gate`):
-        ``extra["dead_code_tests"]`` and ``extra["contract_tests"]`` are ``"run"`` or
-        ``"left-out"``. Left out while the verification's own view, its requires probe and
-        the task's soundness run show that they could decide the verdict
-        (:func:`dead_code_tests_needed`, :func:`contract_tests_needed`), the run is
-        ``failed`` (fail closed).
+        With ``options["smoke_tests"]``, ``extra["dead_code_tests"]`` and
+        ``extra["contract_tests"]`` say (``"run"``, ``"left-out"``) what its command ran
+        (:meth:`command_after_gate`); left out where its own files show they could decide
+        (:func:`dead_code_tests_needed`, :func:`contract_tests_needed`), it is ``failed``.
         """
         result = self._parse_main(proc)
         files = proc.files or {}
@@ -316,36 +312,29 @@ def artifacts(files: dict[str, bytes]) -> dict:
         outputs it ``{"comments", "no_comments", "tokens"}`` (each None when not made),
         ``"region_err"``: the preprocessor's messages; ``"compiler_log"``: gcc's
         diagnostics on the verified file (None when not made: not a candidate mode);
-        ``"havoc"``: the :class:`VerifierResult` of the do-nothing-body WP run (None when
-        not run); ``"execution_log"``: the execution cross-check's log (``vk_exec.log``,
-        None when not run); ``"sound"`` and ``"requires"``: the
-        :class:`VerifierResult` of the task-soundness smoke-test run and of the
-        requires-implication run (None when not run; verdict ``invalid`` when Frama-C
-        rejected the file); ``"smoke_by_function"``: ``{function: [smoke test names]}``
-        of the verification's ``-wp-report-json`` (every smoke test WP made, passed or
-        failed, under the function whose code it is in; {} without a report), and
+        ``"havoc"``, ``"sound"``, ``"requires"``: the :class:`VerifierResult` of the
+        do-nothing-body, task-soundness and requires-probe WP runs (None when not run;
+        ``invalid`` when Frama-C rejected the file); ``"execution_log"``: ``vk_exec.log``
+        (None when not run); ``"smoke_by_function"``: ``{function: [smoke test names]}``
+        of the verification's ``-wp-report-json`` ({} without a report), and
         ``"sound_smoke_by_function"`` the same of the soundness run.
     """
-    def text(name):
-        raw = files.get(name)
-        return raw.decode("utf-8", "replace") if raw is not None else None
-
     def view(name):
         try:
             return json.loads(files[name]) if name in files else None
         except (ValueError, UnicodeDecodeError):
             return None
 
-    havoc_log = text(HAVOC_LOG)
+    havoc_log = _text(files, HAVOC_LOG)
     havoc = None
     if havoc_log is not None:
         invalid = "invalid user input" in havoc_log or "syntax error" in havoc_log
         havoc = (VerifierResult("invalid", "Frama-C rejected the do-nothing body", messages=_messages(havoc_log))
                  if invalid else _parse_goals(havoc_log, None, _messages(havoc_log)))
-    return {"view": view(VIEW), "task_view": view(TASK_VIEW), "region_pp": {k: text(v) for k, v in REGION_PP.items()},
-            "region_err": text(REGION_ERR), "compiler_log": text(COMPILER_LOG), "havoc": havoc, "execution_log": text(EXEC_LOG),
-            "sound": _side_run(text(SOUND_LOG)), "requires": _side_run(text(REQUIRES_LOG)),
-            "smoke_by_function": _smoke_by_function(files.get(REPORT)),
+    return {"view": view(VIEW), "task_view": view(TASK_VIEW), "region_pp": {k: _text(files, v) for k, v in REGION_PP.items()},
+            "region_err": _text(files, REGION_ERR), "compiler_log": _text(files, COMPILER_LOG), "havoc": havoc,
+            "execution_log": _text(files, EXEC_LOG), "sound": _side_run(_text(files, SOUND_LOG)),
+            "requires": _side_run(_text(files, REQUIRES_LOG)), "smoke_by_function": _smoke_by_function(files.get(REPORT)),
             "sound_smoke_by_function": _smoke_by_function(files.get(SOUND_REPORT))}
 
 
@@ -375,8 +364,7 @@ def dead_code_tests_needed(files: dict[str, bytes]) -> str | None:
             callee = call.get("callee")
             if callee not in defined:
                 return (f"{f['name']}() calls " + (f"{callee}(), which has no body" if callee else "through a pointer"))
-    raw = files.get(SOUND_LOG)
-    sound = _side_run(raw.decode("utf-8", "replace") if raw is not None else None)
+    sound = _side_run(_text(files, SOUND_LOG))
     if sound is None or sound.goals is None or sound.verdict in ("invalid", "infra_error"):
         return "the task's soundness run gave no answer"
     if sound.vacuous or sound.extra.get("dead_code"):
@@ -391,13 +379,11 @@ def contract_tests_needed(files: dict[str, bytes], function: str | None) -> str 
 
     ``files``: Frama-C's views of the verified file (:data:`VIEW`) and of the task's fixed
     part (:data:`TASK_VIEW`, a task run), and the requires probe's log (:data:`REQUIRES_LOG`,
-    ``harness/benchmarks/casp/soundness.py`` ``requires_check``). They cannot decide it when
-    ``function``'s requires and assumes in the view are none (``\\true``); or the task's
-    own (the same in the task's view: the task's soundness run judges them, and a failure
-    there is the task's defect, never the candidate's); or the candidate's, without
-    assumes, and the probe proved every goal (the task's requires imply them: a proof, not
-    a prover's "don't know"). Another function's requires are proved at each of its calls,
-    so an inconsistent one makes only its own proof vacuous, never a caller's.
+    CASP ``soundness.requires_check``). They cannot decide when ``function``'s requires and
+    assumes in the view are none; or the task's own (its soundness run judges them: a
+    failure is the task's defect); or the candidate's, without assumes, and the probe proved
+    every goal (the task's requires imply them: a proof, not a prover's "don't know").
+    Another function's requires are proved at its calls: never a caller's vacuity.
     """
     if function is None:
         return "no target function"
@@ -418,14 +404,18 @@ def contract_tests_needed(files: dict[str, bytes], function: str | None) -> str 
         return None
     if any(kind == "assumes" for _, kind, _ in mine):
         return f"the contract of {function}() has behaviours, whose assumes may never apply"
-    raw = files.get(REQUIRES_LOG)
-    probe = _side_run(raw.decode("utf-8", "replace") if raw is not None else None)
+    probe = _side_run(_text(files, REQUIRES_LOG))
     if probe is None or probe.verdict in ("invalid", "infra_error") or probe.goals is None:
         return "no answer from the requires probe"
     if probe.goals.total == 0 or probe.goals.proved != probe.goals.total:
         return (f"the task's requires are not proved to imply those of {function}() "
                 f"({probe.goals.proved}/{probe.goals.total} goals of the requires probe)")
     return None
+
+
+def _text(files: dict[str, bytes], name: str) -> str | None:
+    raw = files.get(name)
+    return raw.decode("utf-8", "replace") if raw is not None else None
 
 
 def _side_run(log: str | None) -> VerifierResult | None:
@@ -514,7 +504,8 @@ def _parse_goals(log: str, report: bytes | None, messages: list[str]) -> Verifie
     summary = _SUMMARY.search(log)
     items = {k.strip(): int(v) for k, v in _SUMMARY_ITEM.findall(log[summary.end():])} if summary else {}
     json_counts = _report_counts(report)
-    n_smoke = len(smoke) or json_counts.get("smoke_total", 0)
+    unnamed = _unnamed_failed_smoke(lines)
+    n_smoke = (len(smoke) or json_counts.get("smoke_total", 0)) + len(unnamed)
     smoke_passed = sum(1 for s in smoke.values() if s == "passed")
     if summary:
         proved_all, total_all = int(summary.group(1)), int(summary.group(2))
@@ -540,6 +531,8 @@ def _parse_goals(log: str, report: bytes | None, messages: list[str]) -> Verifie
     extra = {k: items[k] for k in ("Terminating", "Unreachable") if k in items}
     if n_smoke:
         extra["smoke_tests"] = n_smoke
+    if unnamed:
+        extra["smoke_failed_unnamed"] = unnamed
     if dead:
         extra["dead_code"] = dead
     if json_counts.get("functions"):
@@ -558,6 +551,20 @@ def _parse_goals(log: str, report: bytes | None, messages: list[str]) -> Verifie
         verdict, reason = "failed", f"{proved}/{total} goals proved" + (f"; not proved: {names}" if names else "")
     return VerifierResult(verdict, reason, goals=goals, goal_results=sorted(unproved, key=lambda g: g["name"]),
                           vacuous=vacuous, messages=messages, extra=extra)
+
+
+def _unnamed_failed_smoke(lines: list[str]) -> list[str]:
+    """The locations (``file.c:line``) of failed smoke tests WP reports only as a warning
+    with no goal name (Frama-C 25: code after ``while (1) ;``), counted in its summary's
+    total but not goals; a warning after a named ``[Failed] Smoke-test`` is that test's."""
+    out, prev = [], ""
+    for line in lines:
+        m = _LOCATED_SMOKE.match(line)
+        if m and not _SMOKE.match(prev) and m.group(1) not in out:
+            out.append(m.group(1))
+        if line[:1] not in (" ", "\t"):
+            prev = line
+    return out
 
 
 def _time(rest: str) -> float | None:
