@@ -47,7 +47,7 @@ and a gate that did not come to its own end, lead to the verification as usual. 
 stored output is the gate's, so the verdict stays re-derivable. When the gate came to its
 own end without deciding, the verification's command is the verifier's
 ``command_after_gate(options, gate files)`` (Frama-C: the smoke tests that can decide a
-verdict on what the gate's view shows); the verification's stored output holds the
+verdict on what the gate's view and requires probe show); the verification's stored output holds the
 command it ran.
 """
 

@@ -519,7 +519,7 @@ class Verifier:
         """The verification's command when :meth:`gate` ran to its own end and did not
         decide: ``gate_files`` are what it collected, with the job's task run. A verifier
         may leave out of the verification what the gate's output shows cannot decide the
-        verdict (Frama-C: the dead-code smoke tests); its :meth:`parse` then reads from the
+        verdict (Frama-C: the smoke tests that cannot decide it); its :meth:`parse` then reads from the
         stored command what ran. Default: :meth:`command`."""
         return self.command(options)
 
