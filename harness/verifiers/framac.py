@@ -50,8 +50,7 @@ SOURCE = "candidate.c"
 REPORT = "wp-report.json"
 #: Version of this module's command line and parser; part of every job key, so results
 #: cached under an older reading of the output are never reused. Bump on any change.
-MODULE_VERSION = "5"  # "3": the gate; "4": dead-code smoke tests where they can decide; "5": all smoke tests so,
-# and a failed smoke test WP names only by its location is not counted as a goal
+MODULE_VERSION = "5"  # "3": the gate; "4": dead-code smoke tests where they decide; "5": all so, unnamed ones not goals
 WHY3CONF = "why3.conf"
 #: Job file names of the driver and of Frama-C's view script, and their package sources.
 DRIVER = "verikit_framac_job.sh"
@@ -280,7 +279,7 @@ class FramaC(Verifier):
             if why is not None and result.verdict == "verified":
                 result.verdict = "failed"
                 result.reason = f"smoke tests were left out, but they can decide this verdict: {why} (fail closed)"
-        if GATE_MARK in (proc.files or {}):
+        if GATE_MARK in files:
             if result.verdict != "invalid":  # a parse that Frama-C accepted (or a crash): never a verification
                 result = VerifierResult("failed", f"the gate: Frama-C's view only, WP not run ({result.reason})",
                                         messages=result.messages)
@@ -319,22 +318,12 @@ def artifacts(files: dict[str, bytes]) -> dict:
         of the verification's ``-wp-report-json`` ({} without a report), and
         ``"sound_smoke_by_function"`` the same of the soundness run.
     """
-    def view(name):
-        try:
-            return json.loads(files[name]) if name in files else None
-        except (ValueError, UnicodeDecodeError):
-            return None
-
-    havoc_log = _text(files, HAVOC_LOG)
-    havoc = None
-    if havoc_log is not None:
-        invalid = "invalid user input" in havoc_log or "syntax error" in havoc_log
-        havoc = (VerifierResult("invalid", "Frama-C rejected the do-nothing body", messages=_messages(havoc_log))
-                 if invalid else _parse_goals(havoc_log, None, _messages(havoc_log)))
-    return {"view": view(VIEW), "task_view": view(TASK_VIEW), "region_pp": {k: _text(files, v) for k, v in REGION_PP.items()},
-            "region_err": _text(files, REGION_ERR), "compiler_log": _text(files, COMPILER_LOG), "havoc": havoc,
-            "execution_log": _text(files, EXEC_LOG), "sound": _side_run(_text(files, SOUND_LOG)),
-            "requires": _side_run(_text(files, REQUIRES_LOG)), "smoke_by_function": _smoke_by_function(files.get(REPORT)),
+    havoc = _side_run(_text(files, HAVOC_LOG), "the do-nothing body")
+    return {"view": _json(files, VIEW), "task_view": _json(files, TASK_VIEW), "havoc": havoc,
+            "region_pp": {k: _text(files, v) for k, v in REGION_PP.items()}, "region_err": _text(files, REGION_ERR),
+            "compiler_log": _text(files, COMPILER_LOG), "execution_log": _text(files, EXEC_LOG),
+            "sound": _side_run(_text(files, SOUND_LOG)), "requires": _side_run(_text(files, REQUIRES_LOG)),
+            "smoke_by_function": _smoke_by_function(files.get(REPORT)),
             "sound_smoke_by_function": _smoke_by_function(files.get(SOUND_REPORT))}
 
 
@@ -354,10 +343,9 @@ def dead_code_tests_needed(files: dict[str, bytes]) -> str | None:
     inconsistent, and unreachable code is then a proof from its contradiction).
     """
     try:
-        view = json.loads(files[VIEW])
-        functions = view["functions"]
+        functions = _json(files, VIEW)["functions"]
         defined = {f["name"] for f in functions if f.get("defined")}
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError):
         return "no readable view of the verified file"
     for f in (f for f in functions if f.get("defined")):
         for call in f.get("calls") or []:
@@ -390,11 +378,11 @@ def contract_tests_needed(files: dict[str, bytes], function: str | None) -> str 
 
     def contract(name):
         try:
-            target = next((f for f in json.loads(files[name])["functions"] if f.get("name") == function), None)
+            target = next((f for f in _json(files, name)["functions"] if f.get("name") == function), None)
             clauses = None if target is None else target["clauses"]
             return None if clauses is None else sorted(
                 (c["behavior"], c["kind"], c["text"]) for c in clauses if c["kind"] in ("requires", "assumes"))
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError):
             return None
 
     mine, task = contract(VIEW), contract(TASK_VIEW)
@@ -418,13 +406,21 @@ def _text(files: dict[str, bytes], name: str) -> str | None:
     return raw.decode("utf-8", "replace") if raw is not None else None
 
 
-def _side_run(log: str | None) -> VerifierResult | None:
-    """A driver side run's WP log as a :class:`VerifierResult`: None when not
-    run, ``invalid`` when Frama-C rejected the file, else its goals and smoke tests."""
+def _json(files: dict[str, bytes], name: str):
+    """File ``name`` read as JSON (a view); None when absent or unreadable."""
+    try:
+        return json.loads(files[name]) if name in files else None
+    except ValueError:  # UnicodeDecodeError included
+        return None
+
+
+def _side_run(log: str | None, what: str = "the file") -> VerifierResult | None:
+    """A driver side run's WP log as a :class:`VerifierResult`: None when not run,
+    ``invalid`` when Frama-C rejected ``what`` it ran on, else its goals and smoke tests."""
     if log is None:
         return None
     if "invalid user input" in log or "syntax error" in log:
-        return VerifierResult("invalid", "Frama-C rejected the file", messages=_messages(log))
+        return VerifierResult("invalid", f"Frama-C rejected {what}", messages=_messages(log))
     return _parse_goals(log, None, _messages(log))
 
 
