@@ -115,8 +115,7 @@ def bare(plan, shared, jobs) -> tuple[float, dict]:
             if key not in task_runs:
                 task_runs[key] = checked("task run", job, argv, {**shared, **job.task_run}, env, collect).files
             task_files = task_runs[key]
-        spec = verifier.gate(job.options)
-        argv, env, collect = verifier.command(job.options)
+        spec, gate_files = verifier.gate(job.options), None
         if spec is not None:
             proc = checked("gate", job, spec[0], {**shared, **job.files}, spec[1], spec[2])
             proc.files.update(task_files)
@@ -124,7 +123,10 @@ def bare(plan, shared, jobs) -> tuple[float, dict]:
             if verdict == "rejected":
                 outcome[job.task_id] = (verdict, result.goals.to_json() if result and result.goals else None)
                 continue
-            argv, env, collect = verifier.command_after_gate(job.options, proc.files)
+            gate_files = proc.files
+        # as the executor: the command after the gate, from what it (and the task run) wrote
+        argv, env, collect = (verifier.command(job.options) if gate_files is None
+                              else verifier.command_after_gate(job.options, gate_files))
         proc = checked("frama-c", job, argv, {**shared, **job.files}, env, collect)
         proc.files = {**proc.files, **task_files}
         verdict, reason, result = derive(verifier, job, proc, judge)
