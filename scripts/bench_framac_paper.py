@@ -10,7 +10,7 @@ solutions; the canaries left out), in one run on the host sandbox, one job at a 
   ``Executor.run([job])``;
 - **paper**: the CASP paper's own command on the same verified file, started through the
   same sandbox: ``frama-c -wp -wp-rte -wp-prover <the kit's provers> -wp-steps 500000
-  -wp-timeout 60 -wp-par <the job's> -wp-cache none candidate.c`` (harness/verifiers/framac.py
+  -wp-timeout 60 -wp-par <the job's> -wp-cache none candidate.c`` (harness/verifiers/framac/
   ``PAPER_OPTIONS``; no smoke tests, no view, no side run), wall seconds.
 
 The two sides alternate per candidate, so load on the machine touches both alike. Prints,

@@ -1,4 +1,4 @@
-"""Tests of harness/verifiers/framac.py.
+"""Tests of harness/verifiers/framac/.
 
 Part A (``recorded``): the Frama-C 30-era logs of the CASP LLM verification study, read
 from the data mirror (``VERIKIT_DATA_MIRRORS``), parsed by ``FramaC.parse`` and compared
@@ -608,6 +608,42 @@ PROBE_PROVED = ("[wp] [Qed] Goal typed_vk_requires_probe_call_f_requires : Valid
 PROBE_OPEN = ("[wp] [Failed] Goal typed_vk_requires_probe_call_f_requires\n"
               "  Z3 4.8.12: Unknown (Qed:1ms) (10ms)\n"
               "[wp] Proved goals:    0 / 1\n")
+
+
+def _with(view: bytes, name: str, **fields) -> bytes:
+    """``view`` with ``fields`` set on function ``name``."""
+    data = json.loads(view)
+    next(f for f in data["functions"] if f["name"] == name).update(fields)
+    return json.dumps(data).encode()
+
+
+#: spec-from-code: the task's code calls abs(), which has no body; the candidate's contract
+#: (REQ) is not in the task's view (that view has the task's code, not its contract)
+TASK_CALL = {VIEW: _view(("f", True, ["abs"]), ("abs", False, []), clauses=[REQ]),
+             TASK_VIEW: _view(("f", True, ["abs"]), ("abs", False, [])),
+             REQUIRES_LOG: PROBE_PROVED.encode(), SOUND_LOG: SOUND_OK.encode()}
+
+
+@pytest.mark.parametrize("change, needed", [
+    ({}, None),
+    ({REQUIRES_LOG: PROBE_OPEN.encode()}, "f() calls abs()"),  # the candidate's requires may be stronger
+    ({VIEW: _with(TASK_CALL[VIEW], "f", body="{ abs(0); }")}, "f() calls abs()"),  # not the task's code
+    ({VIEW: _with(TASK_CALL[VIEW], "abs", spec_digest="a contract of the candidate's")}, "f() calls abs()"),
+    ({TASK_VIEW: _view(("f", True, []), ("abs", False, []))}, "f() calls abs()"),  # the task's code makes no call
+    ({TASK_VIEW: b"{not json"}, "f() calls abs()"),
+    ({SOUND_LOG: SOUND_DOOMED.encode()}, "failed a smoke test"),
+], ids=["task-call-implied-requires", "probe-open", "other-body", "other-callee-contract", "call-not-in-task",
+        "unreadable-task-view", "task-inconsistent"])
+def test_dead_code_tests_left_out_on_the_task_own_calls_under_an_implied_precondition(change, needed):
+    why = dead_code_tests_needed({**TASK_CALL, **change}, "f")
+    assert (why is None) == (needed is None), why
+    assert needed is None or needed in why
+    # a function other than the target: its precondition must be the task's own
+    assert "g() calls abs()" in dead_code_tests_needed(
+        {**TASK_CALL, VIEW: _view(("g", True, ["abs"]), ("abs", False, []), clauses=[REQ]),
+         TASK_VIEW: _view(("g", True, ["abs"]), ("abs", False, []))}, "f")
+    assert dead_code_tests_needed({**TASK_CALL, VIEW: _view(("g", True, ["abs"]), ("abs", False, [])),
+                                   TASK_VIEW: _view(("g", True, ["abs"]), ("abs", False, []))}, "f") is None
 
 
 @pytest.mark.parametrize("files, needed", [

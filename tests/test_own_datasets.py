@@ -4,7 +4,7 @@ formats of harness/benchmarks/casp_sources.py.
 The annotated C files below are the project's own (not taken from CASP): a max of two
 ints, an abs with ``requires x > INT_MIN``, a bounded array sum with loop invariants, and
 a clamp helper with a caller and a ``main``. Their gold texts are verified by the real
-Frama-C of this machine with the kit's flags (``harness/verifiers/framac.py``) through
+Frama-C of this machine with the kit's flags (``harness/verifiers/framac/``) through
 ``HostSandbox``.
 """
 

@@ -354,7 +354,7 @@ def test_verdict_code_hash_covers_judge_parser_drivers_and_grammar():
     casp_files = {p.name for p in registry._sources(registry.benchmark("casp"))}
     assert {"jobs.py", "integrity.py", "cfront.py", "sources.py"} <= casp_files
     framac_files = {p.name for p in registry._sources(registry.verifier("framac"))}
-    assert {"framac.py", "framac_job.sh", "framac_view.ml"} <= framac_files
+    assert {"__init__.py", "output.py", "framac_job.sh", "framac_view.ml"} <= framac_files
     assert any(p.suffix == ".lark" for p in registry._sources(registry.benchmark("dafny-intent")))  # the grammar
     a = registry.verdict_code_sha256(registry.benchmark("casp"), registry.verifier("framac"))
     b = registry.verdict_code_sha256(registry.benchmark("dafny-intent"), registry.verifier("dafny"))

@@ -26,7 +26,7 @@ def task_soundness(sound: VerifierResult | None,
         sound: the driver's smoke-test run on ``sound.c`` (the task's prelude and contract
             with its gold code, and a probe per contract that calls its function twice: see
             ``jobs._soundness_file``; smoke tests of requires, behaviours' assumes and
-            calls, see ``framac.py`` ``VERIKIT_SOUND_ARGS``), or None when not run.
+            calls, see ``harness.verifiers.framac`` ``VERIKIT_SOUND_ARGS``), or None when not run.
         smoke_by_function: that run's smoke tests by function (from its report).
 
     A failed smoke test of a requires or an assumes makes the task inconsistent; so does
@@ -77,7 +77,7 @@ def dead_code_check(dead: list[str], smoke_by_function: dict[str, list[str]], vi
         dead: the failed smoke tests of the verification other than requires (WP's
             ``dead_code``/``dead_call``/``dead_loop``/assumes tests, ``result.extra["dead_code"]``).
         smoke_by_function: every smoke test WP made, by the function whose code holds it
-            (``framac.py`` ``artifacts()["smoke_by_function"]``).
+            (``harness.verifiers.framac`` ``artifacts()["smoke_by_function"]``).
         view: Frama-C's view of the verified file (which callees have no body).
         task_sound: :func:`task_soundness` of the task.
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # verikit CASP execution cross-check (runs INSIDE the sandbox, in the job directory; POSIX sh).
 #
-# Shipped by harness/verifiers/framac.py as verikit_exec_check.sh and started by
+# Shipped by harness/verifiers/framac/ as verikit_exec_check.sh and started by
 # verikit_framac_job.sh when the job has vk_exec.conf (see
 # harness/benchmarks/casp/execution.py for the files and for how the log is read).
 # Writes vk_exec.log:

@@ -1,7 +1,7 @@
 #!/bin/sh
 # verikit Frama-C job (runs INSIDE the sandbox, in the job directory; POSIX sh).
 #
-# Not run by the package itself: harness/verifiers/framac.py ships this file with every
+# Not run by the package itself: harness/verifiers/framac/ ships this file with every
 # Frama-C job as verikit_framac_job.sh, together with verikit_framac_view.ml (Frama-C's
 # view of a file as JSON, see that file); their sha256 are part of the job options, so a
 # change here invalidates cached results.
@@ -29,7 +29,7 @@
 #      file written to view.json from the same parse (exec: its exit status and output
 #      are the job's). Without candidate.c (a task run) the job ends after step 3b.
 #
-# Once per run (sh verikit_framac_job.sh --prepare; harness/verifiers/framac.py
+# Once per run (sh verikit_framac_job.sh --prepare; harness/verifiers/framac/
 # FramaC.prepare): what every job would otherwise build again, each kept only when it builds:
 # the view script compiled into verikit_framac_view.cmxs (the compiler command Frama-C itself
 # runs for -load-script, which compiles into the job directory and deletes the result after
@@ -37,12 +37,12 @@
 # verikit_exec_check.sh). A job that has verikit_framac_view.cmxs loads it, else the script.
 #
 # The gate (VERIKIT_GATE=1; the executor's first run of a candidate, see
-# harness/verifiers/framac.py FramaC.gate): step 1, then Frama-C's view of the verified
+# harness/verifiers/framac/ FramaC.gate): step 1, then Frama-C's view of the verified
 # file (the last argument) from a parse only, and the requires probe of step 3b (WP on
 # requires.c: the task's requires and the candidate's, nothing of the candidate run), and
 # nothing else: no WP on the verified file, no other side run, no execution. It writes
 # vk-gate so that its output is never read as a verification's. The judge compares that
-# view with the task's (step 2, from the task run); harness/verifiers/framac.py
+# view with the task's (step 2, from the task run); harness/verifiers/framac/
 # FramaC.command_after_gate reads the view and the probe to choose the smoke tests.
 set -u
 if [ "${1:-}" = --prepare ]; then

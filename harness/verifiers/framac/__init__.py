@@ -42,7 +42,8 @@ import re
 import shlex
 from pathlib import Path
 
-from ..model import GoalCounts, Limits, ProcResult, Verifier, VerifierResult
+from ...model import Limits, ProcResult, Verifier, VerifierResult
+from .output import error_messages, parse_goals
 
 NAME = "framac"
 TOOLCHAIN = "framac"
@@ -50,12 +51,12 @@ SOURCE = "candidate.c"
 REPORT = "wp-report.json"
 #: Version of this module's command line and parser; part of every job key, so results
 #: cached under an older reading of the output are never reused. Bump on any change.
-MODULE_VERSION = "5"  # "3": the gate; "4": dead-code smoke tests where they decide; "5": all so, unnamed ones not goals
+MODULE_VERSION = "6"  # "3": the gate; "4"-"6": smoke tests only where they decide; "5": unnamed ones not goals
 WHY3CONF = "why3.conf"
 #: Job file names of the driver and of Frama-C's view script, and their package sources.
 DRIVER = "verikit_framac_job.sh"
 VIEW_SCRIPT = "verikit_framac_view.ml"
-_DRIVERS = Path(__file__).resolve().parent / "drivers"
+_DRIVERS = Path(__file__).resolve().parent.parent / "drivers"
 #: The execution cross-check's driver (run by the job driver when the job ships
 #: ``vk_exec.conf``, see harness/benchmarks/casp/execution.py) and its log.
 EXEC_DRIVER, EXEC_LOG = "verikit_exec_check.sh", "vk_exec.log"
@@ -98,16 +99,6 @@ DEAD_CODE_TESTS_OFF = ("-wp-no-smoke-dead-code", "-wp-no-smoke-dead-loop", "-wp-
 #: WP options of the CASP paper (steps per goal, seconds per goal, provers in pin order).
 PAPER_OPTIONS = {"wp_steps": 500000, "wp_timeout_s": 60, "provers": ["alt-ergo", "z3", "cvc4"], "rte": True}
 
-_SUMMARY = re.compile(r"^\[wp\] Proved goals:\s+(\d+)\s*/\s*(\d+)", re.M)
-_SUMMARY_ITEM = re.compile(r"^\s{2,}([A-Za-z][\w .+-]*?):\s+(\d+)\b", re.M)
-_GOAL25 = re.compile(r"^\[wp\] \[([^\]]+)\] Goal (\S+)(?: : (\w+))?(.*)$")
-_SMOKE = re.compile(r"^\[wp\] \[(Passed|Failed)\] Smoke-test (\S+)")
-_GOAL30 = re.compile(r"^\[wp\] \[(Timeout|Failed|Unknown|Stepout|Unsuccess|Doomed|Unreachable)\] (typed_\S+)(.*)$")
-_REQUIRES_SMOKE = re.compile(r"_wp_smoke_\w*requires")
-_LOCATED_SMOKE = re.compile(r"^\[wp\] (\S+:\d+): Warning: Failed smoke-test\s*$")
-_NO_GOAL = "[wp] Warning: No goal generated"  # WP's whole output when there is nothing to prove
-_PROVER_LINE = re.compile(r"^\s+([A-Za-z][\w .+-]*?):\s+(\w+)")
-_ERROR = re.compile(r"^\[(kernel|wp|rte)[^\]]*\].*(error|Error|Failure|aborted|Warning|\.c:\d+:\s*$)", re.M)
 _LOCATED = re.compile(r"(?:^|\s)(\S+\.c):(\d+):")
 
 
@@ -242,7 +233,7 @@ class FramaC(Verifier):
         here): they were most of a verified candidate's cost over the paper's command.
         """
         argv, env, collect = self.command(options)
-        if "-wp-smoke-tests" not in argv or dead_code_tests_needed(gate_files) is not None:
+        if "-wp-smoke-tests" not in argv or dead_code_tests_needed(gate_files, options.get("function")) is not None:
             return argv, env, collect
         at = argv.index("-wp-smoke-tests")
         if contract_tests_needed(gate_files, options.get("function")) is None:
@@ -274,7 +265,7 @@ class FramaC(Verifier):
             dead_out, contract_out = not ran or DEAD_CODE_TESTS_OFF[0] in proc.argv, not ran
             result.extra["dead_code_tests"] = "left-out" if dead_out else "run"
             result.extra["contract_tests"] = "left-out" if contract_out else "run"
-            why = ((dead_code_tests_needed(files) if dead_out else None)
+            why = ((dead_code_tests_needed(files, options.get("function")) if dead_out else None)
                    or (contract_tests_needed(files, options.get("function")) if contract_out else None))
             if why is not None and result.verdict == "verified":
                 result.verdict = "failed"
@@ -289,7 +280,7 @@ class FramaC(Verifier):
 
     def _parse_main(self, proc: ProcResult) -> VerifierResult:
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
-        messages = _messages(log)
+        messages = error_messages(log)
         if proc.output_truncated:
             return VerifierResult("failed", "output exceeded the cap; the run was stopped", messages=messages)
         if proc.returncode != 0:
@@ -298,7 +289,7 @@ class FramaC(Verifier):
                 return VerifierResult("invalid", f"Frama-C rejected the input: {first}".strip(), messages=messages)
             return VerifierResult("infra_error", f"frama-c exited {proc.returncode}: "
                                   f"{messages[-1] if messages else log.strip()[-200:]}", messages=messages)
-        return _parse_goals(log, proc.files.get(REPORT), messages)
+        return parse_goals(log, proc.files.get(REPORT), messages)
 
 
 def artifacts(files: dict[str, bytes]) -> dict:
@@ -327,20 +318,23 @@ def artifacts(files: dict[str, bytes]) -> dict:
             "sound_smoke_by_function": _smoke_by_function(files.get(SOUND_REPORT))}
 
 
-def dead_code_tests_needed(files: dict[str, bytes]) -> str | None:
-    """Why WP's smoke tests of unreachable code can decide the verdict of a verification,
-    or None when they cannot (:meth:`FramaC.command_after_gate` then leaves them out).
+def dead_code_tests_needed(files: dict[str, bytes], function: str | None = None) -> str | None:
+    """Why WP's smoke tests of unreachable code can decide the verdict of a verification
+    of ``function`` (None: not known), or None when they cannot
+    (:meth:`FramaC.command_after_gate` then leaves them out).
 
     Args:
         files: a run's collected files: Frama-C's view of the verified file
-            (:data:`VIEW`, from the gate's parse or the verification's own) and the task's
-            soundness run (:data:`SOUND_LOG`, from the job's task run).
+            (:data:`VIEW`, from the gate's parse or the verification's own), the task's
+            soundness run (:data:`SOUND_LOG`) and view (:data:`TASK_VIEW`), both task runs,
+            and the requires probe's log (:data:`REQUIRES_LOG`).
 
     They can decide it (the reason is returned) when the view is missing or unreadable,
     when a function with a body calls a function without one or calls through a pointer
-    (a contract taken on trust, whose ensures may make what follows unreachable), and when
-    the soundness run is missing, gave no answer or failed a smoke test (the task may be
-    inconsistent, and unreachable code is then a proof from its contradiction).
+    (a contract taken on trust, whose ensures may make what follows unreachable) other
+    than in the task's own code (:func:`_task_call`), and when the soundness run is
+    missing, gave no answer or failed a smoke test (the task may be inconsistent, and
+    unreachable code is then a proof from its contradiction).
     """
     try:
         functions = _json(files, VIEW)["functions"]
@@ -350,7 +344,7 @@ def dead_code_tests_needed(files: dict[str, bytes]) -> str | None:
     for f in (f for f in functions if f.get("defined")):
         for call in f.get("calls") or []:
             callee = call.get("callee")
-            if callee not in defined:
+            if callee not in defined and not _task_call(files, f["name"], callee, function):
                 return (f"{f['name']}() calls " + (f"{callee}(), which has no body" if callee else "through a pointer"))
     sound = _side_run(_text(files, SOUND_LOG))
     if sound is None or sound.goals is None or sound.verdict in ("invalid", "infra_error"):
@@ -375,17 +369,7 @@ def contract_tests_needed(files: dict[str, bytes], function: str | None) -> str 
     """
     if function is None:
         return "no target function"
-
-    def contract(name):
-        try:
-            target = next((f for f in _json(files, name)["functions"] if f.get("name") == function), None)
-            clauses = None if target is None else target["clauses"]
-            return None if clauses is None else sorted(
-                (c["behavior"], c["kind"], c["text"]) for c in clauses if c["kind"] in ("requires", "assumes"))
-        except (KeyError, TypeError):
-            return None
-
-    mine, task = contract(VIEW), contract(TASK_VIEW)
+    mine, task = _precondition(files, VIEW, function), _precondition(files, TASK_VIEW, function)
     if mine is None:
         return f"no readable view of {function}() in the verified file"
     if not mine or mine == task:  # precondition \true, or the task's own contract
@@ -399,6 +383,42 @@ def contract_tests_needed(files: dict[str, bytes], function: str | None) -> str 
         return (f"the task's requires are not proved to imply those of {function}() "
                 f"({probe.goals.proved}/{probe.goals.total} goals of the requires probe)")
     return None
+
+
+def _precondition(files: dict[str, bytes], view: str, function: str) -> list | None:
+    """``function``'s requires and assumes in a view, sorted; None: not in a readable view."""
+    try:
+        return sorted((c["behavior"], c["kind"], c["text"]) for c in _entry(files, view, function)["clauses"]
+                      if c["kind"] in ("requires", "assumes"))
+    except (KeyError, TypeError):
+        return None
+
+
+def _entry(files: dict[str, bytes], view: str, name: str, leave_out=("file", "line")) -> dict | None:
+    """Function ``name`` in a view without its places (file, line); None: not there."""
+    def unplaced(x):
+        if isinstance(x, dict):
+            return {k: unplaced(v) for k, v in x.items() if k not in leave_out}
+        return [unplaced(v) for v in x] if isinstance(x, list) else x
+    view_json = _json(files, view)
+    fns = view_json.get("functions") if isinstance(view_json, dict) else None
+    return next((unplaced(f) for f in fns or [] if isinstance(f, dict) and f.get("name") == name), None)
+
+
+def _task_call(files: dict[str, bytes], caller: str, callee: str | None, function: str | None) -> bool:
+    """A call to a function without a body that the task's code makes: ``caller``'s code
+    (Frama-C's printed body, annotations, loops, calls) and ``callee``'s declaration and
+    contract are those of the task's view (:data:`TASK_VIEW`), and ``caller``'s
+    precondition is the task's or implied by it (the target ``function``:
+    :func:`contract_tests_needed`). What is unreachable under it is unreachable under the
+    task's own contract: the task's code, never the candidate's doing."""
+    code = ("file", "line", "spec", "spec_digest", "clauses")  # a function's code: its entry without its contract
+    mine, task = _entry(files, VIEW, caller, code), _entry(files, TASK_VIEW, caller, code)
+    if not callee or task is None or mine != task or _entry(files, VIEW, callee) != _entry(files, TASK_VIEW, callee):
+        return False
+    if caller == function:
+        return contract_tests_needed(files, function) is None
+    return _precondition(files, VIEW, caller) == _precondition(files, TASK_VIEW, caller) is not None
 
 
 def _text(files: dict[str, bytes], name: str) -> str | None:
@@ -420,8 +440,8 @@ def _side_run(log: str | None, what: str = "the file") -> VerifierResult | None:
     if log is None:
         return None
     if "invalid user input" in log or "syntax error" in log:
-        return VerifierResult("invalid", f"Frama-C rejected {what}", messages=_messages(log))
-    return _parse_goals(log, None, _messages(log))
+        return VerifierResult("invalid", f"Frama-C rejected {what}", messages=error_messages(log))
+    return parse_goals(log, None, error_messages(log))
 
 
 def _smoke_by_function(report: bytes | None) -> dict[str, list[str]]:
@@ -454,143 +474,3 @@ def _prover_args(options: dict, timeout_s) -> list[str]:
     if parse_version(options.get("framac_version")) >= (21, 0):
         args += ["-wp-cache", "none"]  # never reuse a proof from outside the job
     return args
-
-
-def _messages(log: str) -> list[str]:
-    """Error/warning lines, each joined with its indented continuation line."""
-    lines = log.splitlines()
-    out = []
-    for i, line in enumerate(lines):
-        if _ERROR.match(line) and "Smoke-test" not in line and "Failed smoke-test" not in line:
-            nxt = lines[i + 1].strip() if i + 1 < len(lines) and lines[i + 1].startswith("  ") else ""
-            out.append(f"{line.strip()} {nxt}".strip())
-    return out[:20]
-
-
-def _parse_goals(log: str, report: bytes | None, messages: list[str]) -> VerifierResult:
-    goal_results: dict[str, dict] = {}
-    smoke: dict[str, str] = {}
-    lines = log.splitlines()
-    for i, line in enumerate(lines):
-        m = _SMOKE.match(line)
-        if m:
-            smoke[m.group(2)] = "passed" if m.group(1) == "Passed" else "doomed"
-            continue
-        m = _GOAL25.match(line)
-        if m:
-            tag, name, status, rest = m.groups()
-            if status is None:  # "[wp] [Failed] Goal X" + indented prover lines
-                status, prover = tag, None
-                for follow in lines[i + 1:]:
-                    pm = _PROVER_LINE.match(follow)
-                    if not pm:
-                        break
-                    prover, status = pm.group(1), pm.group(2)
-                    if status == "Timeout":
-                        break
-            else:
-                prover = tag
-            goal_results[name] = {"name": name, "status": status.lower(), "prover": prover,
-                                  "time_s": _time(rest)}
-            continue
-        m = _GOAL30.match(line)
-        if m:
-            status, name, rest = m.groups()
-            goal_results[name] = {"name": name, "status": status.lower(), "prover": None, "time_s": _time(rest)}
-    summary = _SUMMARY.search(log)
-    items = {k.strip(): int(v) for k, v in _SUMMARY_ITEM.findall(log[summary.end():])} if summary else {}
-    json_counts = _report_counts(report)
-    unnamed = _unnamed_failed_smoke(lines)
-    n_smoke = (len(smoke) or json_counts.get("smoke_total", 0)) + len(unnamed)
-    smoke_passed = sum(1 for s in smoke.values() if s == "passed")
-    if summary:
-        proved_all, total_all = int(summary.group(1)), int(summary.group(2))
-        proved, total = proved_all - smoke_passed, total_all - n_smoke
-    elif json_counts:
-        proved, total = json_counts["valid"], json_counts["total"]
-    else:
-        proved = total = 0
-    statuses = [g["status"] for g in goal_results.values() if "_wp_smoke_" not in g["name"]]
-    goals = GoalCounts(
-        proved=proved,
-        total=total,
-        timeout=max(items.get("Timeout", 0), statuses.count("timeout")),
-        failed=max(items.get("Failed", 0), statuses.count("failed") - statuses.count("timeout")),
-        unknown=statuses.count("unknown"),
-    )
-    doomed = sorted(n for n, s in smoke.items() if s == "doomed")
-    # A doomed smoke test on a precondition means the contract is inconsistent (vacuous).
-    # Dead code, loops or calls under a consistent contract are reported, not rejected:
-    # a strong precondition legitimately makes a branch dead (CASP pair 04_140).
-    vacuous = [n for n in doomed if _REQUIRES_SMOKE.search(n)]
-    dead = [n for n in doomed if n not in vacuous]
-    extra = {k: items[k] for k in ("Terminating", "Unreachable") if k in items}
-    if n_smoke:
-        extra["smoke_tests"] = n_smoke
-    if unnamed:
-        extra["smoke_failed_unnamed"] = unnamed
-    if dead:
-        extra["dead_code"] = dead
-    if json_counts.get("functions"):
-        extra["functions"] = json_counts["functions"]
-    unproved = [g for g in goal_results.values() if g["status"] != "valid" and "_wp_smoke_" not in g["name"]]
-    if summary is None and not json_counts and _NO_GOAL not in log:
-        return VerifierResult("infra_error", "no WP summary in the output", messages=messages)
-    if vacuous:  # fail closed: an inconsistent contract never counts as verified
-        verdict, reason = "failed", f"smoke test(s) failed: {', '.join(vacuous[:3])} (inconsistent precondition)"
-    elif total == 0:
-        verdict, reason = "failed", "WP generated no proof obligation"
-    elif proved == total:
-        verdict, reason = "verified", f"all {total} goals proved"
-    else:
-        names = ", ".join(g["name"] for g in unproved[:3])
-        verdict, reason = "failed", f"{proved}/{total} goals proved" + (f"; not proved: {names}" if names else "")
-    return VerifierResult(verdict, reason, goals=goals, goal_results=sorted(unproved, key=lambda g: g["name"]),
-                          vacuous=vacuous, messages=messages, extra=extra)
-
-
-def _unnamed_failed_smoke(lines: list[str]) -> list[str]:
-    """The locations (``file.c:line``) of failed smoke tests WP reports only as a warning
-    with no goal name (Frama-C 25: code after ``while (1) ;``), counted in its summary's
-    total but not goals; a warning after a named ``[Failed] Smoke-test`` is that test's."""
-    out, prev = [], ""
-    for line in lines:
-        m = _LOCATED_SMOKE.match(line)
-        if m and not _SMOKE.match(prev) and m.group(1) not in out:
-            out.append(m.group(1))
-        if line[:1] not in (" ", "\t"):
-            prev = line
-    return out
-
-
-def _time(rest: str) -> float | None:
-    """Largest duration in a goal line's tail, in seconds (``(20ms)``, ``(2s)``)."""
-    best = None
-    for num, unit in re.findall(r"(\d+(?:\.\d+)?)(ms|s)\b", rest or ""):
-        t = float(num) / (1000 if unit == "ms" else 1)
-        best = t if best is None else max(best, t)
-    return best
-
-
-def _report_counts(report: bytes | None) -> dict:
-    """Totals from ``-wp-report-json``: non-smoke ``total``/``valid`` and ``smoke_total``."""
-    if not report:
-        return {}
-    try:
-        data = json.loads(report)
-    except (ValueError, UnicodeDecodeError):
-        return {}
-    if not isinstance(data, dict):  # WP writes "null" when no function had a goal
-        return {}
-    total = valid = smoke = 0
-    for props in data.get("wp:functions", {}).values():
-        for prop, stats in props.items():
-            if prop == "wp:section":
-                continue
-            main = stats.get("wp:main", {})
-            if "_wp_smoke_" in prop:
-                smoke += main.get("total", 0)
-            else:
-                total += main.get("total", 0)
-                valid += main.get("valid", 0)
-    return {"total": total, "valid": valid, "smoke_total": smoke, "functions": len(data.get("wp:functions", {}))}
