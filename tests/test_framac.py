@@ -793,3 +793,46 @@ def test_contract_tests_after_gate_with_the_real_tool(fc, requires, left_out):
     else:
         assert res.extra["contract_tests"] == "run" and res.extra["dead_code_tests"] == "left-out"
         assert res.verdict == "failed" and res.vacuous == ["typed_g_wp_smoke_default_requires"]
+
+
+#: spec-from-code on a task whose code calls a library function without a body: the
+#: candidate's contract (``{contract}``) over the task's code, whose defensive branch after
+#: ``abs`` is unreachable under any precondition (the task's code, not the candidate's).
+TASK_CODE = """int g(int y) {
+  int r = abs(y);
+  if (r < 0) return 0;
+  return r;
+}
+"""
+CANDIDATE = "#include <stdlib.h>\n/*@ requires y > 10;\n    assigns \\nothing;\n    ensures \\result >= 0;\n*/\n"
+
+
+@pytest.mark.realtool
+@pytest.mark.slow
+def test_dead_code_tests_left_out_on_the_task_own_library_call_with_the_real_tool(fc):
+    """A task run writes the view of the task's code (``task.c``), the gate runs the
+    requires probe; the call to ``abs`` is the task's own and the task's requires imply the
+    candidate's, so the verification runs no smoke test, gets the full command's verdict
+    and goal counts, and the task's unreachable defensive branch, which the full command
+    finds, is not the candidate's to answer for."""
+    files = {**fc.prepared, SOURCE: CANDIDATE + TASK_CODE, "task.c": "#include <stdlib.h>\n" + TASK_CODE,
+             "requires.c": "#include <stdlib.h>\n" + PROBE.format(requires="y > 10")}
+    opts = fc.framac.options(fc.probed, smoke=True, wp_timeout_s=5, gate=True, function="g")
+    limits = Limits(wall_s=180)
+    t_argv, t_env, t_collect = fc.framac.task_command(opts)
+    task = {**fc.sandbox.run(t_argv, files={**fc.prepared, "task.c": files["task.c"]}, env=t_env, collect=t_collect,
+                             limits=limits).files, SOUND_LOG: SOUND_OK.encode()}
+    assert TASK_VIEW in task
+    g_argv, g_env, g_collect = fc.framac.gate(opts)
+    gate_files = {**fc.sandbox.run(g_argv, files=files, env=g_env, collect=g_collect, limits=limits).files, **task}
+    assert dead_code_tests_needed({**gate_files, TASK_VIEW: b"{}"}, "g") == "g() calls abs(), which has no body"
+    argv, env, collect = fc.framac.command_after_gate(opts, gate_files)
+    assert "-wp-smoke-tests" not in argv
+    proc = fc.sandbox.run(argv, files=files, env=env, collect=collect, limits=limits)
+    res = fc.framac.parse(ProcResult(**{**proc.__dict__, "files": {**proc.files, **task}}), opts)
+    assert (res.extra["dead_code_tests"], res.extra["contract_tests"]) == ("left-out", "left-out")
+    full = fc.framac.parse(fc.sandbox.run(fc.framac.command(opts)[0], files=files, env=env, collect=collect,
+                                          limits=limits), opts)
+    assert full.extra.get("dead_code"), "the full command finds the task's unreachable branch"
+    assert (res.verdict, res.goals.proved, res.goals.total) == (full.verdict, full.goals.proved, full.goals.total)
+    assert res.verdict == "verified"

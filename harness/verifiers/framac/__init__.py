@@ -412,7 +412,8 @@ def _task_call(files: dict[str, bytes], caller: str, callee: str | None, functio
     precondition is the task's or implied by it (the target ``function``:
     :func:`contract_tests_needed`). What is unreachable under it is unreachable under the
     task's own contract: the task's code, never the candidate's doing."""
-    code = ("file", "line", "spec", "spec_digest", "clauses")  # a function's code: its entry without its contract
+    # a function's code: its entry without its contract (constructs list the contract's too)
+    code = ("file", "line", "spec", "spec_digest", "clauses", "constructs")
     mine, task = _entry(files, VIEW, caller, code), _entry(files, TASK_VIEW, caller, code)
     if not callee or task is None or mine != task or _entry(files, VIEW, callee) != _entry(files, TASK_VIEW, callee):
         return False
