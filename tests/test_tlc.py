@@ -248,3 +248,84 @@ def test_a_probe_that_did_not_run_or_ended_early_is_not_run():
     cut["followup/ended"] = b"error: the follow-up run killed at the wall-time limit after 300.0 s"
     r = tlc.TLC().parse(ProcResult(argv=proc.argv, returncode=0, stdout=proc.stdout, files=cut), d["options"])
     assert r.extra["probe"]["outcome"] == "not_run" and "wall-time" in r.extra["probe"]["error"]
+
+
+def test_a_followup_with_several_checks_runs_them_in_one_jvm():
+    """The probe and the two harness modules: one JVM (the launcher's ``--each``) with each
+    check's own TLC arguments, then each check whose ``.rc`` is missing again in a JVM of its
+    own, and the probe's output and exit status as the script's."""
+    opts = {"module": "M", "heap_mb": 512, "workers": 1, "fp": 0, "seed": 0}
+    v = tlc.TLC()
+    runs = [(name, v.command({**opts, "module": name, "dump": False, "sany_view": False})[0])
+            for name in (tlc.PROBE_MODULE, "VKBehaviour", "VKTests")]
+    script = tlc.verifier._one_jvm(runs, probe=True).split("\n")
+    batch = script[0].split()
+    assert batch[:batch.index("-cp")] == runs[0][1][:runs[0][1].index("-cp")]  # the same JVM options
+    assert batch[batch.index("-cp") + 1:batch.index("--each") + 1] == [f"{tlc.JAR}:.", tlc.LAUNCHER, "--each"]
+    groups = " ".join(batch[batch.index("--each") + 1:]).split(" --- ")
+    assert [g.split()[0] for g in groups] == [name for name, _ in runs]
+    assert [a for g in groups for a in g.split()[1:]] == [  # each check's arguments, its own metadata directory
+        a for name, argv in runs for a in (x if x != tlc.METADIR else f"{tlc.METADIR}/{name}"
+                                           for x in argv[argv.index("tlc2.TLC") + 1:])]
+    assert all(f"-metadir {tlc.METADIR}/{name} " in line for (name, _), line in zip(runs, script[1:4]))
+    assert script[1].startswith(f"[ -f {tlc.PROBE_MODULE}.rc ] || {{ java ") and len(script) == 5
+    assert script[-1] == f"cat {tlc.PROBE_MODULE}.out; exit $(cat {tlc.PROBE_MODULE}.rc)"
+    assert not tlc.verifier._one_jvm(runs[1:], probe=False).endswith(".rc)")
+
+
+#: Models for the launcher's ``--each``: a success, a parse error, a violated invariant, an
+#: evaluation error, a constant without a value (TLC's exit statuses 0, 150, 12, 75, 151).
+EACH = {
+    "Ok": ("EXTENDS Naturals\nVARIABLE x\nInit == x \\in 0..3\nNext == x < 5 /\\ x' = x + 1\nInv == x < 9\n",
+           "INIT Init\nNEXT Next\nINVARIANT Inv\n"),
+    "Broken": ("EXTENDS Naturals\nVARIABLE x\nInit == x = 0 /\\\nNext == x' = x + 1\n", "INIT Init\nNEXT Next\n"),
+    "Bad": ("EXTENDS Naturals\nVARIABLE x\nInit == x = 0\nNext == x < 5 /\\ x' = x + 1\nInv == x < 3\n",
+            "INIT Init\nNEXT Next\nINVARIANT Inv\n"),
+    "Div": ("EXTENDS Naturals\nVARIABLE x\nInit == x = 0\nNext == x' = 1 \\div x\n", "INIT Init\nNEXT Next\n"),
+    "NoValue": ("EXTENDS Naturals\nCONSTANT K\nVARIABLE x\nInit == x = K\nNext == UNCHANGED x\n",
+                "INIT Init\nNEXT Next\n"),
+}
+#: Lines of TLC's output that differ from run to run (times, dates, paths, counts of a
+#: run's progress): left out when two runs' outputs are compared.
+_VARYING = ("Finished in", "Starting...", "Running breadth", "tlc-meta", "Progress(", "Finished computing",
+            "Semantic processing", "Parsing file", "Model checking completed", "states generated")
+
+
+@pytest.mark.realtool
+@pytest.mark.container
+def test_checks_in_one_jvm_give_what_a_jvm_each_gives(engine_image):
+    """The launcher's ``--each`` in the tlaplus image against each check in a JVM of its own:
+    the same exit status and the same output (times aside), for a success, a parse error, a
+    violated invariant, an evaluation error and a constant without a value; and the script
+    runs again, alone, a check the JVM did not finish (here: its ``.rc`` taken away)."""
+    from harness import toolchains
+    from harness.model import Limits
+
+    sb = engine_image(lambda: registry.sandbox("container", toolchain="tlaplus"))
+    try:
+        v = tlc.TLC()
+        probed = toolchains.probe("tlaplus", sb)
+        opts = v.options(probed)
+        files = {**v.prepare(sb, probed), **{f"{m}.tla": f"---- MODULE {m} ----\n{text}====\n" for m, (text, _) in EACH.items()},
+                 **{f"{m}.cfg": cfg for m, (_, cfg) in EACH.items()}}
+        runs = [(m, v.command({**opts, "module": m, "dump": False, "sany_view": False})[0]) for m in EACH]
+        collect = [f"{m}.{ext}" for m in EACH for ext in ("out", "rc")]
+        one = sb.run(["sh", "-c", tlc.verifier._one_jvm(runs, probe=False)], files=files, collect=collect,
+                     limits=Limits(wall_s=300))
+
+        def kept(text: bytes) -> list[str]:
+            return [ln for ln in text.decode().splitlines() if not any(s in ln for s in _VARYING)]
+
+        statuses = {}
+        for m, argv in runs:
+            alone = sb.run(argv, files=files, limits=Limits(wall_s=120))
+            statuses[m] = alone.returncode
+            assert int(one.files[f"{m}.rc"]) == alone.returncode, m
+            assert kept(one.files[f"{m}.out"]) == kept((alone.stdout + alone.stderr).encode()), m
+        assert statuses == {"Ok": 0, "Broken": 150, "Bad": 12, "Div": 75, "NoValue": 151}
+        # the JVM ended inside a check (its .rc missing): that check runs again in a JVM of its own
+        script = tlc.verifier._one_jvm(runs[:1], probe=False).replace(f"VerikitTlc --each {runs[0][0]}", "Nothing")
+        again = sb.run(["sh", "-c", script], files=files, collect=["Ok.out", "Ok.rc"], limits=Limits(wall_s=120))
+        assert again.files["Ok.rc"].strip() == b"0" and b"Model checking completed. No error" in again.files["Ok.out"]
+    finally:
+        sb.close()

@@ -14,16 +14,34 @@
 //
 // XMLExporter silences SANY by replacing System.out while it parses, and SANY's ToolIO
 // keeps the streams it first saw: both are set back before TLC starts.
+//
+// A follow-up run's TLC checks, one after another in one JVM:
+//
+//   java <JVM options> -cp tla2tools.jar:. VerikitTlc --each OUT TLC-ARGUMENTS... [--- OUT TLC-ARGUMENTS...]...
+//
+// Each check gets tla2tools.jar in a class loader of its own (TLC keeps its state in static
+// fields: every check starts from fresh ones, as in a JVM of its own); its output (standard
+// output and error) goes to OUT.out and its exit status, as TLC's own main computes it, to
+// OUT.rc. Only the JVM's start and the JDK's warm-up are shared: a second check costs about
+// a third of a JVM of its own. A check that ends the JVM itself leaves the later OUT.rc
+// unwritten: the follow-up's script runs those checks again, each in a JVM of its own.
 import java.io.FileOutputStream;
 import java.io.PrintStream;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 public final class VerikitTlc {
     public static void main(String[] args) throws Exception {
         Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")));
+        if (args.length > 0 && args[0].equals("--each")) {
+            System.exit(each(Arrays.copyOfRange(args, 1, args.length)));
+        }
         PrintStream out = System.out, err = System.err;
         try (PrintStream xml = new PrintStream(new FileOutputStream("sany.xml"), true, "UTF-8");
              PrintStream xmlErr = new PrintStream(new FileOutputStream("sany.err"), true, "UTF-8")) {
@@ -44,5 +62,56 @@ public final class VerikitTlc {
             Files.setPosixFilePermissions(Path.of(name), PosixFilePermissions.fromString("r--r--r--"));
         }
         tlc2.TLC.main(Arrays.copyOfRange(args, 1, args.length));
+    }
+
+    /** The checks of --each in turn; exit status 0 (each check's is in its OUT.rc). */
+    static int each(String[] args) throws Exception {
+        URL jar = tlc2.TLC.class.getProtectionDomain().getCodeSource().getLocation();
+        List<List<String>> runs = new ArrayList<>();
+        List<String> run = new ArrayList<>();
+        for (String a : args) {
+            if (a.equals("---")) {
+                runs.add(run);
+                run = new ArrayList<>();
+            } else {
+                run.add(a);
+            }
+        }
+        runs.add(run);
+        PrintStream out = System.out, err = System.err;
+        for (List<String> r : runs) {
+            String name = r.get(0);
+            String[] tlcArgs = r.subList(1, r.size()).toArray(new String[0]);
+            int rc;
+            try (PrintStream to = new PrintStream(new FileOutputStream(name + ".out"), true, "UTF-8")) {
+                try (URLClassLoader loader = new URLClassLoader(new URL[] {jar}, ClassLoader.getPlatformClassLoader())) {
+                    System.setOut(to);
+                    System.setErr(to);
+                    rc = check(loader, tlcArgs);
+                } catch (Throwable t) {  // as an uncaught exception ends a JVM of its own: status 1
+                    to.print("Exception in thread \"main\" ");
+                    t.printStackTrace(to);
+                    rc = 1;
+                } finally {
+                    System.setOut(out);
+                    System.setErr(err);
+                }
+            }
+            Files.writeString(Path.of(name + ".rc"), rc + "\n");
+            System.gc();  // the finished check's state, before the next one sizes its own
+        }
+        return 0;
+    }
+
+    /** One TLC check in ``loader``: its exit status as TLC's main computes it. */
+    static int check(ClassLoader loader, String[] tlcArgs) throws Exception {
+        Class<?> tlc = loader.loadClass("tlc2.TLC");
+        Object checker = tlc.getConstructor().newInstance();
+        Class<?> status = loader.loadClass("tlc2.output.EC$ExitStatus");
+        if (!(Boolean) tlc.getMethod("handleParameters", String[].class).invoke(checker, (Object) tlcArgs)) {
+            return status.getField("ERROR_SYSTEM").getInt(null);
+        }
+        int code = (Integer) tlc.getMethod("process").invoke(checker);
+        return (Integer) status.getMethod("errorConstantToExitStatus", int.class).invoke(null, code);
     }
 }

@@ -24,8 +24,9 @@ TOOLCHAIN = "tlaplus"
 #: the Model-Bench config and post-processing, which moved out unchanged; "2": success read
 #: from the dump and exit status, cross-checked; "3": SANY's XML view collected in the same run,
 #: failures of a run belong to the candidate; "4": the invariant probe, a follow-up run;
-#: "5": the behaviour harness in the same follow-up; "6": SANY's export and TLC in one JVM).
-MODULE_VERSION = "6"
+#: "5": the behaviour harness in the same follow-up; "6": SANY's export and TLC in one JVM;
+#: "7": a follow-up's TLC checks in one JVM).
+MODULE_VERSION = "7"
 JAR = "/opt/verikit/tla2tools.jar"
 METADIR = "tlc-meta"
 DEFAULT_FP = 0
@@ -40,7 +41,8 @@ SANY_XML = "sany.xml"
 SANY_ERR = "sany.err"
 #: The behaviour harness's parameter mapping, or why there is none (a follow-up file).
 BEHAVIOUR_JSON = "behaviour.json"
-#: The job launcher (``drivers/VerikitTlc.java``): SANY's export, then TLC, in one JVM.
+#: The job launcher (``drivers/VerikitTlc.java``): SANY's export, then TLC, in one JVM; with
+#: ``--each``, a follow-up's TLC checks one after another in one JVM (:func:`_one_jvm`).
 #: Compiled once per run in the sandbox by :meth:`TLC.prepare` and shipped with every job.
 LAUNCHER = "VerikitTlc"
 LAUNCHER_SOURCE = Path(__file__).resolve().parent.parent / "drivers" / f"{LAUNCHER}.java"
@@ -50,6 +52,27 @@ KIT_SIDE = ("Unable to access jarfile", "Could not find or load main class", "ja
             "java: No such file", "Error occurred during initialization of VM")
 #: TLC version from which ``CHECK_DEADLOCK`` is a configuration keyword.
 CHECK_DEADLOCK_SINCE = (2, 16)
+
+
+def _one_jvm(runs: list[tuple[str, list[str]]], probe: bool) -> str:
+    """The follow-up's script, one line per step: its TLC checks ``(name, TLC's own command
+    line)`` in one JVM (the launcher's ``--each``: ``<name>.out``, ``<name>.rc``), then each
+    check whose ``.rc`` is missing (a check that ended the JVM) again in a JVM of its own;
+    with the probe, its output and exit status are the script's (as TLC's own command line).
+    Each check gets a metadata directory of its own (``tlc-meta/<name>``): TLC names its
+    run's directory after the second it starts, and checks in one JVM start within one."""
+    runs = [(name, [*argv[:argv.index("-metadir") + 1], f"{METADIR}/{name}", *argv[argv.index("-metadir") + 2:]])
+            for name, argv in runs]
+    first = runs[0][1]
+    each = [LAUNCHER, "--each"]
+    for name, argv in runs:
+        each += (["---"] if len(each) > 2 else []) + [name] + argv[argv.index("tlc2.TLC") + 1:]
+    lines = [shlex.join(first[:first.index("-cp")] + ["-cp", f"{JAR}:."] + each)]
+    lines += [f"[ -f {name}.rc ] || {{ {shlex.join(argv)} > {name}.out 2>&1; echo $? > {name}.rc; }}"
+              for name, argv in runs]
+    if probe:
+        lines.append(f"cat {PROBE_MODULE}.out; exit $(cat {PROBE_MODULE}.rc)")
+    return "\n".join(lines)
 
 
 def version_tuple(version: str | None) -> tuple[int, ...]:
@@ -127,8 +150,8 @@ class TLC(Verifier):
         return argv, {}, collect
 
     def followup(self, files: dict[str, str], proc: ProcResult, options: dict) -> tuple[dict, list, list] | None:
-        """After a verified run, one more container run with up to two TLC checks, asked by
-        a benchmark's options:
+        """After a verified run, one more container run with up to three TLC checks, asked by
+        a benchmark's options, in one JVM when there are several (:func:`_one_jvm`):
 
         - ``probe`` (``{"invariant": name}``): the invariant probe. TLC checks the invariant
           on states that are NOT reachable, each a reachable state with one variable changed
@@ -158,7 +181,7 @@ class TLC(Verifier):
         states = first.extra.get("states") or []
         keep = constants_only(files.get(f"{module}.cfg", ""))
         given: dict[str, str] = {}
-        script: list[str] = []
+        runs: list[tuple[str, list[str]]] = []  # (name of its .out and .rc, TLC's own command line)
         collect: list[str] = []
         variants = probe_variants(states, seed=int(options.get("seed") or 0)) if probe else []
         if variants:
@@ -169,7 +192,7 @@ class TLC(Verifier):
             given[f"{PROBE_MODULE}.cfg"] = "\n".join(keep + ["INIT VKInit", "NEXT VKNext",
                                                              f"INVARIANT {probe['invariant']}"]) + "\n"
             argv, _, _ = self.command({**options, "module": PROBE_MODULE, "dump": False, "sany_view": False})
-            script.append(shlex.join(argv) + "; rc=$?")
+            runs.append((PROBE_MODULE, argv))
         if beh:
             initial = states[:first.extra.get("init_states") or 0]
             variables = list(options.get("variables") or (list(states[0]) if states else []))
@@ -181,16 +204,15 @@ class TLC(Verifier):
                     if f"{part}.tla" in harness:
                         argv, _, _ = self.command({**options, "module": part, "dump": False, "sany_view": False})
                         argv[-1:-1] = ["-dump", "dot", part]
-                        script.append(f"{shlex.join(argv)} > {part}.out 2>&1; echo $? > {part}.rc")
+                        runs.append((part, argv))
                         collect += [f"{part}.out", f"{part}.rc", f"{part}.dot"]
             except (Unmapped, ValueError) as exc:
                 given[BEHAVIOUR_JSON] = json.dumps({"unmapped": str(exc)}, sort_keys=True)
-        if not script:
+        if not runs:
             return None if not given else (given, ["true"], [])
         if not beh:  # the probe alone: TLC's own command line
             return given, argv, []
-        text = "; ".join(script) + ("; exit $rc" if variants else "")
-        return given, ["sh", "-c", text], collect
+        return given, ["sh", "-c", _one_jvm(runs, bool(variants))], collect
 
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Verdict of one TLC run (see the package docstring for the mapping), with SANY's view
