@@ -145,6 +145,8 @@ def _tlc_step(job, cmd: str) -> str:
     from harness.verifiers.tlc import PROBE_MODULE
     from harness.verifiers.tlc.behaviour import MODULE, TESTS_MODULE
 
+    if "VerikitTlc --each" in cmd:  # the launcher: a follow-up's checks in one JVM
+        return "followup_checks_in_one_jvm"
     if "VerikitTlc" in cmd:  # the launcher: SANY's export, then TLC, in one JVM
         return "sany_export_and_tlc"
     if "tlc2.TLC" in cmd:

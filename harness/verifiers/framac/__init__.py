@@ -19,7 +19,7 @@ the candidate's own text (``region.c``), writes the view of the task's fixed par
 :meth:`FramaC.parse` hands these to the benchmark's judge in ``VerifierResult.artifacts``.
 Provers the sandbox lacks are left out of ``-wp-prover``; the omission is recorded.
 
-Output parsing understands both log dialects:
+Output parsing (:mod:`.output`) understands both log dialects:
 
 - Frama-C 25 (Debian bookworm): one line per goal,
   ``[wp] [Z3 4.8.12] Goal typed_f_ensures : Valid (20ms)``, failures as
