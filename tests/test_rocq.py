@@ -41,6 +41,7 @@ from harness.verifiers.rocq import (
     time_lines,
 )
 from harness.verifiers.rocq.report import PRINTING_DEPTH
+from harness.verifiers.rocq.verifier import GRAMMAR_AFTER_PROOF
 
 RECORDED = Path(__file__).parent / "recorded" / "rocq"
 POWER = "pearl/word_common_factor::word_common_factor_Top_powerqtvc"
@@ -505,3 +506,102 @@ def test_an_error_in_the_kits_check_file_is_rejected():
            "Error: The reference VerikitJob.candidate.power'vc was not found in the current environment.\n")
     res = Rocq().parse(ProcResult(argv=["sh"], returncode=1, stdout=out), _OPTS)
     assert res.verdict == "rejected" and "was not found" in res.reason
+
+
+# --- coqc alone where the kit expects Coq's view to reject the proof ------------------
+
+def _heads() -> Rocq:
+    v = Rocq()
+    v.command_heads = command_heads(GRAMMAR_OUT)[0]
+    return v
+
+
+@pytest.mark.parametrize("proof, expected", [
+    ("Proof. cbv zeta; lia. Qed.", []),
+    ("Proof. cbv zeta. pose proof fact1 as Admitted. lia. Defined.", []),  # a hypothesis, not a command
+    ("Proof. #[local] Ltac Abort' := lia. Abort'. Qed.", []),
+    ("Admitted.", ["Admitted (line 1 of the proof)", "no single Qed./Defined. ending the proof"]),
+    ("Proof. Axiom cheat : False.\napply cheat. Qed.", ["Axiom (line 1 of the proof)"]),
+    ("Proof. (* \"(*\" *) Abort. (* \" *) \" *)\nDefinition power'vc := I.",
+     ["Abort (line 1 of the proof)", "Definition (line 2 of the proof)", "no single Qed./Defined. ending the proof"]),
+    ("Proof. lia. Qed. Qed.", ["no single Qed./Defined. ending the proof"]),
+    ("Proof. lia. Qed .", ["no single Qed./Defined. ending the proof"]),  # Coq reads "Qed.": a follow-up decides
+    ("Proof. (* never closed", []),  # the kit cannot segment it: the full check runs
+])
+def test_the_kits_reading_expects_a_rejection(proof, expected):
+    assert _heads().expected_rejections(proof) == expected
+
+
+def test_an_expected_rejection_puts_the_grammar_after_the_proof(fetched, tasks):
+    v = _heads()
+    src = text(fetched, tasks[POWER])
+    thm = v.theorem(src, tasks[POWER].rocq)
+    honest = "Proof. cbv zeta; lia. Qed."
+    assert v.job_files(src, thm, honest)["candidate.v"] == v.splice(src, thm, honest)
+    assert v.proof_layout(src, thm, honest)["grammar_start"] is None
+    proof = "Proof. (* é ü *) Admitted."  # offsets are bytes
+    body = v.job_files(src, thm, proof)["candidate.v"].encode()
+    at = v.proof_layout(src, thm, proof)["grammar_start"]
+    assert body[at:].decode() == 'Redirect "verikit_grammar" Print Grammar ' + body[at:].decode()[41:]
+    assert body[:at].decode().endswith(proof + "\n\n")
+    argv, _, collect = v.command({"load_path": [], "expected_rejections": ["Admitted (line 1 of the proof)"]})
+    assert argv[2].startswith("rm -f verikit_* && coqc ") and argv[2].endswith(" -time candidate.v")
+    assert "check.v" not in argv[2] and "coqchk" not in argv[2] and collect == [GRAMMAR]
+
+
+#: ``coqc -time`` of a candidate ``Proof. Admitted.`` with the grammar sentence after it, as the
+#: real Coq prints it (offsets of the power'vc job).
+_EXPECTED_OPTS = {**_OPTS, "load_path": [], "kit_sentences": [[1445, 1451], [1452, 1461]], "grammar_start": 1463,
+                  "expected_rejections": ["Admitted (line 1 of the proof)"]}
+_EXPECTED_TIME = ("Chars 1300 - 1444 [Theorem~power'vc~(n~:~Z)~(fact...] 0. secs (0.u,0.s)\n"
+                  "Chars 1445 - 1451 [Proof.] 0. secs (0.u,0.s)\nChars 1452 - 1461 [Admitted.] 0. secs (0.u,0.s)\n"
+                  'Chars 1463 - 1674 [Redirect~"verikit_grammar"~Pri...] 0.004 secs (0.u,0.004s)\n')
+
+
+def _first(stdout: str = _EXPECTED_TIME, grammar: str | None = GRAMMAR_OUT, returncode: int = 0, **files) -> ProcResult:
+    out = {GRAMMAR: grammar.encode()} if grammar is not None else {}
+    return ProcResult(argv=["sh"], returncode=returncode, stdout=stdout, files={**out, **files})
+
+
+def test_coqs_view_alone_rejects_what_the_kit_expected():
+    v = _heads()
+    res = v.parse(_first(), _EXPECTED_OPTS)
+    assert res.verdict == "rejected" and res.extra["coqchk"] is None
+    assert "command Admitted is not allowed (Coq parsed 'Admitted.')" in res.reason
+    assert "the proof does not end with Qed. or Defined. (Coq's view)" in res.reason
+    assert v.followup({"candidate.v": "x"}, _first(), _EXPECTED_OPTS) is None
+
+
+@pytest.mark.parametrize("why, proc", [
+    ("Coq's view allows it", _first(_EXPECTED_TIME.replace("[Admitted.]", "[Qed.]"))),
+    ("no grammar", _first(grammar=None)),
+    ("an unreadable grammar", _first(grammar="garbage")),
+    ("the grammar sentence is not where the kit put it", _first(_EXPECTED_TIME.replace("Chars 1463", "Chars 1462"))),
+    ("a candidate sentence reaches into it", _first(_EXPECTED_TIME.replace("1452 - 1461", "1452 - 1470"))),
+])
+def test_the_full_check_runs_when_coqs_view_does_not_decide(why, proc):
+    v = _heads()
+    plain = "Theorem t : True.\nProof. Admitted.\n"
+    files, argv, collect = v.followup({"candidate.v": plain + GRAMMAR_AFTER_PROOF, "check.v": "c"}, proc, _EXPECTED_OPTS)
+    assert files == {"candidate.v": plain}, why  # compiled again as a job with nothing expected
+    assert " check.v && " in argv[2] and "coqchk" in argv[2] and GRAMMAR in collect, why
+
+
+def test_a_follow_up_gives_the_verdict_of_the_full_check():
+    """Its output is read as any job's full run; a follow-up that did not end is the
+    sandbox's verdict (timeout, memout) or the kit's failure (infra_error)."""
+    v = _heads()
+    full = _proc(_CLOSED)
+    fu = {f"followup/{k}": b for k, b in full.files.items()}
+    fu.update({"followup/stdout": _TIME.encode(), "followup/stderr": b"", "followup/ended": b"exit 0"})
+    opts = {**_OPTS, "expected_rejections": ["no single Qed./Defined. ending the proof"], "grammar_start": 1474}
+    first = _first(_TIME + 'Chars 1474 - 1680 [Redirect~"verikit_grammar"~Pri...] 0. secs (0.u,0.s)\n')
+    assert v.parse(first, opts).verdict == "infra_error"  # no follow-up ran: never a verdict on the candidate
+    res = v.parse(ProcResult(argv=["sh"], returncode=0, stdout=first.stdout, files={**first.files, **fu}), opts)
+    assert res.verdict == "verified" and res.extra["coqchk"] == 0, res.reason
+    for ended, verdict in [(b"error: the follow-up run killed at the wall-time limit after 300.0 s", "timeout"),
+                           (b"error: the follow-up run killed at the memory limit (4096 MiB seen)", "memout"),
+                           (b"error: sandbox: podman exited 125", "infra_error")]:
+        res = v.parse(ProcResult(argv=["sh"], returncode=0, stdout=first.stdout,
+                                 files={**first.files, "followup/ended": ended}), opts)
+        assert res.verdict == verdict and "did not end" in res.reason, (ended, res.reason)

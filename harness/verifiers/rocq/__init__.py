@@ -55,6 +55,14 @@ re-checks the compiled file independently. The kit's lexer reads comments and st
 Coq does (``parsing/cLexer.ml``): comments nest, and a ``"`` inside a comment starts a
 string in which ``(*`` and ``*)`` do not count.
 
+Only which runs a job makes depends on the kit's own reading of the proof
+(:meth:`Rocq.expected_rejections`): when it expects Coq's view to reject the proof (a
+sentence headed by a command of Coq's grammar outside the allow-list, or no single closing
+``Qed.``/``Defined.``), ``candidate.v`` ends with a ``Print Grammar`` sentence after the
+proof and the job runs ``coqc`` alone; :meth:`Rocq.first_phase` rejects on Coq's view
+(the same rules), and when that view does not decide, :meth:`Rocq.followup` runs the full
+check (``coqc``, ``check.v``, ``coqchk``), whose output gives the verdict.
+
 Errors are reported by coqc as ``File "./candidate.v", line L, characters A-B:`` followed
 by ``Error: ...`` (exit code 1); observed with Coq 8.20.1 in the rocq image (recorded in
 tests/recorded/rocq/).

@@ -54,6 +54,13 @@ def reference_lemma(theorem: Theorem) -> str:
     return f"Lemma {REFERENCE}{rest} Admitted."
 
 
+def grammar_query() -> str:
+    """The sentence that writes Coq's grammar of commands to :data:`GRAMMAR` (``Print
+    Grammar`` of the entries whose rules start a command, with the plugins loaded so far)."""
+    entries = " ".join(("vernac", *COMMAND_ENTRIES[:-1], *TOKEN_ENTRIES))
+    return f'Redirect "{GRAMMAR[:-4]}" Print Grammar {entries}.'
+
+
 def check_file(theorem: str) -> str:
     """``check.v``: loads the compiled candidate without importing it, then writes Coq's
     grammar of commands (``Print Grammar``, with the plugins the job loaded), the
@@ -62,9 +69,8 @@ def check_file(theorem: str) -> str:
     names the candidate module declares (``Print Module`` under ``Short Module Printing``,
     :data:`LISTING`); see the package docstring."""
     fq = f"{JOB_ROOT}.{MODULE}"
-    entries = " ".join(("vernac", *COMMAND_ENTRIES[:-1], *TOKEN_ENTRIES))
     return (f"Require {fq}.\nSet Printing All.\nSet Printing Depth {PRINTING_DEPTH}.\n"
-            f'Redirect "{GRAMMAR[:-4]}" Print Grammar {entries}.\n'
+            f"{grammar_query()}\n"
             f'Redirect "{REPORT_NAME}" Print Assumptions {fq}.{theorem}.\n'
             f'Redirect "{STATEMENT[:-4]}" Check {fq}.{theorem}.\n'
             f'Redirect "{REFERENCE_REPORT[:-4]}" Check {fq}.{REFERENCE}.\n'

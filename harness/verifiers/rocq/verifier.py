@@ -1,6 +1,7 @@
 """The :class:`Rocq` verifier: task files (theorem, splice, job files), the command line
-of a job (``coqc`` on the candidate, then on ``check.v``, then ``coqchk``) and the
-verdict from its output (:meth:`Rocq.parse`)."""
+of a job (``coqc`` on the candidate, then on ``check.v``, then ``coqchk``; or ``coqc``
+alone when the kit expects Coq's view to reject the proof, with the rest as a follow-up
+run when it does not) and the verdict from its output (:meth:`Rocq.parse`)."""
 
 from __future__ import annotations
 
@@ -9,19 +10,25 @@ import hashlib
 import re
 import shlex
 
-from ...model import Limits, ProcResult, Verifier, VerifierResult
+from ...model import FOLLOWUP, Limits, ProcResult, Verifier, VerifierResult
 from ..proof import Theorem, statement_sha256
-from .commands import command_heads, command_problems, segmentation_problems, soundness_problems, time_lines
+from .commands import (ALLOWED_COMMANDS, command_heads, command_problems, segmentation_problems, soundness_problems,
+                       time_lines)
 from .lexer import ASSUMPTION_KEYWORDS, PREFIXES, THEOREM_KEYWORDS, sentence_keyword, sentences
 from .report import (BODY, CHECK, COQCHK_LOG, COQCHK_RC, GRAMMAR, JOB_ROOT, LISTING, MODULE, REFERENCE,
-                     REFERENCE_REPORT, REPORT, STATEMENT, parse_errors, added_constants, check_file, library_axiom_names,
-                     library_name_matches, local_name, parse_assumptions, printed_type, reference_lemma)
+                     REFERENCE_REPORT, REPORT, STATEMENT, parse_errors, added_constants, check_file, grammar_query,
+                     library_axiom_names, library_name_matches, local_name, parse_assumptions, printed_type,
+                     reference_lemma)
 
 NAME = "rocq"
 TOOLCHAIN = "rocq"
 #: Version of this module's command line, splice and parser (part of every job key).
-MODULE_VERSION = "4"
+MODULE_VERSION = "5"
 SOURCE = "candidate.v"
+#: What a job whose proof the kit expects Coq's view to reject (:meth:`Rocq.expected_rejections`)
+#: has after the proof in ``candidate.v``: Coq's grammar of commands, printed where the
+#: proof ended (the same grammar ``check.v`` prints: the same plugins are loaded).
+GRAMMAR_AFTER_PROOF = "\n" + grammar_query() + "\n"
 #: Warnings silenced on every coqc call: they concern the 8.20 vs 9.0 adaptation
 #: (deprecated library files, notation overrides) or the ``Redirect`` output directory.
 QUIET_WARNINGS = "-deprecated-library-file,-deprecated,-notation-overridden,-default-output-directory"
@@ -41,6 +48,9 @@ class Rocq(Verifier):
         #: Fully qualified names of the axioms the installed Coq/stdpp sources declare
         #: (``Coq.Logic.Classical_Prop.classic``; set by :meth:`prepare`).
         self.library_axioms: set[str] = set()
+        #: The heads of Coq's commands in a file that loads nothing (``Print Grammar`` in the
+        #: sandbox; set by :meth:`prepare`): what :meth:`expected_rejections` reads.
+        self.command_heads: set[str] = set()
 
     # --- task files -----------------------------------------------------------------
 
@@ -126,20 +136,53 @@ class Rocq(Verifier):
     def proof_layout(self, task_text: str, theorem: Theorem, proof: str) -> dict:
         """Where the candidate's proof is in ``candidate.v`` (:meth:`splice`), in bytes
         (Coq's ``-time`` offsets are bytes): ``{"proof_start": offset, "kit_sentences":
-        [[start, end], ...]}``, the kit's own segmentation of the proof (:func:`sentences`),
-        which Coq's must agree with (:func:`segmentation_problems`); ``kit_sentences`` is
-        None when the kit cannot segment it (an unterminated comment or string)."""
+        [[start, end], ...], "expected_rejections": [...], "grammar_start": offset}``.
+        ``kit_sentences`` is the kit's own segmentation of the proof (:func:`sentences`),
+        which Coq's must agree with (:func:`segmentation_problems`), None when the kit cannot
+        segment it (an unterminated comment or string); ``expected_rejections`` is
+        :meth:`expected_rejections`; ``grammar_start`` is where :data:`GRAMMAR_AFTER_PROOF`'s
+        sentence starts when that list is not empty (else None)."""
         at = task_text.rfind(theorem.statement, 0, theorem.start)
         head = task_text[:at] + reference_lemma(theorem) + " " + task_text[at:theorem.start]
         base = len(head.encode("utf-8"))
         text = proof.strip()
+        expected = self.expected_rejections(proof)
+        # splice ends the proof with a newline; the grammar sentence follows its own newline
+        grammar = base + len(f"{text}\n{GRAMMAR_AFTER_PROOF.lstrip()}".encode()) - len(GRAMMAR_AFTER_PROOF.lstrip()) + 1
+        grammar = grammar if expected else None
         try:
             sents = sentences(text)
         except ValueError:
-            return {"proof_start": base, "kit_sentences": None}
+            return {"proof_start": base, "kit_sentences": None, "expected_rejections": expected,
+                    "grammar_start": grammar}
         def off(i: int) -> int:
             return base + len(text[:i].encode("utf-8"))
-        return {"proof_start": base, "kit_sentences": [[off(x.start), off(x.end)] for x in sents]}
+        return {"proof_start": base, "kit_sentences": [[off(x.start), off(x.end)] for x in sents],
+                "expected_rejections": expected, "grammar_start": grammar}
+
+    def expected_rejections(self, proof: str) -> list[str]:
+        """What the kit's own reading of ``proof`` expects Coq's view to reject (empty list:
+        nothing): a sentence whose command keyword (:func:`sentence_keyword`) is the head of
+        a command of Coq's grammar (:attr:`command_heads`) outside :data:`ALLOWED_COMMANDS`
+        (``Admitted``, ``Axiom``, ``Abort``...), or a proof that does not end with a single
+        ``Qed.``/``Defined.``. Only which runs a job makes depends on it, never a verdict:
+        such a job runs ``coqc`` alone and its verdict stands on Coq's view
+        (:meth:`parse`); when Coq's view does not confirm the rejection, the rest of the
+        check runs as a follow-up (:meth:`followup`). Empty when the kit cannot segment the
+        proof."""
+        try:
+            sents = sentences(proof.strip())
+        except ValueError:
+            return []
+        found = []
+        for s in sents:
+            kw = sentence_keyword(s)[0]
+            if kw in self.command_heads and kw not in ALLOWED_COMMANDS:
+                found.append(f"{kw} (line {s.line} of the proof)")
+        closes = [i for i, s in enumerate(sents) if s.text.strip() in ("Qed.", "Defined.")]
+        if closes != [len(sents) - 1]:
+            found.append("no single Qed./Defined. ending the proof")
+        return found
 
     def splice(self, task_text: str, theorem: Theorem, proof: str) -> str:
         """``candidate.v``: the task with ``proof`` in place of ``Admitted.`` and, just
@@ -156,21 +199,29 @@ class Rocq(Verifier):
                 + proof.strip() + "\n")
 
     def job_files(self, task_text: str, theorem: Theorem, proof: str) -> dict[str, str]:
-        """The files of a job: ``candidate.v`` (:meth:`splice`) and ``check.v``
-        (:func:`check_file`)."""
-        return {SOURCE: self.splice(task_text, theorem, proof), CHECK: check_file(theorem.name)}
+        """The files of a job: ``candidate.v`` (:meth:`splice`, followed by
+        :data:`GRAMMAR_AFTER_PROOF` when :meth:`expected_rejections` is not empty) and
+        ``check.v`` (:func:`check_file`)."""
+        after = GRAMMAR_AFTER_PROOF if self.expected_rejections(proof) else ""
+        return {SOURCE: self.splice(task_text, theorem, proof) + after, CHECK: check_file(theorem.name)}
 
     # --- running ---------------------------------------------------------------------
 
     def prepare(self, sandbox, probed) -> dict:
         """Read the axioms declared in the installed Coq and stdpp sources (one ``grep``
         in the sandbox) into :attr:`library_axioms`, as fully qualified names
-        (:func:`library_axiom_names`); no files to ship."""
+        (:func:`library_axiom_names`), and the heads of Coq's commands (``coqc`` on a file
+        that only prints the grammar, :func:`command_heads`) into :attr:`command_heads`
+        (left empty when that run fails); no files to ship."""
         script = ('W=$(coqc -where) && echo "$W" && grep -rHoE "^[[:space:]]*(Local |Global )?'
                   '(Axiom|Parameter|Conjecture)s?[[:space:]]+[A-Za-z_][A-Za-z0-9_\']*" "$W/theories" "$W/user-contrib"')
         res = sandbox.run(["sh", "-c", script], limits=Limits(wall_s=120))
         if res.returncode == 0:
             self.library_axioms = library_axiom_names(res.stdout)
+        grammar = sandbox.run(["sh", "-c", f"coqc -q heads.v && cat {GRAMMAR}"], files={"heads.v": grammar_query() + "\n"},
+                              limits=Limits(wall_s=120))
+        heads, unknown = command_heads(grammar.stdout) if grammar.returncode == 0 else (set(), {"?"})
+        self.command_heads = set() if unknown else heads
         return {}
 
     def state(self) -> dict:
@@ -208,7 +259,12 @@ class Rocq(Verifier):
         the compiled candidate (no VM/native machine; its dependencies are admitted). Collects
         the report files, the grammar, the proof term and coqchk's output. ``options["recheck"]``
         False (the gold: the task file with its placeholder, judged by whether it loads)
-        leaves coqchk out, so the gold's cost and verdict are those of before."""
+        leaves coqchk out, so the gold's cost and verdict are those of before.
+
+        When ``options["expected_rejections"]`` is not empty (:meth:`expected_rejections`),
+        the command is ``sh -c 'rm -f verikit_* && coqc <flags> -time candidate.v'`` alone,
+        collecting the grammar Coq printed after the proof (:data:`GRAMMAR_AFTER_PROOF`);
+        what Coq's view does not reject, :meth:`followup` checks in full."""
         paths = []
         for directory, logical in options["load_path"]:
             paths += ["-Q", directory, logical]
@@ -216,14 +272,63 @@ class Rocq(Verifier):
         flags = ["-q", "-w", options.get("warnings", QUIET_WARNINGS), *paths]
         coqc = " ".join(shlex.quote(a) for a in ["coqc", *flags])
         chk = " ".join(shlex.quote(a) for a in ["coqchk", "-silent", "-o", *paths, "-norec", f"{JOB_ROOT}.{MODULE}"])
+        if options.get("expected_rejections"):
+            return ["sh", "-c", f"rm -f verikit_* && {coqc} -time {SOURCE}"], {}, [GRAMMAR]
         script = f"rm -f verikit_* && {coqc} -time {SOURCE} && rm -f verikit_*.out && {coqc} {CHECK}"
         if options.get("recheck", True):  # False only for the gold (the task file with its Admitted.)
             script += f" && {{ {chk} > {COQCHK_LOG} 2>&1; echo $? > {COQCHK_RC}; }}"
         return ["sh", "-c", script], {}, [REPORT, STATEMENT, REFERENCE_REPORT, BODY, LISTING, GRAMMAR, COQCHK_LOG,
                                           COQCHK_RC]
 
+    def followup(self, files: dict[str, str], proc: ProcResult, options: dict) -> tuple[dict, list, list] | None:
+        """The full check of a job that ran ``coqc`` alone (``options["expected_rejections"]``)
+        when Coq's view did not confirm a rejection (:meth:`first_phase`) and ``coqc``
+        succeeded: ``candidate.v`` without :data:`GRAMMAR_AFTER_PROOF`, compiled again, then
+        ``check.v`` and ``coqchk``, the command of a job with nothing expected. None for every
+        other job."""
+        if not options.get("expected_rejections") or proc.returncode != 0 or self.first_phase(proc, options):
+            return None
+        argv, _, collect = self.command({**options, "expected_rejections": []})
+        return {SOURCE: files[SOURCE].removesuffix(GRAMMAR_AFTER_PROOF)}, argv, collect
+
+    def first_phase(self, proc: ProcResult, options: dict) -> VerifierResult | None:
+        """The ``rejected`` verdict of a job that ran ``coqc`` alone, on Coq's view of it, or
+        None when that view does not decide it. It decides when ``coqc`` succeeded, the
+        grammar sentence after the proof ran where the kit put it (``options["grammar_start"]``;
+        no sentence of the candidate reaches into it) and printed a readable grammar, and the
+        candidate's sentences, as Coq parsed them, break the allow-list or disagree with the
+        kit's segmentation: the rules :meth:`parse` applies to every job
+        (:func:`command_problems`, :func:`segmentation_problems`)."""
+        at = options.get("grammar_start")
+        grammar = proc.files.get(GRAMMAR)
+        if proc.returncode != 0 or at is None or grammar is None:
+            return None
+        lines = time_lines(proc.stdout)
+        if not any(a == at and pr.startswith('Redirect~"verikit_grammar"') for a, _, pr in lines) or any(
+                a < at < b for a, b, _ in lines):
+            return None
+        heads, unknown = command_heads(grammar.decode("utf-8", "replace"))
+        if unknown:
+            return None
+        start = int(options.get("proof_start") or 0)
+        ran = [t for t in lines if t[1] > start and t[0] < at]
+        commands = command_problems(ran, start, heads, unknown)
+        segments = segmentation_problems(ran, start, options.get("kit_sentences", []))
+        if not commands and not segments:
+            return None
+        checks = [{"name": "commands-allow-listed", "ok": not commands,
+                   "detail": "; ".join(commands) or f"{len(ran)} sentence(s) as Coq parsed them, all allowed"},
+                  {"name": "segmentation-agrees", "ok": not segments, "detail": "; ".join(segments) or "kit = Coq"}]
+        return VerifierResult("rejected", "; ".join(commands + segments), checks=checks,
+                              extra={"task_loads": True, "sentences": [t[2] for t in ran][:200], "coqchk": None})
+
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Verdict of one job (``candidate.v`` then ``check.v`` then ``coqchk``).
+
+        A job that ran ``coqc`` alone (``options["expected_rejections"]``) is judged by
+        :meth:`first_phase` when that decides; otherwise by its follow-up run (the full
+        check), read as any job's run. A follow-up the sandbox ended is ``timeout``/``memout``
+        as a job would be, and any other failure to run it ``infra_error`` (the kit's).
 
         The sandbox's own endings (did not start, wall-time or memory limit) are mapped
         by the executor before this is called (:func:`harness.model.termination`).
@@ -245,6 +350,14 @@ class Rocq(Verifier):
         sentences as Coq printed them; ``extra.coqchk``: coqchk's exit status.
         """
         options = options or {}
+        if options.get("expected_rejections") and proc.returncode == 0:
+            decided = self.first_phase(proc, options)
+            if decided is not None:
+                return decided
+            full = _followup_run(proc)
+            if isinstance(full, VerifierResult):
+                return full
+            proc, options = full, {**options, "expected_rejections": []}
         log = proc.stdout + ("\n" + proc.stderr if proc.stderr else "")
         errors = parse_errors(log)
         if proc.returncode != 0:
@@ -361,3 +474,18 @@ class Rocq(Verifier):
             elif not any(library_name_matches(name, a) for a in library):
                 problems.append(f"unexpected axiom {name}")
         return problems
+
+
+def _followup_run(proc: ProcResult) -> ProcResult | VerifierResult:
+    """The follow-up run stored in ``proc.files`` (:data:`FOLLOWUP`) as a run of its own, or
+    the verdict when it did not come to its own end (its ``ended`` line): ``timeout`` or
+    ``memout`` when the sandbox stopped it at a limit, else ``infra_error``."""
+    files = proc.files
+    ended = files.get(FOLLOWUP + "ended", b"error: no follow-up run").decode("utf-8", "replace")
+    if not ended.startswith("exit ") or not ended[5:].lstrip("-").isdigit():
+        why = f"the full check (coqc, check.v, coqchk) did not end: {ended.removeprefix('error: ')}"
+        verdict = ("timeout" if "wall-time limit" in ended else "memout" if "memory limit" in ended else "infra_error")
+        return VerifierResult(verdict, why, extra={"task_loads": True})
+    text = {k: files.get(FOLLOWUP + k, b"").decode("utf-8", "replace") for k in ("stdout", "stderr")}
+    return ProcResult(argv=proc.argv, returncode=int(ended[5:]), stdout=text["stdout"], stderr=text["stderr"],
+                      files={k[len(FOLLOWUP):]: v for k, v in files.items() if k.startswith(FOLLOWUP)})
