@@ -12,13 +12,18 @@ judged on the real Coq 8.20.1 of the ``ntp4vc-rocq`` image (recorded outputs).
 
 There is no kit text scan: every sentence Coq executed, as Coq printed its parse
 (``coqc -time``), must be on the allow-list (``rocq.ALLOWED_COMMANDS``), so for 1-3 Coq's
-own view names the hidden ``Abort`` and the check.v report rejects them too.
+own view names the hidden ``Abort``. The kit's reading of the proof only chooses the runs:
+where it expects a command outside the list, the job runs ``coqc`` alone and Coq's view
+decides; the check.v report, run on the same candidates with that choice switched off
+(``full_check_run``), rejects 1-3 too.
 4. Commands outside the allow-list (several spellings, each named in the reason: ``Unset``,
    ``Local Unset``, ``Set``, the controls ``Time Fail Fail``/``Succeed``, a query outside
    the list).
 5. The construct of the known guard-checker soundness bugs of Coq 8.20.1 (``fix`` in the
    proof term, by tactic and by term).
-Honest neighbours stay ``verified`` and re-checked by ``coqchk``: a hypothesis named
+Honest neighbours stay ``verified`` and re-checked by ``coqchk``, one of them (``Qed .``)
+after the kit expected a rejection that Coq's view does not confirm (the full check then
+runs as a follow-up): a hypothesis named
 ``Back``, one named ``Admitted``, a local ``Ltac`` named ``Abort'``, a local helper,
 command words in comments and strings, bullets, braces and a selector; one uses the
 library axiom ``classic``. All candidates share ONE in-process run of the pipeline
@@ -117,6 +122,9 @@ CANDIDATES = {
         "pose proof fact1 as Admitted. pose proof (helper n Admitted fact0) as Back. Abort'. Qed."), "verified"),
     "honest-bullets-braces-selector": ("Proof. cbv zeta. split. { split.\n- lia.\n- lia. } all: lia. Defined.",
                                        "verified"),
+    # the kit's reading expects a rejection (its sentence is "Qed .", not "Qed."), Coq's
+    # view does not confirm it: the full check runs as a follow-up
+    "honest-spaced-qed": ("Proof. cbv zeta; lia. Qed .", "verified"),
 }
 #: What Coq's own view must say for the allow-list and fix cheats (a part of the reason).
 COQ_VIEW = {
@@ -161,27 +169,53 @@ def _container(fetched, request, slots: int):
                                                            image=image))
 
 
-@pytest.fixture(scope="module")
-def integrity_run(ntp4vc_fetched, request, tmp_path_factory):
-    """``(report, exit code, {model: record}, run directory)`` of the one run of every candidate (with the
-    mode's canaries), in the family's sandbox (a replay of the recording, or the real image
-    under the recorder) and a fresh result cache of its own (a cached job would start no
-    command: nothing recorded; and replay reads no live entry)."""
-    tmp = tmp_path_factory.mktemp("rocq-integrity")
+def _run(sandbox, tmp, candidates: dict):
+    """``(report, exit code, {model: record}, run directory)`` of one run of ``candidates``
+    (with the mode's canaries) in ``sandbox`` (the family's) and a fresh result cache of its
+    own (a cached job would start no command: nothing recorded; and replay reads no live
+    entry)."""
     preds = tmp / "preds.jsonl"
     preds.write_text("".join(json.dumps({"task_id": POWER, "model": name, "sample": 0, "output": out}) + "\n"
-                             for name, (out, _) in CANDIDATES.items()))
+                             for name, (out, _) in candidates.items()))
     spec = RunSpec(benchmark="ntp4vc", modes=["rocq"], sandbox="container", parallel=2, limits=Limits(wall_s=120),
                    task_ids=[POWER], predictions=str(preds))
     settings = RunSettings(cache_dir=tmp / "cache", progress=False, command=["test"])
-
-    def live():
-        return _container(ntp4vc_fetched, request, spec.parallel)
-
-    with family_sandbox("rocq-integrity", "rocq", live=live) as sb, pipeline_sandbox(sb):
+    with pipeline_sandbox(sandbox):
         report, _, code = run(spec, tmp / "run", settings=settings, console=Console(stderr=True, quiet=True))
     records = [json.loads(line) for line in (tmp / "run" / "records.jsonl").read_text().splitlines()]
     return report, code, {r["candidate"]["model"]: r for r in records}, tmp / "run"
+
+
+@pytest.fixture(scope="module")
+def family_runs(ntp4vc_fetched, request, tmp_path_factory):
+    """The family's two runs, in its sandbox (a replay of the recording, or the real image
+    under the recorder): every candidate (:func:`integrity_run`), then the :data:`PROVER`
+    candidates with every job's full check (:func:`full_check_run`)."""
+    from harness.verifiers.rocq import Rocq
+
+    def live():
+        return _container(ntp4vc_fetched, request, 2)
+
+    with family_sandbox("rocq-integrity", "rocq", live=live) as sb:
+        first = _run(sb, tmp_path_factory.mktemp("rocq-integrity"), CANDIDATES)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(Rocq, "expected_rejections", lambda self, proof: [])
+            full = _run(sb, tmp_path_factory.mktemp("rocq-full-check"), {k: CANDIDATES[k] for k in PROVER})
+    return first, full
+
+
+@pytest.fixture(scope="module")
+def integrity_run(family_runs):
+    """The one run of every candidate (:func:`_run`)."""
+    return family_runs[0]
+
+
+@pytest.fixture(scope="module")
+def full_check_run(family_runs):
+    """A run of the :data:`PROVER` candidates with every job's full check (``coqc``, ``check.v``,
+    ``coqchk``): the kit's expectation of a rejection switched off (``Rocq.expected_rejections``
+    returns nothing), so that the prover's own reading is seen on each."""
+    return family_runs[1]
 
 
 @pytest.mark.parametrize("name", sorted(CANDIDATES))
@@ -220,8 +254,8 @@ def test_an_identifier_named_like_a_command_is_not_a_command(integrity_run):
 
 
 @pytest.mark.parametrize("name", sorted(PROVER))
-def test_the_provers_own_reading_rejects_it(integrity_run, name):
-    rec = integrity_run[2][name]
+def test_the_provers_own_reading_rejects_it(full_check_run, name):
+    rec = full_check_run[2][name]
     reason = rec["reason"]
     # with text findings the prover's reading is appended; without, it is the reason
     prover = reason.split("(prover: ", 1)[1] if "(prover: " in reason else f"{rec['verdict']}: {reason}"
@@ -258,3 +292,23 @@ def test_the_new_canaries_run_and_pass(integrity_run):
         assert got[f"canary:{name}"] == "rejected"
     assert got["canary:hypothesis-named-back"] == "verified"
     assert report["canaries"]["ok"] and code == 0
+
+
+#: Candidates with a command outside the allow-list, or no single closing ``Qed.``, in the kit's reading.
+EXPECTED = sorted(k for k in CANDIDATES if k.startswith(("hide-", "redefine-", "axiom-", "parameter-", "module-"))
+                  or k in ("abort-only", "unset-guard", "many-commands"))
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_coqs_view_alone_decides_what_the_kit_expected_to_reject(integrity_run, name):
+    """A job whose proof the kit expects Coq's view to reject runs ``coqc`` alone: its verdict
+    stands on Coq's parse (the allow-list, the one closing ``Qed.``), and no coqchk ran."""
+    rec = integrity_run[2][name]
+    assert rec["verdict"] == "rejected" and rec["verifier"]["extra"]["coqchk"] is None, rec["reason"]
+    view = next(c for c in rec["checks"] if c["name"] == "commands-allow-listed")
+    assert not view["ok"] and view["detail"] in rec["reason"]
+
+
+def test_an_expected_rejection_that_coq_does_not_confirm_gets_the_full_check(integrity_run):
+    rec = integrity_run[2]["honest-spaced-qed"]
+    assert rec["verdict"] == "verified" and rec["verifier"]["extra"]["coqchk"] == 0, rec["reason"]
