@@ -13,7 +13,8 @@ order swapped from one candidate to the next):
   the follow-up run (the invariant probe and/or the behaviour harness's TLC runs) when the
   first run verified. Rocq: ``coqc -time`` of the candidate, ``coqc`` of the kit's
   ``check.v`` (assumptions, statement, proof term, grammar) and ``coqchk``, one container
-  run. Dafny: the batch file of every check (correctness, smoke, mutants, refutations,
+  run; ``coqc`` alone where the kit expects Coq's view to reject the proof (the rest as a
+  follow-up run when that view does not). Dafny: the batch file of every check (correctness, smoke, mutants, refutations,
   probes) in one process, and one process per check file when the batch does not resolve
   (the fallback).
 - **paper**: the paper's own command for that candidate, started through the same
