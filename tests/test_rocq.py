@@ -527,6 +527,9 @@ def _heads() -> Rocq:
     ("Proof. lia. Qed. Qed.", ["no single Qed./Defined. ending the proof"]),
     ("Proof. lia. Qed .", ["no single Qed./Defined. ending the proof"]),  # Coq reads "Qed.": a follow-up decides
     ("Proof. (* never closed", []),  # the kit cannot segment it: the full check runs
+    ("Proof. cbv zeta. assert (H : forall k : nat, k = k) by (fix IH 1; intros [|k]; reflexivity). lia. Qed.",
+     ["fix/cofix (line 1 of the proof)"]),
+    ("Proof. (* no fix here *) idtac \"cofix\". pose (fixed := 1). lia. Qed.", []),
 ])
 def test_the_kits_reading_expects_a_rejection(proof, expected):
     assert _heads().expected_rejections(proof) == expected
@@ -605,3 +608,68 @@ def test_a_follow_up_gives_the_verdict_of_the_full_check():
         res = v.parse(ProcResult(argv=["sh"], returncode=0, stdout=first.stdout,
                                  files={**first.files, "followup/ended": ended}), opts)
         assert res.verdict == verdict and "did not end" in res.reason, (ended, res.reason)
+
+
+_FIX_PROOF = "Proof. cbv zeta. assert (H : forall k : nat, k = k) by (fix IH 1; intros [|k]; reflexivity). lia. Qed."
+#: ``Print power'vc.`` after that proof, in the candidate's own file (real Coq 8.20.1, the
+#: ntp4vc-rocq image): names as the file sees them.
+_FIX_BODY = ("power'vc =\nfun (n : Z) (fact0 : Z.le Z0 n) (fact1 : not (@eq Z n Z0)) =>\n"
+             "(let H : forall k : nat, @eq nat k k :=\n   fix IH (k0 : nat) : @eq nat k0 k0 :=\n"
+             "     match k0 as n0 return (@eq nat n0 n0) with\n     | O => @eq_refl nat O\n"
+             "     | S n0 => (fun k : nat => @eq_refl nat (S k)) n0\n     end in\n I)\n"
+             "     : forall (n : Z) (_ : Z.le Z0 n) (_ : not (@eq Z n Z0)), True\n")
+
+
+def test_an_expected_fix_prints_the_proof_term_after_the_proof(fetched, tasks):
+    v = _heads()
+    src = text(fetched, tasks[POWER])
+    thm = v.theorem(src, tasks[POWER].rocq)
+    lay = v.proof_layout(src, thm, _FIX_PROOF)
+    body = v.job_files(src, thm, _FIX_PROOF)["candidate.v"]
+    raw = body.encode()
+    assert raw[lay["grammar_start"]:].startswith(b'Redirect "verikit_grammar" Print Grammar ')
+    assert raw[lay["body_start"]:] == b'Redirect "verikit_body" Print power\'vc.\n'
+    assert body.splitlines()[lay["block_line"] - 1].startswith('Redirect "verikit_grammar"')
+    assert "Set Printing Depth 2147483647." in body[len(v.splice(src, thm, _FIX_PROOF)):]
+    _, _, collect = v.command({"load_path": [], **lay})
+    assert collect == [GRAMMAR, BODY]
+
+
+def _fix_opts(start: int = 1445, grammar: int = 1549, body: int = 1810) -> dict:
+    return {**_OPTS, "load_path": [], "kit_sentences": [[1445, 1451], [1452, 1538], [1539, 1542], [1543, 1547]],
+            "expected_rejections": ["fix/cofix (line 1 of the proof)"],
+            "grammar_start": grammar, "body_start": body, "block_line": 37, "proof_start": start}
+
+
+_FIX_TIME = ("Chars 1445 - 1451 [Proof.] 0. secs (0.u,0.s)\nChars 1452 - 1538 [(cbv~zeta).] 0. secs (0.u,0.s)\n"
+             "Chars 1539 - 1542 [lia.] 0. secs (0.u,0.s)\nChars 1543 - 1547 [Qed.] 0.002 secs (0.001u,0.s)\n"
+             'Chars 1549 - 1760 [Redirect~"verikit_grammar"~Pri...] 0.004 secs (0.u,0.004s)\n'
+             "Chars 1761 - 1778 [Set~Printing~All.] 0. secs (0.u,0.s)\n"
+             "Chars 1779 - 1809 [Set~Printing~Depth~2147483647.] 0. secs (0.u,0.s)\n"
+             'Chars 1810 - 1849 [Redirect~"verikit_body"~Print~...] 0.003 secs (0.001u,0.001s)\n')
+
+
+def test_coqs_print_of_the_term_rejects_an_expected_fix():
+    v = _heads()
+    res = v.parse(_first(_FIX_TIME, **{BODY: _FIX_BODY.encode()}), _fix_opts())
+    assert res.verdict == "rejected" and "the proof term contains a fix/cofix" in res.reason, res.reason
+    assert [c["name"] for c in res.checks if not c["ok"]] == ["no-known-soundness-bug"]
+    # a term without fix (or a print not at the kit's place) decides nothing: the full check runs
+    for proc in (_first(_FIX_TIME, **{BODY: _FIX_BODY.replace("fix IH", "fun IH").encode()}),
+                 _first(_FIX_TIME.replace("Chars 1810", "Chars 1811"), **{BODY: _FIX_BODY.encode()})):
+        assert v.first_phase(proc, _fix_opts()) is None
+        assert v.followup({"candidate.v": "x", "check.v": "c"}, proc, _fix_opts()) is not None
+
+
+def test_an_error_in_the_kits_sentences_gets_the_full_check():
+    """The proof left the theorem undeclared (its print fails, on a line of the kit's): the
+    full check decides, as for any job; an error in the candidate's own lines is its own."""
+    v = _heads()
+    err = 'File "./candidate.v", line 37, characters 30-38:\nError: power\'vc not a defined object.\n'
+    proc = ProcResult(argv=["sh"], returncode=1, stdout=_FIX_TIME + err)
+    files, argv, _ = v.followup({"candidate.v": "x", "check.v": "c"}, proc, _fix_opts())
+    assert " check.v && " in argv[2]
+    assert v.parse(proc, _fix_opts()).verdict == "infra_error"  # the follow-up did not run
+    own = ProcResult(argv=["sh"], returncode=1, stdout=err.replace("line 37", "line 31"))
+    assert v.followup({"candidate.v": "x", "check.v": "c"}, own, _fix_opts()) is None
+    assert v.parse(own, _fix_opts()).verdict == "invalid"

@@ -57,10 +57,12 @@ string in which ``(*`` and ``*)`` do not count.
 
 Only which runs a job makes depends on the kit's own reading of the proof
 (:meth:`Rocq.expected_rejections`): when it expects Coq's view to reject the proof (a
-sentence headed by a command of Coq's grammar outside the allow-list, or no single closing
-``Qed.``/``Defined.``), ``candidate.v`` ends with a ``Print Grammar`` sentence after the
-proof and the job runs ``coqc`` alone; :meth:`Rocq.first_phase` rejects on Coq's view
-(the same rules), and when that view does not decide, :meth:`Rocq.followup` runs the full
+sentence headed by a command of Coq's grammar outside the allow-list, no single closing
+``Qed.``/``Defined.``, or a ``fix``/``cofix`` token), ``candidate.v`` ends with a ``Print
+Grammar`` sentence after the proof (and, for a ``fix``, a ``Print`` of the theorem as
+``check.v`` prints it) and the job runs ``coqc`` alone (:func:`after_proof`);
+:meth:`Rocq.first_phase` rejects on Coq's view (the same rules), and when that view does
+not decide, or ``coqc`` failed in the kit's sentences, :meth:`Rocq.followup` runs the full
 check (``coqc``, ``check.v``, ``coqchk``), whose output gives the verdict.
 
 Errors are reported by coqc as ``File "./candidate.v", line L, characters A-B:`` followed

@@ -215,15 +215,26 @@ def soundness_problems(body: str, options: dict) -> list[str]:
     the library's recursors). An unreadable print, or one with a subterm elided (``...``,
     which Coq prints for what lies deeper than ``Printing Depth``), is a problem (fail
     closed: the check must read the whole term)."""
-    m = re.search(r"=\s", body)
-    cut = body.rfind("\n     : ")
-    if not m or cut < m.end():
+    term = proof_term(body)
+    if term is None:
         return ["unreadable proof term report"]
-    term = body[m.end():cut]
-    if _FIX.search(term):
+    if fix_in(term):
         ids = ", ".join(b["id"] for b in SOUNDNESS_BUGS if b["rule"] == "no-fix-in-proof-term")
         return [f"the proof term contains a fix/cofix (known guard-checker soundness bugs of Coq 8.20.1: {ids}; an "
                 f"explicit fixpoint is outside the fragment of Coq 8.20.1 the kit accepts)"]
     if "..." in term:
         return ["the proof term report is elided (Coq printed '...' for a subterm): the whole term could not be read"]
     return []
+
+
+def proof_term(body: str) -> str | None:
+    """The term of a ``Print`` of a constant (``name =\n<term>\n     : <type>``, what
+    :func:`soundness_problems` reads), None when the print does not have that shape."""
+    m = re.search(r"=\s", body)
+    cut = body.rfind("\n     : ")
+    return body[m.end():cut] if m and cut >= m.end() else None
+
+
+def fix_in(text: str) -> bool:
+    """Whether ``text`` has a ``fix`` or ``cofix`` token (not part of a longer name)."""
+    return bool(_FIX.search(text))

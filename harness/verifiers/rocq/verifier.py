@@ -12,23 +12,36 @@ import shlex
 
 from ...model import FOLLOWUP, Limits, ProcResult, Verifier, VerifierResult
 from ..proof import Theorem, statement_sha256
-from .commands import (ALLOWED_COMMANDS, command_heads, command_problems, segmentation_problems, soundness_problems,
-                       time_lines)
-from .lexer import ASSUMPTION_KEYWORDS, PREFIXES, THEOREM_KEYWORDS, sentence_keyword, sentences
+from .commands import (ALLOWED_COMMANDS, command_heads, command_problems, fix_in, proof_term, segmentation_problems,
+                       soundness_problems, time_lines)
+from .lexer import ASSUMPTION_KEYWORDS, PREFIXES, THEOREM_KEYWORDS, blank_comments, sentence_keyword, sentences
 from .report import (BODY, CHECK, COQCHK_LOG, COQCHK_RC, GRAMMAR, JOB_ROOT, LISTING, MODULE, REFERENCE,
                      REFERENCE_REPORT, REPORT, STATEMENT, parse_errors, added_constants, check_file, grammar_query,
                      library_axiom_names, library_name_matches, local_name, parse_assumptions, printed_type,
                      reference_lemma)
+from .report import PRINTING_DEPTH
 
 NAME = "rocq"
 TOOLCHAIN = "rocq"
 #: Version of this module's command line, splice and parser (part of every job key).
-MODULE_VERSION = "5"
+MODULE_VERSION = "6"
 SOURCE = "candidate.v"
 #: What a job whose proof the kit expects Coq's view to reject (:meth:`Rocq.expected_rejections`)
 #: has after the proof in ``candidate.v``: Coq's grammar of commands, printed where the
 #: proof ended (the same grammar ``check.v`` prints: the same plugins are loaded).
 GRAMMAR_AFTER_PROOF = "\n" + grammar_query() + "\n"
+#: How an expectation of a ``fix``/``cofix`` in the proof term starts (:meth:`Rocq.expected_rejections`).
+FIX_EXPECTED = "fix/cofix"
+
+
+def after_proof(theorem: str, body: bool) -> str:
+    """What ``candidate.v`` has after the proof of a job with an expected rejection:
+    :data:`GRAMMAR_AFTER_PROOF`, then, when a ``fix`` is expected (``body``), the theorem's
+    proof term printed as ``check.v`` prints it (``Printing All``, no depth limit), by the
+    name the proof just declared."""
+    tail = (f'Set Printing All.\nSet Printing Depth {PRINTING_DEPTH}.\nRedirect "{BODY[:-4]}" Print {theorem}.\n'
+            if body else "")
+    return GRAMMAR_AFTER_PROOF + tail
 #: Warnings silenced on every coqc call: they concern the 8.20 vs 9.0 adaptation
 #: (deprecated library files, notation overrides) or the ``Redirect`` output directory.
 QUIET_WARNINGS = "-deprecated-library-file,-deprecated,-notation-overridden,-default-output-directory"
@@ -136,36 +149,42 @@ class Rocq(Verifier):
     def proof_layout(self, task_text: str, theorem: Theorem, proof: str) -> dict:
         """Where the candidate's proof is in ``candidate.v`` (:meth:`splice`), in bytes
         (Coq's ``-time`` offsets are bytes): ``{"proof_start": offset, "kit_sentences":
-        [[start, end], ...], "expected_rejections": [...], "grammar_start": offset}``.
+        [[start, end], ...], "expected_rejections": [...], "grammar_start": offset, "body_start":
+        offset, "block_line": line}``.
         ``kit_sentences`` is the kit's own segmentation of the proof (:func:`sentences`),
         which Coq's must agree with (:func:`segmentation_problems`), None when the kit cannot
         segment it (an unterminated comment or string); ``expected_rejections`` is
-        :meth:`expected_rejections`; ``grammar_start`` is where :data:`GRAMMAR_AFTER_PROOF`'s
-        sentence starts when that list is not empty (else None)."""
+        :meth:`expected_rejections`; when that list is not empty, ``grammar_start`` and
+        ``body_start`` are where the sentences of :func:`after_proof` that print the grammar
+        and the proof term start (``body_start`` None when no ``fix`` is expected) and
+        ``block_line`` is the line the grammar's is on (all None otherwise)."""
         at = task_text.rfind(theorem.statement, 0, theorem.start)
         head = task_text[:at] + reference_lemma(theorem) + " " + task_text[at:theorem.start]
         base = len(head.encode("utf-8"))
         text = proof.strip()
         expected = self.expected_rejections(proof)
         # splice ends the proof with a newline; the grammar sentence follows its own newline
-        grammar = base + len(f"{text}\n{GRAMMAR_AFTER_PROOF.lstrip()}".encode()) - len(GRAMMAR_AFTER_PROOF.lstrip()) + 1
-        grammar = grammar if expected else None
+        grammar = base + len(text.encode("utf-8")) + 2
+        body = grammar + len(f"{grammar_query()}\nSet Printing All.\nSet Printing Depth {PRINTING_DEPTH}.\n")
+        block = {"expected_rejections": expected, "grammar_start": grammar if expected else None,
+                 "body_start": body if any(e.startswith(FIX_EXPECTED) for e in expected) else None,
+                 "block_line": head.count("\n") + text.count("\n") + 3 if expected else None}
         try:
             sents = sentences(text)
         except ValueError:
-            return {"proof_start": base, "kit_sentences": None, "expected_rejections": expected,
-                    "grammar_start": grammar}
+            return {"proof_start": base, "kit_sentences": None, **block}
         def off(i: int) -> int:
             return base + len(text[:i].encode("utf-8"))
-        return {"proof_start": base, "kit_sentences": [[off(x.start), off(x.end)] for x in sents],
-                "expected_rejections": expected, "grammar_start": grammar}
+        return {"proof_start": base, "kit_sentences": [[off(x.start), off(x.end)] for x in sents], **block}
 
     def expected_rejections(self, proof: str) -> list[str]:
         """What the kit's own reading of ``proof`` expects Coq's view to reject (empty list:
         nothing): a sentence whose command keyword (:func:`sentence_keyword`) is the head of
         a command of Coq's grammar (:attr:`command_heads`) outside :data:`ALLOWED_COMMANDS`
         (``Admitted``, ``Axiom``, ``Abort``...), or a proof that does not end with a single
-        ``Qed.``/``Defined.``. Only which runs a job makes depends on it, never a verdict:
+        ``Qed.``/``Defined.``, or a ``fix``/``cofix`` token outside comments and strings (the
+        proof term must have none: :func:`soundness_problems`). Only which runs a job makes
+        depends on it, never a verdict:
         such a job runs ``coqc`` alone and its verdict stands on Coq's view
         (:meth:`parse`); when Coq's view does not confirm the rejection, the rest of the
         check runs as a follow-up (:meth:`followup`). Empty when the kit cannot segment the
@@ -182,6 +201,10 @@ class Rocq(Verifier):
         closes = [i for i, s in enumerate(sents) if s.text.strip() in ("Qed.", "Defined.")]
         if closes != [len(sents) - 1]:
             found.append("no single Qed./Defined. ending the proof")
+        code = blank_comments(proof.strip(), strings=True)
+        fix = next((s for s in sents if fix_in(code[s.start:s.end])), None)
+        if fix is not None:
+            found.append(f"{FIX_EXPECTED} (line {fix.line} of the proof)")
         return found
 
     def splice(self, task_text: str, theorem: Theorem, proof: str) -> str:
@@ -200,9 +223,10 @@ class Rocq(Verifier):
 
     def job_files(self, task_text: str, theorem: Theorem, proof: str) -> dict[str, str]:
         """The files of a job: ``candidate.v`` (:meth:`splice`, followed by
-        :data:`GRAMMAR_AFTER_PROOF` when :meth:`expected_rejections` is not empty) and
-        ``check.v`` (:func:`check_file`)."""
-        after = GRAMMAR_AFTER_PROOF if self.expected_rejections(proof) else ""
+        :func:`after_proof` when :meth:`expected_rejections` is not empty) and ``check.v``
+        (:func:`check_file`)."""
+        expected = self.expected_rejections(proof)
+        after = after_proof(theorem.name, any(e.startswith(FIX_EXPECTED) for e in expected)) if expected else ""
         return {SOURCE: self.splice(task_text, theorem, proof) + after, CHECK: check_file(theorem.name)}
 
     # --- running ---------------------------------------------------------------------
@@ -263,8 +287,8 @@ class Rocq(Verifier):
 
         When ``options["expected_rejections"]`` is not empty (:meth:`expected_rejections`),
         the command is ``sh -c 'rm -f verikit_* && coqc <flags> -time candidate.v'`` alone,
-        collecting the grammar Coq printed after the proof (:data:`GRAMMAR_AFTER_PROOF`);
-        what Coq's view does not reject, :meth:`followup` checks in full."""
+        collecting the grammar (and the proof term) Coq printed after the proof
+        (:func:`after_proof`); what Coq's view does not reject, :meth:`followup` checks in full."""
         paths = []
         for directory, logical in options["load_path"]:
             paths += ["-Q", directory, logical]
@@ -273,7 +297,8 @@ class Rocq(Verifier):
         coqc = " ".join(shlex.quote(a) for a in ["coqc", *flags])
         chk = " ".join(shlex.quote(a) for a in ["coqchk", "-silent", "-o", *paths, "-norec", f"{JOB_ROOT}.{MODULE}"])
         if options.get("expected_rejections"):
-            return ["sh", "-c", f"rm -f verikit_* && {coqc} -time {SOURCE}"], {}, [GRAMMAR]
+            return (["sh", "-c", f"rm -f verikit_* && {coqc} -time {SOURCE}"], {},
+                    [GRAMMAR] + ([BODY] if options.get("body_start") is not None else []))
         script = f"rm -f verikit_* && {coqc} -time {SOURCE} && rm -f verikit_*.out && {coqc} {CHECK}"
         if options.get("recheck", True):  # False only for the gold (the task file with its Admitted.)
             script += f" && {{ {chk} > {COQCHK_LOG} 2>&1; echo $? > {COQCHK_RC}; }}"
@@ -283,13 +308,26 @@ class Rocq(Verifier):
     def followup(self, files: dict[str, str], proc: ProcResult, options: dict) -> tuple[dict, list, list] | None:
         """The full check of a job that ran ``coqc`` alone (``options["expected_rejections"]``)
         when Coq's view did not confirm a rejection (:meth:`first_phase`) and ``coqc``
-        succeeded: ``candidate.v`` without :data:`GRAMMAR_AFTER_PROOF`, compiled again, then
-        ``check.v`` and ``coqchk``, the command of a job with nothing expected. None for every
-        other job."""
-        if not options.get("expected_rejections") or proc.returncode != 0 or self.first_phase(proc, options):
+        succeeded, or when ``coqc`` failed in the kit's sentences after the proof (the proof
+        term's print of a theorem the proof did not declare): ``candidate.v`` without
+        :func:`after_proof`, compiled again, then ``check.v`` and ``coqchk``, the command of a
+        job with nothing expected. None for every other job."""
+        if not self._needs_full_check(proc, options):
             return None
         argv, _, collect = self.command({**options, "expected_rejections": []})
-        return {SOURCE: files[SOURCE].removesuffix(GRAMMAR_AFTER_PROOF)}, argv, collect
+        after = after_proof(options.get("theorem") or "", options.get("body_start") is not None)
+        return {SOURCE: files[SOURCE].removesuffix(after)}, argv, collect
+
+    def _needs_full_check(self, proc: ProcResult, options: dict) -> bool:
+        """Whether a job that ran ``coqc`` alone needs the full check: Coq's view did not
+        decide, or ``coqc`` failed at or after the kit's sentences (``options["block_line"]``)."""
+        if not options.get("expected_rejections"):
+            return False
+        if proc.returncode != 0:
+            errors = parse_errors(proc.stdout + ("\n" + proc.stderr if proc.stderr else ""))
+            line, block = (errors[0][1] if errors else None), options.get("block_line")
+            return line is not None and block is not None and line >= block
+        return self.first_phase(proc, options) is None
 
     def first_phase(self, proc: ProcResult, options: dict) -> VerifierResult | None:
         """The ``rejected`` verdict of a job that ran ``coqc`` alone, on Coq's view of it, or
@@ -297,8 +335,10 @@ class Rocq(Verifier):
         grammar sentence after the proof ran where the kit put it (``options["grammar_start"]``;
         no sentence of the candidate reaches into it) and printed a readable grammar, and the
         candidate's sentences, as Coq parsed them, break the allow-list or disagree with the
-        kit's segmentation: the rules :meth:`parse` applies to every job
-        (:func:`command_problems`, :func:`segmentation_problems`)."""
+        kit's segmentation, or the proof term printed after the proof (``options["body_start"]``,
+        where a ``fix`` was expected) has one: the rules :meth:`parse` applies to every job
+        (:func:`command_problems`, :func:`segmentation_problems`, :func:`soundness_problems`).
+        A proof-term print that shows no ``fix`` decides nothing (the check file reads it)."""
         at = options.get("grammar_start")
         grammar = proc.files.get(GRAMMAR)
         if proc.returncode != 0 or at is None or grammar is None:
@@ -314,12 +354,18 @@ class Rocq(Verifier):
         ran = [t for t in lines if t[1] > start and t[0] < at]
         commands = command_problems(ran, start, heads, unknown)
         segments = segmentation_problems(ran, start, options.get("kit_sentences", []))
-        if not commands and not segments:
+        body, body_at = proc.files.get(BODY), options.get("body_start")
+        term = (proof_term(body.decode("utf-8", "replace")) if body is not None and body_at is not None and any(
+            a == body_at and pr.startswith('Redirect~"verikit_body"') for a, _, pr in lines) else None)
+        bugs = soundness_problems(body.decode("utf-8", "replace"), options) if term and fix_in(term) else []
+        if not commands and not segments and not bugs:
             return None
         checks = [{"name": "commands-allow-listed", "ok": not commands,
                    "detail": "; ".join(commands) or f"{len(ran)} sentence(s) as Coq parsed them, all allowed"},
                   {"name": "segmentation-agrees", "ok": not segments, "detail": "; ".join(segments) or "kit = Coq"}]
-        return VerifierResult("rejected", "; ".join(commands + segments), checks=checks,
+        if bugs:
+            checks.append({"name": "no-known-soundness-bug", "ok": False, "detail": "; ".join(bugs)})
+        return VerifierResult("rejected", "; ".join(commands + segments + bugs), checks=checks,
                               extra={"task_loads": True, "sentences": [t[2] for t in ran][:200], "coqchk": None})
 
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
@@ -350,7 +396,7 @@ class Rocq(Verifier):
         sentences as Coq printed them; ``extra.coqchk``: coqchk's exit status.
         """
         options = options or {}
-        if options.get("expected_rejections") and proc.returncode == 0:
+        if options.get("expected_rejections") and (proc.returncode == 0 or self._needs_full_check(proc, options)):
             decided = self.first_phase(proc, options)
             if decided is not None:
                 return decided
