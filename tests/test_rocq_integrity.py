@@ -312,3 +312,20 @@ def test_coqs_view_alone_decides_what_the_kit_expected_to_reject(integrity_run, 
 def test_an_expected_rejection_that_coq_does_not_confirm_gets_the_full_check(integrity_run):
     rec = integrity_run[2]["honest-spaced-qed"]
     assert rec["verdict"] == "verified" and rec["verifier"]["extra"]["coqchk"] == 0, rec["reason"]
+
+
+@pytest.mark.parametrize("name", ["fix-tactic", "fix-term", "fix-nested-deep"])
+def test_coqs_print_of_the_term_decides_an_expected_fix(integrity_run, name):
+    """A ``fix`` in the proof text: ``coqc`` alone, the theorem's term printed after the
+    proof (no depth limit) shows it, and no check file or coqchk ran."""
+    rec = integrity_run[2][name]
+    assert rec["verdict"] == "rejected" and rec["verifier"]["extra"]["coqchk"] is None, rec["reason"]
+    assert "the proof term contains a fix/cofix" in rec["reason"]
+
+
+def test_a_fix_the_printed_term_does_not_show_gets_the_full_check(integrity_run):
+    """Under ``Defined`` an ``abstract`` keeps the fix in a constant of its own: the term
+    printed after the proof only names it, so the full check runs and its module listing rejects."""
+    rec = integrity_run[2]["fix-in-abstract"]
+    assert rec["verdict"] == "rejected" and rec["verifier"]["extra"]["coqchk"] == 0, rec["reason"]
+    assert "the proof declared constant(s) of its own" in rec["reason"]
