@@ -545,7 +545,7 @@ def test_an_expected_rejection_puts_the_grammar_after_the_proof(fetched, tasks):
     proof = "Proof. (* é ü *) Admitted."  # offsets are bytes
     body = v.job_files(src, thm, proof)["candidate.v"].encode()
     at = v.proof_layout(src, thm, proof)["grammar_start"]
-    assert body[at:].decode() == 'Redirect "verikit_grammar" Print Grammar ' + body[at:].decode()[41:]
+    assert body[at:].startswith(b'Redirect "verikit_grammar" Print Grammar ')
     assert body[:at].decode().endswith(proof + "\n\n")
     argv, _, collect = v.command({"load_path": [], "expected_rejections": ["Admitted (line 1 of the proof)"]})
     assert argv[2].startswith("rm -f verikit_* && coqc ") and argv[2].endswith(" -time candidate.v")

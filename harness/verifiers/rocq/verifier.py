@@ -15,11 +15,10 @@ from ..proof import Theorem, statement_sha256
 from .commands import (ALLOWED_COMMANDS, command_heads, command_problems, fix_in, proof_term, segmentation_problems,
                        soundness_problems, time_lines)
 from .lexer import ASSUMPTION_KEYWORDS, PREFIXES, THEOREM_KEYWORDS, blank_comments, sentence_keyword, sentences
-from .report import (BODY, CHECK, COQCHK_LOG, COQCHK_RC, GRAMMAR, JOB_ROOT, LISTING, MODULE, REFERENCE,
+from .report import (BODY, CHECK, COQCHK_LOG, COQCHK_RC, GRAMMAR, JOB_ROOT, LISTING, MODULE, PRINTING_DEPTH, REFERENCE,
                      REFERENCE_REPORT, REPORT, STATEMENT, parse_errors, added_constants, check_file, grammar_query,
                      library_axiom_names, library_name_matches, local_name, parse_assumptions, printed_type,
                      reference_lemma)
-from .report import PRINTING_DEPTH
 
 NAME = "rocq"
 TOOLCHAIN = "rocq"
@@ -162,13 +161,15 @@ class Rocq(Verifier):
         head = task_text[:at] + reference_lemma(theorem) + " " + task_text[at:theorem.start]
         base = len(head.encode("utf-8"))
         text = proof.strip()
-        expected = self.expected_rejections(proof)
-        # splice ends the proof with a newline; the grammar sentence follows its own newline
-        grammar = base + len(text.encode("utf-8")) + 2
-        body = grammar + len(f"{grammar_query()}\nSet Printing All.\nSet Printing Depth {PRINTING_DEPTH}.\n")
-        block = {"expected_rejections": expected, "grammar_start": grammar if expected else None,
-                 "body_start": body if any(e.startswith(FIX_EXPECTED) for e in expected) else None,
-                 "block_line": head.count("\n") + text.count("\n") + 3 if expected else None}
+        expected, after = self._after(theorem, proof)
+        end = head + text + "\n"  # splice ends the proof with a newline; after_proof follows
+
+        def where(sentence: str) -> tuple[int, int] | None:  # (byte offset, line) of a sentence of after_proof
+            at = after.find(sentence)
+            return None if at < 0 else (len((end + after[:at]).encode("utf-8")), (end + after[:at]).count("\n") + 1)
+        grammar, body = where(f'Redirect "{GRAMMAR[:-4]}"'), where(f'Redirect "{BODY[:-4]}"')
+        block = {"expected_rejections": expected, "grammar_start": grammar and grammar[0],
+                 "body_start": body and body[0], "block_line": grammar and grammar[1]}
         try:
             sents = sentences(text)
         except ValueError:
@@ -176,6 +177,13 @@ class Rocq(Verifier):
         def off(i: int) -> int:
             return base + len(text[:i].encode("utf-8"))
         return {"proof_start": base, "kit_sentences": [[off(x.start), off(x.end)] for x in sents], **block}
+
+    def _after(self, theorem: Theorem, proof: str) -> tuple[list[str], str]:
+        """:meth:`expected_rejections` of ``proof`` and what ``candidate.v`` has after it
+        (:func:`after_proof`, or "" when nothing is expected)."""
+        expected = self.expected_rejections(proof)
+        return expected, (after_proof(theorem.name, any(e.startswith(FIX_EXPECTED) for e in expected))
+                          if expected else "")
 
     def expected_rejections(self, proof: str) -> list[str]:
         """What the kit's own reading of ``proof`` expects Coq's view to reject (empty list:
@@ -225,9 +233,8 @@ class Rocq(Verifier):
         """The files of a job: ``candidate.v`` (:meth:`splice`, followed by
         :func:`after_proof` when :meth:`expected_rejections` is not empty) and ``check.v``
         (:func:`check_file`)."""
-        expected = self.expected_rejections(proof)
-        after = after_proof(theorem.name, any(e.startswith(FIX_EXPECTED) for e in expected)) if expected else ""
-        return {SOURCE: self.splice(task_text, theorem, proof) + after, CHECK: check_file(theorem.name)}
+        return {SOURCE: self.splice(task_text, theorem, proof) + self._after(theorem, proof)[1],
+                CHECK: check_file(theorem.name)}
 
     # --- running ---------------------------------------------------------------------
 
@@ -344,7 +351,7 @@ class Rocq(Verifier):
         if proc.returncode != 0 or at is None or grammar is None:
             return None
         lines = time_lines(proc.stdout)
-        if not any(a == at and pr.startswith('Redirect~"verikit_grammar"') for a, _, pr in lines) or any(
+        if not any(a == at and pr.startswith(f'Redirect~"{GRAMMAR[:-4]}"') for a, _, pr in lines) or any(
                 a < at < b for a, b, _ in lines):
             return None
         heads, unknown = command_heads(grammar.decode("utf-8", "replace"))
@@ -356,7 +363,7 @@ class Rocq(Verifier):
         segments = segmentation_problems(ran, start, options.get("kit_sentences", []))
         body, body_at = proc.files.get(BODY), options.get("body_start")
         term = (proof_term(body.decode("utf-8", "replace")) if body is not None and body_at is not None and any(
-            a == body_at and pr.startswith('Redirect~"verikit_body"') for a, _, pr in lines) else None)
+            a == body_at and pr.startswith(f'Redirect~"{BODY[:-4]}"') for a, _, pr in lines) else None)
         bugs = soundness_problems(body.decode("utf-8", "replace"), options) if term and fix_in(term) else []
         if not commands and not segments and not bugs:
             return None
