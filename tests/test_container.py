@@ -319,4 +319,7 @@ def test_sigkill_of_the_kit_ends_its_workers_within_seconds(image, tmp_path):
     assert all(w.status != "running" for w in workers()), "workers still running after the kit died"
     assert stopped_s < STALE_S + 5, f"workers stopped {stopped_s:.1f} s after the kit was killed"
     print(f"workers of the killed kit stopped {stopped_s:.1f} s after SIGKILL")
-    assert remove_orphan_workers(client) >= 2 and workers() == []
+    # another test's sandbox opened meanwhile on this host may have removed them already
+    # (every sandbox runs remove_orphan_workers): the state after the call is the subject
+    remove_orphan_workers(client)
+    assert workers() == []
