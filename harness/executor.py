@@ -49,10 +49,18 @@ own end without deciding, the verification's command is the verifier's
 ``command_after_gate(options, gate files)`` (Frama-C: the smoke tests that can decide a
 verdict on what the gate's view and requires probe show); the verification's stored output holds the
 command it ran.
+
+A verification run and a gate run are told how many CPUs they may use at run time
+(:data:`CPUS_ENV`, :meth:`Executor.job_cpus`): more than the job's ``limits.cpus`` when
+``-j`` leaves CPUs of the machine idle and the sandbox does not hold a job to its limit, so
+that a verifier's driver may run independent steps side by side (Frama-C's: the execution
+cross-check beside WP). It is not part of a job's key: what a run computes never depends
+on it, only how long it takes.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -62,6 +70,10 @@ from .model import Job, Limits, ProcResult, VerifierResult, canonical_json, foll
 from .results import OUTPUTS, RECORD_SCHEMA_VERSION, OutputStore, RecordLog, ResultCache
 from .sandbox import SandboxError
 from .toolchains import Fingerprint, ProbedToolchain
+
+#: Environment variable of a verification run: the CPUs it may use at run time (an integer,
+#: :meth:`Executor.job_cpus`).
+CPUS_ENV = "VERIKIT_CPUS"
 
 LOG_TAIL_CHARS = 4000
 
@@ -177,6 +189,17 @@ class Executor:
         self._task_locks: dict[str, threading.Lock] = {}
         self._stopping = threading.Event()
         self._draining = threading.Event()
+
+    def job_cpus(self, limits: Limits) -> int:
+        """CPUs a verification run with ``limits`` may use at run time: ``limits.cpus``, or
+        the machine's CPUs (its affinity mask) divided by ``parallel`` when that is more and
+        the sandbox does not hold a job to ``limits.cpus`` (its ``isolation["cpus"]`` is
+        ``"none"``, the default). Example: ``-j 1`` on a 2-CPU machine, host sandbox: 2."""
+        own = int(limits.cpus)
+        if (self.sandbox.isolation or {}).get("cpus", "none") != "none":
+            return own
+        machine = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        return max(own, machine // self.parallel)
 
     def drain(self) -> None:
         """Start no more jobs; the running ones finish and are recorded (a batch worker's
@@ -311,6 +334,7 @@ class Executor:
             return gated
         argv, env, collect = (self.verifier.command(job.options) if gate_files is None
                               else self.verifier.command_after_gate(job.options, gate_files))
+        env = {**env, CPUS_ENV: str(self.job_cpus(job.limits or self.limits))}
         attempts = 0
         while True:
             if self._stopping.is_set():
@@ -404,6 +428,7 @@ class Executor:
         if spec is None:
             return None, None
         argv, env, collect = spec
+        env = {**env, CPUS_ENV: str(self.job_cpus(job.limits or self.limits))}
         with self._lock:
             self.stats.verifier_runs += 1
         try:

@@ -42,6 +42,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from harness.executor import CPUS_ENV
 from harness.model import Job, Limits, ProcResult, canonical_json
 from harness.sandbox import Sandbox
 
@@ -61,13 +62,16 @@ class RecordingMissing(LookupError):
 
 def call_key(argv, files, env, collect, limits: Limits) -> str:
     """sha256 (hex) of what decides a tool's output: argv, each file's sha256, env, the
-    names collected and the limits."""
+    names collected and the limits. The CPUs a run may use (``harness.executor.CPUS_ENV``)
+    decide how long it takes, not what it computes (the executor's contract, tested live in
+    ``tests/test_executor.py``): they are left out, so that a recording replays on a
+    machine with another number of CPUs and at another ``-j``."""
     def digest(v) -> str:
         return hashlib.sha256(v if isinstance(v, bytes) else str(v).encode()).hexdigest()
 
     return hashlib.sha256(canonical_json({
         "argv": [str(a) for a in argv], "files": {k: digest(v) for k, v in sorted((files or {}).items())},
-        "env": dict(sorted((env or {}).items())), "collect": sorted(collect or ()),
+        "env": dict(sorted((k, v) for k, v in (env or {}).items() if k != CPUS_ENV)), "collect": sorted(collect or ()),
         "limits": dataclasses.asdict(limits)}).encode()).hexdigest()
 
 

@@ -7,6 +7,7 @@ raises, edited cache entries) read the task-soundness runs from the session's
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -39,6 +40,7 @@ class CountingSandbox:
     def __init__(self, inner):
         self.inner = inner
         self.name = inner.name
+        self.isolation = inner.isolation
         self.calls: list[list[str]] = []
         self.envs: list[dict] = []
 
@@ -502,3 +504,75 @@ def test_the_gate_rejects_on_the_view_without_running_wp(casp_tasks, framac_host
     assert (extra["dead_code_tests"], extra["contract_tests"]) == ("left-out", "left-out")
     proc = OutputStore(tmp_path / "outputs").get(verified["tool_output"]["sha256"])
     assert derive(framac_host.framac, jobs[1], proc, casp.judge)[:2] == (verified["verdict"], verified["reason"])
+
+
+class Isolating:
+    """A sandbox that only says what it enforces (``job_cpus`` reads nothing else)."""
+
+    def __init__(self, cpus):
+        self.name, self.isolation = "stub", {"cpus": cpus}
+
+
+def test_job_cpus_are_the_cpus_that_j_leaves_idle_unless_the_sandbox_holds_the_limit(monkeypatch):
+    import os
+
+    from harness.executor import Executor as Ex
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    free = Isolating("none")
+    assert Ex(None, free, None, parallel=1).job_cpus(Limits()) == 4
+    assert Ex(None, free, None, parallel=2).job_cpus(Limits()) == 2
+    assert Ex(None, free, None, parallel=4).job_cpus(Limits()) == 1
+    assert Ex(None, free, None, parallel=8).job_cpus(Limits()) == 1  # never below the job's own
+    assert Ex(None, free, None, parallel=8).job_cpus(Limits(cpus=2)) == 2
+    assert Ex(None, Isolating("cgroup"), None, parallel=1).job_cpus(Limits()) == 1  # held to limits.cpus
+    assert Ex(None, Isolating("cgroup"), None, parallel=1).job_cpus(Limits(cpus=3)) == 3
+
+
+class CpusSandbox(CountingSandbox):
+    """The real HostSandbox, with the CPUs a run may use set to ``cpus``."""
+
+    def __init__(self, inner, cpus: int):
+        super().__init__(inner)
+        self.cpus = cpus
+
+    def run(self, argv, **kw):
+        from harness.executor import CPUS_ENV
+
+        if CPUS_ENV in (kw.get("env") or {}):
+            kw["env"] = {**kw["env"], CPUS_ENV: str(self.cpus)}
+        return super().run(argv, **kw)
+
+
+def test_a_job_with_two_cpus_computes_what_it_computes_with_one(casp_tasks, framac_host, shared_task_runs, tmp_path):
+    """A spec-from-code job (gate with the requires probe, the do-nothing-body run, the
+    requires run, the execution cross-check, WP) run with one CPU (every step in turn) and
+    with two (the probe beside the view, the requires run and the cross-check beside the
+    do-nothing-body run and WP): the same record and the same side files, times aside."""
+    from harness.results import OutputStore
+
+    t = casp_tasks["04_140"]
+    job = casp.build_job(t, Candidate("04_140", "m", 0, t.gold, "test"), "spec-from-code",
+                         framac_host.options(smoke=True), DS)
+    assert job.options.get("gate") and {"havoc.c", "requires.c", "vk_exec.conf"} <= set(job.files)
+    got = {}
+    for cpus in (1, 2):
+        sandbox = CpusSandbox(framac_host.sandbox, cpus)
+        log = RecordLog(tmp_path / str(cpus) / "records.jsonl")
+        (rec,) = executor(framac_host, sandbox=sandbox).run([job], log, casp.judge)
+        log.close()
+        assert [e["VERIKIT_CPUS"] for e in sandbox.envs if "VERIKIT_CPUS" in e] == [str(cpus)] * 2  # gate, job
+        proc = OutputStore(tmp_path / str(cpus) / "outputs").get(rec["tool_output"]["sha256"])
+        got[cpus] = rec, proc
+    (one, p1), (two, p2) = got[1], got[2]
+    assert one["verdict"] == "verified", one["reason"]
+    for field in ("verdict", "reason", "goals", "goal_results", "checks", "vacuous", "key", "verification_key"):
+        assert one[field] == two[field], field
+    assert one["verifier"]["extra"] == two["verifier"]["extra"]
+    def same(data: bytes) -> bytes:  # each run's own job directory aside
+        return re.sub(rb"verikit-job-[\w-]+", b"JOB", data)
+
+    for name in ("vk_exec.log", "view.json", "task-view.json", "compiler.log"):
+        assert name in p1.files and same(p1.files[name]) == same(p2.files[name]), name
+    for name in ("requires.log", "havoc.log"):  # WP's logs: the same goals and statuses
+        assert name in p1.files and name in p2.files, name

@@ -26,8 +26,11 @@
 #       requires.c (spec-from-code): does the task's requires imply the candidate's?
 #       WP on the call preconditions of a probe, into requires.log.
 #   4. the verification itself: frama-c FRAMA-C-ARGUMENTS with the view of the verified
-#      file written to view.json from the same parse (exec: its exit status and output
-#      are the job's). Without candidate.c (a task run) the job ends after step 3b.
+#      file written to view.json from the same parse (its exit status and output are the
+#      job's). Without candidate.c (a task run) the job ends after step 3b.
+#   5. vk_exec.conf (CASP's execution cross-check): verikit_exec_check.sh, into vk_exec.log,
+#      before step 4. When the job may use two CPUs (VERIKIT_CPUS), step 3b's requires.c
+#      and step 5 run side by side with step 3 and step 4 instead.
 #
 # Once per run (sh verikit_framac_job.sh --prepare; harness/verifiers/framac/
 # FramaC.prepare): what every job would otherwise build again, each kept only when it builds:
@@ -39,8 +42,8 @@
 # The gate (VERIKIT_GATE=1; the executor's first run of a candidate, see
 # harness/verifiers/framac/ FramaC.gate): step 1, then Frama-C's view of the verified
 # file (the last argument) from a parse only, and the requires probe of step 3b (WP on
-# requires.c: the task's requires and the candidate's, nothing of the candidate run), and
-# nothing else: no WP on the verified file, no other side run, no execution. It writes
+# requires.c: the task's requires and the candidate's, nothing of the candidate run; before
+# the view, or beside it when the job may use two CPUs), and nothing else: no WP on the verified file, no other side run, no execution. It writes
 # vk-gate so that its output is never read as a verification's. The judge compares that
 # view with the task's (step 2, from the task run); harness/verifiers/framac/
 # FramaC.command_after_gate reads the view and the probe to choose the smoke tests.
@@ -72,12 +75,45 @@ if [ -f task.c ]; then
 fi
 if [ "${VERIKIT_GATE:-}" = 1 ]; then
   : >vk-gate
+  for source; do :; done  # the verified file: the last argument
   if [ -f requires.c ]; then  # step 3b's requires probe: WP on the task's and the candidate's requires only
+    if [ "${VERIKIT_CPUS:-1}" -ge 2 ] 2>/dev/null; then  # two CPUs: beside the view
+      # shellcheck disable=SC2086  # word splitting of the argument list is intended
+      frama-c ${VERIKIT_REQUIRES_ARGS:-} requires.c >requires.log 2>&1 &
+      probe_pid=$!
+      VERIKIT_VIEW=view.json frama-c -load-module "$view" "$source"
+      rc=$?
+      wait "$probe_pid"
+      exit "$rc"
+    fi
     # shellcheck disable=SC2086  # word splitting of the argument list is intended
     frama-c ${VERIKIT_REQUIRES_ARGS:-} requires.c >requires.log 2>&1
   fi
-  for source; do :; done  # the verified file: the last argument
   VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$source"
+fi
+# --- requires not stronger than the task's (integrity.py requires_check) ---
+# requires.c = the candidate's contract on a declaration of the target, and a probe with
+# the task's own contract that calls it: WP on the call's requires only, into requires.log.
+requires_run() {
+  if [ -f requires.c ]; then
+    # shellcheck disable=SC2086  # word splitting of the argument list is intended
+    frama-c ${VERIKIT_REQUIRES_ARGS:-} requires.c >requires.log 2>&1
+  fi
+}
+# 5. CASP execution cross-check (harness/benchmarks/casp/execution.py): writes vk_exec.log
+exec_run() {
+  if [ -f vk_exec.conf ]; then
+    sh verikit_exec_check.sh >vk_exec.err 2>&1
+  fi
+}
+# With two CPUs or more for this job (VERIKIT_CPUS, the executor's; one by default), the
+# requires run and the execution cross-check run beside the do-nothing-body run and the
+# verification instead of before the verification. Each step writes only its own files,
+# so what the job computes is the same either way.
+side_pid=""
+if [ -f candidate.c ] && [ "${VERIKIT_CPUS:-1}" -ge 2 ] 2>/dev/null; then
+  { requires_run; exec_run; } &
+  side_pid=$!
 fi
 if [ -f havoc.c ]; then
   # shellcheck disable=SC2086  # word splitting of the argument list is intended
@@ -91,17 +127,16 @@ if [ -f sound.c ]; then
   # shellcheck disable=SC2086  # word splitting of the argument list is intended
   frama-c ${VERIKIT_SOUND_ARGS:-} sound.c >sound.log 2>&1
 fi
-# --- requires not stronger than the task's (integrity.py requires_check) ---
-# requires.c = the candidate's contract on a declaration of the target, and a probe with
-# the task's own contract that calls it: WP on the call's requires only, into requires.log.
-if [ -f requires.c ]; then
-  # shellcheck disable=SC2086  # word splitting of the argument list is intended
-  frama-c ${VERIKIT_REQUIRES_ARGS:-} requires.c >requires.log 2>&1
+if [ -z "$side_pid" ]; then
+  requires_run
 fi
 # --- end of the soundness steps ---
 [ -f candidate.c ] || exit 0  # a task run (Job.task_run): its side files are its output
-if [ -f vk_exec.conf ]; then
-  # CASP execution cross-check (harness/benchmarks/casp/execution.py): writes vk_exec.log
-  sh verikit_exec_check.sh >vk_exec.err 2>&1
+if [ -n "$side_pid" ]; then  # the side steps are running: the verification, then wait for them
+  VERIKIT_VIEW=view.json frama-c -load-module "$view" "$@"
+  rc=$?
+  wait "$side_pid"
+  exit "$rc"
 fi
+exec_run
 VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$@"
