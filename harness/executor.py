@@ -51,11 +51,12 @@ verdict on what the gate's view and requires probe show); the verification's sto
 command it ran.
 
 A verification run and a gate run are told how many CPUs they may use at run time
-(:data:`CPUS_ENV`, :meth:`Executor.job_cpus`): more than the job's ``limits.cpus`` when
-``-j`` leaves CPUs of the machine idle and the sandbox does not hold a job to its limit, so
-that a verifier's driver may run independent steps side by side (Frama-C's: the execution
-cross-check beside WP). It is not part of a job's key: what a run computes never depends
-on it, only how long it takes.
+(:data:`harness.model.CPUS_ENV`, :meth:`Executor.job_cpus`): more than the job's
+``limits.cpus`` when ``-j`` leaves CPUs of the machine idle and the sandbox does not hold a
+job to its limit, so that a verifier's driver may run independent steps side by side
+(Frama-C's: the execution cross-check beside WP; Rocq's: ``coqchk`` beside the check file).
+It is not part of a job's key: what a run computes never depends on it, only how long it
+takes.
 """
 
 from __future__ import annotations
@@ -66,14 +67,11 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Callable
 
-from .model import Job, Limits, ProcResult, VerifierResult, canonical_json, followup_files, sha256_text, termination, utc_now
+from .model import (CPUS_ENV, Job, Limits, ProcResult, VerifierResult, canonical_json, followup_files, sha256_text,
+                    termination, utc_now)
 from .results import OUTPUTS, RECORD_SCHEMA_VERSION, OutputStore, RecordLog, ResultCache
 from .sandbox import SandboxError
 from .toolchains import Fingerprint, ProbedToolchain
-
-#: Environment variable of a verification run: the CPUs it may use at run time (an integer,
-#: :meth:`Executor.job_cpus`).
-CPUS_ENV = "VERIKIT_CPUS"
 
 LOG_TAIL_CHARS = 4000
 

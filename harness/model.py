@@ -218,6 +218,12 @@ class Candidate:
     meta: dict | None = field(default=None, hash=False)
 
 
+#: Environment variable of a gate or verification run: the CPUs it may use at run time (an
+#: integer; ``harness.executor.Executor.job_cpus``). A command must compute the same whatever
+#: it says, only faster: it is in no key.
+CPUS_ENV = "VERIKIT_CPUS"
+
+
 @dataclass(frozen=True)
 class Limits:
     """Resource limits for one job.

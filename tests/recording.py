@@ -42,8 +42,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from harness.executor import CPUS_ENV
-from harness.model import Job, Limits, ProcResult, canonical_json
+from harness.model import CPUS_ENV, Job, Limits, ProcResult, canonical_json
 from harness.sandbox import Sandbox
 
 ROOT = Path(__file__).parent / "recorded" / "runs"
@@ -62,7 +61,7 @@ class RecordingMissing(LookupError):
 
 def call_key(argv, files, env, collect, limits: Limits) -> str:
     """sha256 (hex) of what decides a tool's output: argv, each file's sha256, env, the
-    names collected and the limits. The CPUs a run may use (``harness.executor.CPUS_ENV``)
+    names collected and the limits. The CPUs a run may use (``harness.model.CPUS_ENV``)
     decide how long it takes, not what it computes (the executor's contract, tested live in
     ``tests/test_executor.py``): they are left out, so that a recording replays on a
     machine with another number of CPUs and at another ``-j``."""

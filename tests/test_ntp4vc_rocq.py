@@ -226,3 +226,61 @@ def test_predictions_pass_at_k_and_whole_file_candidates(fetched, request, tmp_p
     assert lo <= table["overall"]["pass_at_k"]["1"] <= hi
     assert table["source:pearl"]["tasks"] == 2 and "not_reproducible" in table["category"]
     validate_run_dir(tmp_path / "run")
+
+
+class _Cpus:
+    """The run's real sandbox, with the CPUs a run may use (``CPUS_ENV``) set to ``cpus``."""
+
+    def __init__(self, inner, cpus: int):
+        self.inner, self.cpus, self.envs = inner, cpus, []
+
+    def run(self, argv, **kw):
+        from harness.model import CPUS_ENV
+
+        if CPUS_ENV in (kw.get("env") or {}):
+            kw["env"] = {**kw["env"], CPUS_ENV: str(self.cpus)}
+            self.envs.append(kw["env"][CPUS_ENV])
+        return self.inner.run(argv, **kw)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+@live
+def test_coqchk_beside_the_check_file_computes_what_it_computes_after_it(image, tmp_path):
+    """With two CPUs the full check runs ``coqchk`` beside ``check.v`` (after ``coqc`` of the
+    candidate), with one after it: the same records and the same collected files, for an
+    honest proof (``coqchk`` passes) and for one whose ``check.v`` rejects the statement
+    (``coqchk``'s files dropped, as when it never ran)."""
+    from harness.executor import Executor
+    from harness.results import OutputStore, RecordLog
+    from harness.runner import build_jobs, open_sandbox, plan_run, probe_toolchain
+    from harness.verifiers.rocq.report import COQCHK_RC
+
+    spec = RunSpec(benchmark="ntp4vc", modes=["rocq"], sandbox="container", parallel=1, limits=Limits(wall_s=120),
+                   task_ids=[POWER])
+    plan = plan_run(spec, Console(stderr=True, quiet=True))
+    names = ("canary:proof", "canary:changed-statement")
+    got = {}
+    with open_sandbox(plan, lambda *a: None) as (sandbox, _):
+        probed, shared = probe_toolchain(plan, sandbox)
+        jobs = [j for j in build_jobs(plan, probed, plan.verifier)[0] if j.candidate["model"] in names]
+        assert sorted(j.candidate["model"] for j in jobs) == sorted(names)
+        assert not any(j.options.get("expected_rejections") for j in jobs)  # both get the full check
+        for cpus in (1, 2):
+            wrapped = _Cpus(sandbox, cpus)
+            log = RecordLog(tmp_path / str(cpus) / "records.jsonl")
+            recs = Executor(plan.verifier, wrapped, probed, shared_files=shared, limits=spec.limits,
+                            parallel=1).run(jobs, log, plan.bench.judge)
+            log.close()
+            assert wrapped.envs == [str(cpus)] * len(jobs)
+            store = OutputStore(tmp_path / str(cpus) / "outputs")
+            got[cpus] = [(r, store.get(r["tool_output"]["sha256"])) for r in recs]
+    for (one, p1), (two, p2) in zip(got[1], got[2]):
+        for field in ("verdict", "reason", "goals", "checks", "key"):
+            assert one[field] == two[field], (one["candidate"]["model"], field)
+        assert one["verifier"]["extra"] == two["verifier"]["extra"]
+        assert p1.returncode == p2.returncode and p1.files == p2.files, one["candidate"]["model"]
+    (proof, p_proof), (changed, p_changed) = sorted(got[2], key=lambda rp: rp[0]["candidate"]["model"] != names[0])
+    assert proof["verdict"] == "verified" and p_proof.files[COQCHK_RC].strip() == b"0", proof["reason"]
+    assert changed["verdict"] == "rejected" and COQCHK_RC not in p_changed.files, changed["reason"]

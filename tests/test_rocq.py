@@ -24,6 +24,7 @@ from harness.verifiers.rocq import (
     LISTING,
     REFERENCE_REPORT,
     REPORT,
+    QUIET_WARNINGS,
     SOUNDNESS_BUGS,
     STATEMENT,
     Rocq,
@@ -364,10 +365,16 @@ def test_command_line():
     argv, _env, collect = v.command({"load_path": [["/opt/verikit/ntp4vc/shim/Stdlib", "Stdlib"]]})
     assert argv[:2] == ["sh", "-c"]
     flags = "-Q /opt/verikit/ntp4vc/shim/Stdlib Stdlib -R . VerikitJob"
-    assert f"{flags} -time candidate.v && rm -f verikit_*.out && coqc -q -w" in argv[2]
     assert argv[2].startswith("rm -f verikit_* && coqc -q")
-    assert (f"{flags} check.v && {{ coqchk -silent -o {flags} -norec VerikitJob.candidate > {COQCHK_LOG} 2>&1; "
-            f"echo $? > {COQCHK_RC}; }}") in argv[2]
+    assert f"{flags} -time candidate.v && rm -f verikit_*.out && if " in argv[2]
+    recheck = f"{{ coqchk -silent -o {flags} -norec VerikitJob.candidate > {COQCHK_LOG} 2>&1; echo $? > {COQCHK_RC}; }}"
+    # one CPU: coqchk after check.v passed; two (VERIKIT_CPUS): beside it, its files dropped
+    # where check.v failed
+    assert f"else coqc -q -w {QUIET_WARNINGS} {flags} check.v && {recheck}; fi" in argv[2]
+    assert (f'if [ "${{VERIKIT_CPUS:-1}}" -ge 2 ] 2>/dev/null; then {recheck} & coqc -q -w {QUIET_WARNINGS} {flags} '
+            f"check.v; rc=$?; wait $!; [ $rc -eq 0 ] || rm -f {COQCHK_LOG} {COQCHK_RC}; exit $rc; else") in argv[2]
+    gold, _, _ = v.command({"load_path": [["/opt/verikit/ntp4vc/shim/Stdlib", "Stdlib"]], "recheck": False})
+    assert gold[2].endswith(f"rm -f verikit_*.out && coqc -q -w {QUIET_WARNINGS} {flags} check.v")
     assert collect == [REPORT, STATEMENT, REFERENCE_REPORT, BODY, LISTING, GRAMMAR, COQCHK_LOG, COQCHK_RC]
     assert "Print Grammar vernac command" in check_file("t") and "Print VerikitJob.candidate.t." in check_file("t")
 

@@ -10,7 +10,7 @@ import hashlib
 import re
 import shlex
 
-from ...model import FOLLOWUP, Limits, ProcResult, Verifier, VerifierResult
+from ...model import CPUS_ENV, FOLLOWUP, Limits, ProcResult, Verifier, VerifierResult
 from ..proof import Theorem, statement_sha256
 from .commands import (ALLOWED_COMMANDS, command_heads, command_problems, fix_in, proof_term, segmentation_problems,
                        soundness_problems, time_lines)
@@ -290,7 +290,10 @@ class Rocq(Verifier):
         the compiled candidate (no VM/native machine; its dependencies are admitted). Collects
         the report files, the grammar, the proof term and coqchk's output. ``options["recheck"]``
         False (the gold: the task file with its placeholder, judged by whether it loads)
-        leaves coqchk out, so the gold's cost and verdict are those of before.
+        leaves coqchk out, so the gold's cost and verdict are those of before. With two CPUs
+        for the run (``VERIKIT_CPUS``, :data:`harness.model.CPUS_ENV`) ``coqchk`` runs beside
+        the check file instead of after it, and its files are removed when the check file
+        fails: the same files and exit status either way.
 
         When ``options["expected_rejections"]`` is not empty (:meth:`expected_rejections`),
         the command is ``sh -c 'rm -f verikit_* && coqc <flags> -time candidate.v'`` alone,
@@ -306,9 +309,14 @@ class Rocq(Verifier):
         if options.get("expected_rejections"):
             return (["sh", "-c", f"rm -f verikit_* && {coqc} -time {SOURCE}"], {},
                     [GRAMMAR] + ([BODY] if options.get("body_start") is not None else []))
-        script = f"rm -f verikit_* && {coqc} -time {SOURCE} && rm -f verikit_*.out && {coqc} {CHECK}"
-        if options.get("recheck", True):  # False only for the gold (the task file with its Admitted.)
-            script += f" && {{ {chk} > {COQCHK_LOG} 2>&1; echo $? > {COQCHK_RC}; }}"
+        script = f"rm -f verikit_* && {coqc} -time {SOURCE} && rm -f verikit_*.out && "
+        if not options.get("recheck", True):  # only the gold (the task file with its Admitted.)
+            script += f"{coqc} {CHECK}"
+        else:  # with two CPUs, coqchk beside check.v; its files kept only where check.v passed
+            recheck = f"{{ {chk} > {COQCHK_LOG} 2>&1; echo $? > {COQCHK_RC}; }}"
+            script += (f'if [ "${{{CPUS_ENV}:-1}}" -ge 2 ] 2>/dev/null; then {recheck} & '
+                       f"{coqc} {CHECK}; rc=$?; wait $!; [ $rc -eq 0 ] || rm -f {COQCHK_LOG} {COQCHK_RC}; exit $rc; "
+                       f"else {coqc} {CHECK} && {recheck}; fi")
         return ["sh", "-c", script], {}, [REPORT, STATEMENT, REFERENCE_REPORT, BODY, LISTING, GRAMMAR, COQCHK_LOG,
                                           COQCHK_RC]
 
