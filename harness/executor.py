@@ -359,6 +359,8 @@ class Executor:
                 break
             if first.verdict != "infra_error" or attempts > self.retries:
                 break
+            if ended is None and proc.start_error is None and self._asks_followup(job, proc):
+                break  # what this run alone reads is not the verdict: its follow-up run decides
             self._stopping.wait(0.5 * attempts)
         if ended is None and proc.start_error is None:
             proc.files = {**proc.files, **self._followup(job, proc, env)}
@@ -447,6 +449,15 @@ class Executor:
             self.stats.gated += 1
             self.stats.ran += 1
         return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=1), None
+
+    def _asks_followup(self, job: Job, proc: ProcResult) -> bool:
+        """Does the verifier make a follow-up run of ``job`` after ``proc``? (Rocq's first
+        phase reads ``infra_error`` until its full check ran: such a run is not retried.)
+        An exception while deciding counts as yes: :meth:`_followup` records it."""
+        try:
+            return self.verifier.followup(job.files, proc, job.options) is not None
+        except Exception:  # noqa: BLE001 - recorded by _followup
+            return True
 
     def _followup(self, job: Job, proc: ProcResult, env: dict) -> dict[str, bytes]:
         """The verifier's follow-up run of ``job`` after ``proc`` (none when it asks for none),

@@ -312,6 +312,8 @@ def test_coqs_view_alone_decides_what_the_kit_expected_to_reject(integrity_run, 
 def test_an_expected_rejection_that_coq_does_not_confirm_gets_the_full_check(integrity_run):
     rec = integrity_run[2]["honest-spaced-qed"]
     assert rec["verdict"] == "verified" and rec["verifier"]["extra"]["coqchk"] == 0, rec["reason"]
+    # the first run alone reads infra_error until the follow-up ran: it is not retried
+    assert rec["attempts"] == 1
 
 
 @pytest.mark.parametrize("name", ["fix-tactic", "fix-term", "fix-nested-deep"])
@@ -328,4 +330,5 @@ def test_a_fix_the_printed_term_does_not_show_gets_the_full_check(integrity_run)
     printed after the proof only names it, so the full check runs and its module listing rejects."""
     rec = integrity_run[2]["fix-in-abstract"]
     assert rec["verdict"] == "rejected" and rec["verifier"]["extra"]["coqchk"] == 0, rec["reason"]
+    assert rec["attempts"] == 1
     assert "the proof declared constant(s) of its own" in rec["reason"]
