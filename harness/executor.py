@@ -28,7 +28,9 @@ tests and the task's own view) is made by one run per file, each run once for ea
 content, with the same command as the jobs, and kept
 in the result cache like a job (keyed by its files, command, toolchain fingerprint and
 limits), so later runs and other users of the cache read it instead of making it again;
-the files it collected are added to the output of every job that names it, where the
+the runs are made first, ``-j`` at a time, before the jobs (so that no job waits idle while
+another makes its task's run); the files a run collected are added to the output of every
+job that names it, where the
 candidate's own run cannot overwrite them; the stored tool output holds them, so the
 verdict stays re-derivable.
 
@@ -289,7 +291,14 @@ class Executor:
         # Longest first (input size as the estimate of proof effort) so that with -j N the
         # slowest job does not start last and leave the other slots idle.
         order = sorted(todo, key=lambda v: -sum(len(t) for t in todo[v][0][1].files.values()))
-        pending = {pool.submit(self._execute, vkey, first[vkey], judge): vkey for vkey in order}
+        # Task runs first, -j at a time: otherwise a job waits idle while another job makes
+        # its task's run (the jobs of one task come together in this order).
+        tasks: dict[str, tuple[Job, str]] = {}
+        for vkey in order:
+            for name in sorted(first[vkey].task_run or {} if first[vkey].precheck is None else {}):
+                tasks.setdefault(self._task_file_key(first[vkey], name), (first[vkey], name))
+        pending = {pool.submit(self._task_run_ahead, job, name): None for job, name in tasks.values()}
+        pending.update({pool.submit(self._execute, vkey, first[vkey], judge): vkey for vkey in order})
         try:
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -298,6 +307,8 @@ class Executor:
                     try:
                         result = fut.result()
                     except Drained:
+                        continue
+                    if vkey is None:  # a task run: its files wait in self._task_runs for the jobs
                         continue
                     for key, job in todo[vkey]:  # the run directory first: the cache is only a speed-up
                         record = with_identity(result, key, job)
@@ -376,6 +387,18 @@ class Executor:
             out.update(self._task_file_run(job, name))
         return out
 
+    def _task_run_ahead(self, job: Job, name: str) -> None:
+        """Make the run of task file ``name`` before the jobs that read it (none once the run
+        is draining: a task run is made for jobs, and no job starts then)."""
+        if not self._draining.is_set():
+            self._task_file_run(job, name)
+
+    def _task_file_key(self, job: Job, name: str) -> str:
+        """The content key of the run of task file ``name`` of ``job.task_run``: the file,
+        and the verifier's ``task_command`` (argv and env)."""
+        argv, env, _ = self.verifier.task_command(job.options)
+        return sha256_text(canonical_json({"files": {name: job.task_run[name]}, "argv": list(argv), "env": env}))
+
     def _task_file_run(self, job: Job, name: str) -> dict[str, bytes]:
         """The files collected by the run of task file ``name`` of ``job.task_run``, made
         once for each distinct (file, command) and shared by the jobs that name it (a job
@@ -388,7 +411,7 @@ class Executor:
         the benchmark's judge then reads "not run", never a partial output."""
         argv, env, collect = self.verifier.task_command(job.options)
         files = {name: job.task_run[name]}
-        key = sha256_text(canonical_json({"files": files, "argv": list(argv), "env": env}))
+        key = self._task_file_key(job, name)
         with self._lock:
             lock = self._task_locks.setdefault(key, threading.Lock())
         with lock:
