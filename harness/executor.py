@@ -296,7 +296,7 @@ class Executor:
         tasks: dict[str, tuple[Job, str]] = {}
         for vkey in order:
             for name in sorted(first[vkey].task_run or {} if first[vkey].precheck is None else {}):
-                tasks.setdefault(self._task_file_key(first[vkey], name), (first[vkey], name))
+                tasks.setdefault(self._task_file_spec(first[vkey], name)[0], (first[vkey], name))
         pending = {pool.submit(self._task_run_ahead, job, name): None for job, name in tasks.values()}
         pending.update({pool.submit(self._execute, vkey, first[vkey], judge): vkey for vkey in order})
         try:
@@ -393,11 +393,13 @@ class Executor:
         if not self._draining.is_set():
             self._task_file_run(job, name)
 
-    def _task_file_key(self, job: Job, name: str) -> str:
-        """The content key of the run of task file ``name`` of ``job.task_run``: the file,
-        and the verifier's ``task_command`` (argv and env)."""
-        argv, env, _ = self.verifier.task_command(job.options)
-        return sha256_text(canonical_json({"files": {name: job.task_run[name]}, "argv": list(argv), "env": env}))
+    def _task_file_spec(self, job: Job, name: str) -> tuple[str, list[str], dict, list[str], dict]:
+        """``(key, argv, env, collect, files)`` of the run of task file ``name`` of
+        ``job.task_run``: the verifier's ``task_command``, the file, and the content key of
+        both (the file, argv and env)."""
+        argv, env, collect = self.verifier.task_command(job.options)
+        files = {name: job.task_run[name]}
+        return sha256_text(canonical_json({"files": files, "argv": list(argv), "env": env})), argv, env, collect, files
 
     def _task_file_run(self, job: Job, name: str) -> dict[str, bytes]:
         """The files collected by the run of task file ``name`` of ``job.task_run``, made
@@ -409,9 +411,7 @@ class Executor:
         not kept (the next job tries again) and gives no files; nor does a run the sandbox
         ended (wall time, memory) or that exited non-zero (kept: it is not tried again):
         the benchmark's judge then reads "not run", never a partial output."""
-        argv, env, collect = self.verifier.task_command(job.options)
-        files = {name: job.task_run[name]}
-        key = self._task_file_key(job, name)
+        key, argv, env, collect, files = self._task_file_spec(job, name)
         with self._lock:
             lock = self._task_locks.setdefault(key, threading.Lock())
         with lock:
