@@ -73,24 +73,6 @@ fi
 if [ -f task.c ]; then
   VERIKIT_VIEW=task-view.json frama-c -load-module "$view" task.c >task-view.log 2>&1
 fi
-if [ "${VERIKIT_GATE:-}" = 1 ]; then
-  : >vk-gate
-  for source; do :; done  # the verified file: the last argument
-  if [ -f requires.c ]; then  # step 3b's requires probe: WP on the task's and the candidate's requires only
-    if [ "${VERIKIT_CPUS:-1}" -ge 2 ] 2>/dev/null; then  # two CPUs: beside the view
-      # shellcheck disable=SC2086  # word splitting of the argument list is intended
-      frama-c ${VERIKIT_REQUIRES_ARGS:-} requires.c >requires.log 2>&1 &
-      probe_pid=$!
-      VERIKIT_VIEW=view.json frama-c -load-module "$view" "$source"
-      rc=$?
-      wait "$probe_pid"
-      exit "$rc"
-    fi
-    # shellcheck disable=SC2086  # word splitting of the argument list is intended
-    frama-c ${VERIKIT_REQUIRES_ARGS:-} requires.c >requires.log 2>&1
-  fi
-  VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$source"
-fi
 # --- requires not stronger than the task's (integrity.py requires_check) ---
 # requires.c = the candidate's contract on a declaration of the target, and a probe with
 # the task's own contract that calls it: WP on the call's requires only, into requires.log.
@@ -106,12 +88,36 @@ exec_run() {
     sh verikit_exec_check.sh >vk_exec.err 2>&1
   fi
 }
-# With two CPUs or more for this job (VERIKIT_CPUS, the executor's; one by default), the
-# requires run and the execution cross-check run beside the do-nothing-body run and the
-# verification instead of before the verification. Each step writes only its own files,
-# so what the job computes is the same either way.
+# With two CPUs or more for this job (VERIKIT_CPUS, the executor's; one by default), side
+# steps run beside the job's own steps ($side_pid). Each step writes only its own files, so
+# what the job computes is the same either way.
+two_cpus() { [ "${VERIKIT_CPUS:-1}" -ge 2 ] 2>/dev/null; }
 side_pid=""
-if [ -f candidate.c ] && [ "${VERIKIT_CPUS:-1}" -ge 2 ] 2>/dev/null; then
+# The job's last step: Frama-C on ARGUMENTS with its view of the verified file written to
+# view.json; its exit status and output are the job's, once the side steps have ended.
+last() {
+  if [ -z "$side_pid" ]; then
+    VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$@"
+  fi
+  VERIKIT_VIEW=view.json frama-c -load-module "$view" "$@"
+  rc=$?
+  wait "$side_pid"
+  exit "$rc"
+}
+if [ "${VERIKIT_GATE:-}" = 1 ]; then
+  : >vk-gate
+  for source; do :; done  # the verified file: the last argument
+  if two_cpus; then  # step 3b's requires probe (the task's and the candidate's requires only)
+    requires_run &
+    side_pid=$!
+  else
+    requires_run
+  fi
+  last "$source"
+fi
+# The requires run and the execution cross-check: beside the do-nothing-body run and the
+# verification with two CPUs, else before the verification.
+if [ -f candidate.c ] && two_cpus; then
   { requires_run; exec_run; } &
   side_pid=$!
 fi
@@ -132,11 +138,5 @@ if [ -z "$side_pid" ]; then
 fi
 # --- end of the soundness steps ---
 [ -f candidate.c ] || exit 0  # a task run (Job.task_run): its side files are its output
-if [ -n "$side_pid" ]; then  # the side steps are running: the verification, then wait for them
-  VERIKIT_VIEW=view.json frama-c -load-module "$view" "$@"
-  rc=$?
-  wait "$side_pid"
-  exit "$rc"
-fi
-exec_run
-VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$@"
+[ -n "$side_pid" ] || exec_run
+last "$@"
