@@ -29,7 +29,9 @@ content, with the same command as the jobs, and kept
 in the result cache like a job (keyed by its files, command, toolchain fingerprint and
 limits), so later runs and other users of the cache read it instead of making it again;
 the runs are made first, ``-j`` at a time, before the jobs (so that no job waits idle while
-another makes its task's run); the files a run collected are added to the output of every
+another makes its task's run), except when ``-j`` leaves CPUs idle (:meth:`Executor.job_cpus`
+gives more than one): then a job with a gate makes its task's runs beside its gate run, and a
+job without one before its verification; the files a run collected are added to the output of every
 job that names it, where the
 candidate's own run cannot overwrite them; the stored tool output holds them, so the
 verdict stays re-derivable.
@@ -52,11 +54,12 @@ own end without deciding, the verification's command is the verifier's
 verdict on what the gate's view and requires probe show); the verification's stored output holds the
 command it ran.
 
-A verification run and a gate run are told how many CPUs they may use at run time
+A verification run, a gate run and a task run are told how many CPUs they may use at run time
 (:data:`harness.model.CPUS_ENV`, :meth:`Executor.job_cpus`): more than the job's
 ``limits.cpus`` when ``-j`` leaves CPUs of the machine idle and the sandbox does not hold a
 job to its limit, so that a verifier's driver may run independent steps side by side
-(Frama-C's: the execution cross-check beside WP; Rocq's: ``coqchk`` beside the check file).
+(Frama-C's: the execution cross-check beside WP, the task's smoke tests two at a time;
+Rocq's: ``coqchk`` beside the check file).
 It is not part of a job's key: what a run computes never depends on it, only how long it
 takes.
 """
@@ -294,7 +297,8 @@ class Executor:
         # Task runs first, -j at a time: otherwise a job waits idle while another job makes
         # its task's run (the jobs of one task come together in this order).
         tasks: dict[str, tuple[Job, str]] = {}
-        for vkey in order:
+        for vkey in order if self.job_cpus(self.limits) < 2 else ():  # else beside each job's gate
+
             for name in sorted(first[vkey].task_run or {} if first[vkey].precheck is None else {}):
                 tasks.setdefault(self._task_file_spec(first[vkey], name)[0], (first[vkey], name))
         pending = {pool.submit(self._task_run_ahead, job, name): None for job, name in tasks.values()}
@@ -338,6 +342,9 @@ class Executor:
             return self._record(vkey, job, verdict, reason, None, None, [], attempts=0)
         if self._draining.is_set():
             raise Drained()
+        if job.task_run and self.job_cpus(job.limits or self.limits) >= 2 and self.verifier.gate(job.options) is not None:
+            threading.Thread(target=self._task_run_beside, args=(job,), daemon=True,
+                             name=threading.current_thread().name + "-task").start()
         gated, gate_files = self._gate(vkey, job, judge)
         if gated is not None:
             return gated
@@ -387,6 +394,15 @@ class Executor:
             out.update(self._task_file_run(job, name))
         return out
 
+    def _task_run_beside(self, job: Job) -> None:
+        """Make ``job``'s task runs in a thread of their own, beside its gate run. Nothing it
+        raises is lost: the job's own call of :meth:`_task_run` after the gate run waits for
+        these runs (the same per-run lock) and raises or makes again what they did not make."""
+        try:
+            self._task_run(job)
+        except Exception:  # noqa: BLE001  # Stopped, Drained: the job's own call decides
+            pass
+
     def _task_run_ahead(self, job: Job, name: str) -> None:
         """Make the run of task file ``name`` before the jobs that read it (none once the run
         is draining: a task run is made for jobs, and no job starts then)."""
@@ -427,7 +443,8 @@ class Executor:
                 with self._lock:
                     self.stats.task_runs += 1
                 try:
-                    proc = self.sandbox.run(argv, files={**self.shared_files, **files}, env=env,
+                    proc = self.sandbox.run(argv, files={**self.shared_files, **files},
+                                            env={**env, CPUS_ENV: str(self.job_cpus(self.limits))},
                                             collect=collect, limits=self.limits)  # the run's: it is the task's
                 except SandboxError:
                     return {}

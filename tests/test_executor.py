@@ -561,7 +561,8 @@ def test_a_job_with_two_cpus_computes_what_it_computes_with_one(casp_tasks, fram
         log = RecordLog(tmp_path / str(cpus) / "records.jsonl")
         (rec,) = executor(framac_host, sandbox=sandbox).run([job], log, casp.judge)
         log.close()
-        assert [e["VERIKIT_CPUS"] for e in sandbox.envs if "VERIKIT_CPUS" in e] == [str(cpus)] * 2  # gate, job
+        assert [e["VERIKIT_CPUS"] for e in sandbox.envs if "VERIKIT_HAVOC_ARGS" in e] == [str(cpus)] * 2  # gate, job
+        assert {e["VERIKIT_CPUS"] for e in sandbox.envs if "VERIKIT_CPUS" in e} == {str(cpus)}  # the task runs too
         proc = OutputStore(tmp_path / str(cpus) / "outputs").get(rec["tool_output"]["sha256"])
         got[cpus] = rec, proc
     (one, p1), (two, p2) = got[1], got[2]
@@ -576,3 +577,33 @@ def test_a_job_with_two_cpus_computes_what_it_computes_with_one(casp_tasks, fram
         assert name in p1.files and same(p1.files[name]) == same(p2.files[name]), name
     for name in ("requires.log", "havoc.log"):  # WP's logs: the same goals and statuses
         assert name in p1.files and name in p2.files, name
+
+
+@pytest.mark.parametrize("task", ["07_71", "inconsistent"])
+def test_the_task_soundness_run_with_two_cpus_computes_what_it_computes_with_one(casp_tasks, framac_host, task, tmp_path):
+    """The task's soundness run (a task run) with one CPU and with two (its smoke tests
+    two at a time, ``-wp-par 2``): the same reading of ``sound.log`` (goals, the smoke
+    tests that failed) and the same smoke tests per function in its report. On a real
+    task with several smoke tests that wait out their limit, and on an inconsistent one
+    (its requires' smoke test fails)."""
+    from harness.benchmarks.casp import soundness
+    from harness.executor import CPUS_ENV
+    from harness.verifiers.framac import SOUND_LOG, SOUND_REPORT, _side_run, _smoke_by_function
+
+    from test_casp_soundness import UNSOUND_TASK
+
+    t = casp_tasks[task] if task != "inconsistent" else UNSOUND_TASK
+    job = casp.build_job(t, Candidate(t.task_id, "gold", 0, t.gold, "gold"), "gold", framac_host.options(smoke=True), DS)
+    _, argv, env, collect, files = executor(framac_host)._task_file_spec(job, "sound.c")
+    got = {}
+    for cpus in (1, 2):
+        proc = framac_host.sandbox.run(argv, files={**framac_host.shared, **files}, env={**env, CPUS_ENV: str(cpus)},
+                                       collect=collect, limits=LIMITS)
+        assert proc.returncode == 0, proc.stderr
+        side = _side_run(proc.files[SOUND_LOG].decode())
+        got[cpus] = (side.verdict, side.goals, side.vacuous, side.extra, _smoke_by_function(proc.files[SOUND_REPORT]),
+                     soundness.task_soundness(side))
+    assert got[1] == got[2]
+    extra, smoke, (sound, failed) = got[1][3:]
+    assert extra["smoke_tests"] >= 3 and smoke, got[1]
+    assert (sound, bool(failed)) == ((False, True) if task == "inconsistent" else (True, False)), got[1]

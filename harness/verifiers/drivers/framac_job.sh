@@ -30,7 +30,8 @@
 #      job's). Without candidate.c (a task run) the job ends after step 3b.
 #   5. vk_exec.conf (CASP's execution cross-check): verikit_exec_check.sh, into vk_exec.log,
 #      before step 4. When the job may use two CPUs (VERIKIT_CPUS), step 3b's requires.c
-#      and step 5 run side by side with step 3 and step 4 instead.
+#      and step 5 run side by side with step 3 and step 4 instead, and step 3b's sound.c
+#      runs VERIKIT_CPUS smoke tests at a time.
 #
 # Once per run (sh verikit_framac_job.sh --prepare; harness/verifiers/framac/
 # FramaC.prepare): what every job would otherwise build again, each kept only when it builds:
@@ -129,9 +130,13 @@ fi
 # sound.c = the task's fixed part with its gold code: WP smoke tests only (requires,
 # behaviours' assumes, calls; the prelude's contracts and axioms are hypotheses of each)
 # into sound.log, with the arguments in $VERIKIT_SOUND_ARGS.
+# With two CPUs or more, its smoke tests run that many at a time (-wp-par, the last given
+# wins): each waits out its prover's limit on a CPU of its own, as it does alone.
 if [ -f sound.c ]; then
+  par=""
+  if two_cpus; then par="-wp-par $VERIKIT_CPUS"; fi
   # shellcheck disable=SC2086  # word splitting of the argument list is intended
-  frama-c ${VERIKIT_SOUND_ARGS:-} sound.c >sound.log 2>&1
+  frama-c ${VERIKIT_SOUND_ARGS:-} $par sound.c >sound.log 2>&1
 fi
 if [ -z "$side_pid" ]; then
   requires_run
