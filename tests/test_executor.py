@@ -579,13 +579,13 @@ def test_a_job_with_two_cpus_computes_what_it_computes_with_one(casp_tasks, fram
         assert name in p1.files and name in p2.files, name
 
 
-@pytest.mark.parametrize("task", ["07_71", "inconsistent"])
+@pytest.mark.parametrize("task", ["00_327", "inconsistent"])
 def test_the_task_soundness_run_with_two_cpus_computes_what_it_computes_with_one(casp_tasks, framac_host, task, tmp_path):
     """The task's soundness run (a task run) with one CPU and with two (its smoke tests
     two at a time, ``-wp-par 2``): the same reading of ``sound.log`` (goals, the smoke
     tests that failed) and the same smoke tests per function in its report. On a real
-    task with several smoke tests that wait out their limit, and on an inconsistent one
-    (its requires' smoke test fails)."""
+    task whose four smoke tests each wait out their limit, and on an inconsistent one
+    (a call its prelude makes unreachable)."""
     from harness.benchmarks.casp import soundness
     from harness.executor import CPUS_ENV
     from harness.verifiers.framac import SOUND_LOG, SOUND_REPORT, _side_run, _smoke_by_function
