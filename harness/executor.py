@@ -29,9 +29,7 @@ content, with the same command as the jobs, and kept
 in the result cache like a job (keyed by its files, command, toolchain fingerprint and
 limits), so later runs and other users of the cache read it instead of making it again;
 the runs are made first, ``-j`` at a time, before the jobs (so that no job waits idle while
-another makes its task's run), except when ``-j`` leaves CPUs idle (:meth:`Executor.job_cpus`
-gives more than one): then a job with a gate makes its task's runs beside its gate run, and a
-job without one before its verification; the files a run collected are added to the output of every
+another makes its task's run); the files a run collected are added to the output of every
 job that names it, where the
 candidate's own run cannot overwrite them; the stored tool output holds them, so the
 verdict stays re-derivable.
@@ -297,8 +295,7 @@ class Executor:
         # Task runs first, -j at a time: otherwise a job waits idle while another job makes
         # its task's run (the jobs of one task come together in this order).
         tasks: dict[str, tuple[Job, str]] = {}
-        for vkey in order if self.job_cpus(self.limits) < 2 else ():  # else beside each job's gate
-
+        for vkey in order:
             for name in sorted(first[vkey].task_run or {} if first[vkey].precheck is None else {}):
                 tasks.setdefault(self._task_file_spec(first[vkey], name)[0], (first[vkey], name))
         pending = {pool.submit(self._task_run_ahead, job, name): None for job, name in tasks.values()}
@@ -342,9 +339,6 @@ class Executor:
             return self._record(vkey, job, verdict, reason, None, None, [], attempts=0)
         if self._draining.is_set():
             raise Drained()
-        if job.task_run and self.job_cpus(job.limits or self.limits) >= 2 and self.verifier.gate(job.options) is not None:
-            threading.Thread(target=self._task_run_beside, args=(job,), daemon=True,
-                             name=threading.current_thread().name + "-task").start()
         gated, gate_files = self._gate(vkey, job, judge)
         if gated is not None:
             return gated
@@ -393,15 +387,6 @@ class Executor:
         for name in sorted(job.task_run or {}):
             out.update(self._task_file_run(job, name))
         return out
-
-    def _task_run_beside(self, job: Job) -> None:
-        """Make ``job``'s task runs in a thread of their own, beside its gate run. Nothing it
-        raises is lost: the job's own call of :meth:`_task_run` after the gate run waits for
-        these runs (the same per-run lock) and raises or makes again what they did not make."""
-        try:
-            self._task_run(job)
-        except Exception:  # noqa: BLE001  # Stopped, Drained: the job's own call decides
-            pass
 
     def _task_run_ahead(self, job: Job, name: str) -> None:
         """Make the run of task file ``name`` before the jobs that read it (none once the run
