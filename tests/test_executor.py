@@ -595,11 +595,14 @@ def test_the_task_soundness_run_with_two_cpus_computes_what_it_computes_with_one
     t = casp_tasks[task] if task != "inconsistent" else UNSOUND_TASK
     job = casp.build_job(t, Candidate(t.task_id, "gold", 0, t.gold, "gold"), "gold", framac_host.options(smoke=True), DS)
     _, argv, env, collect, files = executor(framac_host)._task_file_spec(job, "sound.c")
+    assert argv[0] == "sh"
     got = {}
     for cpus in (1, 2):
-        proc = framac_host.sandbox.run(argv, files={**framac_host.shared, **files}, env={**env, CPUS_ENV: str(cpus)},
-                                       collect=collect, limits=LIMITS)
+        # the driver traced (sh -x: each command as run, on stderr; Frama-C's output goes to sound.log)
+        proc = framac_host.sandbox.run(["sh", "-x", *argv[1:]], files={**framac_host.shared, **files},
+                                       env={**env, CPUS_ENV: str(cpus)}, collect=collect, limits=LIMITS)
         assert proc.returncode == 0, proc.stderr
+        assert ("-wp-par 2 sound.c" in proc.stderr) == (cpus == 2), proc.stderr  # two at a time with two CPUs only
         side = _side_run(proc.files[SOUND_LOG].decode())
         got[cpus] = (side.verdict, side.goals, side.vacuous, side.extra, _smoke_by_function(proc.files[SOUND_REPORT]),
                      soundness.task_soundness(side))
