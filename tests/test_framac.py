@@ -836,3 +836,53 @@ def test_dead_code_tests_left_out_on_the_task_own_library_call_with_the_real_too
     assert full.extra.get("dead_code"), "the full command finds the task's unreachable branch"
     assert (res.verdict, res.goals.proved, res.goals.total) == (full.verdict, full.goals.proved, full.goals.total)
     assert res.verdict == "verified"
+
+
+#: A loop annotation of Eva's (an ACSL extension): Frama-C parses it only with Eva loaded.
+EVA_EXTENSION = "int f(int n) {\n  int s = 0;\n  //@ loop unroll 2;\n  for (int i = 0; i < n; i++) s += i;\n  return s;\n}\n"
+
+
+@pytest.mark.realtool
+def test_a_parse_that_few_plug_ins_cannot_make_is_made_again_with_every_plug_in(fc):
+    """The driver's own steps start Frama-C with few plug-ins (its ``fc``). A file with an
+    ACSL extension of a plug-in left out does not parse so: the gate's view is then made
+    again with every plug-in, and it is that run's, byte for byte; the gate reads no
+    parse error."""
+    light = fc.sandbox.run(["frama-c", "-no-autoload-plugins", "-load-module", "frama-c-variadic", SOURCE],
+                           files={SOURCE: EVA_EXTENSION}, limits=Limits(wall_s=120))
+    assert light.returncode != 0 and "unroll" in light.stdout + light.stderr  # so the fallback is what is tested
+    opts = fc.framac.options(fc.probed, gate=True)
+    argv, env, collect = fc.framac.gate(opts)
+    gate = fc.sandbox.run(argv, files={**fc.prepared, SOURCE: EVA_EXTENSION}, env=env, collect=collect,
+                          limits=Limits(wall_s=120))
+    assert gate.returncode == 0, gate.stdout + gate.stderr
+    assert fc.framac.parse(gate, opts).verdict == "failed"  # "WP not run": a gate that parsed, not "invalid"
+    full = fc.sandbox.run(["frama-c", "-load-module", "verikit_framac_view.cmxs", SOURCE], env={"VERIKIT_VIEW": VIEW},
+                          files={**fc.prepared, SOURCE: EVA_EXTENSION}, collect=[VIEW], limits=Limits(wall_s=120))
+    here = re.compile(rb"/[^\s\"']*?/verikit-job-[^/\s\"']*/")  # each run's own job directory
+    assert here.sub(b"", gate.files[VIEW]) == here.sub(b"", full.files[VIEW])
+    assert "loop unroll 2" in json.dumps(json.loads(gate.files[VIEW]))
+
+
+@pytest.mark.realtool
+def test_the_kit_s_own_frama_c_steps_compute_with_few_plug_ins_what_they_compute_with_every_plug_in(monkeypatch):
+    """``scripts/framac_plugins_check.py`` on a task of casp-sample10, the gold and one
+    LLM candidate in each candidate mode, every job in full: the task runs, the gate and
+    the verification as shipped (few plug-ins for the kit's own steps and E-ACSL) and with
+    a ``frama-c`` that refuses them (every step with every plug-in) write the same views,
+    E-ACSL sources, WP logs (times aside) and execution logs."""
+    import importlib.util
+
+    if shutil.which("frama-c") is None:
+        pytest.skip("frama-c is not installed on this machine")
+    scripts = Path(__file__).resolve().parents[1] / "scripts"
+    monkeypatch.syspath_prepend(str(scripts))
+    spec = importlib.util.spec_from_file_location("framac_plugins_check", scripts / "framac_plugins_check.py")
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    lines: list[str] = []
+    res = check.check("casp-sample10", ["04_140"], keep=lambda j: j.candidate["model"] in ("gold", "openai/gpt-5.2"),
+                      echo=lines.append)
+    assert res["jobs"] == 3, lines  # the gold in both modes, the LLM in spec-from-code (none in code-from-spec here)
+    assert res["differ"] == [], "\n".join(lines)
+    assert all("the same" in line for line in lines)

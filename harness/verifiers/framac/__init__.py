@@ -64,9 +64,10 @@ _SHIPPED = {DRIVER: _DRIVERS / "framac_job.sh", VIEW_SCRIPT: _DRIVERS / "framac_
             EXEC_DRIVER: _DRIVERS / "exec_check.sh"}
 #: Built once per run by the driver's ``--prepare`` in the sandbox (:meth:`FramaC.prepare`),
 #: from the shipped files and the toolchain alone: the view script compiled for this
-#: Frama-C (otherwise every Frama-C start compiles it again, about half a second) and
-#: E-ACSL's runtime object (otherwise every execution cross-check compiles it).
-PREPARED = ("verikit_framac_view.cmxs", "vk_rtl.o")
+#: Frama-C (otherwise every Frama-C start compiles it again, about half a second),
+#: E-ACSL's runtime object (otherwise every execution cross-check compiles it) and
+#: Frama-C's share and library paths (otherwise each step that needs them starts Frama-C).
+PREPARED = ("verikit_framac_view.cmxs", "vk_rtl.o", "verikit_framac_paths")
 #: Files the driver may write: Frama-C's views, the preprocessed candidate text, the
 #: do-nothing-body WP log.
 VIEW, TASK_VIEW, HAVOC_LOG = "view.json", "task-view.json", "havoc.log"
@@ -125,8 +126,9 @@ class FramaC(Verifier):
         Returns:
             The files to ship with every job: the driver and the view script, what the
             driver's ``--prepare`` built (:data:`PREPARED`: the view script compiled for
-            this Frama-C, E-ACSL's runtime object; each absent when it did not build, and
-            the jobs then build or load from source as before), and ``why3.conf`` (absent
+            this Frama-C, E-ACSL's runtime object, Frama-C's paths; each absent when it
+            did not build, and the jobs then build, load from source or ask Frama-C as
+            before), and ``why3.conf`` (absent
             when why3 is missing: Frama-C then proves with Qed only and the drift is
             recorded).
         """
