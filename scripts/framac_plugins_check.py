@@ -59,8 +59,9 @@ _TIMES = re.compile(r"\(\d+(\.\d+)?m?s\)|\(Qed:[^)]*\)|\(\d+\)|\b\d+(\.\d+)?m?s\
 
 
 #: The sandbox's job directory, which Frama-C names in its views and messages: a new one per run.
-#: An address a run prints (E-ACSL's values at a failure): a new one per run (ASLR).
-_ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
+#: An address a run prints (E-ACSL's values at a failure, its runtime's "invalid address
+#: 0x7f2d-276a-03dc"): a new one per run (ASLR).
+_ADDRESS = re.compile(r"0x[0-9a-f]{4}(-[0-9a-f]{4})+|0x[0-9a-f]{6,}")
 _JOB_DIR = re.compile(r"/[^\s\"']*?/verikit-job-[^/\s\"']*/")
 
 

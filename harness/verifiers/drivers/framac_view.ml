@@ -73,8 +73,9 @@
                   "variable declaration", "typedef", "type", "asm", "pragma", "static
                   assert", "linkage", "annotation"); "contract": it carries one,
      "globals": [ { "kind", "name", "file", "line", "axioms", "members", "text" } ],
-                  (global annotations; "members": the kinds and names inside an
-                  axiomatic; global annotations of Frama-C's libc are left out)
+                  (global annotations, in the order of their place in the files;
+                  "members": the kinds and names inside an axiomatic; global
+                  annotations of Frama-C's libc are left out)
      "recursive_logic": [ { "name", "file", "line", "recursion": "guarded" | "unguarded" } ]:
                   the recursive logic definitions of those global annotations (see
                   logic_recursion below),
@@ -821,6 +822,13 @@ let write path (ast : file) =
   Annotations.iter_global (fun e ga ->
       let file = file_of (fst (Cil_datatype.Global_annotation.loc ga)) in
       if Emitter.equal e Emitter.end_user && not (in_share file) then globals := ga :: !globals);
+  (* Annotations.iter_global walks a hash table, whose order changes with the plug-ins
+     loaded (each registers logic names): in the order of their place in the files, then
+     by kind and name, so that the view is the same bytes from any Frama-C start. *)
+  let place ga = let k, n, _ = global_kind ga in (Cil_datatype.Global_annotation.loc ga, k, n) in
+  let globals = ref (List.rev (List.stable_sort (fun a b ->
+      let (la, ka, na), (lb, kb, nb) = place a, place b in
+      match Cil_datatype.Location.compare la lb with 0 -> compare (ka, na) (kb, nb) | c -> c) !globals)) in
   let types =
     List.filter_map
       (function
