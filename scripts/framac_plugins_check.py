@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -50,6 +51,8 @@ LIMITS = Limits(wall_s=600.0, mem_mb=4096)
 #: Files compared byte for byte, and line by line without prover times.
 EXACT = ("view.json", "task-view.json")
 LOGS = ("havoc.log", "requires.log", "sound.log", "vk_exec.log")
+#: exec_check.sh's E-ACSL outputs, collected from the verification besides its own files.
+EACSL_SOURCES = ("vk_ea.c", "vk_mut.c", "vk_mutg.c")
 #: A ``frama-c`` that refuses a start without every plug-in: the driver then falls back.
 SHIM = """#!/bin/sh
 for a; do [ "$a" = -no-autoload-plugins ] && exit 1; done
@@ -58,10 +61,10 @@ exec FRAMA_C "$@"
 _TIMES = re.compile(r"\(\d+(\.\d+)?m?s\)|\(Qed:[^)]*\)|\(\d+\)|\b\d+(\.\d+)?m?s\b|\(\d+(\.\d+)?m?s-[^)]*\)")
 
 
-#: The sandbox's job directory, which Frama-C names in its views and messages: a new one per run.
 #: An address a run prints (E-ACSL's values at a failure, its runtime's "invalid address
 #: 0x7f2d-276a-03dc"): a new one per run (ASLR).
 _ADDRESS = re.compile(r"0x[0-9a-f]{4}(-[0-9a-f]{4})+|0x[0-9a-f]{6,}")
+#: The sandbox's job directory, which Frama-C names in its views and messages: a new one per run.
 _JOB_DIR = re.compile(r"/[^\s\"']*?/verikit-job-[^/\s\"']*/")
 
 
@@ -96,23 +99,19 @@ def job_runs(job, verifier, sandbox, shared: dict, env_extra: dict, gate_only: b
                                           collect=collect, limits=LIMITS).files
         collected.update(_TASK_RUNS[key])
         out.update({f"task:{name}/{k}": v for k, v in _TASK_RUNS[key].items()})
-    runs = []
-    gate = verifier.gate(job.options)
-    if gate:
-        runs.append(("gate", gate))
-    for label, (argv, env, collect) in runs:
-        res = sandbox.run(argv, files={**shared, **job.files}, env={**env, **env_extra},
-                          collect=collect, limits=LIMITS)
-        collected.update(res.files)
+
+    def run(label: str, argv: list[str], env: dict, collect: list[str]) -> dict[str, bytes]:
+        res = sandbox.run(argv, files={**shared, **job.files}, env={**env, **env_extra}, collect=collect, limits=LIMITS)
         out.update({f"{label}/{k}": v for k, v in res.files.items()})
         out[f"{label}/output"] = (res.stdout + res.stderr).encode()
+        return res.files
+
+    gate = verifier.gate(job.options)
+    if gate:
+        collected.update(run("gate", *gate))
     if not gate_only:
         argv, env, collect = (verifier.command_after_gate(job.options, collected) if gate else verifier.command(job.options))
-        eacsl = ["vk_ea.c", "vk_mut.c", "vk_mutg.c"]  # exec_check.sh's E-ACSL outputs
-        res = sandbox.run(argv, files={**shared, **job.files}, env={**env, **env_extra},
-                          collect=list(collect) + eacsl, limits=LIMITS)
-        out.update({f"job/{k}": v for k, v in res.files.items()})
-        out["job/output"] = (res.stdout + res.stderr).encode()
+        run("job", argv, env, [*collect, *EACSL_SOURCES])
     return out
 
 
@@ -141,8 +140,6 @@ def check(dataset: str = "casp-sample10", tasks: list[str] | None = None, gate_o
     Returns:
         ``{"jobs": N, "differ": [{"mode", "task", "model", "sample", "files": [...]}]}``.
     """
-    import shutil
-
     sandbox = HostSandbox()
     plan = kit_plan("casp", MODES, "host", LIMITS, tasks, dataset=dataset)
     probed, shared = probe_toolchain(plan, sandbox)
