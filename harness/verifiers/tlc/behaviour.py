@@ -9,15 +9,18 @@ A benchmark asks for it with the job option ``behaviour`` (Model-Bench:
      "expected": [1, ...],              # the program's return value on each input
      "constants": {"MaxValue": "144"}}  # constants widened so the tests' inputs fit
 
-After a verified run, :func:`harness_files` maps each parameter to the model's variable
-that holds it (:func:`map_parameters`, on the run's initial states), and writes a module
-``VKBehaviour`` that extends the candidate's with ``VKSpec == VKFix /\\ Spec``: ``VKFix``
-is a disjunction with one disjunct per input fixing the mapped variables (and their
-copies) to that input, so TLC evaluates the candidate's own ``Init`` with the inputs
-already bound (membership tests, not enumeration), under the candidate's constants; a
-second module ``VKTests`` does the same for the tests' inputs under the widened
-constants. For each, TLC writes the complete state graph (``-dump dot``: every state in full, initial states
-filled, every transition), and :func:`read_behaviour` decides on that graph:
+After a verified run, :func:`map_parameters` maps each parameter to the model's variable
+that holds it, on the run's initial states. The run itself dumped its complete state
+graph (``-dump dot``: every state in full, initial states filled, every transition), so
+the bounded domain is decided on that graph, from the initial states that are its inputs
+(:func:`decide`): it is the graph TLC would build from those inputs alone, since fixing
+variables in the initial predicate only selects initial states. The tests' inputs need
+the widened constants, another model: :func:`harness_files` writes a module ``VKTests``
+that extends the candidate's with ``VKSpec == VKFix /\\ Spec``, where ``VKFix`` is a
+disjunction with one disjunct per input fixing the mapped variables (and their copies) to
+that input, so TLC evaluates the candidate's own ``Init`` with the inputs already bound
+(membership tests, not enumeration); TLC checks it in a follow-up run and dumps its graph
+too. :func:`read_behaviour` decides on each graph:
 
 - every input has an initial state (else ``missing_inputs``: the model's ``Init`` leaves
   out inputs of the program's domain);
@@ -40,14 +43,12 @@ import re
 from collections import deque
 
 from ...model import FOLLOWUP
-from .output import CLASS_ERROR, MSG_SUCCESS, error_text, parse_state, split_messages
+from .output import CLASS_ERROR, MSG_SUCCESS, error_text, parse_graph, split_messages
 
-#: The two harness modules: the bounded domain under the task's constants, and the tests'
-#: inputs under the widened constants. Each writes ``<module>.dot``, ``<module>.out`` (TLC's
-#: output) and ``<module>.rc`` (its exit status).
-MODULE = "VKBehaviour"
+#: The harness module of the tests' inputs under the widened constants (the bounded domain
+#: is read on the verified run's own graph). Its run writes ``<module>.dot``,
+#: ``<module>.out`` (TLC's output) and ``<module>.rc`` (its exit status).
 TESTS_MODULE = "VKTests"
-PARTS = (MODULE, TESTS_MODULE)
 #: How string values may be written in a model: TLA+ strings, or sequences of codes.
 STRING_FORMS = ("string", "codes")
 #: Name forms of a variable holding a parameter ``p`` (preferred over other candidates).
@@ -173,71 +174,28 @@ def _config(cfg: str, widened: dict) -> str:
     return "\n".join(lines + ["SPECIFICATION VKSpec"]) + "\n"
 
 
-def harness_files(module: str, cfg: str, option: dict, variables: list[str],
-                  initial: list[dict[str, str]]) -> tuple[dict[str, str], dict]:
-    """The harness modules and configs for one candidate (see the module docstring):
-    :data:`MODULE` on the bounded domain with the candidate's config, and, when the
-    program's tests add inputs, :data:`TESTS_MODULE` on those with the widened constants.
+def harness_files(module: str, cfg: str, option: dict, mapping: dict) -> dict[str, str]:
+    """The tests' harness module :data:`TESTS_MODULE` and its config for one candidate (see
+    the module docstring): the tests' inputs, the candidate's constants with the widened
+    ones replaced. Empty when the program's tests add no input.
 
     Args:
         module: the candidate's module name.
-        cfg: the candidate's config text (its constants are kept, widened ones replaced).
+        cfg: the candidate's config text.
         option: the job's ``behaviour`` option.
-        variables: the candidate's variables (the run's reading).
-        initial: the run's initial states (``{variable: value}``).
+        mapping: :func:`map_parameters` on the verified run's initial states.
 
     Returns:
-        ``({file: text}, mapping)`` (:func:`map_parameters`).
+        ``{file: text}``.
 
     Raises:
-        Unmapped: as :func:`map_parameters`.
         ValueError: an input with no TLA+ form.
     """
-    params = list(option["parameters"])
-    n = option["bounded"]
-    mapping = map_parameters(params, option["inputs"][:n], variables, initial)
-    files = {f"{MODULE}.tla": _module(MODULE, module, params, option["inputs"][:n], mapping),
-             f"{MODULE}.cfg": _config(cfg, {})}
-    if option["inputs"][n:]:
-        files[f"{TESTS_MODULE}.tla"] = _module(TESTS_MODULE, module, params, option["inputs"][n:], mapping)
-        files[f"{TESTS_MODULE}.cfg"] = _config(cfg, dict(option.get("constants") or {}))
-    return files, mapping
-
-
-def parse_graph(text: str) -> tuple[dict[str, dict], set[str], dict[str, set[str]]]:
-    """TLC's ``-dump dot`` graph: ``(states, initial, successors)``: node id -> state
-    (``{variable: normalized value}``), the ids of initial states (``style = filled``),
-    node id -> ids of its successors other than itself.
-
-    A graph without a state is empty (TLC found no initial state), not unreadable.
-
-    Raises:
-        ValueError: a node line whose label is not a state, or an edge to a node the graph
-            does not hold (a cut graph is not a view of the model).
-    """
-    states: dict[str, dict] = {}
-    initial: set[str] = set()
-    succ: dict[str, set[str]] = {}
-    edges = []
-    for ln in text.splitlines():
-        m = re.match(r'^(-?\d+) -> (-?\d+)', ln)
-        if m:
-            edges.append((m.group(1), m.group(2)))
-            continue
-        m = re.match(r'^(-?\d+) \[label="(.*)"(,style = filled)?\];?$', ln)
-        if m:
-            label = re.sub(r'\\(.)', lambda x: "\n" if x.group(1) == "n" else x.group(1), m.group(2))
-            states[m.group(1)] = parse_state(label)
-            if m.group(3):
-                initial.add(m.group(1))
-        elif re.match(r"^-?\d", ln):
-            raise ValueError(f"a graph line the kit cannot read: {ln[:120]!r}")
-    for a, b in edges:
-        if a not in states or b not in states:
-            raise ValueError(f"an edge {a} -> {b} to a state the graph does not hold")
-        if a != b:
-            succ.setdefault(a, set()).add(b)
-    return states, initial, succ
+    params, n = list(option["parameters"]), option["bounded"]
+    if not option["inputs"][n:]:
+        return {}
+    return {f"{TESTS_MODULE}.tla": _module(TESTS_MODULE, module, params, option["inputs"][n:], mapping),
+            f"{TESTS_MODULE}.cfg": _config(cfg, dict(option.get("constants") or {}))}
 
 
 def _reach(starts, edges: dict[str, set[str]]) -> set[str]:
@@ -255,18 +213,19 @@ def _describe(params: list[str], args: list) -> str:
     return "(" + ", ".join(f"{p}={a!r}" for p, a in zip(params, args)) + ")"
 
 
-def read_behaviour(files: dict[str, bytes], option: dict, mapping: dict) -> dict:
-    """The harness's outcome from the follow-up files: ``{"outcome", "inputs", "tests",
-    "mapping", "bounded_part", "tests_part", ...}``. The bounded domain decides
-    (:func:`read_part`); the tests' inputs, run under widened constants, can only add
-    positive evidence against the model (``differs``, ``no_end``): when TLC cannot run
-    them (e.g. it cannot build the model's initial sets at the widened constants) or the
-    model's ``Init`` is bounded by constants of its own, that part is reported, not held
-    against the candidate."""
+def read_behaviour(graph: str, files: dict[str, bytes], option: dict, mapping: dict) -> dict:
+    """The harness's outcome: ``{"outcome", "inputs", "tests", "mapping", "bounded_part",
+    "tests_part", ...}``. The bounded domain decides, on ``graph`` (the verified run's own
+    ``-dump dot`` text: :func:`decide`); the tests' inputs, run under widened constants in
+    the follow-up (its files in ``files``: :func:`read_part`), can only add positive
+    evidence against the model (``differs``, ``no_end``): when TLC cannot run them (e.g.
+    it cannot build the model's initial sets at the widened constants) or the model's
+    ``Init`` is bounded by constants of its own, that part is reported, not held against
+    the candidate. ValueError: a graph line the kit cannot read (:func:`parse_graph`)."""
     n = option["bounded"]
     params = list(option["parameters"])
     base = {"inputs": len(option["inputs"]), "tests": len(option["inputs"]) - n, "mapping": mapping}
-    bounded = read_part(files, MODULE, params, option["inputs"][:n], option["expected"][:n], mapping)
+    bounded = decide(parse_graph(graph), params, option["inputs"][:n], option["expected"][:n], mapping)
     out = {**base, **bounded, "bounded_part": bounded["outcome"]}
     if not option["inputs"][n:]:
         return {**out, "tests_part": "none"}
@@ -281,10 +240,9 @@ def read_behaviour(files: dict[str, bytes], option: dict, mapping: dict) -> dict
 
 def read_part(files: dict[str, bytes], name: str, params: list[str], inputs: list[list], expected: list,
               mapping: dict) -> dict:
-    """One harness module's outcome (``followup/<name>.out``, ``.rc``, ``.dot``):
-    ``{"outcome", ...}`` where ``outcome`` is ``models_program`` (with
-    ``result_variable``), ``differs`` / ``no_end`` / ``missing_inputs`` (with ``input``,
-    ``expected``, ``detail``), ``error`` (TLC's error), or ``not_run`` (no output)."""
+    """A harness module's outcome from its follow-up files (``followup/<name>.out``,
+    ``.rc``, ``.dot``): ``error`` (TLC's error, or no graph), ``not_run`` (no output), else
+    :func:`decide` on its graph."""
     out_b = files.get(f"{FOLLOWUP}{name}.out")
     if out_b is None:
         why = files.get(FOLLOWUP + "ended", b"no follow-up run").decode("utf-8", "replace")
@@ -298,7 +256,18 @@ def read_part(files: dict[str, bytes], name: str, params: list[str], inputs: lis
     graph = files.get(f"{FOLLOWUP}{name}.dot")
     if graph is None:
         return {"outcome": "error", "detail": f"TLC wrote no {name}.dot"}
-    states, initial, succ = parse_graph(graph.decode("utf-8", "replace"))
+    return decide(parse_graph(graph.decode("utf-8", "replace")), params, inputs, expected, mapping)
+
+
+def decide(graph: tuple[dict[str, dict], set[str], dict[str, set[str]]], params: list[str], inputs: list[list],
+           expected: list, mapping: dict) -> dict:
+    """The harness's decision on a state graph (:func:`parse_graph`) for ``inputs``: the
+    initial states whose mapped variables hold an input, and what is reachable from them
+    (initial states that are no input are left out). ``{"outcome", ...}`` where
+    ``outcome`` is ``models_program`` (with ``result_variable`` and ``states``: the states
+    reachable from the inputs), ``differs`` / ``no_end`` / ``missing_inputs`` (with
+    ``input``, ``expected``, ``detail``)."""
+    states, initial, succ = graph
     # which input each initial state is: the mapped variables' values
     key_of = {}
     for i, args in enumerate(inputs):
@@ -324,8 +293,10 @@ def read_part(files: dict[str, bytes], name: str, params: list[str], inputs: lis
     variables = sorted({v for s in states.values() for v in s})
     holds = {v: True for v in variables}
     first_bad: dict[str, tuple] = {}
+    reached: set[str] = set()
     for i, ns in sorted(starts.items()):
         seen = _reach(ns, succ)
+        reached |= seen
         stuck = sorted(seen - can_end)
         finals = sorted(seen & ends)
         if stuck or not finals:
@@ -345,7 +316,7 @@ def read_part(files: dict[str, bytes], name: str, params: list[str], inputs: lis
     if good:
         good.sort(key=lambda v: (_RESULT_NAMES.index(v.lower()) if v.lower() in _RESULT_NAMES else len(_RESULT_NAMES),
                                  v))
-        return {"outcome": "models_program", "result_variable": good[0], "states": len(states)}
+        return {"outcome": "models_program", "result_variable": good[0], "states": len(reached)}
     # the model's result variable, else the variable that held the return value longest
     v = named[0] if named else max(variables, key=lambda x: (first_bad[x][0], x))
     i, state = first_bad[v]

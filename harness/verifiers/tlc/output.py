@@ -1,14 +1,16 @@
 """Reading TLC's output: its ``-tool`` messages (:func:`split_messages`, the message codes),
-the states of a ``-dump`` file and of an error trace, and the evidence a success must
-have (:func:`success_evidence`)."""
+the state graph a run dumps (``-dump dot``: :func:`parse_graph`, :func:`parse_dump`), the
+states of an error trace, and the evidence a success must have (:func:`success_evidence`)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
+#: A run's state graph: ``-dump dot states`` writes ``states.dot`` (every distinct reachable
+#: state in full, in the order TLC found it, initial states filled, every transition).
 DUMP_BASENAME = "states"
-DUMP_FILE = DUMP_BASENAME + ".dump"
+DUMP_FILE = DUMP_BASENAME + ".dot"
 
 # TLC message codes (tlc2.output.EC) used by the parser.
 MSG_VERSION = 2262
@@ -165,24 +167,67 @@ def parse_state(body: str) -> dict[str, str]:
     return state
 
 
-def parse_dump(text: str, *, max_states: int | None = None) -> tuple[list[dict[str, str]], int]:
-    """States of a ``-dump`` file, in TLC's order: ``(states, total)`` where ``states`` has
-    at most ``max_states`` entries and ``total`` counts every ``State <n>:`` block.
+_NODE = re.compile(r'^(-?\d+) \[label="(.*)"(,style = filled)?\];?$')
+_EDGE = re.compile(r'^(-?\d+) -> (-?\d+)')
+
+
+def _nodes(text: str):
+    """``(id, label, initial)`` of each node line of a ``-dump dot`` graph, in order
+    (ValueError: a line starting with a number that is neither a node nor an edge)."""
+    for ln in text.splitlines():
+        if _EDGE.match(ln):
+            continue
+        m = _NODE.match(ln)
+        if m:
+            label = re.sub(r'\\(.)', lambda x: "\n" if x.group(1) == "n" else x.group(1), m.group(2))
+            yield m.group(1), label, bool(m.group(3))
+        elif re.match(r"^-?\d", ln):
+            raise ValueError(f"a graph line the kit cannot read: {ln[:120]!r}")
+
+
+def parse_graph(text: str) -> tuple[dict[str, dict], set[str], dict[str, set[str]]]:
+    """TLC's ``-dump dot`` graph: ``(states, initial, successors)``: node id -> state
+    (``{variable: normalized value}``, in TLC's order), the ids of initial states
+    (``style = filled``), node id -> ids of its successors other than itself.
+
+    A graph without a state is empty (TLC found no initial state), not unreadable.
 
     Raises:
-        ValueError: a malformed block (message gives the state number).
+        ValueError: a node line whose label is not a state, or an edge to a node the graph
+            does not hold (a cut graph is not a view of the model).
     """
-    blocks = re.split(r"(?m)^State (\d+):\n", text)
+    states: dict[str, dict] = {}
+    initial: set[str] = set()
+    for node, label, filled in _nodes(text):
+        states[node] = parse_state(label)
+        if filled:
+            initial.add(node)
+    succ: dict[str, set[str]] = {}
+    for m in filter(None, map(_EDGE.match, text.splitlines())):
+        a, b = m.group(1), m.group(2)
+        if a not in states or b not in states:
+            raise ValueError(f"an edge {a} -> {b} to a state the graph does not hold")
+        if a != b:
+            succ.setdefault(a, set()).add(b)
+    return states, initial, succ
+
+
+def parse_dump(text: str, *, max_states: int | None = None) -> tuple[list[dict[str, str]], int]:
+    """The states of a run's ``-dump dot`` graph, in TLC's order: ``(states, total)``,
+    ``states`` at most ``max_states``, ``total`` every node line (a repeated node twice).
+
+    Raises:
+        ValueError: a malformed line or state (the message gives the node)."""
     states: list[dict[str, str]] = []
     total = 0
-    for i in range(1, len(blocks), 2):
+    for node, label, _ in _nodes(text):
         total += 1
         if max_states is not None and len(states) >= max_states:
             continue
         try:
-            states.append(parse_state(blocks[i + 1]))
+            states.append(parse_state(label))
         except ValueError as exc:
-            raise ValueError(f"{DUMP_FILE}: state {blocks[i]}: {exc}") from None
+            raise ValueError(f"{DUMP_FILE}: node {node}: {exc}") from None
     return states, total
 
 

@@ -1,20 +1,19 @@
 """The :class:`TLC` verifier: a job's options and command line (SANY's XML export, then
-TLC), the follow-up run of the invariant probe, and the verdict from TLC's output
+TLC), the follow-up run (the invariant probe, the behaviour harness's tests), and the verdict from TLC's output
 (:meth:`TLC.parse`)."""
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from pathlib import Path
 
-from ...model import FOLLOWUP, Limits, ProcResult, Verifier, VerifierResult
+from ...model import Limits, ProcResult, Verifier, VerifierResult
 from .output import (CLASS_ERROR, DUMP_BASENAME, DUMP_FILE, MSG_COMPUTING_INIT, MSG_DEPTH, MSG_INIT_DONE,
                      MSG_INVARIANT_BEHAVIOR, MSG_INVARIANT_INITIAL, MSG_NESTED_EXPRESSIONS, MSG_SANY_FAILED,
                      MSG_STATS, MSG_SUCCESS, MSG_VERSION, error_text, location, one_line, sany_error, stats_of,
                      model_output, parse_dump, parse_trace, split_messages, success_evidence)
-from .behaviour import PARTS, Unmapped, constants_only, harness_files, read_behaviour
+from .behaviour import TESTS_MODULE, Unmapped, constants_only, harness_files, map_parameters, read_behaviour
 from .probe import PROBE_MODULE, probe_variants, read_probe
 from .sany import sany_view
 
@@ -25,8 +24,9 @@ TOOLCHAIN = "tlaplus"
 #: from the dump and exit status, cross-checked; "3": SANY's XML view collected in the same run,
 #: failures of a run belong to the candidate; "4": the invariant probe, a follow-up run;
 #: "5": the behaviour harness in the same follow-up; "6": SANY's export and TLC in one JVM;
-#: "7": a follow-up's TLC checks in one JVM).
-MODULE_VERSION = "7"
+#: "7": a follow-up's TLC checks in one JVM; "8": the run dumps its state graph, on which the
+#: behaviour harness decides the bounded domain, the follow-up checks only the tests' inputs).
+MODULE_VERSION = "8"
 JAR = "/opt/verikit/tla2tools.jar"
 METADIR = "tlc-meta"
 DEFAULT_FP = 0
@@ -39,8 +39,6 @@ DEFAULT_MAX_STATES = 20000
 #: it), and SANY's messages of that export.
 SANY_XML = "sany.xml"
 SANY_ERR = "sany.err"
-#: The behaviour harness's parameter mapping, or why there is none (a follow-up file).
-BEHAVIOUR_JSON = "behaviour.json"
 #: The job launcher (``drivers/VerikitTlc.java``): SANY's export, then TLC, in one JVM; with
 #: ``--each``, a follow-up's TLC checks one after another in one JVM (:func:`_one_jvm`).
 #: Compiled once per run in the sandbox by :meth:`TLC.prepare` and shipped with every job.
@@ -106,7 +104,7 @@ class TLC(Verifier):
 
     def options(self, probed, *, smoke: bool = False, cpus: int = 1, **overrides) -> dict:
         """Options of a job: ``module`` (set per job), ``workers`` (1), ``fp``, ``seed``,
-        ``heap_mb`` (JVM ``-Xmx``, MiB), ``dump`` (write ``states.dump``),
+        ``heap_mb`` (JVM ``-Xmx``, MiB), ``dump`` (write the state graph ``states.dot``),
         ``max_states`` (states parsed into the record), ``sany_view`` (export SANY's XML
         view first, :func:`sany_view`), ``deadlock_in_cfg`` (TLC >= 2.16,
         else ``-deadlock``), ``tlc_version``, ``java_version``, ``verifier_module``.
@@ -126,7 +124,7 @@ class TLC(Verifier):
         """The command line of the package docstring; with ``sany_view`` (the default) the
         job launcher (:data:`LAUNCHER`) in its place: SANY's XML export of the module
         (:data:`SANY_XML`, read by :func:`sany_view`), then TLC with the same arguments, in
-        one JVM; collects ``states.dump``, ``sany.xml`` and ``sany.err``.
+        one JVM; collects ``states.dot``, ``sany.xml`` and ``sany.err``.
 
         Raises:
             ValueError: ``options["module"]`` is not a TLA+ module name.
@@ -142,7 +140,7 @@ class TLC(Verifier):
                 "-workers", str(int(options["workers"])), "-fp", str(int(options["fp"])),
                 "-seed", str(int(options["seed"])), "-config", f"{module}.cfg", "-metadir", METADIR]
         if options.get("dump", True):
-            argv += ["-dump", DUMP_BASENAME]
+            argv += ["-dump", "dot", DUMP_BASENAME]
         if not options.get("deadlock_in_cfg", True):
             argv.append("-deadlock")
         argv.append(module)
@@ -162,10 +160,11 @@ class TLC(Verifier):
           with ``VKInit`` (the variants) and ``VKNext`` (stutter), checked with the
           candidate's constants and the same TLC switches (no dump, no SANY export); its
           output is the follow-up's standard output.
-        - ``behaviour``: the behaviour harness (:mod:`.behaviour`): the model started on every
-          input of the program's domain, its complete state graph dumped
-          (``<harness>.out``, ``.rc`` and ``.dot`` of each harness module). The parameter mapping
-          (or why there is none) is written as ``behaviour.json`` among the given files.
+        - ``behaviour``: the behaviour harness's tests' part (:mod:`.behaviour`): the model
+          started on the inputs of the program's tests under the widened constants, its
+          complete state graph dumped (``VKTests.out``, ``.rc`` and ``.dot``). Nothing to run
+          when the tests add no input or no variable holds a parameter: the bounded domain is
+          decided on the verified run's own graph (:meth:`parse`).
 
         Returns:
             ``(files, argv, collect)``, or None: nothing asked, the run not verified, or
@@ -194,22 +193,17 @@ class TLC(Verifier):
             argv, _, _ = self.command({**options, "module": PROBE_MODULE, "dump": False, "sany_view": False})
             runs.append((PROBE_MODULE, argv))
         if beh:
-            initial = states[:first.extra.get("init_states") or 0]
-            variables = list(options.get("variables") or (list(states[0]) if states else []))
             try:
-                harness, mapping = harness_files(module, files.get(f"{module}.cfg", ""), beh, variables, initial)
-                given.update(harness)
-                given[BEHAVIOUR_JSON] = json.dumps({"mapping": mapping}, sort_keys=True)
-                for part in PARTS:
-                    if f"{part}.tla" in harness:
-                        argv, _, _ = self.command({**options, "module": part, "dump": False, "sany_view": False})
-                        argv[-1:-1] = ["-dump", "dot", part]
-                        runs.append((part, argv))
-                        collect += [f"{part}.out", f"{part}.rc", f"{part}.dot"]
-            except (Unmapped, ValueError) as exc:
-                given[BEHAVIOUR_JSON] = json.dumps({"unmapped": str(exc)}, sort_keys=True)
+                given.update(harness_files(module, files.get(f"{module}.cfg", ""), beh, self._mapping(first, options)))
+            except (Unmapped, ValueError):  # no harness to run: parse reports why
+                pass
+            if TESTS_MODULE + ".tla" in given:
+                argv, _, _ = self.command({**options, "module": TESTS_MODULE, "dump": False, "sany_view": False})
+                argv[-1:-1] = ["-dump", "dot", TESTS_MODULE]
+                runs.append((TESTS_MODULE, argv))
+                collect += [f"{TESTS_MODULE}.out", f"{TESTS_MODULE}.rc", f"{TESTS_MODULE}.dot"]
         if not runs:
-            return None if not given else (given, ["true"], [])
+            return None
         if not beh:  # the probe alone: TLC's own command line
             return given, argv, []
         return given, ["sh", "-c", _one_jvm(runs, bool(variants))], collect
@@ -253,23 +247,30 @@ class TLC(Verifier):
             except Exception as exc:  # noqa: BLE001 - recorded, judged fail-closed by the benchmark
                 result.extra["probe"] = {"outcome": "unreadable", "error": f"{type(exc).__name__}: {exc}"}
         if options.get("behaviour") and result.verdict == "verified":
-            result.extra["behaviour"] = self._behaviour(proc, options["behaviour"])
+            result.extra["behaviour"] = self._behaviour(proc, result, options)
         return result
 
     @staticmethod
-    def _behaviour(proc: ProcResult, option: dict) -> dict:
-        """The behaviour harness's outcome (:func:`read_behaviour`); ``unmapped`` when no
-        variable holds a parameter, ``not_run`` without a follow-up, ``unreadable`` when
-        its files could not be read (all fail closed in the benchmark's judgement)."""
+    def _mapping(first: VerifierResult, options: dict) -> dict:
+        """:func:`map_parameters` (Unmapped as it) on a verified run's initial states (the
+        first ``init_states`` dumped) and variables (the job's, else the first state's)."""
+        beh, states = options["behaviour"], first.extra.get("states") or []
+        variables = list(options.get("variables") or (list(states[0]) if states else []))
+        return map_parameters(list(beh["parameters"]), beh["inputs"][:beh["bounded"]], variables,
+                              states[:first.extra.get("init_states") or 0])
+
+    def _behaviour(self, proc: ProcResult, result: VerifierResult, options: dict) -> dict:
+        """The behaviour harness's outcome (:func:`read_behaviour`: the bounded domain on the
+        run's own graph, the tests' inputs from the follow-up); ``unmapped`` when no
+        variable holds a parameter, ``unreadable`` when a graph could not be read (both fail
+        closed in the benchmark's judgement)."""
         files = proc.files or {}
         try:
-            made = json.loads(files.get(FOLLOWUP + BEHAVIOUR_JSON, b"null").decode("utf-8", "replace"))
-            if made is None:
-                why = files.get(FOLLOWUP + "ended", b"no follow-up run").decode("utf-8", "replace")
-                return {"outcome": "not_run", "detail": f"the harness was not made ({why})"}
-            if "unmapped" in made:
-                return {"outcome": "unmapped", "detail": made["unmapped"]}
-            return read_behaviour(files, option, made["mapping"])
+            mapping = self._mapping(result, options)
+        except Unmapped as exc:
+            return {"outcome": "unmapped", "detail": str(exc)}
+        try:
+            return read_behaviour(files[DUMP_FILE].decode("utf-8", "replace"), files, options["behaviour"], mapping)
         except Exception as exc:  # noqa: BLE001 - recorded, judged fail-closed by the benchmark
             return {"outcome": "unreadable", "detail": f"{type(exc).__name__}: {exc}"}
 

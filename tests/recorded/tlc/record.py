@@ -4,7 +4,7 @@
 
 For each case below: post-process the module as Model-Bench does, write the Figure 13
 config, run the TLC command of harness.verifiers.tlc in the tlaplus image through
-ContainerSandbox, and store argv, exit code, stdout, stderr and the collected dump in
+ContainerSandbox, and store argv, exit code, stdout, stderr and the collected state graph in
 tests/recorded/tlc/<case>.json with the probed versions and the image ID (provenance).
 
 The invariant probe (:meth:`TLC.followup`): for each case of ``PROBES``, the
@@ -27,7 +27,7 @@ from harness import toolchains  # noqa: E402
 from harness.model import Limits, followup_files  # noqa: E402
 from harness.registry import sandbox as get_sandbox  # noqa: E402
 from harness.benchmarks.modelbench.postprocess import config_text, postprocess  # noqa: E402
-from harness.verifiers.tlc import TLC  # noqa: E402
+from harness.verifiers.tlc import DUMP_FILE, TLC  # noqa: E402
 
 DATA = ROOT / "harness" / "benchmarks" / "modelbench" / "data"
 CASES = {
@@ -69,7 +69,7 @@ def record_probes(sb, probed, v: TLC) -> None:
         followup = {k: b.decode() for k, b in followup_files(fu_files, second).items()}
         out = {"case": f"probe_{case}", "files": files, "options": opts, "argv": argv,
                "returncode": res.returncode, "stdout": res.stdout, "stderr": res.stderr,
-               "dump": res.files.get("states.dump", b"").decode() or None, "followup_argv": fu_argv,
+               "dump": res.files.get(DUMP_FILE, b"").decode() or None, "followup_argv": fu_argv,
                "followup": followup,
                "provenance": {"recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                               "image": sb.image, "image_id": sb.image_digest, "versions": probed.versions,
@@ -84,7 +84,7 @@ def main() -> None:
     try:
         probed = toolchains.probe("tlaplus", sb)
         v = TLC()
-        base = v.options(probed)
+        base = dict(v.options(probed), sany_view=False)  # TLC alone: SANY's view is the run families' (tlc-integrity)
         for case, (path, consts) in CASES.items():
             module, files = _job_files(path.read_text(), consts, base["deadlock_in_cfg"])
             opts = dict(base, module=module)
@@ -92,7 +92,7 @@ def main() -> None:
             res = sb.run(argv, files=files, env=env, collect=collect, limits=Limits(wall_s=120))
             out = {"case": case, "source": str(path.relative_to(ROOT)), "files": files, "options": opts, "argv": argv,
                    "returncode": res.returncode, "stdout": res.stdout, "stderr": res.stderr,
-                   "dump": res.files.get("states.dump", b"").decode() or None,
+                   "dump": res.files.get(DUMP_FILE, b"").decode() or None,
                    "provenance": {"recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                                   "image": sb.image, "image_id": sb.image_digest, "versions": probed.versions,
                                   "recorder": "tests/recorded/tlc/record.py"}}
