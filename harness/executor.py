@@ -374,10 +374,12 @@ class Executor:
             if ended is None and proc.start_error is None and self._asks_followup(job, proc):
                 break  # what this run alone reads is not the verdict: its follow-up run decides
             self._stopping.wait(0.5 * attempts)
+        second = None
         if ended is None and proc.start_error is None:
-            proc.files = {**proc.files, **self._followup(job, proc, env)}
+            files, second = self._followup(job, proc, env)
+            proc.files = {**proc.files, **files}
         verdict, reason, result = derive(self.verifier, job, proc, judge)
-        return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=attempts)
+        return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=attempts, followup=second)
 
     def _task_run(self, job: Job) -> dict[str, bytes]:
         """The files collected by ``job.task_run``'s runs: one run per file (so that a file
@@ -484,17 +486,18 @@ class Executor:
         except Exception:  # noqa: BLE001 - recorded by _followup
             return True
 
-    def _followup(self, job: Job, proc: ProcResult, env: dict) -> dict[str, bytes]:
-        """The verifier's follow-up run of ``job`` after ``proc`` (none when it asks for none),
-        as :func:`~harness.model.followup_files`.
+    def _followup(self, job: Job, proc: ProcResult, env: dict) -> tuple[dict[str, bytes], ProcResult | None]:
+        """The verifier's follow-up run of ``job`` after ``proc`` (none when it asks for none):
+        its files as :func:`~harness.model.followup_files`, and the run (None when none was
+        made: its time is the job's too, see :meth:`_record`).
         An exception while making it, or a sandbox failure, is recorded in its ``ended``
         (the verifier's parse decides what that means for the candidate)."""
         try:
             spec = self.verifier.followup(job.files, proc, job.options)
         except Exception as exc:  # noqa: BLE001 - the candidate's reading, never the run's end
-            return followup_files({}, None, f"the kit could not make the follow-up run ({type(exc).__name__}: {exc})")
+            return followup_files({}, None, f"the kit could not make the follow-up run ({type(exc).__name__}: {exc})"), None
         if spec is None:
-            return {}
+            return {}, None
         files, argv, collect = spec
         if self._stopping.is_set():
             raise Stopped("the run is stopping")
@@ -504,16 +507,21 @@ class Executor:
             second = self.sandbox.run(argv, files={**self.shared_files, **job.files, **files}, env=env,
                                       collect=collect, limits=job.limits or self.limits)
         except SandboxError as exc:
-            return followup_files(files, None, f"sandbox: {exc}")
+            return followup_files(files, None, f"sandbox: {exc}"), None
         if self._stopping.is_set():
             raise Stopped("the run is stopping")
-        return followup_files(files, second)
+        return followup_files(files, second), second
 
-    def _record(self, vkey, job: Job, verdict, reason, result: VerifierResult | None, proc, argv, attempts) -> dict:
+    def _record(self, vkey, job: Job, verdict, reason, result: VerifierResult | None, proc, argv, attempts,
+                followup: ProcResult | None = None) -> dict:
+        """The job's record. ``timings``: the job's run and its follow-up run (``followup``)
+        together (wall and CPU seconds added, the larger peak memory), the follow-up's wall
+        also as ``followup_wall_s``; task runs, shared by a task's jobs, are not in it."""
         log, output = "", None
         if proc is not None:
             log = (proc.stdout + ("\n[stderr]\n" + proc.stderr if proc.stderr else ""))[-LOG_TAIL_CHARS:]
             output = self.outputs.put(proc)  # an OSError here is the run's (disk full): not a verdict
+        runs = [r for r in (proc, followup) if r is not None]
         return {
             "schema_version": RECORD_SCHEMA_VERSION,
             "key": vkey,
@@ -546,9 +554,10 @@ class Executor:
             "toolchain": self.toolchain.to_json(),
             "limits": (job.limits or self.limits).to_json(),
             "timings": {
-                "wall_s": round(proc.wall_s, 3) if proc else 0.0,
-                "cpu_s": round(proc.cpu_s, 3) if proc else 0.0,
-                "max_rss_mb": proc.max_rss_mb if proc else 0.0,
+                "wall_s": round(sum(r.wall_s for r in runs), 3),
+                "cpu_s": round(sum(r.cpu_s for r in runs), 3),
+                "max_rss_mb": max((r.max_rss_mb for r in runs), default=0.0),
+                **({"followup_wall_s": round(followup.wall_s, 3)} if followup else {}),
             },
             "attempts": attempts,
             **({"tool_output": output} if output else {}),

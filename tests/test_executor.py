@@ -434,7 +434,7 @@ class ProbingFramaC(FramaC):
         if self.broken:
             raise RuntimeError("cannot make it")
         return ({"first.txt": f"first exit {proc.returncode}\n"},
-                ["sh", "-c", "cat first.txt candidate.c | wc -l > lines.txt; echo probed"], ["lines.txt"])
+                ["sh", "-c", "cat first.txt candidate.c | wc -l > lines.txt; sleep 0.3; echo probed"], ["lines.txt"])
 
 
 @pytest.mark.parametrize("broken", [False, True])
@@ -454,11 +454,14 @@ def test_a_followup_run_is_stored_with_the_first_and_rederivable(casp_tasks, fra
     if broken:  # the verifier could not make it: said in its ending, nothing ran
         assert len(sandbox.calls) == 2 and ex.stats.followups == 0  # the task run and the job
         assert proc.files["followup/ended"].startswith(b"error: the kit could not make the follow-up run")
+        assert "followup_wall_s" not in rec["timings"]
     else:
         assert sandbox.calls[-1][:2] == ["sh", "-c"] and ex.stats.followups == 1
         assert proc.files["followup/first.txt"] == b"first exit 0\n"
         assert proc.files["followup/stdout"] == b"probed\n" and proc.files["followup/ended"] == b"exit 0"
         assert int(proc.files["followup/lines.txt"]) == 1 + job.files["candidate.c"].count("\n")
+        # the follow-up's time is the job's too: in wall_s with the first run's, and on its own
+        assert rec["timings"]["wall_s"] > rec["timings"]["followup_wall_s"] >= 0.3
     assert "wp-report.json" in proc.files  # the first run's files are kept beside
     assert rec["verdict"] == "verified"
     assert derive(verifier, job, proc, casp.judge)[:2] == (rec["verdict"], rec["reason"])  # from the stored output
