@@ -122,12 +122,17 @@ class VerifierRun(_VerifierRunRequired, total=False):
     all_goals: bool
 
 
-class Timings(TypedDict):
-    """Wall and CPU seconds and peak memory (MiB) of a job."""
-
+class _TimingsRequired(TypedDict):
     wall_s: float
     cpu_s: float
     max_rss_mb: float
+
+
+class Timings(_TimingsRequired, total=False):
+    """Wall and CPU seconds and peak memory (MiB) of a job: its run and its follow-up run
+    together; ``followup_wall_s`` the follow-up's own wall seconds, when one ran."""
+
+    followup_wall_s: float
 
 
 class ToolOutput(TypedDict):
