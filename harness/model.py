@@ -559,17 +559,20 @@ FOLLOWUP = "followup/"
 
 def followup_files(given: dict[str, str], proc: ProcResult | None, error: str | None = None) -> dict[str, bytes]:
     """What a follow-up run leaves in the first run's files: the files it was given, the
-    files it collected, ``stdout``/``stderr``, and ``ended``: ``exit <status>``, or why it
-    did not come to its own end (the sandbox's :func:`termination` reason, or ``error``: it
+    files it collected, ``stdout``/``stderr``, and ``ended``: ``exit <status>``; or, when it
+    did not come to its own end, the sandbox's verdict and reason (``timeout: ...``,
+    ``memout: ...``, ``infra_error: ...``: :func:`termination`), or ``error: ...`` (it
     could not be made or started). All under :data:`FOLLOWUP`."""
     out = {FOLLOWUP + k: v.encode() for k, v in given.items()}
+    ended = None
     if proc is not None:
         out.update({FOLLOWUP + k: v for k, v in proc.files.items()})
         out[FOLLOWUP + "stdout"] = proc.stdout.encode()
         out[FOLLOWUP + "stderr"] = proc.stderr.encode()
         ended = termination(proc, "the follow-up run")
-        error = error or (ended.reason if ended else None)
-    out[FOLLOWUP + "ended"] = (f"error: {error}" if error else f"exit {proc.returncode}").encode()
+    line = (f"error: {error}" if error else f"{ended.verdict}: {ended.reason}" if ended
+            else f"exit {proc.returncode}")
+    out[FOLLOWUP + "ended"] = line.encode()
     return out
 
 

@@ -609,9 +609,12 @@ def test_a_follow_up_gives_the_verdict_of_the_full_check():
     assert v.parse(first, opts).verdict == "infra_error"  # no follow-up ran: never a verdict on the candidate
     res = v.parse(ProcResult(argv=["sh"], returncode=0, stdout=first.stdout, files={**first.files, **fu}), opts)
     assert res.verdict == "verified" and res.extra["coqchk"] == 0, res.reason
-    for ended, verdict in [(b"error: the follow-up run killed at the wall-time limit after 300.0 s", "timeout"),
-                           (b"error: the follow-up run killed at the memory limit (4096 MiB seen)", "memout"),
-                           (b"error: sandbox: podman exited 125", "infra_error")]:
+    for ended, verdict in [(b"timeout: the follow-up run killed at the wall-time limit after 300.0 s", "timeout"),
+                           (b"memout: the follow-up run killed at the memory limit (4096 MiB seen)", "memout"),
+                           (b"infra_error: the follow-up run did not start: no image", "infra_error"),
+                           (b"error: sandbox: podman exited 125", "infra_error"),
+                           # the sandbox's verdict word, not words of the reason
+                           (b"error: the kit could not make the follow-up run (memory limit reached)", "infra_error")]:
         res = v.parse(ProcResult(argv=["sh"], returncode=0, stdout=first.stdout,
                                  files={**first.files, "followup/ended": ended}), opts)
         assert res.verdict == verdict and "did not end" in res.reason, (ended, res.reason)

@@ -279,7 +279,7 @@ def test_a_probe_that_did_not_run_or_ended_early_is_not_run():
     assert tlc.TLC().parse(missing, d["options"]).extra["probe"]["outcome"] == "not_run"
     cut = dict(proc.files)
     cut["followup/stdout"] = cut["followup/stdout"].split(b"@!@!@STARTMSG 2193")[0]  # no result
-    cut["followup/ended"] = b"error: the follow-up run killed at the wall-time limit after 300.0 s"
+    cut["followup/ended"] = b"timeout: the follow-up run killed at the wall-time limit after 300.0 s"
     r = tlc.TLC().parse(ProcResult(argv=proc.argv, returncode=0, stdout=proc.stdout, files=cut), d["options"])
     assert r.extra["probe"]["outcome"] == "not_run" and "wall-time" in r.extra["probe"]["error"]
 

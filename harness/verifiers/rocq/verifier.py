@@ -539,14 +539,16 @@ class Rocq(Verifier):
 
 def _followup_run(proc: ProcResult) -> ProcResult | VerifierResult:
     """The follow-up run stored in ``proc.files`` (:data:`FOLLOWUP`) as a run of its own, or
-    the verdict when it did not come to its own end (its ``ended`` line): ``timeout`` or
-    ``memout`` when the sandbox stopped it at a limit, else ``infra_error``."""
+    the verdict when it did not come to its own end (its ``ended`` line,
+    :func:`~harness.model.followup_files`): ``timeout`` or ``memout`` when the sandbox
+    stopped it at a limit, else ``infra_error``."""
     files = proc.files
     ended = files.get(FOLLOWUP + "ended", b"error: no follow-up run").decode("utf-8", "replace")
     if not ended.startswith("exit ") or not ended[5:].lstrip("-").isdigit():
-        why = f"the full check (coqc, check.v, coqchk) did not end: {ended.removeprefix('error: ')}"
-        verdict = ("timeout" if "wall-time limit" in ended else "memout" if "memory limit" in ended else "infra_error")
-        return VerifierResult(verdict, why, extra={"task_loads": True})
+        word, _, why = ended.partition(": ")
+        verdict = word if word in ("timeout", "memout") else "infra_error"
+        return VerifierResult(verdict, f"the full check (coqc, check.v, coqchk) did not end: {why}",
+                              extra={"task_loads": True})
     text = {k: files.get(FOLLOWUP + k, b"").decode("utf-8", "replace") for k in ("stdout", "stderr")}
     return ProcResult(argv=proc.argv, returncode=int(ended[5:]), stdout=text["stdout"], stderr=text["stderr"],
                       files={k[len(FOLLOWUP):]: v for k, v in files.items() if k.startswith(FOLLOWUP)})
