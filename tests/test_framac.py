@@ -886,3 +886,29 @@ def test_the_kit_s_own_frama_c_steps_compute_with_few_plug_ins_what_they_compute
     assert res["jobs"] == 3, lines  # the gold in both modes, the LLM in spec-from-code (none in code-from-spec here)
     assert res["differ"] == [], "\n".join(lines)
     assert all("the same" in line for line in lines)
+
+
+def test_the_plug_in_check_tells_a_plug_in_s_difference_from_a_run_to_run_one(monkeypatch):
+    """A log line on which two runs as shipped agree and the run with every plug-in does
+    not is a difference; a line that differs between the two runs as shipped (a mutant
+    returning what uninitialised memory holds) is not."""
+    import importlib.util
+
+    scripts = Path(__file__).resolve().parents[1] / "scripts"
+    monkeypatch.syspath_prepend(str(scripts))
+    spec = importlib.util.spec_from_file_location("framac_plugins_check", scripts / "framac_plugins_check.py")
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    log = "job/vk_exec.log"
+
+    def runs(*texts):
+        return [{log: t.encode(), "job/view.json": b"{}"} for t in texts]
+
+    light, again, full = runs("@ mut 8 0\n> R 17 | 0\n", "@ mut 8 0\n> R -5 | 0\n", "@ mut 8 0\n> R 3 | 0\n")
+    assert check.run_to_run([log], light, again, full) == ([], [log])
+    light, again, full = runs("@ mut 8 0\n> R 17 | 0\n", "@ mut 8 0\n> R -5 | 0\n", "@ mut 9 0\n> R 3 | 0\n")
+    assert check.run_to_run([log], light, again, full) == ([log], [])
+    light, again, full = runs("build ok\n", "build ok\n", "build failed\n")
+    assert check.run_to_run([log], light, again, full) == ([log], [])
+    light["job/view.json"] = b'{"globals": []}'  # a view that differs: exact text, no lines to align
+    assert check.run_to_run(["job/view.json"], light, again, full) == ([], ["job/view.json"])
