@@ -267,10 +267,9 @@ class TLC(Verifier):
         files = proc.files or {}
         try:
             mapping = self._mapping(result, options)
+            return read_behaviour(files[DUMP_FILE].decode("utf-8", "replace"), files, options["behaviour"], mapping)
         except Unmapped as exc:
             return {"outcome": "unmapped", "detail": str(exc)}
-        try:
-            return read_behaviour(files[DUMP_FILE].decode("utf-8", "replace"), files, options["behaviour"], mapping)
         except Exception as exc:  # noqa: BLE001 - recorded, judged fail-closed by the benchmark
             return {"outcome": "unreadable", "detail": f"{type(exc).__name__}: {exc}"}
 
