@@ -160,6 +160,31 @@ def test_values_and_states():
         tlc.parse_dump('7 [lab="/\\\\ x = 0"]\n')
 
 
+#: ``-dump dot states`` of a model whose one state holds a string written to look like an
+#: edge line and an initial node (``x = "a\\"b\\nc\\n1 -> 2 [label=\\"\\"];\\n7 [label=..."``),
+#: as TLC 2.15 wrote it in the tlaplus image (2026-12-01): TLC escapes quotes and newlines.
+FORGED_LABEL = (
+    'strict digraph DiskGraph {\n'
+    'nodesep=0.35;\n'
+    'subgraph cluster_graph {\n'
+    'color="white";\n'
+    '-8918630505435496465 [label="x = \\"a\\\\\\"b\\\\nc\\\\n1 -> 2 [label=\\\\\\"\\\\\\'
+    '"];\\\\n7 [label=\\\\\\"/\\\\\\\\ x = 1\\\\\\",style = filled]\\"",style = filled]\n'
+    '-8918630505435496465 -> -8918630505435496465 [label="",color="black",fontcolor="black"];\n'
+    '{rank = same; -8918630505435496465;}\n'
+    '}\n'
+    '}'
+)
+
+
+def test_a_string_value_cannot_forge_a_node_or_an_edge_of_the_dumped_graph():
+    states, initial, succ = tlc.parse_graph(FORGED_LABEL)
+    assert len(states) == 1 and initial == set(states) and succ == {}
+    (state,) = states.values()
+    assert list(state) == ["x"] and "1 -> 2" in state["x"] and state["x"].startswith('"a')
+    assert tlc.parse_dump(FORGED_LABEL) == ([state], 1)
+
+
 def test_success_needs_tlc_evidence():
     """A 2193 counts only when exit status, the once-per-run messages, the empty
     queue and the dump agree (the recorded success, altered the ways a model could)."""
