@@ -119,21 +119,21 @@ def job_runs(job, verifier, sandbox, shared: dict, env_extra: dict, gate_only: b
     return out
 
 
+def _compared(name: str, data: bytes | None) -> list | None:
+    """What of file ``name`` (``<run>/<file>``) is compared: a view or a C source as one
+    text, a log or a run's output as its lines (:func:`_lines`); None: not compared."""
+    base = name.split("/", 1)[1]
+    if base in EXACT or base.endswith(".c"):
+        return [_text(data)]
+    if base in LOGS or base == "output":
+        return _lines(data)
+    return None
+
+
 def differences(light: dict[str, bytes], full: dict[str, bytes]) -> list[str]:
     """The files of two runs of a job that differ (see the module docstring)."""
-    diffs = []
-    for name in sorted(set(light) | set(full)):
-        base = name.split("/", 1)[1]
-        a, b = light.get(name), full.get(name)
-        if base in EXACT or base.endswith(".c"):
-            same = _text(a) == _text(b)
-        elif base in LOGS or base == "output":
-            same = _lines(a) == _lines(b)
-        else:
-            continue
-        if not same:
-            diffs.append(name)
-    return diffs
+    return [name for name in sorted(set(light) | set(full))
+            if _compared(name, light.get(name)) != _compared(name, full.get(name))]
 
 
 def run_to_run(names: list[str], light: dict[str, bytes], again: dict[str, bytes],
@@ -145,11 +145,8 @@ def run_to_run(names: list[str], light: dict[str, bytes], again: dict[str, bytes
     when they do not even have the same number of lines, the file only varies."""
     real, varies = [], []
     for name in names:
-        a, b, c = (_lines(x.get(name)) if name.split("/", 1)[1] in LOGS else [_text(x.get(name))]
-                   for x in (light, again, full))
-        if a == b:
-            real.append(name)
-        elif len(a) == len(b) == len(c) and any(x == y != z for x, y, z in zip(a, b, c)):
+        a, b, c = (_compared(name, x.get(name)) for x in (light, again, full))
+        if a == b or (len(a) == len(b) == len(c) and any(x == y != z for x, y, z in zip(a, b, c))):
             real.append(name)
         else:
             varies.append(name)
