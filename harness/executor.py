@@ -50,7 +50,9 @@ stored output is the gate's, so the verdict stays re-derivable. When the gate ca
 own end without deciding, the verification's command is the verifier's
 ``command_after_gate(options, gate files)`` (Frama-C: the smoke tests that can decide a
 verdict on what the gate's view and requires probe show); the verification's stored output holds the
-command it ran.
+command it ran. The verifier's ``carry_from_gate(options, gate files)`` names gate outputs that the
+verification gets in its directory instead of making them again (Frama-C: the requires probe's
+log); the verification collects them, so its stored output holds them too.
 
 A verification run, a gate run and a task run are told how many CPUs they may use at run time
 (:data:`harness.model.CPUS_ENV`, :meth:`Executor.job_cpus`): more than the job's
@@ -344,6 +346,7 @@ class Executor:
             return gated
         argv, env, collect = (self.verifier.command(job.options) if gate_files is None
                               else self.verifier.command_after_gate(job.options, gate_files))
+        carried = {} if gate_files is None else self.verifier.carry_from_gate(job.options, gate_files)
         env = {**env, CPUS_ENV: str(self.job_cpus(job.limits or self.limits))}
         attempts = 0
         while True:
@@ -354,7 +357,7 @@ class Executor:
                 self.stats.verifier_runs += 1
                 self.stats.ran += attempts == 1
             try:
-                proc = self.sandbox.run(argv, files={**self.shared_files, **job.files}, env=env,
+                proc = self.sandbox.run(argv, files={**self.shared_files, **job.files, **carried}, env=env,
                                         collect=collect, limits=job.limits or self.limits)
             except SandboxError as exc:  # our side failed (e.g. a worker died): infra_error, retried
                 proc = ProcResult(argv=list(argv), returncode=None, start_error=f"sandbox: {exc}")

@@ -534,6 +534,14 @@ class Verifier:
         stored command what ran. Default: :meth:`command`."""
         return self.command(options)
 
+    def carry_from_gate(self, options: dict, gate_files: dict[str, bytes]) -> dict[str, bytes]:
+        """Files of the gate's output that the verification after it (:meth:`command_after_gate`)
+        gets in its directory instead of making them again, when the gate made them with the
+        same command on the same files (Frama-C: the requires probe's log); the verification
+        collects them as its own, so its stored output holds them and the verdict stays
+        re-derivable. ``{relative path: bytes}``; default: none."""
+        return {}
+
     def followup(self, files: dict[str, str], proc: ProcResult, options: dict) -> tuple[dict, list, list] | None:
         """A second run in the same sandbox decided from the first run's output (TLC's
         invariant probe): ``(files, argv, collect)``, or None (the default): none. The

@@ -73,7 +73,8 @@ def step_times(job, verifier, shared: dict) -> dict[str, float]:
         argv, env, collect = spec or (verifier.command_after_gate(job.options, collected) if gate
                                       else verifier.command(job.options))
         with tempfile.TemporaryDirectory(prefix="verikit-bench-") as d:
-            files = {**shared, **job.files}
+            files = {**shared, **job.files, **(verifier.carry_from_gate(job.options, collected)
+                                               if gate and label == "job" else {})}
             if label.startswith("task:"):
                 files = {**shared, label[5:]: job.task_run[label[5:]]}
             write_files(Path(d), files)

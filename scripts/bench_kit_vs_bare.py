@@ -127,7 +127,8 @@ def bare(plan, shared, jobs) -> tuple[float, dict]:
         # as the executor: the command after the gate, from what it (and the task run) wrote
         argv, env, collect = (verifier.command(job.options) if gate_files is None
                               else verifier.command_after_gate(job.options, gate_files))
-        proc = checked("frama-c", job, argv, {**shared, **job.files}, env, collect)
+        carried = {} if gate_files is None else verifier.carry_from_gate(job.options, gate_files)
+        proc = checked("frama-c", job, argv, {**shared, **job.files, **carried}, env, collect)
         proc.files = {**proc.files, **task_files}
         verdict, reason, result = derive(verifier, job, proc, judge)
         if verdict in ("infra_error", "invalid"):

@@ -104,8 +104,9 @@ def job_runs(job, verifier, sandbox, shared: dict, env_extra: dict, gate_only: b
         collected.update(_TASK_RUNS[key])
         out.update({f"task:{name}/{k}": v for k, v in _TASK_RUNS[key].items()})
 
-    def run(label: str, argv: list[str], env: dict, collect: list[str]) -> dict[str, bytes]:
-        res = sandbox.run(argv, files={**shared, **job.files}, env={**env, **env_extra}, collect=collect, limits=LIMITS)
+    def run(label: str, argv: list[str], env: dict, collect: list[str], carried=None) -> dict[str, bytes]:
+        res = sandbox.run(argv, files={**shared, **job.files, **(carried or {})}, env={**env, **env_extra},
+                          collect=collect, limits=LIMITS)
         out.update({f"{label}/{k}": v for k, v in res.files.items()})
         out[f"{label}/output"] = (res.stdout + res.stderr).encode()
         return res.files
@@ -115,7 +116,7 @@ def job_runs(job, verifier, sandbox, shared: dict, env_extra: dict, gate_only: b
         collected.update(run("gate", *gate))
     if not gate_only:
         argv, env, collect = (verifier.command_after_gate(job.options, collected) if gate else verifier.command(job.options))
-        run("job", argv, env, [*collect, *EACSL_SOURCES])
+        run("job", argv, env, [*collect, *EACSL_SOURCES], verifier.carry_from_gate(job.options, collected) if gate else {})
     return out
 
 

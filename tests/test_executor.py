@@ -43,10 +43,12 @@ class CountingSandbox:
         self.isolation = inner.isolation
         self.calls: list[list[str]] = []
         self.envs: list[dict] = []
+        self.files: list[dict] = []
 
     def run(self, argv, **kw):
         self.calls.append(list(argv))
         self.envs.append(dict(kw.get("env") or {}))
+        self.files.append(dict(kw.get("files") or {}))
         return self.inner.run(argv, **kw)
 
     def cancel(self):
@@ -548,10 +550,11 @@ class CpusSandbox(CountingSandbox):
 
 
 def test_a_job_with_two_cpus_computes_what_it_computes_with_one(casp_tasks, framac_host, shared_task_runs, tmp_path):
-    """A spec-from-code job (gate with the requires probe, the do-nothing-body run, the
-    requires run, the execution cross-check, WP) run with one CPU (every step in turn) and
-    with two (the probe beside the view, the requires run and the cross-check beside the
-    do-nothing-body run and WP): the same record and the same side files, times aside."""
+    """A spec-from-code job (gate with the requires probe, the execution cross-check, the
+    do-nothing-body run, WP) run with one CPU (every step in turn) and with two (the probe
+    beside the view, the cross-check and the do-nothing-body run beside WP): the same
+    record and the same side files, times aside. The verification gets the gate's requires
+    probe log and keeps it as its own (not made again)."""
     from harness.results import OutputStore
 
     t = casp_tasks["04_140"]
@@ -567,6 +570,10 @@ def test_a_job_with_two_cpus_computes_what_it_computes_with_one(casp_tasks, fram
         assert [e["VERIKIT_CPUS"] for e in sandbox.envs if "VERIKIT_HAVOC_ARGS" in e] == [str(cpus)] * 2  # gate, job
         assert {e["VERIKIT_CPUS"] for e in sandbox.envs if "VERIKIT_CPUS" in e} == {str(cpus)}  # the task runs too
         proc = OutputStore(tmp_path / str(cpus) / "outputs").get(rec["tool_output"]["sha256"])
+        (shipped,) = [f for f, e in zip(sandbox.files, sandbox.envs) if "VERIKIT_HAVOC_ARGS" in e
+                      and e.get("VERIKIT_GATE") != "1"]
+        assert b"vk_requires_probe" in shipped["requires.log"]  # the gate's probe, made once
+        assert proc.files["requires.log"] == shipped["requires.log"]
         got[cpus] = rec, proc
     (one, p1), (two, p2) = got[1], got[2]
     assert one["verdict"] == "verified", one["reason"]

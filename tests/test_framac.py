@@ -568,6 +568,15 @@ def test_command_after_gate_leaves_dead_code_tests_out_only_where_they_cannot_de
     assert v.command_after_gate(plain, quiet)[0] == v.command(plain)[0]
 
 
+def test_the_verification_carries_the_gate_s_requires_probe_log_only():
+    v = FramaC()
+    probed = types.SimpleNamespace(versions={"frama-c": "25.0", "z3": "4.8.12"})
+    opts = v.options(probed, smoke=True)
+    gate_files = {VIEW: _view(("f", True, [])), REQUIRES_LOG: b"[wp] Proved goals:    1 / 1\n", "vk-gate": b""}
+    assert v.carry_from_gate(opts, gate_files) == {REQUIRES_LOG: gate_files[REQUIRES_LOG]}
+    assert v.carry_from_gate(opts, {VIEW: gate_files[VIEW]}) == {}  # no probe in the gate: none
+
+
 def test_parse_says_which_smoke_tests_ran_and_fails_closed_when_left_out_wrongly():
     log = ("[wp] [Passed] Smoke-test typed_f_wp_smoke_default_requires\n"
            "[wp] [Qed] Goal typed_f_ensures : Valid (1ms)\n"

@@ -79,6 +79,7 @@ def test_the_base_classes_defaults():
     v = _Broken()
     assert v.gate({}) is None and v.followup({}, ProcResult(["x"], 0), {}) is None and v.state() == {}
     assert v.task_command({}) == v.command({}) and v.all_goals is False
+    assert v.carry_from_gate({}, {"requires.log": b"x"}) == {}
     assert v.restore({}) is None
     s = Sandbox()
     assert s.read_file("/etc/x") is None and s.cancel() is None and s.close() is None and not s.host_tools

@@ -6,7 +6,8 @@ Without a sandbox it checks the class (a :class:`harness.model.Verifier` subclas
 ``name``, ``toolchain`` and ``version``, and ``options``, ``command`` and ``parse`` of its
 own), then calls every hook on a toolchain whose tools were not found (the state a user
 without the tools is in) and checks each answer's shape: ``options`` JSON-able,
-``command``, ``task_command``, ``gate`` and (after a gate) ``command_after_gate`` ``(argv, env, collect)`` of strings,
+``command``, ``task_command``, ``gate`` and (after a gate) ``command_after_gate`` ``(argv, env, collect)`` of strings
+and ``carry_from_gate`` a dict of relative path -> bytes,
 ``parse`` of a run that could not start and of a run that printed nothing a
 :class:`~harness.model.VerifierResult` with a known verdict (never ``verified``: no
 output proves nothing), ``state`` JSON-able and taken back by ``restore``. With a sandbox
@@ -147,6 +148,10 @@ def check_verifier(verifier: Verifier, sandbox=None, options: dict | None = None
     if gate is not None:  # only called after a gate
         _call(checks, "command_after_gate (a gate that collected nothing)",
               lambda: verifier.command_after_gate(options, {}), _command_shape)
+        _call(checks, "carry_from_gate (a gate that collected nothing)",
+              lambda: verifier.carry_from_gate(options, {}),
+              lambda f: None if isinstance(f, dict) and all(isinstance(k, str) and isinstance(v, bytes)
+                                                            for k, v in f.items()) else "not a dict of str -> bytes")
     argv = ["true"]
     _call(checks, "parse (the tool could not start)",
           lambda: verifier.parse(ProcResult(argv=argv, returncode=None, start_error="FileNotFoundError: tool"), options),

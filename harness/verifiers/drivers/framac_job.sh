@@ -29,9 +29,11 @@
 #      file written to view.json from the same parse (its exit status and output are the
 #      job's). Without candidate.c (a task run) the job ends after step 3b.
 #   5. vk_exec.conf (CASP's execution cross-check): verikit_exec_check.sh, into vk_exec.log,
-#      before step 4. When the job may use two CPUs (VERIKIT_CPUS), step 3b's requires.c
-#      and step 5 run side by side with step 3 and step 4 instead, and step 3b's sound.c
-#      runs VERIKIT_CPUS smoke tests at a time.
+#      before step 4. When the job may use two CPUs (VERIKIT_CPUS), step 3b's requires.c,
+#      step 5 and step 3 run one after another beside step 4 instead, and step 3b's
+#      sound.c runs VERIKIT_CPUS smoke tests at a time.
+# A requires.log already in the job directory is the gate's (the same probe on the same
+# requires.c, shipped by the executor: FramaC.carry_from_gate): not made again.
 # Steps 2, 3 and 3b, and the gate's view, start Frama-C with only the plug-ins they use
 # (fc, below); step 4 is the paper's command and loads every plug-in.
 #
@@ -110,7 +112,7 @@ fi
 # requires.c = the candidate's contract on a declaration of the target, and a probe with
 # the task's own contract that calls it: WP on the call's requires only, into requires.log.
 requires_run() {
-  if [ -f requires.c ]; then
+  if [ -f requires.c ] && [ ! -f requires.log ]; then
     # shellcheck disable=SC2086  # word splitting of the argument list is intended
     fc requires ,frama-c-wp ${VERIKIT_REQUIRES_ARGS:-} requires.c >requires.log 2>&1
   fi
@@ -151,15 +153,19 @@ if [ "${VERIKIT_GATE:-}" = 1 ]; then
   [ -z "$side_pid" ] || wait "$side_pid"
   exit "$rc"
 fi
-# The requires run and the execution cross-check: beside the do-nothing-body run and the
-# verification with two CPUs, else before the verification.
+havoc_run() {
+  if [ -f havoc.c ]; then
+    # shellcheck disable=SC2086  # word splitting of the argument list is intended
+    fc havoc ,frama-c-wp ${VERIKIT_HAVOC_ARGS:-} havoc.c >havoc.log 2>&1
+  fi
+}
+# The requires run, the execution cross-check and the do-nothing-body run: one after
+# another beside the verification with two CPUs, else before it.
 if [ -f candidate.c ] && two_cpus; then
-  { requires_run; exec_run; } &
+  { requires_run; exec_run; havoc_run; } &
   side_pid=$!
-fi
-if [ -f havoc.c ]; then
-  # shellcheck disable=SC2086  # word splitting of the argument list is intended
-  fc havoc ,frama-c-wp ${VERIKIT_HAVOC_ARGS:-} havoc.c >havoc.log 2>&1
+else
+  havoc_run
 fi
 # --- task soundness (harness/benchmarks/casp/integrity.py task_soundness) ---
 # sound.c = the task's fixed part with its gold code: WP smoke tests only (requires,

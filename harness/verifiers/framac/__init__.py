@@ -242,6 +242,12 @@ class FramaC(Verifier):
             return argv[:at] + argv[at + 1:], env, collect
         return argv[:at + 1] + list(DEAD_CODE_TESTS_OFF) + argv[at + 1:], env, collect
 
+    def carry_from_gate(self, options: dict, gate_files: dict[str, bytes]) -> dict[str, bytes]:
+        """The gate's requires probe log (:data:`REQUIRES_LOG`), when it made one: the
+        verification's driver then does not run the probe again (the same ``requires.c``,
+        the same ``VERIKIT_REQUIRES_ARGS``), and collects that log as its own."""
+        return {REQUIRES_LOG: gate_files[REQUIRES_LOG]} if REQUIRES_LOG in gate_files else {}
+
     def parse(self, proc: ProcResult, options: dict | None = None) -> VerifierResult:
         """Turn a finished Frama-C run into a :class:`VerifierResult`.
 
