@@ -42,9 +42,11 @@ own end, and stores its files and output with the first run's (``followup/``, se
 
 A verifier may also have a gate (its optional ``gate(options)``, e.g. Frama-C's view of the
 candidate from a parse only): a cheap first run whose output (with the job's task run)
-the benchmark's judge reads through :func:`derive`; when that gives ``rejected`` the
-record is made from it and the verification is not run (nothing else of the candidate
-is run: no prover time, no execution), counted in ``RunStats.gated``. Any other verdict,
+the benchmark's judge reads through :func:`derive`; when that gives ``rejected`` (a rule
+broken) or ``invalid`` (the tool rejected the candidate's input, which the verification
+reads too: a gate parses it as the verification does) the record is made from it and the
+verification is not run (nothing else of the candidate is run: no prover time, no
+execution), counted in ``RunStats.gated``. Any other verdict,
 and a gate that did not come to its own end, lead to the verification as usual. The
 stored output is the gate's, so the verdict stays re-derivable. When the gate came to its
 own end without deciding, the verification's command is the verifier's
@@ -126,6 +128,10 @@ def derive(verifier, job: Job, proc: ProcResult | None, judge) -> tuple[str, str
         return "invalid", _failure("judge", exc), result
     return verdict, reason, result
 
+
+#: The verdicts of a gate run (through the benchmark's judge) that are the job's: the rules
+#: rejected the candidate, or the tool rejected its input (the verification reads the same).
+GATE_FINAL = ("rejected", "invalid")
 
 @dataclass
 class RunStats:
@@ -450,7 +456,7 @@ class Executor:
 
     def _gate(self, vkey: str, job: Job, judge) -> tuple[dict | None, dict[str, bytes] | None]:
         """``(record, files)``: the record of ``job`` from the verifier's gate run when the
-        judge rejects the candidate on it (see the module docstring), else None (the
+        judge's verdict on it is final (:data:`GATE_FINAL`, see the module docstring), else None (the
         verification runs); the gate run's files (with the job's task run: the same task
         run as the verification's) when it came to its own end, for the verifier's
         ``command_after_gate``, else None."""
@@ -473,7 +479,7 @@ class Executor:
         if job.task_run:
             proc.files = {**proc.files, **self._task_run(job)}
         verdict, reason, result = derive(self.verifier, job, proc, judge)
-        if verdict != "rejected":
+        if verdict not in GATE_FINAL:
             return None, dict(proc.files)
         with self._lock:
             self.stats.gated += 1

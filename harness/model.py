@@ -521,9 +521,11 @@ class Verifier:
         return self.command(options)
 
     def gate(self, options: dict) -> tuple[list[str], dict, list[str]] | None:
-        """A cheap first run of a candidate whose ``rejected`` verdict is final (CASP's view
-        of the candidate before any proof), as ``(argv, env, collect)``; None (the default):
-        no gate."""
+        """A cheap first run of a candidate whose ``rejected`` and ``invalid`` verdicts are
+        final (CASP's view of the candidate before any proof), as ``(argv, env, collect)``;
+        None (the default): no gate. A gate must read the candidate's input as the
+        verification does, so that an input it rejects (``invalid``) the verification
+        would reject too; any other verdict of the gate leads to the verification."""
         return None
 
     def command_after_gate(self, options: dict, gate_files: dict[str, bytes]) -> tuple[list[str], dict, list[str]]:

@@ -511,6 +511,38 @@ def test_the_gate_rejects_on_the_view_without_running_wp(casp_tasks, framac_host
     assert derive(framac_host.framac, jobs[1], proc, casp.judge)[:2] == (verified["verdict"], verified["reason"])
 
 
+
+def test_a_file_frama_c_rejects_is_invalid_from_the_gate_as_from_the_verification(casp_tasks, framac_host, tmp_path):
+    """A candidate whose file Frama-C rejects (an undeclared name in its code): the gate's
+    parse is the verification's, so its ``invalid`` is final (no WP run, nothing executed),
+    with the verdict and reason the verification itself gives on the same file."""
+    from harness.executor import derive
+    from harness.results import OutputStore
+
+    t = casp_tasks["01_57"]
+    broken = t.gold.split("*/", 1)[1].replace("return", "return vk_undeclared +", 1)
+    opts = framac_host.options(smoke=True, wp_timeout_s=10)
+    job = casp.build_job(t, Candidate("01_57", "m", 0, broken, "test"), "code-from-spec", opts, DS)
+    assert job.options.get("gate"), job.precheck
+    sandbox = CountingSandbox(framac_host.sandbox)
+    ex = executor(framac_host, sandbox=sandbox)
+    log = RecordLog(tmp_path / "records.jsonl")
+    (rec,) = ex.run([job], log, casp.judge)
+    log.close()
+    assert rec["verdict"] == "invalid" and "vk_undeclared" in rec["reason"], rec["reason"]
+    assert rec["verifier"]["extra"]["gate"] is True and ex.stats.gated == 1
+    runs = [e.get("VERIKIT_GATE") for e in sandbox.envs if "VERIKIT_HAVOC_ARGS" in e]  # the job's own runs
+    assert runs == ["1"]  # the gate, and no verification
+    proc = OutputStore(tmp_path / "outputs").get(rec["tool_output"]["sha256"])
+    assert derive(framac_host.framac, job, proc, casp.judge)[:2] == (rec["verdict"], rec["reason"])
+    # the verification on the same file (what the job ran before the gate's invalid was final)
+    argv, env, collect = framac_host.framac.command(job.options)
+    full = framac_host.sandbox.run(argv, files={**framac_host.shared, **job.files}, env=env, collect=collect,
+                                   limits=LIMITS)
+    full.files = {**full.files, **ex._task_run(job)}  # with the task's files, as the executor adds them
+    verdict, reason, _ = derive(framac_host.framac, job, full, casp.judge)
+    assert (verdict, reason) == (rec["verdict"], rec["reason"])
+
 class Isolating:
     """A sandbox that only says what it enforces (``job_cpus`` reads nothing else)."""
 

@@ -292,8 +292,9 @@ def judge(job: Job, result: VerifierResult, target: str) -> tuple[str, str] | No
     """
     art = result.artifacts
     gate = bool(result.extra.get("gate"))  # the gate's output: the view and the preprocessor only
-    if gate and (art.get("view") is None or art.get("task_view") is None):
+    if gate and result.verdict != "invalid" and (art.get("view") is None or art.get("task_view") is None):
         return None  # nothing final without both views: the verification decides, failing closed there
+    # (a file Frama-C rejected has no view: the rules below read what the verification's would)
     checks = []
     pp = preprocessing_check(job.files.get(REGION), art.get("region_pp"), art.get("region_err"))
     if pp:

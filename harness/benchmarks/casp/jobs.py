@@ -250,24 +250,24 @@ def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
 
     The executor's gate run (``extra["gate"]``: Frama-C's view from a parse only)
     is judged on the rules that read the view alone (:func:`.integrity.judge`); it
-    is ``rejected`` or, when no rule is broken, ``invalid`` (never a verification: the
-    executor then runs the job)."""
+    is ``rejected``, or, when no rule is broken, the gate's own reading: ``invalid``
+    when Frama-C rejected the file (final: the verification parses it alike), else
+    ``failed`` ("WP not run": never a verification, the executor then runs the job)."""
     if result.verdict in ("timeout", "memout") and not result.artifacts:
         # the sandbox ended the job (a step hung or grew past the limit): that is what happened;
         # the rules have no output to read, and their "missing view" is not the candidate's
         return result.verdict, f"{result.reason}; the job's steps wrote no output the rules could read"
     if (result.extra or {}).get("gate"):  # the gate's output (Frama-C's view only): the rules on the view, no more
         _soundness(job, result)
-        return integrity.judge(job, result, job.options["function"]) or (
-            "invalid", "the gate's output holds no verification (Frama-C's view only)")
+        decided = integrity.judge(job, result, job.options["function"])
+        if decided is None and result.verdict == "invalid":  # final: the record a verification would give
+            _requires(job, result)
+        return decided or (result.verdict, result.reason)
     executed = None
     if job.mode != "gold" and job.options.get("execution") is not None:
         executed = _execution(job, result)
     _soundness(job, result)  # every record says whether its task is consistent
-    if job.mode == "spec-from-code":
-        weaker, detail = soundness.requires_check((result.artifacts or {}).get("requires"))
-        result.extra["requires_weaker_or_equal"] = weaker
-        result.extra["requires_detail"] = detail
+    _requires(job, result)
     if job.mode != "gold":
         decided = integrity.judge(job, result, job.options["function"])
         if decided is not None:
@@ -280,6 +280,15 @@ def judge(job: Job, result: VerifierResult) -> tuple[str, str]:
     if executed is not None and result.verdict == "verified":
         return executed  # proved, but refuted by running it (or vacuous by execution)
     return result.verdict, result.reason
+
+
+def _requires(job: Job, result: VerifierResult) -> None:
+    """spec-from-code: whether the task's requires imply the candidate's, from the requires
+    probe's run (:func:`.soundness.requires_check`), in ``result.extra``."""
+    if job.mode == "spec-from-code":
+        weaker, detail = soundness.requires_check((result.artifacts or {}).get("requires"))
+        result.extra["requires_weaker_or_equal"] = weaker
+        result.extra["requires_detail"] = detail
 
 
 def _soundness(job: Job, result: VerifierResult) -> None:

@@ -212,7 +212,11 @@ class FramaC(Verifier):
         preprocessed candidate text, Frama-C's view of the verified file from a parse only
         and the requires probe of ``requires.c`` when shipped; no WP on the verified file,
         nothing of the candidate executed (about a second). The benchmark's judge reads it
-        (with the task run's files): ``rejected`` is final, else the verification runs.
+        (with the task run's files): ``rejected`` is final, and so is ``invalid``: the
+        view's parse is the verification's (the same files, view script and kernel
+        options; a parse that fails with few plug-ins is made again with every plug-in,
+        as the verification loads, and only that run counts), so an input it rejects the
+        verification rejects too. Else the verification runs.
 
         Returns:
             ``(argv, env, collect)``, or None when the options ask for no gate.
