@@ -132,6 +132,8 @@ def derive(verifier, job: Job, proc: ProcResult | None, judge) -> tuple[str, str
 #: The verdicts of a gate run (through the benchmark's judge) that are the job's: the rules
 #: rejected the candidate, or the tool rejected its input (the verification reads the same).
 GATE_FINAL = ("rejected", "invalid")
+#: A follow-up not asked yet for the last run (see :meth:`Executor._followup_spec`).
+_UNASKED = object()
 
 @dataclass
 class RunStats:
@@ -356,6 +358,7 @@ class Executor:
         env = {**env, CPUS_ENV: str(self.job_cpus(job.limits or self.limits))}
         attempts = 0
         while True:
+            asked = _UNASKED  # the follow-up of this attempt's run, once asked
             if self._stopping.is_set():
                 raise Stopped("the run is stopping")
             attempts += 1
@@ -380,12 +383,14 @@ class Executor:
                 break
             if first.verdict != "infra_error" or attempts > self.retries:
                 break
-            if ended is None and proc.start_error is None and self._asks_followup(job, proc):
-                break  # what this run alone reads is not the verdict: its follow-up run decides
+            if ended is None and proc.start_error is None:
+                asked = self._followup_spec(job, proc)
+                if asked is not None:
+                    break  # what this run alone reads is not the verdict: its follow-up run decides
             self._stopping.wait(0.5 * attempts)
         second = None
         if ended is None and proc.start_error is None:
-            files, second = self._followup(job, proc, env)
+            files, second = self._followup(job, self._followup_spec(job, proc) if asked is _UNASKED else asked, env)
             proc.files = {**proc.files, **files}
         verdict, reason, result = derive(self.verifier, job, proc, judge)
         return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=attempts, followup=second)
@@ -486,25 +491,26 @@ class Executor:
             self.stats.ran += 1
         return self._record(vkey, job, verdict, reason, result, proc, argv, attempts=1), None
 
-    def _asks_followup(self, job: Job, proc: ProcResult) -> bool:
-        """Does the verifier make a follow-up run of ``job`` after ``proc``? (Rocq's first
-        phase reads ``infra_error`` until its full check ran: such a run is not retried.)
-        An exception while deciding counts as yes: :meth:`_followup` records it."""
+    def _followup_spec(self, job: Job, proc: ProcResult) -> tuple | Exception | None:
+        """The verifier's follow-up of ``job`` after ``proc``, asked once per run: its
+        ``(files, argv, collect)``, None (it asks for none), or the exception it raised
+        (:meth:`_followup` records it). Asked in the retry loop too: a first run that reads
+        ``infra_error`` and asks for a follow-up (Rocq's first phase, until its full check
+        ran) is not retried."""
         try:
-            return self.verifier.followup(job.files, proc, job.options) is not None
-        except Exception:  # noqa: BLE001 - recorded by _followup
-            return True
+            return self.verifier.followup(job.files, proc, job.options)
+        except Exception as exc:  # noqa: BLE001 - the candidate's reading, never the run's end
+            return exc
 
-    def _followup(self, job: Job, proc: ProcResult, env: dict) -> tuple[dict[str, bytes], ProcResult | None]:
-        """The verifier's follow-up run of ``job`` after ``proc`` (none when it asks for none):
-        its files as :func:`~harness.model.followup_files`, and the run (None when none was
-        made: its time is the job's too, see :meth:`_record`).
+    def _followup(self, job: Job, spec, env: dict) -> tuple[dict[str, bytes], ProcResult | None]:
+        """The follow-up run of ``job`` (``spec``: :meth:`_followup_spec`; none when it is
+        None): its files as :func:`~harness.model.followup_files`, and the run (None when
+        none was made: its time is the job's too, see :meth:`_record`).
         An exception while making it, or a sandbox failure, is recorded in its ``ended``
         (the verifier's parse decides what that means for the candidate)."""
-        try:
-            spec = self.verifier.followup(job.files, proc, job.options)
-        except Exception as exc:  # noqa: BLE001 - the candidate's reading, never the run's end
-            return followup_files({}, None, f"the kit could not make the follow-up run ({type(exc).__name__}: {exc})"), None
+        if isinstance(spec, Exception):
+            return followup_files({}, None, f"the kit could not make the follow-up run "
+                                            f"({type(spec).__name__}: {spec})"), None
         if spec is None:
             return {}, None
         files, argv, collect = spec
