@@ -132,8 +132,16 @@ def derive(verifier, job: Job, proc: ProcResult | None, judge) -> tuple[str, str
 #: The verdicts of a gate run (through the benchmark's judge) that are the job's: the rules
 #: rejected the candidate, or the tool rejected its input (the verification reads the same).
 GATE_FINAL = ("rejected", "invalid")
-#: A follow-up not asked yet for the last run (see :meth:`Executor._followup_spec`).
-_UNASKED = object()
+_UNASKED = object()  # a follow-up not asked yet for the last run (Executor._followup_spec)
+
+
+def verification_command(verifier, options: dict, gate_files: dict[str, bytes] | None) -> tuple:
+    """The verification's ``(argv, env, collect, carried)``: ``command``, or after a gate that came to its own
+    end (``gate_files``) ``command_after_gate`` and the gate's files ``carry_from_gate`` ships with it."""
+    if gate_files is None:
+        return (*verifier.command(options), {})
+    return (*verifier.command_after_gate(options, gate_files), verifier.carry_from_gate(options, gate_files))
+
 
 @dataclass
 class RunStats:
@@ -142,7 +150,7 @@ class RunStats:
     still failed on our side after retries, ``verifier_runs`` counts every tool start
     (retries included), ``task_runs`` the jobs' task runs made (``Job.task_run``: one per
     distinct task run), ``followups`` the verifier's follow-up runs, ``gated`` the jobs
-    the gate's run decided (``rejected`` without the verification)."""
+    the gate's run decided (:data:`GATE_FINAL`, without the verification)."""
 
     jobs: int = 0
     ran: int = 0
@@ -352,9 +360,7 @@ class Executor:
         gated, gate_files = self._gate(vkey, job, judge)
         if gated is not None:
             return gated
-        argv, env, collect = (self.verifier.command(job.options) if gate_files is None
-                              else self.verifier.command_after_gate(job.options, gate_files))
-        carried = {} if gate_files is None else self.verifier.carry_from_gate(job.options, gate_files)
+        argv, env, collect, carried = verification_command(self.verifier, job.options, gate_files)
         env = {**env, CPUS_ENV: str(self.job_cpus(job.limits or self.limits))}
         attempts = 0
         while True:

@@ -42,7 +42,7 @@ from pathlib import Path
 
 from benchlib import BenchFailure, kit_jobs, kit_plan, main
 
-from harness.executor import derive
+from harness.executor import derive, verification_command
 from harness.model import Limits, ProcResult, canonical_json
 from harness.runner import probe_toolchain
 from harness.sandbox import collect_files, write_files
@@ -125,9 +125,7 @@ def bare(plan, shared, jobs) -> tuple[float, dict]:
                 continue
             gate_files = proc.files
         # as the executor: the command after the gate, from what it (and the task run) wrote
-        argv, env, collect = (verifier.command(job.options) if gate_files is None
-                              else verifier.command_after_gate(job.options, gate_files))
-        carried = {} if gate_files is None else verifier.carry_from_gate(job.options, gate_files)
+        argv, env, collect, carried = verification_command(verifier, job.options, gate_files)
         proc = checked("frama-c", job, argv, {**shared, **job.files, **carried}, env, collect)
         proc.files = {**proc.files, **task_files}
         verdict, reason, result = derive(verifier, job, proc, judge)

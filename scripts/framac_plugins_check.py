@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchlib import kit_jobs, kit_plan  # noqa: E402
 
+from harness.executor import verification_command  # noqa: E402
 from harness.model import Limits  # noqa: E402
 from harness.runner import probe_toolchain  # noqa: E402
 from harness.sandbox.local import HostSandbox  # noqa: E402
@@ -104,7 +105,7 @@ def job_runs(job, verifier, sandbox, shared: dict, env_extra: dict, gate_only: b
         collected.update(_TASK_RUNS[key])
         out.update({f"task:{name}/{k}": v for k, v in _TASK_RUNS[key].items()})
 
-    def run(label: str, argv: list[str], env: dict, collect: list[str], carried=None) -> dict[str, bytes]:
+    def run(label: str, argv: list[str], env: dict, collect: list[str], carried: dict | None = None) -> dict[str, bytes]:
         res = sandbox.run(argv, files={**shared, **job.files, **(carried or {})}, env={**env, **env_extra},
                           collect=collect, limits=LIMITS)
         out.update({f"{label}/{k}": v for k, v in res.files.items()})
@@ -115,8 +116,8 @@ def job_runs(job, verifier, sandbox, shared: dict, env_extra: dict, gate_only: b
     if gate:
         collected.update(run("gate", *gate))
     if not gate_only:
-        argv, env, collect = (verifier.command_after_gate(job.options, collected) if gate else verifier.command(job.options))
-        run("job", argv, env, [*collect, *EACSL_SOURCES], verifier.carry_from_gate(job.options, collected) if gate else {})
+        argv, env, collect, carried = verification_command(verifier, job.options, collected if gate else None)
+        run("job", argv, env, [*collect, *EACSL_SOURCES], carried)
     return out
 
 
