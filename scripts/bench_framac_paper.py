@@ -37,7 +37,7 @@ from pathlib import Path
 
 from benchlib import BenchFailure, kit_jobs, kit_plan, main
 
-from harness.executor import Executor
+from harness.executor import Executor, verification_command
 from harness.model import Limits
 from harness.results import RecordLog, ResultCache
 from harness.runner import probe_toolchain
@@ -70,11 +70,10 @@ def step_times(job, verifier, shared: dict) -> dict[str, float]:
     runs.append(("job", None))  # as the executor: the command after the gate, from what it and the task runs wrote
     collected: dict[str, bytes] = {}
     for label, spec in runs:
-        argv, env, collect = spec or (verifier.command_after_gate(job.options, collected) if gate
-                                      else verifier.command(job.options))
+        argv, env, collect, carried = ((*spec, {}) if spec else
+                                       verification_command(verifier, job.options, collected if gate else None))
         with tempfile.TemporaryDirectory(prefix="verikit-bench-") as d:
-            files = {**shared, **job.files, **(verifier.carry_from_gate(job.options, collected)
-                                               if gate and label == "job" else {})}
+            files = {**shared, **job.files, **carried}
             if label.startswith("task:"):
                 files = {**shared, label[5:]: job.task_run[label[5:]]}
             write_files(Path(d), files)
@@ -98,11 +97,12 @@ def _step(label: str, cmd: str) -> str | None:
         return f"{label}: preprocessor and gcc checks"
     if "task-view.json" in cmd or ("verikit_framac_view" in cmd and " task.c" in cmd):
         return f"{label}: task view"
-    if cmd.startswith("frama-c") and "@ensures" in cmd and "-wp-fct" in cmd:
+    # the driver's own WP runs go through its fc (whose inner frama-c is traced into the step's log)
+    if cmd.startswith(("frama-c", "fc havoc ")) and "@ensures" in cmd and "-wp-fct" in cmd:
         return f"{label}: do-nothing-body WP (havoc.c)"
-    if cmd.startswith("frama-c") and "vk_requires_probe" in cmd:
+    if cmd.startswith(("frama-c", "fc requires ")) and "vk_requires_probe" in cmd:
         return f"{label}: requires WP (requires.c)"
-    if cmd.startswith("frama-c") and "sound" in cmd:
+    if cmd.startswith(("frama-c", "fc sound ")) and "sound" in cmd:
         return f"{label}: soundness smoke tests (sound.c)"
     if cmd.startswith("sh verikit_exec_check.sh"):
         return f"{label}: execution cross-check"
