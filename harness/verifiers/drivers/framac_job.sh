@@ -30,8 +30,9 @@
 #      job's). Without candidate.c (a task run) the job ends after step 3b.
 #   5. vk_exec.conf (CASP's execution cross-check): verikit_exec_check.sh, into vk_exec.log,
 #      before step 4. When the job may use two CPUs (VERIKIT_CPUS), step 3b's requires.c,
-#      step 5 and step 3 run one after another beside step 4 instead, and step 3b's
-#      sound.c runs VERIKIT_CPUS smoke tests at a time.
+#      step 3 and step 5 run one after another beside step 4 instead (the candidate's code
+#      runs last, after every side step that reads the kit's files), and step 3b's sound.c
+#      runs VERIKIT_CPUS smoke tests at a time.
 # A requires.log already in the job directory is the gate's (the same probe on the same
 # requires.c, shipped by the executor: FramaC.carry_from_gate): not made again.
 # Steps 2, 3 and 3b, and the gate's view, start Frama-C with only the plug-ins they use
@@ -159,10 +160,11 @@ havoc_run() {
     fc havoc ,frama-c-wp ${VERIKIT_HAVOC_ARGS:-} havoc.c >havoc.log 2>&1
   fi
 }
-# The requires run, the execution cross-check and the do-nothing-body run: one after
-# another beside the verification with two CPUs, else before it.
+# The requires run, the do-nothing-body run and the execution cross-check: one after
+# another beside the verification with two CPUs, else before it. The cross-check, which
+# runs the candidate's code in this directory, comes last either way.
 if [ -f candidate.c ] && two_cpus; then
-  { requires_run; exec_run; havoc_run; } &
+  { requires_run; havoc_run; exec_run; } &
   side_pid=$!
 else
   havoc_run
