@@ -70,13 +70,13 @@ eabuild() {
   # first with only the plug-ins this run uses (and Variadic, part of the parse): about a
   # quarter of a second less than with every plug-in loaded; a run that fails so (an ACSL
   # extension of a plug-in not loaded) is made again with every plug-in
-  timeout 60 frama-c -no-autoload-plugins -load-module frama-c-variadic,frama-c-rtegen,frama-c-e_acsl \
-    "$src" $rte -e-acsl -e-acsl-functions="$funcs" -then-last -print -ocode "$out.c" >"$out.fc.log" 2>&1
-  st=$?
-  if [ "$st" -ne 0 ] && [ "$st" -ne 124 ]; then
-    timeout 60 frama-c "$src" $rte -e-acsl -e-acsl-functions="$funcs" -then-last -print -ocode "$out.c" >"$out.fc.log" 2>&1
+  for plugins in "-no-autoload-plugins -load-module frama-c-variadic,frama-c-rtegen,frama-c-e_acsl" ""; do
+    # shellcheck disable=SC2086  # word splitting of the plug-in arguments is intended
+    timeout 60 frama-c $plugins "$src" $rte -e-acsl -e-acsl-functions="$funcs" -then-last -print -ocode "$out.c" \
+      >"$out.fc.log" 2>&1
     st=$?
-  fi
+    { [ "$st" -eq 0 ] || [ "$st" -eq 124 ]; } && break
+  done
   [ "$st" -eq 124 ] && echo "Error: E-ACSL did not finish within 60 s" >>"$out.fc.log"
   if [ "$st" -eq 0 ] \
      && gcc $eaflags -o "$out" "$out.c" vk_rtl.o "$ealib" -l:libgmp.so.10 -lm -lpthread >"$out.cc.log" 2>&1; then

@@ -129,16 +129,19 @@ exec_run() {
 # what the job computes is the same either way.
 two_cpus() { [ "${VERIKIT_CPUS:-1}" -ge 2 ] 2>/dev/null; }
 side_pid=""
+# The job's end: exit status RC (finish RC), once the side steps have ended.
+finish() {
+  [ -z "$side_pid" ] || wait "$side_pid"
+  exit "$1"
+}
 # The job's last step: Frama-C on ARGUMENTS with its view of the verified file written to
-# view.json; its exit status and output are the job's, once the side steps have ended.
+# view.json; its exit status and output are the job's.
 last() {
   if [ -z "$side_pid" ]; then
     VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$@"
   fi
   VERIKIT_VIEW=view.json frama-c -load-module "$view" "$@"
-  rc=$?
-  wait "$side_pid"
-  exit "$rc"
+  finish $?
 }
 if [ "${VERIKIT_GATE:-}" = 1 ]; then
   : >vk-gate
@@ -150,9 +153,7 @@ if [ "${VERIKIT_GATE:-}" = 1 ]; then
     requires_run
   fi
   parse_view view.json "$source"
-  rc=$?
-  [ -z "$side_pid" ] || wait "$side_pid"
-  exit "$rc"
+  finish $?
 fi
 havoc_run() {
   if [ -f havoc.c ]; then
