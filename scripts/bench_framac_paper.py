@@ -10,8 +10,10 @@ solutions; the canaries left out), in one run on the host sandbox, one job at a 
   ``Executor.run([job])``;
 - **paper**: the CASP paper's own command on the same verified file, started through the
   same sandbox: ``frama-c -wp -wp-rte -wp-prover <the kit's provers> -wp-steps 500000
-  -wp-timeout 60 -wp-par <the job's> -wp-cache none candidate.c`` (harness/verifiers/framac/
-  ``PAPER_OPTIONS``; no smoke tests, no view, no side run), wall seconds.
+  -wp-timeout 60 -wp-cache none candidate.c`` (harness/verifiers/framac/ ``PAPER_OPTIONS``;
+  no smoke tests, no view, no side run), wall seconds. The paper sets no ``-wp-par``, so WP
+  runs its default number of prover processes at a time (4 in Frama-C 25 and 30) on the
+  machine's CPUs, as a researcher running the paper's command would.
 
 The two sides alternate per candidate, so load on the machine touches both alike. Prints,
 per mode, the sums and ``kit_over_paper`` (target <= 1.3 in each mode, the ``RATIO`` line
@@ -52,10 +54,12 @@ QUICK = {"tasks": ["00_327"], "per_mode": 1}
 
 
 def paper_argv(options: dict) -> list[str]:
-    """The CASP paper's Frama-C command for a job with these options (the kit's provers,
-    steps, timeout and ``-wp-par``; :data:`harness.verifiers.framac.PAPER_OPTIONS`)."""
-    argv = ["frama-c", "-wp", "-wp-rte"] + framac._prover_args(options, options["wp_timeout_s"])
-    return argv + [framac.SOURCE]
+    """The CASP paper's Frama-C command for a job with these options: the kit's provers,
+    steps and timeout (:data:`harness.verifiers.framac.PAPER_OPTIONS`), and no ``-wp-par``
+    (the paper gives none: WP's default parallelism)."""
+    args = framac._prover_args(options, options["wp_timeout_s"])
+    at = args.index("-wp-par")
+    return ["frama-c", "-wp", "-wp-rte", *args[:at], *args[at + 2:], framac.SOURCE]
 
 
 def step_times(job, verifier, shared: dict) -> dict[str, float]:
