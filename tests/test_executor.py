@@ -584,8 +584,7 @@ class CpusSandbox(CountingSandbox):
 def test_a_job_with_two_cpus_computes_what_it_computes_with_one(casp_tasks, framac_host, shared_task_runs, tmp_path):
     """A spec-from-code job (gate with the requires probe, the do-nothing-body run, the
     execution cross-check, WP) run with one CPU (every step in turn) and with two (the probe
-    beside the view, the do-nothing-body run and the cross-check beside WP, WP with four
-    prover processes at a time instead of one): the same
+    beside the view, the do-nothing-body run and the cross-check beside WP): the same
     record and the same side files, times aside. The verification gets the gate's requires
     probe log and keeps it as its own (not made again)."""
     from harness.results import OutputStore

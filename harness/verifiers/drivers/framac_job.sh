@@ -31,8 +31,8 @@
 #   5. vk_exec.conf (CASP's execution cross-check): verikit_exec_check.sh, into vk_exec.log,
 #      before step 4. When the job may use two CPUs (VERIKIT_CPUS), step 3b's requires.c,
 #      step 3 and step 5 run one after another beside step 4 instead (the candidate's code
-#      runs last, after every side step that reads the kit's files), step 3b's sound.c
-#      runs VERIKIT_CPUS smoke tests at a time, and step 4's WP two provers per CPU.
+#      runs last, after every side step that reads the kit's files), and step 3b's sound.c
+#      runs VERIKIT_CPUS smoke tests at a time.
 # A requires.log already in the job directory is the gate's (the same probe on the same
 # requires.c, shipped by the executor: FramaC.carry_from_gate): not made again.
 # Steps 2, 3 and 3b, and the gate's view, start Frama-C with only the plug-ins they use
@@ -135,15 +135,12 @@ finish() {
   exit "$1"
 }
 # The job's last step: Frama-C on ARGUMENTS with its view of the verified file written to
-# view.json; its exit status and output are the job's. With two CPUs or more, WP runs two
-# prover processes per CPU (-wp-par, the last given wins: WP's own default of 4 on two
-# CPUs, which the paper's command has; with one per CPU a CPU waits while WP makes the
-# next goal). Each prover keeps its step limit, so the goals' results are the same.
+# view.json; its exit status and output are the job's.
 last() {
   if [ -z "$side_pid" ]; then
     VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$@"
   fi
-  VERIKIT_VIEW=view.json frama-c -load-module "$view" "$@" -wp-par $((2 * VERIKIT_CPUS))
+  VERIKIT_VIEW=view.json frama-c -load-module "$view" "$@"
   finish $?
 }
 if [ "${VERIKIT_GATE:-}" = 1 ]; then
