@@ -43,7 +43,7 @@ from pathlib import Path
 from benchlib import BenchFailure, kit_jobs, kit_plan, main
 
 from harness.executor import derive, verification_command
-from harness.model import Limits, ProcResult, canonical_json
+from harness.model import CPUS_ENV, Limits, ProcResult, canonical_json
 from harness.runner import probe_toolchain
 from harness.sandbox import collect_files, write_files
 from harness.sandbox.local import HostSandbox
@@ -68,14 +68,16 @@ def kit_setup(task_ids: list[str] | None):
 def direct(argv: list[str], files: dict, env: dict, collect) -> ProcResult:
     """``argv`` started directly (``subprocess.run``) in a fresh directory holding
     ``files``, with the environment the host sandbox gives (PATH, C.UTF-8 locale, HOME and
-    TMPDIR in the directory) plus ``env``; no watchdog, no reaper, no limits."""
+    TMPDIR in the directory, and the machine's CPUs in ``VERIKIT_CPUS``, as the executor gives
+    a job at ``-j 1``: ``Executor.job_cpus``) plus ``env``; no watchdog, no reaper, no limits."""
     with tempfile.TemporaryDirectory(prefix="verikit-bare-") as d:
         root = Path(d)
         t0 = time.perf_counter()
         write_files(root, files)
         (root / "tmp").mkdir(exist_ok=True)
         run_env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"), "LANG": "C.UTF-8",
-                   "LC_ALL": "C.UTF-8", "HOME": d, "TMPDIR": str(root / "tmp"), **env}
+                   "LC_ALL": "C.UTF-8", "HOME": d, "TMPDIR": str(root / "tmp"),
+                   CPUS_ENV: str(len(os.sched_getaffinity(0))), **env}
         proc = subprocess.run(argv, cwd=d, env=run_env, stdin=subprocess.DEVNULL, capture_output=True)
         out = collect_files(root, collect)
         wall = time.perf_counter() - t0
