@@ -581,16 +581,30 @@ class CpusSandbox(CountingSandbox):
         return super().run(argv, **kw)
 
 
-def test_a_job_with_two_cpus_computes_what_it_computes_with_one(casp_tasks, framac_host, shared_task_runs, tmp_path):
+#: A spec-from-code candidate whose requires are stronger than the task's (``casp.KIT_CANARY``:
+#: requires 0 <= n <= 1000): the requires probe cannot prove them implied, so the
+#: verification runs the smoke tests of the contract.
+STRONGER_REQUIRES = ("/*@ requires 0 <= n <= 10;\n    assigns \\nothing;\n    ensures \\result == 2 * n; */\n"
+                     + casp.KIT_CANARY.code)
+
+
+@pytest.mark.parametrize("case", ["no smoke tests", "smoke tests"])
+def test_a_job_with_two_cpus_computes_what_it_computes_with_one(casp_tasks, framac_host, shared_task_runs, tmp_path,
+                                                                case):
     """A spec-from-code job (gate with the requires probe, the do-nothing-body run, the
-    execution cross-check, WP) run with one CPU (every step in turn) and with two (the probe
-    beside the view, the do-nothing-body run and the cross-check beside WP): the same
-    record and the same side files, times aside. The verification gets the gate's requires
-    probe log and keeps it as its own (not made again)."""
+    execution cross-check, WP) run with one CPU (every step in turn) and with two: the same
+    record and the same side files, times aside. With two CPUs the gate's probe runs beside
+    the view, and then either (04_140's gold: no smoke test in the verification) the
+    do-nothing-body run and the cross-check beside WP, or (a candidate whose requires are
+    stronger than the task's: the contract's smoke tests run) the do-nothing-body run, the
+    cross-check and WP one after another, each WP run two provers at a time
+    (``-wp-par 2``). The verification gets the gate's requires probe log and keeps it as
+    its own (not made again)."""
     from harness.results import OutputStore
 
-    t = casp_tasks["04_140"]
-    job = casp.build_job(t, Candidate("04_140", "m", 0, t.gold, "test"), "spec-from-code",
+    t, text = (casp_tasks["04_140"], casp_tasks["04_140"].gold) if case == "no smoke tests" else \
+        (casp.KIT_CANARY, STRONGER_REQUIRES)
+    job = casp.build_job(t, Candidate(t.task_id, "m", 0, text, "test"), "spec-from-code",
                          framac_host.options(smoke=True), DS)
     assert job.options.get("gate") and {"havoc.c", "requires.c", "vk_exec.conf"} <= set(job.files)
     got = {}
@@ -609,6 +623,8 @@ def test_a_job_with_two_cpus_computes_what_it_computes_with_one(casp_tasks, fram
         got[cpus] = rec, proc
     (one, p1), (two, p2) = got[1], got[2]
     assert one["verdict"] == "verified", one["reason"]
+    tests = one["verifier"]["extra"].get("contract_tests")
+    assert (tests == "run") == (case == "smoke tests"), one["verifier"]["extra"]
     for field in ("verdict", "reason", "goals", "goal_results", "checks", "vacuous", "key", "verification_key"):
         assert one[field] == two[field], field
     assert one["verifier"]["extra"] == two["verifier"]["extra"]

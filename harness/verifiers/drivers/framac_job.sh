@@ -29,10 +29,16 @@
 #      file written to view.json from the same parse (its exit status and output are the
 #      job's). Without candidate.c (a task run) the job ends after step 3b.
 #   5. vk_exec.conf (CASP's execution cross-check): verikit_exec_check.sh, into vk_exec.log,
-#      before step 4. When the job may use two CPUs (VERIKIT_CPUS), step 3b's requires.c,
-#      step 3 and step 5 run one after another beside step 4 instead (the candidate's code
-#      runs last, after every side step that reads the kit's files), and step 3b's sound.c
-#      runs VERIKIT_CPUS smoke tests at a time.
+#      before step 4 (the candidate's code runs after every side step that reads the kit's
+#      files). When the job may use two CPUs or more (VERIKIT_CPUS), no step's prover ever
+#      shares its CPU (WP's short prover limits are wall-clock limits: docs/performance.md),
+#      and the layout follows the verification's cost. When it runs WP's smoke tests (each
+#      that passes waits out its provers' limits), the steps run one after another, each
+#      with every CPU: the WP runs of steps 3, 3b and 4 VERIKIT_CPUS provers at a time
+#      (-wp-par, the last given wins; step 3b's requires.c beside step 3 when both are
+#      made), then step 5. Otherwise steps 3b's requires.c, 3 and 5 run one after another
+#      beside step 4 at the job's -wp-par. Step 3b's sound.c runs VERIKIT_CPUS smoke tests
+#      at a time.
 # A requires.log already in the job directory is the gate's (the same probe on the same
 # requires.c, shipped by the executor: FramaC.carry_from_gate): not made again.
 # Steps 2, 3 and 3b, and the gate's view, start Frama-C with only the plug-ins they use
@@ -50,7 +56,8 @@
 # harness/verifiers/framac/ FramaC.gate): step 1, then Frama-C's view of the verified
 # file (the last argument) from a parse only, and the requires probe of step 3b (WP on
 # requires.c: the task's requires and the candidate's, nothing of the candidate run; before
-# the view, or beside it when the job may use two CPUs), and nothing else: no WP on the verified file, no other side run, no execution. It writes
+# the view, or beside it when the job may use two CPUs), and nothing else: no WP on the
+# verified file, no other side run, no execution. It writes
 # vk-gate so that its output is never read as a verification's. The judge compares that
 # view with the task's (step 2, from the task run); harness/verifiers/framac/
 # FramaC.command_after_gate reads the view and the probe to choose the smoke tests.
@@ -112,10 +119,11 @@ fi
 # --- requires not stronger than the task's (integrity.py requires_check) ---
 # requires.c = the candidate's contract on a declaration of the target, and a probe with
 # the task's own contract that calls it: WP on the call's requires only, into requires.log.
+# requires_run [WP-ARGUMENTS...]: with WP-ARGUMENTS after the job's (-wp-par)
 requires_run() {
   if [ -f requires.c ] && [ ! -f requires.log ]; then
     # shellcheck disable=SC2086  # word splitting of the argument list is intended
-    fc requires ,frama-c-wp ${VERIKIT_REQUIRES_ARGS:-} requires.c >requires.log 2>&1
+    fc requires ,frama-c-wp ${VERIKIT_REQUIRES_ARGS:-} "$@" requires.c >requires.log 2>&1
   fi
 }
 # 5. CASP execution cross-check (harness/benchmarks/casp/execution.py): writes vk_exec.log
@@ -124,24 +132,17 @@ exec_run() {
     sh verikit_exec_check.sh >vk_exec.err 2>&1
   fi
 }
-# With two CPUs or more for this job (VERIKIT_CPUS, the executor's; one by default), side
-# steps run beside the job's own steps ($side_pid). Each step writes only its own files, so
-# what the job computes is the same either way.
+# With two CPUs or more for this job (VERIKIT_CPUS, the executor's; one by default), the
+# steps use them (the layout above: $par, $side_pid). Each step writes only its own files,
+# so what the job computes is the same either way.
 two_cpus() { [ "${VERIKIT_CPUS:-1}" -ge 2 ] 2>/dev/null; }
+par=""
+if two_cpus; then par="-wp-par $VERIKIT_CPUS"; fi
 side_pid=""
 # The job's end: exit status RC (finish RC), once the side steps have ended.
 finish() {
   [ -z "$side_pid" ] || wait "$side_pid"
   exit "$1"
-}
-# The job's last step: Frama-C on ARGUMENTS with its view of the verified file written to
-# view.json; its exit status and output are the job's.
-last() {
-  if [ -z "$side_pid" ]; then
-    VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$@"
-  fi
-  VERIKIT_VIEW=view.json frama-c -load-module "$view" "$@"
-  finish $?
 }
 if [ "${VERIKIT_GATE:-}" = 1 ]; then
   : >vk-gate
@@ -155,16 +156,40 @@ if [ "${VERIKIT_GATE:-}" = 1 ]; then
   parse_view view.json "$source"
   finish $?
 fi
+# havoc_run [WP-ARGUMENTS...]: step 3, with WP-ARGUMENTS after the job's (-wp-par)
 havoc_run() {
   if [ -f havoc.c ]; then
     # shellcheck disable=SC2086  # word splitting of the argument list is intended
-    fc havoc ,frama-c-wp ${VERIKIT_HAVOC_ARGS:-} havoc.c >havoc.log 2>&1
+    fc havoc ,frama-c-wp ${VERIKIT_HAVOC_ARGS:-} "$@" havoc.c >havoc.log 2>&1
   fi
 }
-# The requires run, the do-nothing-body run and the execution cross-check: one after
-# another beside the verification with two CPUs, else before it. The cross-check, which
-# runs the candidate's code in this directory, comes last either way.
-if [ -f candidate.c ] && two_cpus; then
+# The verification's smoke tests (-wp-smoke-tests among the job's arguments): with two CPUs,
+# the steps one after another, each with every CPU ($alone)
+alone=""
+if [ -n "$par" ] && [ -f candidate.c ]; then
+  for arg; do [ "$arg" != -wp-smoke-tests ] || alone=1; done
+fi
+if [ -n "$alone" ]; then
+  if [ -f havoc.c ] && [ -f requires.c ] && [ ! -f requires.log ]; then
+    requires_run &
+    side_pid=$!
+    havoc_run
+    wait "$side_pid"
+    side_pid=""
+  else
+    # shellcheck disable=SC2086  # word splitting of $par is intended
+    requires_run $par
+    # shellcheck disable=SC2086  # word splitting of $par is intended
+    havoc_run $par
+  fi
+  exec_run
+  # shellcheck disable=SC2086  # word splitting of $par is intended
+  VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$@" $par
+fi
+# Else, with two CPUs, the requires run, the do-nothing-body run and the execution
+# cross-check one after another beside the verification. The cross-check, which runs the
+# candidate's code in this directory, comes last either way.
+if [ -n "$par" ] && [ -f candidate.c ]; then
   { requires_run; havoc_run; exec_run; } &
   side_pid=$!
 else
@@ -177,15 +202,17 @@ fi
 # With two CPUs or more, its smoke tests run that many at a time (-wp-par, the last given
 # wins): each waits out its prover's limit on a CPU of its own, as it does alone.
 if [ -f sound.c ]; then
-  par=""
-  if two_cpus; then par="-wp-par $VERIKIT_CPUS"; fi
   # shellcheck disable=SC2086  # word splitting of the argument list is intended
   fc sound ,frama-c-wp ${VERIKIT_SOUND_ARGS:-} $par sound.c >sound.log 2>&1
 fi
-if [ -z "$side_pid" ]; then
-  requires_run
-fi
 # --- end of the soundness steps ---
 [ -f candidate.c ] || exit 0  # a task run (Job.task_run): its side files are its output
-[ -n "$side_pid" ] || exec_run
-last "$@"
+# The verification: Frama-C on ARGUMENTS with its view of the verified file written to
+# view.json; its exit status and output are the job's.
+if [ -z "$side_pid" ]; then
+  requires_run
+  exec_run
+  VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$@"
+fi
+VERIKIT_VIEW=view.json frama-c -load-module "$view" "$@"
+finish $?
