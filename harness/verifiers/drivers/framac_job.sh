@@ -35,8 +35,7 @@
 #      and the layout follows the verification's cost. When it runs WP's smoke tests (each
 #      that passes waits out its provers' limits), the steps run one after another, each
 #      with every CPU: the WP runs of steps 3, 3b and 4 VERIKIT_CPUS provers at a time
-#      (-wp-par, the last given wins; step 3b's requires.c beside step 3 when both are
-#      made), then step 5. Otherwise steps 3b's requires.c, 3 and 5 run one after another
+#      (-wp-par, the last given wins), then step 5. Otherwise steps 3b's requires.c, 3 and 5 run one after another
 #      beside step 4 at the job's -wp-par. Step 3b's sound.c runs VERIKIT_CPUS smoke tests
 #      at a time.
 # A requires.log already in the job directory is the gate's (the same probe on the same
@@ -144,6 +143,15 @@ finish() {
   [ -z "$side_pid" ] || wait "$side_pid"
   exit "$1"
 }
+# The job's last step: Frama-C on ARGUMENTS with its view of the verified file written to
+# view.json; its exit status and output are the job's.
+last() {
+  if [ -z "$side_pid" ]; then
+    VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$@"
+  fi
+  VERIKIT_VIEW=view.json frama-c -load-module "$view" "$@"
+  finish $?
+}
 if [ "${VERIKIT_GATE:-}" = 1 ]; then
   : >vk-gate
   for source; do :; done  # the verified file: the last argument
@@ -170,21 +178,13 @@ if [ -n "$par" ] && [ -f candidate.c ]; then
   for arg; do [ "$arg" != -wp-smoke-tests ] || alone=1; done
 fi
 if [ -n "$alone" ]; then
-  if [ -f havoc.c ] && [ -f requires.c ] && [ ! -f requires.log ]; then
-    requires_run &
-    side_pid=$!
-    havoc_run
-    wait "$side_pid"
-    side_pid=""
-  else
-    # shellcheck disable=SC2086  # word splitting of $par is intended
-    requires_run $par
-    # shellcheck disable=SC2086  # word splitting of $par is intended
-    havoc_run $par
-  fi
+  # shellcheck disable=SC2086  # word splitting of $par is intended
+  requires_run $par
+  # shellcheck disable=SC2086  # word splitting of $par is intended
+  havoc_run $par
   exec_run
   # shellcheck disable=SC2086  # word splitting of $par is intended
-  VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$@" $par
+  last "$@" $par
 fi
 # Else, with two CPUs, the requires run, the do-nothing-body run and the execution
 # cross-check one after another beside the verification. The cross-check, which runs the
@@ -207,12 +207,8 @@ if [ -f sound.c ]; then
 fi
 # --- end of the soundness steps ---
 [ -f candidate.c ] || exit 0  # a task run (Job.task_run): its side files are its output
-# The verification: Frama-C on ARGUMENTS with its view of the verified file written to
-# view.json; its exit status and output are the job's.
 if [ -z "$side_pid" ]; then
   requires_run
   exec_run
-  VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$@"
 fi
-VERIKIT_VIEW=view.json frama-c -load-module "$view" "$@"
-finish $?
+last "$@"
