@@ -38,7 +38,8 @@ A verifier may ask for a follow-up run decided from the first run's output (its 
 ``followup``, e.g. TLC's invariant probe on states made from the reachable ones): the
 executor runs it in the same sandbox with the job's limits when the first run came to its
 own end, and stores its files and output with the first run's (``followup/``, see
-:func:`harness.model.followup_files`); it is counted in ``RunStats.followups``.
+:func:`harness.model.followup_files`); it is counted in ``RunStats.followups``. What of it
+the first run may make ahead on a guess (``ahead``) is added to that run's files and command.
 
 A verifier may also have a gate (its optional ``gate(options)``, e.g. Frama-C's view of the
 candidate from a parse only): a cheap first run whose output (with the job's task run)
@@ -59,11 +60,9 @@ log); the verification collects them, so its stored output holds them too.
 A verification run, a gate run and a task run are told how many CPUs they may use at run time
 (:data:`harness.model.CPUS_ENV`, :meth:`Executor.job_cpus`): more than the job's
 ``limits.cpus`` when ``-j`` leaves CPUs of the machine idle and the sandbox does not hold a
-job to its limit, so that a verifier's driver may use them (Frama-C's: its side steps
-beside WP, or its WP runs with that many provers at a time; Rocq's: ``coqchk`` beside the
-check file).
-It is not part of a job's key: what a run computes never depends on it, only how long it
-takes.
+job to its limit, so that a verifier's driver may use them (Frama-C's: its side steps beside
+WP, or its WP runs with that many provers at a time; Rocq's: ``coqchk`` beside the check
+file). It is not part of a job's key: what a run computes never depends on it, only how long.
 """
 
 from __future__ import annotations
@@ -145,12 +144,11 @@ def verification_command(verifier, options: dict, gate_files: dict[str, bytes] |
 
 @dataclass
 class RunStats:
-    """What a run did: ``jobs`` distinct jobs, ``ran`` started a verifier, ``cached`` came
-    from the result cache, ``resumed`` were already in records.jsonl, ``infra_error``
-    still failed on our side after retries, ``verifier_runs`` counts every tool start
-    (retries included), ``task_runs`` the jobs' task runs made (``Job.task_run``: one per
-    distinct task run), ``followups`` the verifier's follow-up runs, ``gated`` the jobs
-    the gate's run decided (:data:`GATE_FINAL`, without the verification)."""
+    """What a run did: ``jobs`` distinct jobs, ``ran`` started a verifier, ``cached`` came from the
+    result cache, ``resumed`` were already in records.jsonl, ``infra_error`` still failed on our
+    side after retries, ``verifier_runs`` counts every tool start (retries included), ``task_runs``
+    the jobs' task runs made (``Job.task_run``: one per distinct task run), ``followups`` the
+    verifier's follow-up runs, ``gated`` the jobs the gate's run decided (:data:`GATE_FINAL`)."""
 
     jobs: int = 0
     ran: int = 0
@@ -168,8 +166,7 @@ class RunStats:
 
 
 class Stopped(Exception):
-    """A job was ended by the run's stop (Ctrl-C, SIGTERM): it has no verdict and is not
-    recorded; the next run does it again."""
+    """A job ended by the run's stop (Ctrl-C, SIGTERM): no verdict, not recorded; the next run does it again."""
 
 
 class Drained(Exception):
@@ -361,7 +358,10 @@ class Executor:
         if gated is not None:
             return gated
         argv, env, collect, carried = verification_command(self.verifier, job.options, gate_files)
-        env = {**env, CPUS_ENV: str(self.job_cpus(job.limits or self.limits))}
+        limits = job.limits or self.limits
+        given, tail, more = self.verifier.ahead(job.files, job.options, limits)
+        argv, collect, carried = [*argv, *tail], [*collect, *more], {**given, **carried}
+        env = {**env, CPUS_ENV: str(self.job_cpus(limits))}
         attempts = 0
         while True:
             asked = _UNASKED  # the follow-up of this attempt's run, once asked
@@ -373,7 +373,7 @@ class Executor:
                 self.stats.ran += attempts == 1
             try:
                 proc = self.sandbox.run(argv, files={**self.shared_files, **job.files, **carried}, env=env,
-                                        collect=collect, limits=job.limits or self.limits)
+                                        collect=collect, limits=limits)
             except SandboxError as exc:  # our side failed (e.g. a worker died): infra_error, retried
                 proc = ProcResult(argv=list(argv), returncode=None, start_error=f"sandbox: {exc}")
             # The sandbox's own ending (did not start, wall-time, memory) is mapped here,

@@ -544,6 +544,16 @@ class Verifier:
         re-derivable. ``{relative path: bytes}``; default: none."""
         return {}
 
+    def ahead(self, files: dict[str, str], options: dict, limits: Limits) -> tuple[dict, list[str], list[str]]:
+        """Work of the :meth:`followup` that the verification's run makes ahead, on a guess
+        made from the job's ``files`` and ``options`` before the run (TLC: the behaviour
+        harness's tests' check, its mapping guessed from names): ``(files it gets besides
+        the job's, arguments appended to its command, files it collects besides the
+        command's)``. The verifier's follow-up and parse use what ran ahead only where the
+        follow-up would have made the same run; a wrong guess costs time, never the
+        verdict. Default: ``({}, [], [])``."""
+        return {}, [], []
+
     def followup(self, files: dict[str, str], proc: ProcResult, options: dict) -> tuple[dict, list, list] | None:
         """A second run in the same sandbox decided from the first run's output (TLC's
         invariant probe): ``(files, argv, collect)``, or None (the default): none. The

@@ -42,7 +42,7 @@ def test_every_registered_verifier_passes_its_own_checks(name):
 
 def test_a_benchmarks_job_gives_the_per_task_options(capsys):
     assert main(["check-verifier", "tlc", "--benchmark", "modelbench"]) == 0
-    assert "15 of 15 checks passed" in capsys.readouterr().err
+    assert "16 of 16 checks passed" in capsys.readouterr().err
 
 
 class _Broken(Verifier):
@@ -110,4 +110,4 @@ def test_no_hook_is_probed_and_no_sandbox_is_named_outside_its_package():
 def test_framac_checked_live_in_the_host_sandbox(capsys):
     assert main(["check-verifier", "framac", "--sandbox", "host"]) == 0
     err = capsys.readouterr().err
-    assert "17 of 17 checks passed" in err, err
+    assert "18 of 18 checks passed" in err, err

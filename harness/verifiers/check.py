@@ -7,7 +7,7 @@ Without a sandbox it checks the class (a :class:`harness.model.Verifier` subclas
 own), then calls every hook on a toolchain whose tools were not found (the state a user
 without the tools is in) and checks each answer's shape: ``options`` JSON-able,
 ``command``, ``task_command``, ``gate`` and (after a gate) ``command_after_gate`` ``(argv, env, collect)`` of strings
-and ``carry_from_gate`` a dict of relative path -> bytes,
+and ``carry_from_gate`` a dict of relative path -> bytes, ``ahead`` ``(files, argv tail, collect)``,
 ``parse`` of a run that could not start and of a run that printed nothing a
 :class:`~harness.model.VerifierResult` with a known verdict (never ``verified``: no
 output proves nothing), ``state`` JSON-able and taken back by ``restore``. With a sandbox
@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ..model import VERDICTS, ProcResult, Verifier, VerifierResult
+from ..model import VERDICTS, Limits, ProcResult, Verifier, VerifierResult
 
 
 @dataclass
@@ -43,6 +43,18 @@ class Unprobed:
 
     def to_json(self) -> dict:
         return {"fingerprint": self.fingerprint, "tools": {}}
+
+
+def _ahead_shape(spec) -> str | None:
+    """Why ``spec`` is not ``(files: dict[str, str | bytes], tail: list[str], collect: list[str])``, or None."""
+    if not (isinstance(spec, tuple) and len(spec) == 3):
+        return f"not a 3-tuple (files, argv tail, collect): {type(spec).__name__}"
+    files, tail, collect = spec
+    if not (isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, (str, bytes)) for k, v in files.items())):
+        return "files is not a dict of relative path -> str or bytes"
+    if not all(isinstance(x, (list, tuple)) and all(isinstance(a, str) for a in x) for x in (tail, collect)):
+        return f"the argv tail or collect is not a list of str: {tail!r}, {collect!r}"[:200]
+    return None
 
 
 def _command_shape(spec) -> str | None:
@@ -152,6 +164,7 @@ def check_verifier(verifier: Verifier, sandbox=None, options: dict | None = None
               lambda: verifier.carry_from_gate(options, {}),
               lambda f: None if isinstance(f, dict) and all(isinstance(k, str) and isinstance(v, bytes)
                                                             for k, v in f.items()) else "not a dict of str -> bytes")
+    _call(checks, "ahead (a job without files)", lambda: verifier.ahead({}, options, Limits()), _ahead_shape)
     argv = ["true"]
     _call(checks, "parse (the tool could not start)",
           lambda: verifier.parse(ProcResult(argv=argv, returncode=None, start_error="FileNotFoundError: tool"), options),
