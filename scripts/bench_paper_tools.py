@@ -9,9 +9,10 @@ order swapped from one candidate to the next):
 - **kit**: the kit's full job, every integrity step included, through the kit's own
   executor (``harness.executor.Executor``: result cache off, ``-j 1``), the jobs being the
   kit's own (scripts/benchlib.py ``kit_plan`` + ``kit_jobs``, as ``verikit run`` makes
-  them). TLC: SANY's XML export and TLC with its state graph in one JVM (the job launcher), then
-  the follow-up run (the invariant probe, or the behaviour harness's run on the tests'
-  inputs) when the first run verified. Rocq: ``coqc -time`` of the candidate, ``coqc`` of the kit's
+  them). TLC: SANY's XML export and TLC with its state graph in one JVM (the job launcher),
+  with the behaviour harness's check of the tests' inputs made ahead in that JVM on a
+  mapping guessed from names, then the follow-up run (the invariant probe, or that check
+  where the guess was wrong) when the first run verified. Rocq: ``coqc -time`` of the candidate, ``coqc`` of the kit's
   ``check.v`` (assumptions, statement, proof term, grammar) and ``coqchk``, one container
   run; ``coqc`` alone where the kit expects Coq's view to reject the proof (the rest as a
   follow-up run when that view does not). Dafny: the batch file of every check (correctness, smoke, mutants, refutations,

@@ -107,8 +107,9 @@ def test_verifier_knows_only_the_tool():
     assert not [m for m in imported if "benchmarks" in m], imported
     for name in ("postprocess", "config_text", "complete_unchanged", "BUILTIN_MODULES", "MODEL_VALUES"):
         assert not hasattr(tlc, name), name
-    # 750 before the invariant probe, 900 before the behaviour harness (each a TLC run of its own)
-    assert sum(len(src.splitlines()) for src in srcs) < 1350
+    # 750 before the invariant probe, 900 before the behaviour harness (each a TLC run of its own),
+    # 1350 before the tests' check made ahead
+    assert sum(len(src.splitlines()) for src in srcs) < 1460
 
 
 def test_command_line_is_deterministic_and_recorded():
@@ -237,6 +238,73 @@ def test_the_behaviour_harness_decides_the_bounded_domain_on_the_run_s_own_graph
     assert collect == ["VKTests.out", "VKTests.rc", "VKTests.dot"] and "VKTests VKTests" in argv[-1]
     missing = v.parse(proc, dict(opts, behaviour=tests)).extra["behaviour"]  # the follow-up did not run
     assert missing["outcome"] == "models_program" and missing["tests_part"] == "not_run"
+
+
+#: TLC's success message, as a check's ``.out`` holds it.
+_SUCCESS = b"@!@!@STARTMSG 2193:0 @!@!@\nModel checking completed. No error has been found.\n@!@!@ENDMSG 2193 @!@!@\n"
+
+
+def _chain(states: list[dict[str, str]]) -> bytes:
+    """TLC's ``-dump dot`` graph of one behaviour through ``states`` (the first initial), the last stuttering."""
+    def label(st: dict[str, str]) -> str:
+        return "\\n".join(f"/\\\\ {k} = {x}".replace('"', '\\"') for k, x in st.items())
+    lines = ["strict digraph DiskGraph {", "nodesep=0.35;", "subgraph cluster_graph {", 'color="white";']
+    for i, st in enumerate(states, 1):
+        lines.append(f'{i} [label="{label(st)}"' + (",style = filled]" if i == 1 else "]"))
+        lines.append(f'{i} -> {min(i + 1, len(states))} ' + ('[label=""];' if i < len(states) else '[style="dashed"];'))
+    return ("\n".join(lines + ["}", "}"]) + "\n").encode()
+
+
+def test_the_tests_check_made_ahead_on_a_right_guess_is_the_follow_up_s():
+    """The tests' check started in the first run's JVM on a mapping guessed from names
+    (``TLC.ahead``): on the recorded oracle its files are those the follow-up would run, so
+    no follow-up is made and the tests' part is read from the first run; a wrong guess, a
+    check that did not end (no ``.rc``) or one whose outcome depends on the shared JVM
+    leaves the check to the follow-up, whose files win."""
+    from harness.model import FOLLOWUP, Limits
+
+    d, proc = _recorded("success")
+    v = tlc.TLC()
+    pairs = [[a, b] for a in range(1, 4) for b in range(1, 4)]
+    beh = {"parameters": ["a", "b"], "inputs": pairs + [[12, 8]], "bounded": len(pairs),
+           "expected": [math.gcd(*p) for p in pairs] + [4], "constants": {"MaxValue": "12"}}
+    opts = dict(d["options"], sany_view=True, behaviour=beh, variables=["a0", "b0", "a", "b", "result", "pc"])
+    given, tail, collect = v.ahead(d["files"], opts, Limits(wall_s=60))
+    follow, argv, _ = v.followup(d["files"], proc, opts)  # nothing ran ahead: the follow-up's own check
+    assert given == follow and "\\/ a = 12 /\\ a0 = 12 /\\ b = 8 /\\ b0 = 8" in given["VKTests.tla"]
+    assert tail[:3] == ["---", "VKTests", "30"] and f"--each VKTests {' '.join(tail[3:])}" in argv[-1]
+    assert collect == ["VKTests.tla", "VKTests.cfg", "VKTests.out", "VKTests.rc", "VKTests.dot"]
+    first, run = dict(a0="12", b0="8", a="12", b="8", result="NONE", pc='"loop"'), []
+    for a, b in ((12, 8), (8, 4), (4, 0)):
+        run.append({**first, "a": str(a), "b": str(b)})
+    run.append({**run[-1], "result": "4", "pc": '"done"'})
+    ahead = {**proc.files, **{k: x.encode() for k, x in given.items()}, "VKTests.out": _SUCCESS, "VKTests.rc": b"0\n",
+             "VKTests.dot": _chain(run)}
+
+    def with_files(files: dict) -> ProcResult:
+        return ProcResult(argv=proc.argv, returncode=proc.returncode, stdout=proc.stdout, stderr=proc.stderr,
+                          files={k: x for k, x in files.items() if x is not None})
+
+    assert v.followup(d["files"], with_files(ahead), opts) is None
+    assert v.parse(with_files(ahead), opts).extra["behaviour"]["tests_part"] == "models_program"
+    differs = v.parse(with_files(ahead), dict(opts, behaviour=dict(beh, expected=[*beh["expected"][:-1], 2])))
+    assert differs.extra["behaviour"]["outcome"] == "differs" and differs.extra["behaviour"]["input"] == [12, 8]
+    for change in ({"VKTests.tla": given["VKTests.tla"].replace("a0 = 12", "a0 = 11").encode()},  # another guess
+                   {"VKTests.cfg": b"SPECIFICATION VKSpec\n"}, {"VKTests.rc": None},
+                   {"VKTests.out": _SUCCESS + b"java.lang.OutOfMemoryError: Java heap space\n"}):
+        files = {**ahead, **change}
+        assert v.followup(d["files"], with_files(files), opts) is not None, change
+        if "VKTests.cfg" not in change:  # parse compares the module (the config is the job's either way)
+            assert v.parse(with_files(files), opts).extra["behaviour"]["tests_part"] == "not_run", change
+    # a follow-up that ran (here: its model stops before the result) is read, not what ran ahead
+    ran = {**ahead, FOLLOWUP + "ended": b"exit 0", FOLLOWUP + "VKTests.out": _SUCCESS, FOLLOWUP + "VKTests.rc": b"0\n",
+           FOLLOWUP + "VKTests.dot": _chain(run[:-1])}
+    assert v.parse(with_files(ran), opts).extra["behaviour"]["tests_part"] == "differs"
+    # nothing ahead: no harness, no test input, the plain TLC command, no guess
+    assert v.ahead(d["files"], dict(opts, behaviour=dict(beh, inputs=pairs, expected=beh["expected"][:-1])),
+                   Limits()) == ({}, [], [])
+    assert v.ahead(d["files"], dict(opts, sany_view=False), Limits()) == ({}, [], [])
+    assert v.ahead(d["files"], dict(opts, variables=["x", "result"]), Limits()) == ({}, [], [])
 
 
 # --- the invariant probe: TLC.followup, probe_variants, read_probe ---------------------------
@@ -386,5 +454,59 @@ def test_checks_in_one_jvm_give_what_a_jvm_each_gives(engine_image):
         script = tlc.verifier._one_jvm(runs[:1], probe=False).replace(f"VerikitTlc --each {runs[0][0]}", "Nothing")
         again = sb.run(["sh", "-c", script], files=files, collect=["Ok.out", "Ok.rc"], limits=Limits(wall_s=120))
         assert again.files["Ok.rc"].strip() == b"0" and b"Model checking completed. No error" in again.files["Ok.out"]
+    finally:
+        sb.close()
+
+
+@pytest.mark.realtool
+@pytest.mark.container
+def test_a_check_made_ahead_gives_what_the_follow_up_s_check_gives(engine_image):
+    """The launcher's check ahead (``TLC.ahead``'s tail) in the tlaplus image: after a first
+    TLC that ends with status 0, each check's output and status are those of the same check
+    in a JVM of its own (as the follow-up makes it), and the first run's output, status and
+    files are those of the launcher without a tail. A first TLC that fails runs no check,
+    and a check past its time (UNTIL) is abandoned: neither leaves a check's files (one the
+    job was given is removed), and the status is the first TLC's."""
+    from harness import toolchains
+    from harness.model import Limits
+
+    sb = engine_image(lambda: registry.sandbox("container", toolchain="tlaplus"))
+    try:
+        v = tlc.TLC()
+        probed = toolchains.probe("tlaplus", sb)
+        opts = v.options(probed)
+        files = {**v.prepare(sb, probed), **{f"{m}.tla": f"---- MODULE {m} ----\n{text}====\n" for m, (text, _) in EACH.items()},
+                 **{f"{m}.cfg": cfg for m, (_, cfg) in EACH.items()}}
+        limits = Limits(wall_s=120)
+
+        def kept(text: bytes | str) -> list[str]:
+            text = text.decode() if isinstance(text, bytes) else text
+            return [ln for ln in text.splitlines() if not any(s in ln for s in _VARYING)]
+
+        def first(module: str, check: str | None = None, until: str = "60", given: dict | None = None):
+            argv, _, collect = v.command({**opts, "module": module})
+            tail = []
+            if check:
+                own = v.command({**opts, "module": check, "dump": False, "sany_view": False})[0]
+                tail = ["---", check, until, *own[own.index("tlc2.TLC") + 1:]]
+                collect = [*collect, *(f"{check}.{x}" for x in ("out", "rc", "dot"))]
+            return sb.run(argv + tail, files={**files, **(given or {})}, collect=collect, limits=limits)
+
+        plain = first("Ok")
+        assert plain.returncode == 0 and b"->" in plain.files[tlc.DUMP_FILE]
+        for check in ("Bad", "Div", "Broken", "NoValue"):
+            ahead = first("Ok", check)
+            alone = sb.run(v.command({**opts, "module": check, "dump": False, "sany_view": False})[0], files=files,
+                           limits=limits)
+            assert ahead.returncode == 0 and kept(ahead.stdout) == kept(plain.stdout), check
+            assert {k: x for k, x in ahead.files.items() if not k.startswith(check)} == plain.files, check
+            assert int(ahead.files[f"{check}.rc"]) == alone.returncode != 0, check
+            assert kept(ahead.files[f"{check}.out"]) == kept(alone.stdout + alone.stderr), check
+        given = {"Ok.out": "@!@!@STARTMSG 2193:0 @!@!@\n", "Ok.rc": "0\n"}  # as if the model had left them
+        failed = first("Bad", "Ok", given=given)
+        assert failed.returncode == 12 and not [k for k in failed.files if k.startswith("Ok.")]
+        late = first("Ok", "Bad", until="0", given={"Bad.rc": "0\n"})
+        assert late.returncode == 0 and kept(late.stdout) == kept(plain.stdout)
+        assert not [k for k in late.files if k.startswith("Bad.")]
     finally:
         sb.close()

@@ -71,6 +71,30 @@ def test_parameters_are_mapped_on_the_initial_states():
         behaviour.map_parameters(["a"], [[5]], ["x"], [{"x": "1"}])
 
 
+def test_the_mapping_is_guessed_from_names_before_the_run():
+    """The guess for the check made ahead: the variable named for each parameter (first in
+    the name forms' order), else the first declared one named for nothing, the others named
+    for it its copies, strings as TLA+ strings only where the module writes a string
+    literal of one of its values; no guess when a parameter is left with no variable."""
+    guess = behaviour.guess_mapping
+    g = guess(["a", "b"], [[1, 2]], ["a0", "b0", "a", "b", "result"], "")
+    assert g == {"a": {"variable": "a", "copies": ["a0"], "strings": "string"},
+                 "b": {"variable": "b", "copies": ["b0"], "strings": "string"}}
+    assert guess(["n"], [[3]], ["N_in", "orig_n"], "")["n"] == {"variable": "N_in", "copies": ["orig_n"],
+                                                                 "strings": "string"}
+    assert guess(["s"], [["ab"], ["b"]], ["s"], 's \\in {"b", "ab"}')["s"]["strings"] == "string"
+    assert guess(["s"], [[["ab"]]], ["s", "pc"], 'pc = "loop" /\\ s = <<97>>')["s"]["strings"] == "codes"
+    assert guess(["s"], [["ab"]], ["s"], '(* "ab" is <<97, 98>> *) s = <<97, 98>> \\* not "ab"')["s"]["strings"] == "codes"
+    assert guess(["a", "b"], [[1, 2]], ["result", "x", "b", "y"], "") == {
+        "a": {"variable": "x", "copies": [], "strings": "string"}, "b": {"variable": "b", "copies": [], "strings": "string"}}
+    assert guess(["a", "b"], [[1, 2]], ["x", "result"], "") is None and guess(["a"], [[1]], [], "") is None
+    # where the guess holds, it is what the initial states give
+    initial = [{"a0": str(x), "a": str(x), "result": "NONE"} for x in (1, 2)]
+    read = behaviour.map_parameters(["a"], [[1], [2]], ["a0", "a", "result"], initial)["a"]
+    assert {k: read[k] for k in ("variable", "copies", "strings")} == guess(["a"], [[1], [2]], ["a0", "a", "result"],
+                                                                            "")["a"]
+
+
 GRAPH = """strict digraph DiskGraph {
 nodesep=0.35;
 subgraph cluster_graph {

@@ -15,6 +15,18 @@
 // XMLExporter silences SANY by replacing System.out while it parses, and SANY's ToolIO
 // keeps the streams it first saw: both are set back before TLC starts.
 //
+// With a check ahead (the kit's TLC.ahead: the follow-up's check, started on a guess):
+//
+//   java <JVM options> -cp tla2tools.jar:. VerikitTlc MODULE TLC-ARGUMENTS... --- OUT UNTIL TLC-ARGUMENTS...
+//
+// the first TLC runs as TLC's own main does (its parameters, its environment check, its
+// file resolver, its exit status), without main's System.exit; then, when that status is
+// 0 and OUT.tla is in the job directory, the check OUT runs as --each runs one (OUT.out,
+// OUT.rc), in a class loader of its own. Files OUT.out, OUT.rc and OUT.dot are removed
+// after the first TLC (none the model could have left is taken for the check's). The check has until
+// UNTIL seconds after the launcher's start: one still running then is abandoned and its
+// files removed (the kit's follow-up run makes it). The exit status is the first TLC's.
+//
 // A follow-up run's TLC checks, one after another in one JVM:
 //
 //   java <JVM options> -cp tla2tools.jar:. VerikitTlc --each OUT TLC-ARGUMENTS... [--- OUT TLC-ARGUMENTS...]...
@@ -27,6 +39,8 @@
 // unwritten: the follow-up's script runs those checks again, each in a JVM of its own.
 import java.io.FileOutputStream;
 import java.io.PrintStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
@@ -37,7 +51,9 @@ import java.util.Arrays;
 import java.util.List;
 
 public final class VerikitTlc {
-    public static void main(String[] args) throws Exception {
+    static final long START = System.nanoTime();
+
+    public static void main(String[] args) throws Throwable {
         Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")));
         if (args.length > 0 && args[0].equals("--each")) {
             System.exit(each(Arrays.copyOfRange(args, 1, args.length)));
@@ -61,7 +77,53 @@ public final class VerikitTlc {
         for (String name : new String[] {"sany.xml", "sany.err"}) {
             Files.setPosixFilePermissions(Path.of(name), PosixFilePermissions.fromString("r--r--r--"));
         }
-        tlc2.TLC.main(Arrays.copyOfRange(args, 1, args.length));
+        int tail = Arrays.asList(args).indexOf("---");
+        if (tail < 0) {
+            tlc2.TLC.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        int rc;
+        try {
+            rc = check(VerikitTlc.class.getClassLoader(), Arrays.copyOfRange(args, 1, tail));
+        } catch (InvocationTargetException e) {  // uncaught in TLC: it ends the JVM as in TLC's main
+            throw e.getCause();
+        }
+        out.flush();
+        err.flush();
+        String name = args[tail + 1];
+        String[] outputs = {name + ".out", name + ".rc", name + ".dot"};
+        for (String f : outputs) {
+            Files.deleteIfExists(Path.of(f));
+        }
+        if (rc == 0 && Files.exists(Path.of(name + ".tla"))
+                && !ahead(name, Double.parseDouble(args[tail + 2]), Arrays.copyOfRange(args, tail + 3, args.length))) {
+            for (String f : outputs) {
+                Files.deleteIfExists(Path.of(f));
+            }
+            Runtime.getRuntime().halt(rc);  // the abandoned check's thread must not hold the exit
+        }
+        System.exit(rc);
+    }
+
+    /** The check ahead (see the header); false when it was abandoned at UNTIL. */
+    static boolean ahead(String name, double until, String[] tlcArgs) throws Exception {
+        String[] argv = new String[tlcArgs.length + 1];
+        argv[0] = name;
+        System.arraycopy(tlcArgs, 0, argv, 1, tlcArgs.length);
+        Thread t = new Thread(() -> {
+            try {
+                each(argv);
+            } catch (Exception e) {  // no OUT.rc: the follow-up run makes the check
+                e.printStackTrace();
+            }
+        });
+        t.setDaemon(true);
+        long left = (long) (until * 1000) - (System.nanoTime() - START) / 1_000_000;
+        if (left > 0) {
+            t.start();
+            t.join(left);
+        }
+        return left > 0 && !t.isAlive();
     }
 
     /** The checks of --each in turn; exit status 0 (each check's is in its OUT.rc). */
@@ -103,15 +165,28 @@ public final class VerikitTlc {
         return 0;
     }
 
-    /** One TLC check in ``loader``: its exit status as TLC's main computes it. */
+    /**
+     * One TLC check in ``loader`` as TLC's main makes it (tla2tools 2.15, tlc2.TLC.main):
+     * its parameters (status 1 when they do not parse), its environment check (a warning
+     * when the collector is not the throughput one), its file resolver (the module's
+     * directory: the job directory), then its run; the exit status main would give. Main's
+     * MailSender, with no result.mail.address set, does nothing and is left out.
+     */
     static int check(ClassLoader loader, String[] tlcArgs) throws Exception {
         Class<?> tlc = loader.loadClass("tlc2.TLC");
         Object checker = tlc.getConstructor().newInstance();
-        Class<?> status = loader.loadClass("tlc2.output.EC$ExitStatus");
         if (!(Boolean) tlc.getMethod("handleParameters", String[].class).invoke(checker, (Object) tlcArgs)) {
-            return status.getField("ERROR_SYSTEM").getInt(null);
+            return 1;
         }
+        Method environment = tlc.getDeclaredMethod("checkEnvironment");
+        environment.setAccessible(true);
+        if (!(Boolean) environment.invoke(checker)) {
+            return 1;
+        }
+        Object resolver = loader.loadClass("util.SimpleFilenameToStream").getConstructor().newInstance();
+        tlc.getMethod("setResolver", loader.loadClass("util.FilenameToStream")).invoke(checker, resolver);
         int code = (Integer) tlc.getMethod("process").invoke(checker);
+        Class<?> status = loader.loadClass("tlc2.output.EC$ExitStatus");
         return (Integer) status.getMethod("errorConstantToExitStatus", int.class).invoke(null, code);
     }
 }

@@ -140,6 +140,50 @@ def map_parameters(parameters: list[str], bounded: list[list], variables: list[s
     return out
 
 
+def guess_mapping(parameters: list[str], bounded: list[list], variables: list[str], text: str) -> dict | None:
+    """What :func:`map_parameters` will likely give, guessed before the run from names
+    alone, for the check made ahead (:meth:`~harness.verifiers.tlc.TLC.ahead`): each
+    parameter held by the variable named for it first in :data:`_NAME_FORMS` order, else
+    by the first declared variable named for no parameter and no result (a tie of equal
+    overlaps goes to the first declared), the other variables named for it its copies; a
+    parameter whose values hold strings in TLA+ strings when the module's text ``text``
+    writes one of them as a string literal outside comments, else in sequences of character codes (as
+    Model-Bench's lowering of strings writes them). A wrong guess costs time
+    only: what ran on it is used only where its harness files are those of the mapping
+    read on the run's initial states.
+
+    Returns:
+        ``{parameter: {"variable", "copies", "strings"}}``, or None: a parameter left with
+        no variable.
+    """
+    text = re.sub(r"\(\*.*?\*\)|\\\*[^\n]*", "", text, flags=re.S)  # comments aside (not nested ones)
+    forms = {p: [f.format(p=p).lower() for f in _NAME_FORMS] for p in parameters}
+    named = {v for v in variables if any(v.lower() in f for f in forms.values()) or v.lower() in _RESULT_NAMES}
+    out: dict[str, dict] = {}
+    for j, p in enumerate(parameters):
+        free = [v for v in variables if all(v != m["variable"] for m in out.values())]
+        ranked = sorted((forms[p].index(v.lower()), order, v) for order, v in enumerate(free) if v.lower() in forms[p])
+        unnamed = [v for v in free if v not in named]
+        if not ranked and not unnamed:
+            return None
+        literal = any(render(x) in text for args in bounded for x in _strings(args[j]) if x)
+        out[p] = {"variable": ranked[0][2] if ranked else unnamed[0], "copies": [],
+                  "strings": "string" if literal or not any(_strings(args[j]) for args in bounded) else "codes"}
+    chosen = {m["variable"] for m in out.values()}
+    for w in variables:
+        p = next((p for p in parameters if w.lower() in forms[p]), None)
+        if p is not None and w not in chosen:
+            out[p]["copies"].append(w)
+    return out
+
+
+def _strings(value) -> list[str]:
+    """The strings in a JSON value (itself, or in its lists)."""
+    if isinstance(value, str):
+        return [value]
+    return [x for v in value for x in _strings(v)] if isinstance(value, (list, tuple)) else []
+
+
 def _module(name: str, module: str, params: list[str], inputs: list[list], mapping: dict) -> str:
     fixes = []
     for args in inputs:
@@ -175,9 +219,9 @@ def _config(cfg: str, widened: dict) -> str:
 
 
 def harness_files(module: str, cfg: str, option: dict, mapping: dict) -> dict[str, str]:
-    """The tests' harness module :data:`TESTS_MODULE` and its config for one candidate (see
-    the module docstring): the tests' inputs, the candidate's constants with the widened
-    ones replaced. Empty when the program's tests add no input.
+    """The tests' harness module :data:`TESTS_MODULE` (:func:`tests_module`) and its config
+    for one candidate (see the module docstring): the candidate's constants with the widened
+    ones replaced. Empty when there is no module to check.
 
     Args:
         module: the candidate's module name.
@@ -187,15 +231,21 @@ def harness_files(module: str, cfg: str, option: dict, mapping: dict) -> dict[st
 
     Returns:
         ``{file: text}``.
-
-    Raises:
-        ValueError: an input with no TLA+ form.
     """
-    params, n = list(option["parameters"]), option["bounded"]
-    if not option["inputs"][n:]:
+    text = tests_module(module, option, mapping)
+    if text is None:
         return {}
-    return {f"{TESTS_MODULE}.tla": _module(TESTS_MODULE, module, params, option["inputs"][n:], mapping),
-            f"{TESTS_MODULE}.cfg": _config(cfg, dict(option.get("constants") or {}))}
+    return {f"{TESTS_MODULE}.tla": text, f"{TESTS_MODULE}.cfg": _config(cfg, dict(option.get("constants") or {}))}
+
+
+def tests_module(module: str, option: dict, mapping: dict) -> str | None:
+    """The text of :data:`TESTS_MODULE`: the tests' inputs, fixed on the mapped variables;
+    None when the program's tests add no input or one has no TLA+ form (nothing to check)."""
+    params, n = list(option["parameters"]), option["bounded"]
+    try:
+        return _module(TESTS_MODULE, module, params, option["inputs"][n:], mapping) if option["inputs"][n:] else None
+    except ValueError:
+        return None
 
 
 def _reach(starts, edges: dict[str, set[str]]) -> set[str]:

@@ -8,12 +8,13 @@ import re
 import shlex
 from pathlib import Path
 
-from ...model import Limits, ProcResult, Verifier, VerifierResult
+from ...model import FOLLOWUP, Limits, ProcResult, Verifier, VerifierResult
 from .output import (CLASS_ERROR, DUMP_BASENAME, DUMP_FILE, MSG_COMPUTING_INIT, MSG_DEPTH, MSG_INIT_DONE,
                      MSG_INVARIANT_BEHAVIOR, MSG_INVARIANT_INITIAL, MSG_NESTED_EXPRESSIONS, MSG_SANY_FAILED,
                      MSG_STATS, MSG_SUCCESS, MSG_VERSION, error_text, location, one_line, sany_error, stats_of,
                      model_output, parse_dump, parse_trace, split_messages, success_evidence)
-from .behaviour import TESTS_MODULE, Unmapped, constants_only, harness_files, map_parameters, read_behaviour
+from .behaviour import (TESTS_MODULE, Unmapped, constants_only, guess_mapping, harness_files, map_parameters,
+                        read_behaviour, tests_module)
 from .probe import PROBE_MODULE, probe_variants, read_probe
 from .sany import sany_view
 
@@ -25,8 +26,9 @@ TOOLCHAIN = "tlaplus"
 #: failures of a run belong to the candidate; "4": the invariant probe, a follow-up run;
 #: "5": the behaviour harness in the same follow-up; "6": SANY's export and TLC in one JVM;
 #: "7": a follow-up's TLC checks in one JVM; "8": the run dumps its state graph, on which the
-#: behaviour harness decides the bounded domain, the follow-up checks only the tests' inputs).
-MODULE_VERSION = "8"
+#: behaviour harness decides the bounded domain, the follow-up checks only the tests' inputs;
+#: "9": the tests' check started ahead in the first run's JVM on a guessed mapping).
+MODULE_VERSION = "9"
 JAR = "/opt/verikit/tla2tools.jar"
 METADIR = "tlc-meta"
 DEFAULT_FP = 0
@@ -50,6 +52,29 @@ KIT_SIDE = ("Unable to access jarfile", "Could not find or load main class", "ja
             "java: No such file", "Error occurred during initialization of VM")
 #: TLC version from which ``CHECK_DEADLOCK`` is a configuration keyword.
 CHECK_DEADLOCK_SINCE = (2, 16)
+#: The outputs of the tests' check (``-dump dot``: its graph), made ahead or in the follow-up.
+TESTS_OUTPUTS = tuple(f"{TESTS_MODULE}.{x}" for x in ("out", "rc", "dot"))
+#: What in a check's output depends on the JVM it shared (its heap, its stacks) rather than
+#: on its files: a check ahead that printed one is made again in the follow-up.
+JVM_BOUND = (b"OutOfMemoryError", b"StackOverflowError")
+
+
+def _metadir(argv: list[str], name: str) -> list[str]:
+    """``argv`` with its own metadata directory, ``tlc-meta/<name>``: TLC names a run's
+    directory after the second it starts, and checks in one JVM start within one."""
+    i = argv.index("-metadir") + 1
+    return [*argv[:i], f"{METADIR}/{name}", *argv[i + 1:]]
+
+
+def ran_ahead(files: dict[str, bytes], tests: dict[str, str]) -> bool:
+    """Did the first run make the tests' check on exactly ``tests`` (the harness files the
+    verified run's own mapping writes, :func:`~.behaviour.harness_files`; with the module
+    alone where the job's config is not at hand), to its own end (its ``.out`` and ``.rc``), with no
+    outcome that depends on the shared JVM (:data:`JVM_BOUND`)? Only then is its outcome the
+    follow-up's: the same files, the same TLC command line."""
+    out = files.get(f"{TESTS_MODULE}.out")
+    return (all(files.get(k) == v.encode() for k, v in tests.items()) and f"{TESTS_MODULE}.rc" in files
+            and out is not None and not any(m in out for m in JVM_BOUND))
 
 
 def _one_jvm(runs: list[tuple[str, list[str]]], probe: bool) -> str:
@@ -59,8 +84,7 @@ def _one_jvm(runs: list[tuple[str, list[str]]], probe: bool) -> str:
     with the probe, its output and exit status are the script's (as TLC's own command line).
     Each check gets a metadata directory of its own (``tlc-meta/<name>``): TLC names its
     run's directory after the second it starts, and checks in one JVM start within one."""
-    runs = [(name, [*argv[:argv.index("-metadir") + 1], f"{METADIR}/{name}", *argv[argv.index("-metadir") + 2:]])
-            for name, argv in runs]
+    runs = [(name, _metadir(argv, name)) for name, argv in runs]
     first = runs[0][1]
     each = [LAUNCHER, "--each"]
     for name, argv in runs:
@@ -147,6 +171,40 @@ class TLC(Verifier):
         collect = ([DUMP_FILE] if options.get("dump", True) else []) + ([SANY_XML, SANY_ERR] if sany else [])
         return argv, {}, collect
 
+    def ahead(self, files: dict[str, str], options: dict, limits: Limits) -> tuple[dict, list[str], list[str]]:
+        """The behaviour harness's tests' check, started in the first run's JVM on a guess
+        (:func:`~.behaviour.guess_mapping`: the parameters' variables from their names), so
+        that a verified model whose mapping was guessed right needs no follow-up run: its
+        harness files (``VKTests.tla``/``.cfg`` on the guess), and the launcher's tail
+        ``--- VKTests UNTIL <TLC's arguments of the follow-up's check>``: run after a first
+        TLC that ends with status 0, given until half the job's wall limit
+        (``limits.wall_s / 2`` seconds after the start; abandoned then, its files removed),
+        collected with its harness files. :meth:`followup` and :meth:`parse` use its outcome
+        only where the run's own mapping writes the same files (:func:`ran_ahead`).
+
+        Returns:
+            ``(files, argv tail, files to collect)``; ``({}, [], [])`` when there is nothing
+            to start ahead (no harness, no test input, no guess, no job launcher).
+        """
+        beh, module = options.get("behaviour"), options.get("module")
+        if not beh or not module or not options.get("sany_view", True) or not options.get("dump", True):
+            return {}, [], []
+        guess = guess_mapping(list(beh["parameters"]), beh["inputs"][:beh["bounded"]],
+                              list(options.get("variables") or []), files.get(f"{module}.tla", ""))
+        tests = harness_files(module, files.get(f"{module}.cfg", ""), beh, guess) if guess else {}
+        if not tests:
+            return {}, [], []
+        argv = self._tests_argv(options)
+        tail = ["---", TESTS_MODULE, f"{limits.wall_s / 2:g}", *argv[argv.index("tlc2.TLC") + 1:]]
+        return tests, tail, [*tests, *TESTS_OUTPUTS]
+
+    def _tests_argv(self, options: dict) -> list[str]:
+        """TLC's own command line of the tests' check: the job's switches on ``VKTests``,
+        its graph dumped, its own metadata directory."""
+        argv, _, _ = self.command({**options, "module": TESTS_MODULE, "dump": False, "sany_view": False})
+        argv[-1:-1] = ["-dump", "dot", TESTS_MODULE]
+        return _metadir(argv, TESTS_MODULE)
+
     def followup(self, files: dict[str, str], proc: ProcResult, options: dict) -> tuple[dict, list, list] | None:
         """After a verified run, one more container run with up to three TLC checks, asked by
         a benchmark's options, in one JVM when there are several (:func:`_one_jvm`):
@@ -163,8 +221,9 @@ class TLC(Verifier):
         - ``behaviour``: the behaviour harness's tests' part (:mod:`.behaviour`): the model
           started on the inputs of the program's tests under the widened constants, its
           complete state graph dumped (``VKTests.out``, ``.rc`` and ``.dot``). Nothing to run
-          when the tests add no input or no variable holds a parameter: the bounded domain is
-          decided on the verified run's own graph (:meth:`parse`).
+          when the tests add no input or no variable holds a parameter (the bounded domain is
+          decided on the verified run's own graph, :meth:`parse`), or when the first run made
+          this very check ahead (:meth:`ahead`, :func:`ran_ahead`).
 
         Returns:
             ``(files, argv, collect)``, or None: nothing asked, the run not verified, or
@@ -194,14 +253,13 @@ class TLC(Verifier):
             runs.append((PROBE_MODULE, argv))
         if beh:
             try:
-                given.update(harness_files(module, files.get(f"{module}.cfg", ""), beh, self._mapping(first, options)))
-            except (Unmapped, ValueError):  # no harness to run: parse reports why
-                pass
-            if TESTS_MODULE + ".tla" in given:
-                argv, _, _ = self.command({**options, "module": TESTS_MODULE, "dump": False, "sany_view": False})
-                argv[-1:-1] = ["-dump", "dot", TESTS_MODULE]
-                runs.append((TESTS_MODULE, argv))
-                collect += [f"{TESTS_MODULE}.out", f"{TESTS_MODULE}.rc", f"{TESTS_MODULE}.dot"]
+                tests = harness_files(module, files.get(f"{module}.cfg", ""), beh, self._mapping(first, options))
+            except ValueError:  # Unmapped, or a value with no TLA+ form: no harness to run; parse reports why
+                tests = {}
+            if tests and not ran_ahead(proc.files or {}, tests):
+                given.update(tests)
+                runs.append((TESTS_MODULE, self._tests_argv(options)))
+                collect += list(TESTS_OUTPUTS)
         if not runs:
             return None
         if not beh:  # the probe alone: TLC's own command line
@@ -261,12 +319,16 @@ class TLC(Verifier):
 
     def _behaviour(self, proc: ProcResult, result: VerifierResult, options: dict) -> dict:
         """The behaviour harness's outcome (:func:`read_behaviour`: the bounded domain on the
-        run's own graph, the tests' inputs from the follow-up); ``unmapped`` when no
+        run's own graph, the tests' inputs from the follow-up or, when none ran, from the
+        check made ahead on the module the run's own mapping writes); ``unmapped`` when no
         variable holds a parameter, ``unreadable`` when a graph could not be read (both fail
         closed in the benchmark's judgement)."""
         files = proc.files or {}
         try:
             mapping = self._mapping(result, options)
+            module = tests_module(options["module"], options["behaviour"], mapping)
+            if FOLLOWUP + "ended" not in files and module and ran_ahead(files, {f"{TESTS_MODULE}.tla": module}):
+                files = {**files, **{FOLLOWUP + k: files[k] for k in TESTS_OUTPUTS if k in files}}
             return read_behaviour(files[DUMP_FILE].decode("utf-8", "replace"), files, options["behaviour"], mapping)
         except Unmapped as exc:
             return {"outcome": "unmapped", "detail": str(exc)}
