@@ -418,6 +418,24 @@ _VARYING = ("Finished in", "Starting...", "Running breadth", "tlc-meta", "Progre
             "Semantic processing", "Parsing file", "Model checking completed", "states generated")
 
 
+def _kept(text: bytes | str) -> list[str]:
+    """TLC's output without the lines of :data:`_VARYING`."""
+    text = text.decode() if isinstance(text, bytes) else text
+    return [ln for ln in text.splitlines() if not any(s in ln for s in _VARYING)]
+
+
+def _each_job(sb) -> tuple:
+    """``(verifier, its options, the files)`` of a job holding the :data:`EACH` models and the
+    launcher, for the toolchain probed in ``sb``."""
+    from harness import toolchains
+
+    v = tlc.TLC()
+    probed = toolchains.probe("tlaplus", sb)
+    files = {**v.prepare(sb, probed), **{f"{m}.tla": f"---- MODULE {m} ----\n{text}====\n" for m, (text, _) in EACH.items()},
+             **{f"{m}.cfg": cfg for m, (_, cfg) in EACH.items()}}
+    return v, v.options(probed), files
+
+
 @pytest.mark.realtool
 @pytest.mark.container
 def test_checks_in_one_jvm_give_what_a_jvm_each_gives(engine_image):
@@ -425,30 +443,22 @@ def test_checks_in_one_jvm_give_what_a_jvm_each_gives(engine_image):
     the same exit status and the same output (times aside), for a success, a parse error, a
     violated invariant, an evaluation error and a constant without a value; and the script
     runs again, alone, a check the JVM did not finish (here: its ``.rc`` taken away)."""
-    from harness import toolchains
     from harness.model import Limits
 
     sb = engine_image(lambda: registry.sandbox("container", toolchain="tlaplus"))
     try:
-        v = tlc.TLC()
-        probed = toolchains.probe("tlaplus", sb)
-        opts = v.options(probed)
-        files = {**v.prepare(sb, probed), **{f"{m}.tla": f"---- MODULE {m} ----\n{text}====\n" for m, (text, _) in EACH.items()},
-                 **{f"{m}.cfg": cfg for m, (_, cfg) in EACH.items()}}
+        v, opts, files = _each_job(sb)
         runs = [(m, v.command({**opts, "module": m, "dump": False, "sany_view": False})[0]) for m in EACH]
         collect = [f"{m}.{ext}" for m in EACH for ext in ("out", "rc")]
         one = sb.run(["sh", "-c", tlc.verifier._one_jvm(runs, probe=False)], files=files, collect=collect,
                      limits=Limits(wall_s=300))
-
-        def kept(text: bytes) -> list[str]:
-            return [ln for ln in text.decode().splitlines() if not any(s in ln for s in _VARYING)]
 
         statuses = {}
         for m, argv in runs:
             alone = sb.run(argv, files=files, limits=Limits(wall_s=120))
             statuses[m] = alone.returncode
             assert int(one.files[f"{m}.rc"]) == alone.returncode, m
-            assert kept(one.files[f"{m}.out"]) == kept((alone.stdout + alone.stderr).encode()), m
+            assert _kept(one.files[f"{m}.out"]) == _kept((alone.stdout + alone.stderr).encode()), m
         assert statuses == {"Ok": 0, "Broken": 150, "Bad": 12, "Div": 75, "NoValue": 151}
         # the JVM ended inside a check (its .rc missing): that check runs again in a JVM of its own
         script = tlc.verifier._one_jvm(runs[:1], probe=False).replace(f"VerikitTlc --each {runs[0][0]}", "Nothing")
@@ -467,21 +477,12 @@ def test_a_check_made_ahead_gives_what_the_follow_up_s_check_gives(engine_image)
     files are those of the launcher without a tail. A first TLC that fails runs no check,
     and a check past its time (UNTIL) is abandoned: neither leaves a check's files (one the
     job was given is removed), and the status is the first TLC's."""
-    from harness import toolchains
     from harness.model import Limits
 
     sb = engine_image(lambda: registry.sandbox("container", toolchain="tlaplus"))
     try:
-        v = tlc.TLC()
-        probed = toolchains.probe("tlaplus", sb)
-        opts = v.options(probed)
-        files = {**v.prepare(sb, probed), **{f"{m}.tla": f"---- MODULE {m} ----\n{text}====\n" for m, (text, _) in EACH.items()},
-                 **{f"{m}.cfg": cfg for m, (_, cfg) in EACH.items()}}
+        v, opts, files = _each_job(sb)
         limits = Limits(wall_s=120)
-
-        def kept(text: bytes | str) -> list[str]:
-            text = text.decode() if isinstance(text, bytes) else text
-            return [ln for ln in text.splitlines() if not any(s in ln for s in _VARYING)]
 
         def first(module: str, check: str | None = None, until: str = "60", given: dict | None = None):
             argv, _, collect = v.command({**opts, "module": module})
@@ -498,15 +499,15 @@ def test_a_check_made_ahead_gives_what_the_follow_up_s_check_gives(engine_image)
             ahead = first("Ok", check)
             alone = sb.run(v.command({**opts, "module": check, "dump": False, "sany_view": False})[0], files=files,
                            limits=limits)
-            assert ahead.returncode == 0 and kept(ahead.stdout) == kept(plain.stdout), check
+            assert ahead.returncode == 0 and _kept(ahead.stdout) == _kept(plain.stdout), check
             assert {k: x for k, x in ahead.files.items() if not k.startswith(check)} == plain.files, check
             assert int(ahead.files[f"{check}.rc"]) == alone.returncode != 0, check
-            assert kept(ahead.files[f"{check}.out"]) == kept(alone.stdout + alone.stderr), check
+            assert _kept(ahead.files[f"{check}.out"]) == _kept(alone.stdout + alone.stderr), check
         given = {"Ok.out": "@!@!@STARTMSG 2193:0 @!@!@\n", "Ok.rc": "0\n"}  # as if the model had left them
         failed = first("Bad", "Ok", given=given)
         assert failed.returncode == 12 and not [k for k in failed.files if k.startswith("Ok.")]
         late = first("Ok", "Bad", until="0", given={"Bad.rc": "0\n"})
-        assert late.returncode == 0 and kept(late.stdout) == kept(plain.stdout)
+        assert late.returncode == 0 and _kept(late.stdout) == _kept(plain.stdout)
         assert not [k for k in late.files if k.startswith("Bad.")]
     finally:
         sb.close()
