@@ -117,7 +117,7 @@ def test_batch_run_with_a_reclaimed_worker_equals_a_local_run(runner_image, moto
 
     # simulated reclaim: kill shard 1's container once it has recorded a job and before it is done
     victim = manifest["shards"][1]
-    from harness.sandbox.container import connect
+    from harness.sandbox.container import connect, list_workers
 
     client = connect()
     deadline = time.monotonic() + 600
@@ -125,7 +125,7 @@ def test_batch_run_with_a_reclaimed_worker_equals_a_local_run(runner_image, moto
     while time.monotonic() < deadline and killed is None:
         have = {n[len("records/"):-len(".json")] for n in store.names("records/")}
         if 1 <= len(have & set(victim)) < len(victim):
-            for c in client.containers.list():
+            for c in list_workers(client, {"status": "running"}, all=False):
                 if c.name.endswith(f"{sub['array_job_id']}-1"):
                     c.kill()
                     killed = len(have & set(victim))

@@ -21,7 +21,7 @@ from harness.executor import Executor
 from harness.model import Job, sha256_text
 from harness.results import RecordLog, validate
 from harness.sandbox import Limits, SandboxError
-from harness.sandbox.container import ContainerSandbox, connect
+from harness.sandbox.container import ContainerSandbox, connect, list_workers
 from harness.verifiers.framac import FramaC
 
 pytestmark = [pytest.mark.container, pytest.mark.realtool]
@@ -39,12 +39,12 @@ def sandbox(image):
     sb = ContainerSandbox(image, slots=1)
     yield sb
     sb.close()
-    left = connect().containers.list(all=True, filters={"label": f"verikit.run={sb.run_id}"})
+    left = list_workers(connect(), {"label": f"verikit.run={sb.run_id}"})
     assert left == [], f"workers left behind: {[c.short_id for c in left]}"
 
 
 def _run_containers(sb) -> list:
-    return connect().containers.list(all=True, filters={"label": f"verikit.run={sb.run_id}"})
+    return list_workers(connect(), {"label": f"verikit.run={sb.run_id}"})
 
 
 def test_streams_files_and_cwd(sandbox):
@@ -299,7 +299,7 @@ def test_sigkill_of_the_kit_ends_its_workers_within_seconds(image, tmp_path):
     client = connect()
 
     def workers():
-        return client.containers.list(all=True, filters={"label": f"verikit.run={run_id}"})
+        return list_workers(client, {"label": f"verikit.run={run_id}"})
 
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # both jobs running: a `sleep 300` in each worker
@@ -323,3 +323,29 @@ def test_sigkill_of_the_kit_ends_its_workers_within_seconds(image, tmp_path):
     # (every sandbox runs remove_orphan_workers): the state after the call is the subject
     remove_orphan_workers(client)
     assert workers() == []
+
+
+def test_a_container_removed_between_listing_and_inspection_is_left_out(image, monkeypatch):
+    """Podman answers the inspection of a container removed after the listing with a 500
+    (not the 404 the SDK's ``ignore_removed`` covers); another run's orphan clean-up makes
+    exactly that race. The removal is made here, on the real engine, inside the window."""
+    import uuid
+
+    from docker.models.containers import ContainerCollection
+
+    client = connect()
+    mark = {"label": f"verikit.test={uuid.uuid4().hex}"}
+    kept = client.containers.create(image, ["true"], labels={"verikit.test": mark["label"].split("=")[1]})
+    gone = client.containers.create(image, ["true"], labels={"verikit.test": mark["label"].split("=")[1]})
+    get = ContainerCollection.get
+
+    def removed_first(self, container_id):
+        if container_id == gone.id:
+            client.api.remove_container(gone.id, force=True)
+        return get(self, container_id)
+
+    monkeypatch.setattr(ContainerCollection, "get", removed_first)
+    try:
+        assert [c.id for c in list_workers(client, mark)] == [kept.id]
+    finally:
+        kept.remove(force=True)

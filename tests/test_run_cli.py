@@ -252,10 +252,10 @@ def test_sigkill_leaves_workers_that_the_next_run_removes(env, tmp_path, shared_
             "--out", str(out), "--sandbox", "container"]
     proc = subprocess.Popen([sys.executable, "-m", "harness", *args], env=env, cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    from harness.sandbox.container import LABEL, connect
+    from harness.sandbox.container import LABEL, connect, list_workers
 
     def workers_of_the_killed_run() -> list[str]:
-        return [c.id for c in connect().containers.list(all=True, filters={"label": LABEL})
+        return [c.id for c in list_workers(connect())
                 if c.labels.get("verikit.owner", "").endswith(f":{proc.pid}")]
 
     deadline = time.monotonic() + 120
@@ -416,7 +416,7 @@ def test_repeated_mode_gives_a_valid_run_dir(cli_env, tmp_path, framac_recorded,
 @pytest.mark.container
 def test_ctrl_c_removes_workers_and_keeps_finished_records(env, tmp_path):
     _need_engine_image(env)
-    from harness.sandbox.container import LABEL, connect
+    from harness.sandbox.container import LABEL, connect, list_workers
 
     out = tmp_path / "D"
     proc = subprocess.Popen([sys.executable, "-m", "harness", "run", "casp", "--mode", "gold", "--sandbox", "container",
@@ -424,7 +424,7 @@ def test_ctrl_c_removes_workers_and_keeps_finished_records(env, tmp_path):
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
     mine = {"label": f"{LABEL}", "status": "running"}
     deadline = time.monotonic() + 120
-    while not [c for c in connect().containers.list(filters=mine)
+    while not [c for c in list_workers(connect(), mine, all=False)
                if c.labels.get("verikit.owner", "").endswith(f":{proc.pid}")]:
         assert time.monotonic() < deadline and proc.poll() is None
         time.sleep(0.1)
@@ -435,7 +435,7 @@ def test_ctrl_c_removes_workers_and_keeps_finished_records(env, tmp_path):
     output, _ = proc.communicate(timeout=120)
     assert proc.returncode == 130, output
     assert "re-run the same command to resume" in output
-    left = [c for c in connect().containers.list(all=True, filters={"label": LABEL})
+    left = [c for c in list_workers(connect())
             if c.labels.get("verikit.owner", "").endswith(f":{proc.pid}")]
     assert left == []
     kept = _complete_lines(out / "records.jsonl")

@@ -442,6 +442,29 @@ class ContainerSandbox(Sandbox):
         return result, killed_by_us or memout
 
 
+def list_workers(client, filters: dict | None = None, all: bool = True) -> list:
+    """The engine's containers matching ``filters`` (default: every verikit worker), as
+    docker-SDK ``Container`` objects, inspected.
+
+    Unlike ``client.containers.list``, a container removed between the engine's listing
+    and its inspection (another run's ``remove_orphan_workers``, a worker ending) is left
+    out instead of failing the call: Podman answers that inspection with a 500 "no such
+    container", which the SDK's ``ignore_removed`` (404 only) does not cover. Other engine
+    errors are raised as ``docker.errors.APIError``."""
+    from docker.errors import APIError, NotFound
+
+    found = []
+    for row in client.containers.list(all=all, filters=filters or {"label": LABEL}, sparse=True):
+        try:
+            found.append(client.containers.get(row.id))
+        except NotFound:
+            continue
+        except APIError as e:
+            if "no such container" not in str(e.explanation or "").lower():
+                raise
+    return found
+
+
 def remove_orphan_workers(client) -> int:
     """Remove workers whose owning process (on this host) is gone: what a run killed with
     SIGKILL could not remove itself. Returns how many were removed."""
@@ -449,7 +472,7 @@ def remove_orphan_workers(client) -> int:
 
     host = socket.gethostname()
     n = 0
-    for c in client.containers.list(all=True, filters={"label": LABEL}):
+    for c in list_workers(client):
         owner_host, _, pid = c.labels.get("verikit.owner", ":").rpartition(":")
         if owner_host == host and pid.isdigit() and not psutil.pid_exists(int(pid)):
             sources = [m.get("Source", "") for m in c.attrs.get("Mounts", [])]
