@@ -252,7 +252,7 @@ def test_sigkill_leaves_workers_that_the_next_run_removes(env, tmp_path, shared_
             "--out", str(out), "--sandbox", "container"]
     proc = subprocess.Popen([sys.executable, "-m", "harness", *args], env=env, cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    from harness.sandbox.container import LABEL, connect, list_workers
+    from harness.sandbox.container import connect, list_workers
 
     def workers_of_the_killed_run() -> list[str]:
         return [c.id for c in list_workers(connect())
