@@ -38,6 +38,7 @@
 // a third of a JVM of its own. A check that ends the JVM itself leaves the later OUT.rc
 // unwritten: the follow-up's script runs those checks again, each in a JVM of its own.
 import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -92,17 +93,20 @@ public final class VerikitTlc {
         err.flush();
         String name = args[tail + 1];
         String[] outputs = {name + ".out", name + ".rc", name + ".dot"};
-        for (String f : outputs) {
-            Files.deleteIfExists(Path.of(f));
-        }
+        remove(outputs);
         if (rc == 0 && Files.exists(Path.of(name + ".tla"))
                 && !ahead(name, Double.parseDouble(args[tail + 2]), Arrays.copyOfRange(args, tail + 3, args.length))) {
-            for (String f : outputs) {
-                Files.deleteIfExists(Path.of(f));
-            }
+            remove(outputs);
             Runtime.getRuntime().halt(rc);  // the abandoned check's thread must not hold the exit
         }
         System.exit(rc);
+    }
+
+    /** Deletes the check's output files that exist: none is left from an earlier check or an abandoned one. */
+    static void remove(String[] files) throws IOException {
+        for (String f : files) {
+            Files.deleteIfExists(Path.of(f));
+        }
     }
 
     /** The check ahead (see the header); false when it was abandoned at UNTIL. */
