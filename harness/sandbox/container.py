@@ -448,9 +448,10 @@ def list_workers(client, filters: dict | None = None, all: bool = True) -> list:
 
     Unlike ``client.containers.list``, a container removed between the engine's listing
     and its inspection (another run's ``remove_orphan_workers``, a worker ending) is left
-    out instead of failing the call: Podman answers that inspection with a 500 "no such
-    container", which the SDK's ``ignore_removed`` (404 only) does not cover. Other engine
-    errors are raised as ``docker.errors.APIError``."""
+    out instead of failing the call. Podman answers that inspection with a 404 when the
+    container is gone, and with a 500 "no such container" while its removal is under way,
+    which the SDK's ``ignore_removed`` (404 only) does not cover. Other engine errors are
+    raised as ``docker.errors.APIError``."""
     from docker.errors import APIError, NotFound
 
     found = []
