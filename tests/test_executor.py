@@ -594,12 +594,10 @@ def test_a_job_with_two_cpus_computes_what_it_computes_with_one(casp_tasks, fram
     """A spec-from-code job (gate with the requires probe, the do-nothing-body run, the
     execution cross-check, WP) run with one CPU (every step in turn) and with two: the same
     record and the same side files, times aside. With two CPUs the gate's probe runs beside
-    the view, and then either (04_140's gold: no smoke test in the verification) the
-    do-nothing-body run and the cross-check beside WP, or (a candidate whose requires are
-    stronger than the task's: the contract's smoke tests run) the do-nothing-body run, the
-    cross-check and WP one after another, each WP run two provers at a time
-    (``-wp-par 2``). The verification gets the gate's requires probe log and keeps it as
-    its own (not made again)."""
+    the view, and the do-nothing-body run and the cross-check beside WP, whose WP then runs
+    two provers at a time; the verification runs no smoke test (04_140's gold) or the
+    contract's (a candidate whose requires are stronger than the task's). The verification
+    gets the gate's requires probe log and keeps it as its own (not made again)."""
     from harness.results import OutputStore
 
     t, text = (casp_tasks["04_140"], casp_tasks["04_140"].gold) if case == "no smoke tests" else \

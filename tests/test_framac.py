@@ -26,7 +26,7 @@ import pytest
 from harness import toolchains
 from harness.sandbox import Limits, ProcResult
 from harness.sandbox.local import HostSandbox
-from harness.model import termination
+from harness.model import CPUS_ENV, termination
 from harness.registry import verifier as get_verifier
 from harness.verifiers import VERDICTS
 from harness.verifiers.framac import (DEAD_CODE_TESTS_OFF, DRIVER, HAVOC_TIMEOUT_S, PAPER_OPTIONS, REPORT, REQUIRES_LOG,
@@ -312,6 +312,32 @@ def test_correct_program_is_verified(fc):
     assert res.goal_results == [] and res.vacuous == []
     report = json.loads(proc.files[REPORT])
     assert "zero" in report["wp:functions"]
+
+
+@pytest.mark.realtool
+@pytest.mark.parametrize("src", [CORRECT, WRONG_POST], ids=["verified", "failed"])
+def test_the_verification_s_wp_takes_the_job_s_cpus_once_the_side_steps_have_ended(fc, src):
+    """The job's command with two CPUs for the job (``VERIKIT_CPUS=2``): the side steps
+    beside the verification (none shipped here, so they end at once) write vk-cpus-free,
+    and the module built by the driver's --prepare step raises WP's prover processes from
+    the job's ``-wp-par 1`` to 2 (Frama-C's own scheduler; the raise is written to the
+    standard error). The verdict, the goal counts and each goal's status are those of the
+    run with one CPU."""
+    opts = fc.framac.options(fc.probed, wp_timeout_s=5)
+    argv, env, collect = fc.framac.command(opts)
+    runs = {}
+    for cpus in (1, 2):
+        proc = fc.sandbox.run(argv, files={**fc.prepared, SOURCE: src}, env={**env, CPUS_ENV: str(cpus)},
+                              collect=collect, limits=Limits(wall_s=180))
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        runs[cpus] = proc, fc.framac.parse(proc)
+    (one, r1), (two, r2) = runs[1], runs[2]
+    assert "[verikit] WP: 2 provers at a time from here" in two.stderr, two.stderr
+    assert "[verikit] WP:" not in one.stdout + one.stderr
+    assert (r1.verdict, r1.goals, r1.reason) == (r2.verdict, r2.goals, r2.reason)
+    # each goal's status (which prover answered first may differ: WP races a goal's provers)
+    goal = r"^\[wp\] \[[^\]]+\] Goal (\S+) : (\w+)"
+    assert sorted(re.findall(goal, one.stdout, flags=re.M)) == sorted(re.findall(goal, two.stdout, flags=re.M))
 
 
 @pytest.mark.realtool

@@ -31,13 +31,12 @@
 #   5. vk_exec.conf (CASP's execution cross-check): verikit_exec_check.sh, into vk_exec.log,
 #      before step 4 (the candidate's code runs after every side step that reads the kit's
 #      files). When the job may use two CPUs or more (VERIKIT_CPUS), no step's prover ever
-#      shares its CPU (WP's short prover limits are wall-clock limits: docs/performance.md),
-#      and the layout follows the verification's cost. When it runs WP's smoke tests (each
-#      that passes waits out its provers' limits), the steps run one after another, each
-#      with every CPU: the WP runs of steps 3, 3b and 4 VERIKIT_CPUS provers at a time
-#      (-wp-par, the last given wins), then step 5. Otherwise steps 3b's requires.c, 3 and 5 run one after another
-#      beside step 4 at the job's -wp-par. Step 3b's sound.c runs VERIKIT_CPUS smoke tests
-#      at a time.
+#      shares its CPU (WP's short prover limits are wall-clock limits: docs/performance.md):
+#      steps 3b's requires.c, 3 and 5 run one after another beside step 4, whose WP starts
+#      at the job's -wp-par and, once they have ended (the file vk-cpus-free), runs
+#      VERIKIT_CPUS provers at a time (verikit_framac_wp_cpus.ml); when step 4 ends first
+#      (vk-wp-done), the WP run of step 3b or 3 under way, or the next one, does. Step 3b's
+#      sound.c runs VERIKIT_CPUS smoke tests at a time.
 # A requires.log already in the job directory is the gate's (the same probe on the same
 # requires.c, shipped by the executor: FramaC.carry_from_gate): not made again.
 # Steps 2, 3 and 3b, and the gate's view, start Frama-C with only the plug-ins they use
@@ -69,6 +68,8 @@ if [ "${1:-}" = --prepare ]; then
   # paths), so that jobs made from two builds have the same files and the same keys
   ocamlfind ocamlopt -shared -S -dstartup -o verikit_framac_view.cmxs -w -a -w -70 -warn-error a \
     -I "$lib" -I "$lib/plugins" verikit_framac_view.ml || rm -f verikit_framac_view.cmxs
+  ocamlfind ocamlopt -shared -S -dstartup -o verikit_framac_wp_cpus.cmxs -w -a -w -70 -warn-error a \
+    -I "$lib" -I "$lib/plugins" verikit_framac_wp_cpus.ml || rm -f verikit_framac_wp_cpus.cmxs
   VK_PREPARE=1 sh verikit_exec_check.sh
   exit 0
 fi
@@ -118,11 +119,10 @@ fi
 # --- requires not stronger than the task's (integrity.py requires_check) ---
 # requires.c = the candidate's contract on a declaration of the target, and a probe with
 # the task's own contract that calls it: WP on the call's requires only, into requires.log.
-# requires_run [WP-ARGUMENTS...]: with WP-ARGUMENTS after the job's (-wp-par)
 requires_run() {
   if [ -f requires.c ] && [ ! -f requires.log ]; then
     # shellcheck disable=SC2086  # word splitting of the argument list is intended
-    fc requires ,frama-c-wp ${VERIKIT_REQUIRES_ARGS:-} "$@" requires.c >requires.log 2>&1
+    fc requires ,frama-c-wp $wp_cpus ${VERIKIT_REQUIRES_ARGS:-} requires.c >requires.log 2>&1
   fi
 }
 # 5. CASP execution cross-check (harness/benchmarks/casp/execution.py): writes vk_exec.log
@@ -138,19 +138,28 @@ two_cpus() { [ "${VERIKIT_CPUS:-1}" -ge 2 ] 2>/dev/null; }
 par=""
 if two_cpus; then par="-wp-par $VERIKIT_CPUS"; fi
 side_pid=""
+# The arguments that load the module giving a WP run the job's CPUs once the file named by
+# VERIKIT_WP_CPUS_FREE exists (set only where a step runs beside another: see below)
+wp_cpus=""
 # The job's end: exit status RC (finish RC), once the side steps have ended.
 finish() {
   [ -z "$side_pid" ] || wait "$side_pid"
   exit "$1"
 }
 # The job's last step: Frama-C on ARGUMENTS with its view of the verified file written to
-# view.json; its exit status and output are the job's.
+# view.json; its exit status and output are the job's. With side steps beside it, its WP
+# takes the job's CPUs once they have ended (vk-cpus-free), where the prepare step built
+# the module that does it.
 last() {
   if [ -z "$side_pid" ]; then
     VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$@"
   fi
-  VERIKIT_VIEW=view.json frama-c -load-module "$view" "$@"
-  finish $?
+  [ ! -f verikit_framac_wp_cpus.cmxs ] || wp_cpus="-load-module verikit_framac_wp_cpus.cmxs"
+  # shellcheck disable=SC2086  # word splitting of $wp_cpus is intended
+  VERIKIT_VIEW=view.json VERIKIT_WP_CPUS_FREE=vk-cpus-free frama-c -load-module "$view" $wp_cpus "$@"
+  rc=$?
+  : >vk-wp-done
+  finish $rc
 }
 if [ "${VERIKIT_GATE:-}" = 1 ]; then
   : >vk-gate
@@ -164,33 +173,27 @@ if [ "${VERIKIT_GATE:-}" = 1 ]; then
   parse_view view.json "$source"
   finish $?
 fi
-# havoc_run [WP-ARGUMENTS...]: step 3, with WP-ARGUMENTS after the job's (-wp-par)
+# step 3: the do-nothing-body run (havoc.c)
 havoc_run() {
   if [ -f havoc.c ]; then
     # shellcheck disable=SC2086  # word splitting of the argument list is intended
-    fc havoc ,frama-c-wp ${VERIKIT_HAVOC_ARGS:-} "$@" havoc.c >havoc.log 2>&1
+    fc havoc ,frama-c-wp $wp_cpus ${VERIKIT_HAVOC_ARGS:-} havoc.c >havoc.log 2>&1
   fi
 }
-# The verification's smoke tests (-wp-smoke-tests among the job's arguments): with two CPUs,
-# the steps one after another, each with every CPU ($alone)
-alone=""
+# With two CPUs, the requires run, the do-nothing-body run and the execution cross-check one
+# after another beside the verification, then vk-cpus-free: the verification's WP takes
+# both CPUs from there; and when the verification ends first (vk-wp-done), the side WP run
+# under way takes them. The cross-check, which runs the candidate's code in this directory,
+# comes last either way. (That code could write either file early; it could as well start
+# busy processes of its own beside WP: the same CPUs shared, nothing more.)
 if [ -n "$par" ] && [ -f candidate.c ]; then
-  for arg; do [ "$arg" != -wp-smoke-tests ] || alone=1; done
-fi
-if [ -n "$alone" ]; then
-  # shellcheck disable=SC2086  # word splitting of $par is intended
-  requires_run $par
-  # shellcheck disable=SC2086  # word splitting of $par is intended
-  havoc_run $par
-  exec_run
-  # shellcheck disable=SC2086  # word splitting of $par is intended
-  last "$@" $par
-fi
-# Else, with two CPUs, the requires run, the do-nothing-body run and the execution
-# cross-check one after another beside the verification. The cross-check, which runs the
-# candidate's code in this directory, comes last either way.
-if [ -n "$par" ] && [ -f candidate.c ]; then
-  { requires_run; havoc_run; exec_run; } &
+  {
+    if [ -f verikit_framac_wp_cpus.cmxs ]; then
+      wp_cpus="-load-module verikit_framac_wp_cpus.cmxs" VERIKIT_WP_CPUS_FREE=vk-wp-done
+      export VERIKIT_WP_CPUS_FREE
+    fi
+    requires_run; havoc_run; exec_run; : >vk-cpus-free
+  } &
   side_pid=$!
 else
   havoc_run

@@ -61,13 +61,16 @@ _DRIVERS = Path(__file__).resolve().parent.parent / "drivers"
 #: ``vk_exec.conf``, see harness/benchmarks/casp/execution.py) and its log.
 EXEC_DRIVER, EXEC_LOG = "verikit_exec_check.sh", "vk_exec.log"
 _SHIPPED = {DRIVER: _DRIVERS / "framac_job.sh", VIEW_SCRIPT: _DRIVERS / "framac_view.ml",
+            "verikit_framac_wp_cpus.ml": _DRIVERS / "framac_wp_cpus.ml",
             EXEC_DRIVER: _DRIVERS / "exec_check.sh"}
 #: Built once per run by the driver's ``--prepare`` in the sandbox (:meth:`FramaC.prepare`),
 #: from the shipped files and the toolchain alone: the view script compiled for this
 #: Frama-C (otherwise every Frama-C start compiles it again, about half a second),
-#: E-ACSL's runtime object (otherwise every execution cross-check compiles it) and
-#: Frama-C's share and library paths (otherwise each step that needs them starts Frama-C).
-PREPARED = ("verikit_framac_view.cmxs", "vk_rtl.o", "verikit_framac_paths")
+#: E-ACSL's runtime object (otherwise every execution cross-check compiles it),
+#: Frama-C's share and library paths (otherwise each step that needs them starts Frama-C)
+#: and the module that gives the verification's WP the job's CPUs once the side steps
+#: beside it have ended (otherwise it keeps the job's ``-wp-par``).
+PREPARED = ("verikit_framac_view.cmxs", "vk_rtl.o", "verikit_framac_paths", "verikit_framac_wp_cpus.cmxs")
 #: Files the driver may write: Frama-C's views, the preprocessed candidate text, the
 #: do-nothing-body WP log.
 VIEW, TASK_VIEW, HAVOC_LOG = "view.json", "task-view.json", "havoc.log"
