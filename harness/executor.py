@@ -61,7 +61,7 @@ A verification run, a gate run and a task run are told how many CPUs they may us
 (:data:`harness.model.CPUS_ENV`, :meth:`Executor.job_cpus`): more than the job's
 ``limits.cpus`` when ``-j`` leaves CPUs of the machine idle and the sandbox does not hold a
 job to its limit, so that a verifier's driver may use them (Frama-C's: its side steps beside
-WP, or its WP runs with that many provers at a time; Rocq's: ``coqchk`` beside the check
+WP, which then runs that many provers at a time; Rocq's: ``coqchk`` beside the check
 file). It is not part of a job's key: what a run computes never depends on it, only how long.
 """
 
