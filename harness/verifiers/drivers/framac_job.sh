@@ -139,7 +139,10 @@ par=""
 if two_cpus; then par="-wp-par $VERIKIT_CPUS"; fi
 side_pid=""
 # The arguments that load the module giving a WP run the job's CPUs once the file named by
-# VERIKIT_WP_CPUS_FREE exists (set only where a step runs beside another: see below)
+# VERIKIT_WP_CPUS_FREE exists, where the prepare step built it ($raise); given ($wp_cpus)
+# only to a WP run that goes beside another step (see below)
+raise=""
+[ ! -f verikit_framac_wp_cpus.cmxs ] || raise="-load-module verikit_framac_wp_cpus.cmxs"
 wp_cpus=""
 # The job's end: exit status RC (finish RC), once the side steps have ended.
 finish() {
@@ -148,13 +151,12 @@ finish() {
 }
 # The job's last step: Frama-C on ARGUMENTS with its view of the verified file written to
 # view.json; its exit status and output are the job's. With side steps beside it, its WP
-# takes the job's CPUs once they have ended (vk-cpus-free), where the prepare step built
-# the module that does it.
+# takes the job's CPUs once they have ended (vk-cpus-free).
 last() {
   if [ -z "$side_pid" ]; then
     VERIKIT_VIEW=view.json exec frama-c -load-module "$view" "$@"
   fi
-  [ ! -f verikit_framac_wp_cpus.cmxs ] || wp_cpus="-load-module verikit_framac_wp_cpus.cmxs"
+  wp_cpus=$raise
   # shellcheck disable=SC2086  # word splitting of $wp_cpus is intended
   VERIKIT_VIEW=view.json VERIKIT_WP_CPUS_FREE=vk-cpus-free frama-c -load-module "$view" $wp_cpus "$@"
   rc=$?
@@ -188,10 +190,8 @@ havoc_run() {
 # busy processes of its own beside WP: the same CPUs shared, nothing more.)
 if [ -n "$par" ] && [ -f candidate.c ]; then
   {
-    if [ -f verikit_framac_wp_cpus.cmxs ]; then
-      wp_cpus="-load-module verikit_framac_wp_cpus.cmxs" VERIKIT_WP_CPUS_FREE=vk-wp-done
-      export VERIKIT_WP_CPUS_FREE
-    fi
+    wp_cpus=$raise VERIKIT_WP_CPUS_FREE=vk-wp-done
+    export VERIKIT_WP_CPUS_FREE
     requires_run; havoc_run; exec_run; : >vk-cpus-free
   } &
   side_pid=$!

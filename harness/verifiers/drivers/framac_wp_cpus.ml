@@ -16,9 +16,10 @@
    How, from Frama-C 25's sources (src/plugins/wp/ProverTask.ml, src/libraries/utils/
    task.ml) and Why3 1.5's (src/session/controller_itp.ml, src/driver/prove_client.ml,
    src/server/server-unix.c):
-   - WP schedules its prover calls on one Task.server, ProverTask.server (); a goal's
-     provers run one after another in one task, so the server's number of processes is
-     the number of prover processes at a time. Task.server_progress fires the server's
+   - WP schedules its prover calls on one Task.server, ProverTask.server (); each prover
+     call of a goal is a task of its own (Prover.spawn), so the server's number of
+     processes is the number of prover processes at a time (a goal's provers too run side
+     by side once it is 2 or more). Task.server_progress fires the server's
      activity callbacks at each scheduling step (every 50 ms while provers run) and starts
      queued tasks while fewer than that number run.
    - ProverTask.server () sets the server's number of processes to -wp-par
